@@ -1,0 +1,64 @@
+"""Errors raised by the reasoning core.
+
+The tree::
+
+    ReasoningError
+    ├── ConfigurationError          misuse: a missing or invalid setting
+    │   └── LLMNotConfiguredError   no OPENAI_API_KEY / OPENAI_BASE_URL
+    ├── LLMError                    the model could not give a usable answer
+    │   ├── LLMHTTPError            non-retryable or exhausted HTTP failure (status kept)
+    │   ├── LLMTimeoutError         no answer within LLM_TIMEOUT_SEC
+    │   └── LLMResponseError        the answer was not valid JSON / did not fit the schema
+    ├── ToolError                   a data-source check failed (read-only SQL, HTTP, Prometheus)
+    └── StoreError                  persistence failed (raised by storage adapters)
+        └── NotFoundError           the row asked for does not exist
+
+Foreign exceptions are translated once, at the adapter that caught them, with
+``raise ... from e``; everything above the adapters sees only this tree.
+"""
+
+from __future__ import annotations
+
+
+class ReasoningError(Exception):
+    """Root of every error the reasoning core raises or translates."""
+
+
+class ConfigurationError(ReasoningError):
+    """A setting is missing or invalid; the message names the variable."""
+
+
+class LLMNotConfiguredError(ConfigurationError):
+    """No LLM endpoint is configured, so an LLM-only path cannot run."""
+
+
+class LLMError(ReasoningError):
+    """The language model did not produce a usable answer."""
+
+
+class LLMHTTPError(LLMError):
+    """The LLM server answered with an error status (after retries where retryable)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class LLMTimeoutError(LLMError):
+    """The LLM did not answer within the configured timeout."""
+
+
+class LLMResponseError(LLMError):
+    """The LLM answered, but not in the shape that was asked for."""
+
+
+class ToolError(ReasoningError):
+    """A data-source tool failed; the message is safe to show to the user."""
+
+
+class StoreError(ReasoningError):
+    """Persistence failed; raised by storage adapters, translated from driver errors."""
+
+
+class NotFoundError(StoreError):
+    """The requested row does not exist."""

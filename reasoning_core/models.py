@@ -1,0 +1,175 @@
+"""Contracts shared by every layer: pydantic models, no I/O.
+
+See ARCHITECTURE.md, "Contracts". Every path (quick, deep, clarify, decline)
+ends in the same `Answer` shape.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+Strategy = Literal["quick", "deep", "clarify", "decline"]
+STRATEGIES: tuple[Strategy, ...] = ("quick", "deep", "clarify", "decline")
+DecisionSource = Literal["llm", "heuristic", "cache"]
+
+#: Below this confidence every answer must say why it is unsure.
+UNCERTAINTY_THRESHOLD = 0.7
+
+
+class ConfidenceLevel(StrEnum):
+    HIGH = "high"
+    MEDIUM = "medium"
+    LOW = "low"
+
+
+def confidence_level(confidence: float) -> ConfidenceLevel:
+    """high >= 0.8, medium >= 0.5, low below."""
+    if confidence >= 0.8:  # noqa: PLR2004 - the documented band edges
+        return ConfidenceLevel.HIGH
+    if confidence >= 0.5:  # noqa: PLR2004
+        return ConfidenceLevel.MEDIUM
+    return ConfidenceLevel.LOW
+
+
+class ClarifyingQuestion(BaseModel):
+    """One question for the user, with up to four suggested answers."""
+
+    text: str = Field(min_length=1, max_length=300)
+    options: list[str] = Field(default_factory=list, max_length=4)
+
+    @field_validator("options")
+    @classmethod
+    def _short_options(cls, options: list[str]) -> list[str]:
+        return [o.strip()[:60] for o in options if o.strip()]
+
+
+class StrategyDecision(BaseModel):
+    """How hard to think about one question, and how sure we are of that choice."""
+
+    strategy: Strategy
+    confidence: float = Field(ge=0.0, le=1.0)
+    reason: str = Field(max_length=500)
+    uncertainty_reason: str | None = Field(default=None, max_length=500)
+    restated_goal: str = Field(default="", max_length=1000)
+    language: str = Field(default="en", max_length=8)
+    questions: list[ClarifyingQuestion] = Field(default_factory=list, max_length=3)
+    source: DecisionSource = "heuristic"
+
+
+class Usage(BaseModel):
+    """Token usage reported by the LLM server, summed over calls."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    llm_calls: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            llm_calls=self.llm_calls + other.llm_calls,
+        )
+
+
+# --- hypothesis tree -------------------------------------------------------------
+
+NodeType = Literal["root", "hypothesis", "verification", "leaf"]
+NodeStatus = Literal["pending", "in_progress", "completed", "rejected", "pruned"]
+
+
+class Evidence(BaseModel):
+    """What one check found: confirmed True / False / None (inconclusive) with a strength."""
+
+    confirmed: bool | None
+    confidence: float = Field(ge=0.0, le=1.0)
+    text: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    #: Backed by tool numbers? A judgement without data is capped at 0.5.
+    has_data: bool = False
+
+
+class Node(BaseModel):
+    id: str
+    tree_id: str
+    parent_id: str | None = None
+    node_type: NodeType
+    status: NodeStatus = "pending"
+    title: str = ""
+    description: str = ""
+    depth: int = 0
+    prior: float = Field(default=0.5, ge=0.0, le=1.0)
+    promise: float = Field(default=0.5, ge=0.0)
+    confidence: float | None = Field(default=None, ge=0.0, le=1.0)
+    result: Evidence | None = None
+    context: dict[str, Any] = Field(default_factory=dict)
+    rejection_reason: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class RankedHypothesis(BaseModel):
+    id: str
+    node_id: str | None = None
+    title: str
+    confidence: float = Field(ge=0.0, le=1.0)
+
+
+class Synthesis(BaseModel):
+    """The conclusion of a deep analysis."""
+
+    primary: RankedHypothesis
+    confidence: float = Field(ge=0.0, le=1.0)
+    margin: float = Field(default=1.0, ge=0.0, le=1.0)
+    ranking: list[RankedHypothesis] = Field(default_factory=list)
+    secondary: list[RankedHypothesis] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    recommendations: list[str] = Field(default_factory=list)
+    uncertainty_reason: str | None = None
+    not_established: bool = False
+
+
+class Tree(BaseModel):
+    id: str
+    task: str
+    user_id: int | None = None
+    chat_id: int | None = None
+    status: Literal["active", "completed", "failed"] = "active"
+    revision: int = 0
+    nodes: dict[str, Node] = Field(default_factory=dict)
+    synthesis: Synthesis | None = None
+    created_at: datetime | None = None
+
+
+# --- one question, one answer ------------------------------------------------------
+
+
+class Question(BaseModel):
+    """A question as the reasoning core receives it, whatever the front end."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    user_id: int
+    chat_id: int
+    session_id: int | None = None
+    project: str = "default"
+
+
+class Answer(BaseModel):
+    """The reply to one question, the same shape whichever path produced it."""
+
+    strategy: Strategy
+    text: str
+    confidence: float = Field(ge=0.0, le=1.0)
+    uncertainty_reason: str | None = None
+    reason: str = ""
+    tree_id: str | None = None
+    synthesis: Synthesis | None = None
+    decision: StrategyDecision | None = None
+    planner: str | None = None
+    error: str | None = None
+    usage: Usage = Field(default_factory=Usage)

@@ -1,0 +1,50 @@
+"""Shared fixtures: a real PostgreSQL for the whole session, a fresh database per test."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from storage.embedded import EmbeddedPostgres
+from storage.pool import create_pool
+from tests import pg
+
+
+@pytest.fixture(scope="session")
+def pg_server_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """DSN of a server we may create databases on."""
+    external = os.environ.get("TEST_DATABASE_URL")
+    if external:
+        yield external
+        return
+    # A short path: PostgreSQL's Unix socket path must stay under ~100 bytes.
+    embedded = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg", numbered=True)))
+    yield embedded.start()
+    embedded.stop()
+
+
+@pytest.fixture(scope="session")
+async def pg_template(pg_server_dsn: str) -> AsyncIterator[str]:
+    name = await pg.create_template(pg_server_dsn)
+    yield name
+    await pg.drop(pg_server_dsn, name)
+
+
+@pytest.fixture
+async def database_url(pg_server_dsn: str, pg_template: str) -> AsyncIterator[str]:
+    """A fresh, migrated database for this test only."""
+    name = await pg.clone(pg_server_dsn, pg_template)
+    yield pg.with_database(pg_server_dsn, name)
+    await pg.drop(pg_server_dsn, name)
+
+
+@pytest.fixture
+async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool[Any]]:
+    pool = await create_pool(database_url, min_size=1, max_size=5)
+    yield pool
+    await pool.close()
