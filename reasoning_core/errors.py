@@ -10,6 +10,7 @@ The tree::
     │   ├── LLMTimeoutError         no answer within LLM_TIMEOUT_SEC
     │   └── LLMResponseError        the answer was not valid JSON / did not fit the schema
     ├── ToolError                   a data-source check failed (read-only SQL, HTTP, Prometheus)
+    ├── TreeError                   a refused tree operation (unknown node, wrong type, duplicate)
     └── StoreError                  persistence failed (raised by storage adapters)
         └── NotFoundError           the row asked for does not exist
 
@@ -54,6 +55,10 @@ class LLMResponseError(LLMError):
 
 class ToolError(ReasoningError):
     """A data-source tool failed; the message is safe to show to the user."""
+
+
+class TreeError(ReasoningError):
+    """A hypothesis-tree operation was refused; the message says why (safe to show the model)."""
 
 
 class StoreError(ReasoningError):

@@ -24,11 +24,12 @@ class EmbeddedPostgres:
 
     def start(self) -> str:
         """Start (or join) the cluster; returns its DSN (a Unix-socket URI)."""
-        import pgserver  # imported lazily: it is heavy and only needed without DATABASE_URL
+        # Imported lazily: heavy, and only needed without DATABASE_URL.
+        from pgserver.postgres_server import get_server  # noqa: PLC0415
 
         try:
             self.pgdata.parent.mkdir(parents=True, exist_ok=True)
-            server = pgserver.get_server(self.pgdata, cleanup_mode="stop")
+            server = get_server(self.pgdata, cleanup_mode="stop")
         except Exception as e:  # pgserver raises plain exceptions with initdb/pg_ctl output
             raise StoreError(
                 f"could not start the embedded PostgreSQL in {self.pgdata}: {e}. "

@@ -11,9 +11,8 @@ import logging
 import re
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
 
-import asyncpg
+from storage.pool import Connection
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +41,7 @@ def discover() -> list[Migration]:
     return found
 
 
-async def apply_migrations(conn: asyncpg.Connection[Any]) -> list[str]:
+async def apply_migrations(conn: Connection) -> list[str]:
     """Apply pending migrations; returns the names applied now."""
     await conn.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)
     try:

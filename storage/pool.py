@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import json
-from typing import Any
+from typing import Any, TypeAlias
 
 import asyncpg
 
 from reasoning_core.errors import StoreError
+
+#: A connection from `asyncpg.connect` or one borrowed from a pool.
+Connection: TypeAlias = "asyncpg.Connection[Any] | asyncpg.pool.PoolConnectionProxy[Any]"
 
 #: Errors that mean "the server is not there", as opposed to a bad query.
 CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
@@ -26,12 +29,16 @@ async def _init_connection(conn: asyncpg.Connection[Any]) -> None:
 
 
 async def create_pool(
-    dsn: str, *, min_size: int = 1, max_size: int = 10, timeout: float = 10.0
+    dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
 ) -> asyncpg.Pool[Any]:
     """Connect; an unreachable server raises StoreError naming DATABASE_URL."""
     try:
         pool: asyncpg.Pool[Any] = await asyncpg.create_pool(
-            dsn, min_size=min_size, max_size=max_size, timeout=timeout, init=_init_connection
+            dsn,
+            min_size=min_size,
+            max_size=max_size,
+            timeout=connect_timeout,
+            init=_init_connection,
         )
     except CONNECTION_ERRORS as e:
         raise StoreError(

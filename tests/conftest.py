@@ -9,6 +9,7 @@ from typing import Any
 
 import asyncpg
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from storage.embedded import EmbeddedPostgres
 from storage.pool import create_pool
@@ -48,3 +49,8 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool[Any]]:
     pool = await create_pool(database_url, min_size=1, max_size=5)
     yield pool
     await pool.close()
+
+
+# Property tests run on a shared 2-core CI machine: judge them by examples, not by time.
+hypothesis_settings.register_profile("whytree", deadline=None)
+hypothesis_settings.load_profile("whytree")

@@ -13,7 +13,8 @@ async def test_template_has_every_migration_recorded(pool: asyncpg.Pool[Any]) ->
     rows = await pool.fetch("SELECT version, name FROM schema_migrations ORDER BY version")
     assert [r["name"] for r in rows] == [m.name for m in discover()]
     tables = {
-        r["tablename"] for r in await pool.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+        r["tablename"]
+        for r in await pool.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
     }
     assert {"users", "sessions", "messages", "schema_migrations"} <= tables
 
