@@ -1,0 +1,295 @@
+"""OpenAIChatModel: the `ChatModel` port over any OpenAI-compatible server.
+
+The one module that imports `openai` (OpenAI, vLLM, Ollama, llama.cpp, ... via
+`base_url`). The SDK's own retries are off; tenacity retries here instead, so
+the policy is ours and visible:
+
+- retried: 429, 5xx and connection failures, with exponential backoff and
+  jitter, or the server's Retry-After (``retry-after-ms`` / ``retry-after``)
+  when it sends one, capped at `max_retry_wait`;
+- never retried: timeouts (a hung server would only hang again) and other 4xx;
+- bounded: at most ``max_retries + 1`` attempts, each within `timeout`, and no
+  new attempt or wait that would end later than ``2 * timeout`` after the
+  start. So one `complete()` takes at most about twice the timeout, whatever
+  the server does; a Retry-After longer than what is left ends the retries.
+
+SDK errors are translated once, here, into `LLMHTTPError(status=...)`,
+`LLMTimeoutError` and `LLMResponseError`. The API key never appears in logs or
+messages: server messages are redacted, including the chained SDK exception.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any, TypeVar, cast
+
+import openai
+from openai import AsyncOpenAI
+from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
+from tenacity import (
+    AsyncRetrying,
+    RetryCallState,
+    retry_if_exception,
+    stop_after_attempt,
+    stop_before_delay,
+    wait_exponential_jitter,
+)
+
+from reasoning_core.errors import (
+    LLMError,
+    LLMHTTPError,
+    LLMNotConfiguredError,
+    LLMResponseError,
+    LLMTimeoutError,
+)
+from reasoning_core.models import Usage
+from reasoning_core.ports import ChatMessage, Completion, ToolCall, ToolSpec
+
+log = logging.getLogger(__name__)
+
+R = TypeVar("R")
+
+#: Used when only a base URL is configured (local servers that ignore keys).
+_PLACEHOLDER_KEY = "no-key"
+_DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_BUDGET_FACTOR = 2.0
+
+
+class OpenAIChatModel:
+    """A `ChatModel` backed by an OpenAI-compatible chat-completions endpoint."""
+
+    def __init__(
+        self,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        model: str,
+        timeout: float,
+        max_retries: int = 2,
+        backoff: float = 0.5,
+        max_retry_wait: float = 20.0,
+    ) -> None:
+        if not base_url and not api_key:
+            raise LLMNotConfiguredError("set OPENAI_API_KEY and/or OPENAI_BASE_URL")
+        self._api_key = api_key or ""
+        self._model = model
+        self._timeout = timeout
+        self._max_retries = max_retries
+        self._max_retry_wait = max_retry_wait
+        self._backoff = wait_exponential_jitter(
+            multiplier=backoff, max=max_retry_wait, jitter=backoff
+        )
+        # Explicit values, so the SDK never falls back to environment variables.
+        self._client = AsyncOpenAI(
+            base_url=base_url or _DEFAULT_BASE_URL,
+            api_key=api_key or _PLACEHOLDER_KEY,
+            timeout=timeout,
+            max_retries=0,
+        )
+
+    async def complete(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        json_mode: bool = False,
+        tools: Sequence[ToolSpec] = (),
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """One chat completion, retried per the module policy."""
+        request: dict[str, Any] = {
+            "model": self._model,
+            "messages": [_message_param(m) for m in messages],
+        }
+        if json_mode:
+            request["response_format"] = {"type": "json_object"}
+        if tools:
+            request["tools"] = [_tool_param(t) for t in tools]
+        if max_tokens is not None:
+            request["max_tokens"] = max_tokens
+
+        async def call() -> ChatCompletion:
+            response = await self._client.chat.completions.create(**request)
+            return cast(ChatCompletion, response)  # stream is never set
+
+        response = await self._guarded(self._with_retries(call))
+        return _completion(response)
+
+    async def ping(self) -> float:
+        """Seconds one cheap request (list models) takes; raises `LLMError` on failure."""
+        started = time.perf_counter()
+        await self._guarded(self._attempt(self._client.models.list, self._timeout))
+        return time.perf_counter() - started
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._client.close()
+
+    # --- retries -------------------------------------------------------------------
+
+    async def _with_retries(self, call: Callable[[], Awaitable[R]]) -> R:
+        budget = self._timeout * _BUDGET_FACTOR
+        deadline = asyncio.get_running_loop().time() + budget
+        retrying = AsyncRetrying(
+            stop=stop_after_attempt(self._max_retries + 1) | stop_before_delay(budget),
+            wait=self._wait,
+            retry=retry_if_exception(_retryable),
+            before_sleep=self._log_retry,
+            reraise=True,
+        )
+
+        async def attempt() -> R:
+            remaining = deadline - asyncio.get_running_loop().time()
+            return await self._attempt(call, min(self._timeout, max(remaining, 0.01)))
+
+        return await retrying(attempt)
+
+    @staticmethod
+    async def _attempt(call: Callable[[], Awaitable[R]], seconds: float) -> R:
+        async with asyncio.timeout(seconds):
+            return await call()
+
+    def _wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        hinted = _retry_after(error)
+        if hinted is not None:
+            return min(hinted, self._max_retry_wait)
+        return self._backoff(state)
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        sleep = state.next_action.sleep if state.next_action else 0.0
+        log.warning(
+            "LLM request failed (%s); retry %d of %d in %.2fs",
+            _describe(error),
+            state.attempt_number,
+            self._max_retries,
+            sleep,
+        )
+
+    # --- error translation -------------------------------------------------------------
+
+    async def _guarded(self, work: Awaitable[R]) -> R:
+        try:
+            return await work
+        except (openai.OpenAIError, TimeoutError, ValueError) as e:
+            self._scrub(e)
+            raise self._translate(e) from e
+
+    def _translate(self, error: BaseException) -> LLMError:
+        if isinstance(error, openai.APITimeoutError | TimeoutError):
+            return LLMTimeoutError(f"the LLM did not answer within {self._timeout:g}s")
+        if isinstance(error, openai.APIStatusError):
+            detail = self._redact(_server_message(error))[:200]
+            return LLMHTTPError(
+                f"the LLM server answered HTTP {error.status_code}: {detail}",
+                status=error.status_code,
+            )
+        if isinstance(error, openai.APIConnectionError):
+            return LLMHTTPError("could not connect to the LLM server", status=None)
+        if isinstance(error, openai.APIResponseValidationError | ValueError):
+            return LLMResponseError("the LLM server sent a malformed response")
+        return LLMError(f"the LLM request failed ({type(error).__name__})")
+
+    def _redact(self, text: str) -> str:
+        if len(self._api_key) >= 4:  # noqa: PLR2004 - shorter "keys" are not secrets
+            return text.replace(self._api_key, "***")
+        return text
+
+    def _scrub(self, error: BaseException) -> None:
+        """Redact the key from the SDK exception we chain (tracebacks print it)."""
+        error.args = tuple(self._redact(a) if isinstance(a, str) else a for a in error.args)
+        if isinstance(error, openai.APIError):
+            error.message = self._redact(error.message)
+
+
+def _retryable(error: BaseException) -> bool:
+    if isinstance(error, openai.APITimeoutError):
+        return False
+    if isinstance(error, openai.APIStatusError):
+        return error.status_code == 429 or error.status_code >= 500  # noqa: PLR2004
+    return isinstance(error, openai.APIConnectionError)
+
+
+def _retry_after(error: BaseException | None) -> float | None:
+    """The server's wait hint in seconds, if it sent a usable one."""
+    if not isinstance(error, openai.APIStatusError):
+        return None
+    headers = error.response.headers
+    try:
+        if (ms := headers.get("retry-after-ms")) is not None:
+            return max(0.0, float(ms) / 1000)
+        if (value := headers.get("retry-after")) is None:
+            return None
+        if value.replace(".", "", 1).isdigit():
+            return float(value)
+        when = parsedate_to_datetime(value)
+        return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    except (ValueError, TypeError):
+        return None
+
+
+def _server_message(error: openai.APIStatusError) -> str:
+    """The server's own words (the "error.message" field), else the SDK's summary."""
+    body = error.body
+    message = body.get("message") if isinstance(body, dict) else None
+    return message if isinstance(message, str) and message else error.message
+
+
+def _describe(error: BaseException | None) -> str:
+    if isinstance(error, openai.APIStatusError):
+        return f"HTTP {error.status_code}"
+    return type(error).__name__
+
+
+def _message_param(message: ChatMessage) -> dict[str, Any]:
+    param: dict[str, Any] = {"role": message.role, "content": message.content}
+    if message.tool_calls:
+        param["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for c in message.tool_calls
+        ]
+    if message.tool_call_id is not None:
+        param["tool_call_id"] = message.tool_call_id
+    return param
+
+
+def _tool_param(tool: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": tool.parameters,
+        },
+    }
+
+
+def _completion(response: ChatCompletion) -> Completion:
+    if not response.choices:
+        raise LLMResponseError("the LLM returned no choices")
+    choice = response.choices[0]
+    calls = [
+        ToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments)
+        for c in choice.message.tool_calls or []
+        if isinstance(c, ChatCompletionMessageFunctionToolCall)
+    ]
+    usage = response.usage
+    return Completion(
+        text=choice.message.content or "",
+        tool_calls=calls,
+        usage=Usage(
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+            llm_calls=1,
+        ),
+        finish_reason=cast(str | None, choice.finish_reason),
+    )

@@ -1,0 +1,112 @@
+"""JSON answers from a chat model, validated by pydantic, with one repair attempt.
+
+Models asked for JSON still wrap it in ```json fences, put a sentence before
+it, or get a field wrong. `complete_json` tolerates the first two and gives
+the model exactly one chance to fix the rest: it shows the model its own
+output and the validation error and asks for corrected JSON only. A second
+failure raises `LLMResponseError` with a short reason, never the raw output.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from reasoning_core.errors import LLMResponseError
+from reasoning_core.models import Usage
+from reasoning_core.ports import ChatMessage, ChatModel
+
+T = TypeVar("T", bound=BaseModel)
+
+_FENCE_RE = re.compile(r"```[a-zA-Z]*\s*(.*?)(?:```|$)", re.DOTALL)
+_MAX_OBJECT_STARTS = 20  # how many "{"/"[" to try when prose precedes the JSON
+_MAX_SCHEMA_CHARS = 3000
+_MAX_REASON_CHARS = 300
+
+
+async def complete_json(
+    model: ChatModel,
+    messages: Sequence[ChatMessage],
+    schema: type[T],
+    *,
+    max_tokens: int | None = None,
+) -> tuple[T, Usage]:
+    """Ask `model` for JSON fitting `schema`; returns the object and the summed usage.
+
+    Raises `LLMResponseError` when the answer is still invalid after one repair,
+    and lets every other `LLMError` of the model through.
+    """
+    conversation = list(messages)
+    first = await model.complete(conversation, json_mode=True, max_tokens=max_tokens)
+    try:
+        return parse_answer(first.text, schema), first.usage
+    except LLMResponseError as e:
+        reason = str(e)
+    repair = [
+        *conversation,
+        ChatMessage(role="assistant", content=first.text),
+        ChatMessage(role="user", content=_repair_prompt(reason, schema)),
+    ]
+    second = await model.complete(repair, json_mode=True, max_tokens=max_tokens)
+    usage = first.usage + second.usage
+    try:
+        return parse_answer(second.text, schema), usage
+    except LLMResponseError as e:
+        raise LLMResponseError(
+            f"the LLM answer did not fit {schema.__name__} after one repair: {e}"
+        ) from e
+
+
+def parse_answer(text: str, schema: type[T]) -> T:
+    """Extract the JSON in `text` and validate it; `LLMResponseError` (short reason) otherwise."""
+    data = extract_json(text)
+    try:
+        return schema.model_validate(data)
+    except ValidationError as e:
+        raise LLMResponseError(_validation_reason(e)) from e
+
+
+def extract_json(text: str) -> Any:
+    """The JSON value in a model's answer: bare, fenced, or after some prose."""
+    stripped = text.strip()
+    if not stripped:
+        raise LLMResponseError("the answer was empty")
+    fence = _FENCE_RE.search(stripped)
+    candidate = fence.group(1).strip() if fence else stripped
+    try:
+        return json.loads(candidate)
+    except ValueError as e:
+        first_error = e
+    decoder = json.JSONDecoder()
+    starts = [i for i, char in enumerate(candidate) if char in "{["][:_MAX_OBJECT_STARTS]
+    for start in starts:
+        try:
+            value, _ = decoder.raw_decode(candidate, start)
+        except ValueError:
+            continue
+        return value
+    raise LLMResponseError(f"not valid JSON ({first_error})"[:_MAX_REASON_CHARS])
+
+
+def _validation_reason(error: ValidationError) -> str:
+    parts = []
+    for item in error.errors()[:3]:
+        where = ".".join(str(p) for p in item["loc"]) or "(root)"
+        parts.append(f"{where}: {item['msg']}")
+    more = error.error_count() - len(parts)
+    if more > 0:
+        parts.append(f"and {more} more")
+    return "; ".join(parts)[:_MAX_REASON_CHARS]
+
+
+def _repair_prompt(reason: str, schema: type[BaseModel]) -> str:
+    shape = json.dumps(schema.model_json_schema(), separators=(",", ":"))
+    return (
+        f"Your previous answer could not be used: {reason}.\n"
+        "Answer again with the corrected JSON object only: no prose, no code fences. "
+        f"It must match this JSON schema:\n{shape[:_MAX_SCHEMA_CHARS]}"
+    )

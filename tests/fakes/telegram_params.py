@@ -1,0 +1,53 @@
+"""Bot API request parameters as Telegram reads them.
+
+aiogram posts form fields (url-encoded, or multipart with files) whose complex
+values are JSON strings; other clients send JSON bodies or query strings. The
+fake normalises all of them to the types Telegram would parse.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from aiohttp import web
+
+_JSON_FIELDS = {
+    "reply_markup", "entities", "caption_entities", "allowed_updates", "commands",
+    "link_preview_options", "reply_parameters", "scope", "media",
+}  # fmt: skip
+_INT_FIELDS = {
+    "chat_id", "message_id", "offset", "limit", "timeout", "user_id", "message_thread_id",
+    "reply_to_message_id", "cache_time", "from_chat_id",
+}  # fmt: skip
+_TEXT_FIELDS = {"text", "caption", "data", "callback_query_id", "inline_message_id", "url"}
+
+
+async def read_params(request: web.Request) -> dict[str, Any]:
+    """Parameters as Telegram reads them: query string, then form or JSON body."""
+    raw: dict[str, Any] = dict(request.query)
+    if request.content_type == "application/json" and request.can_read_body:
+        body = await request.json()
+        if isinstance(body, dict):
+            raw.update(body)
+    elif request.content_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
+        form = await request.post()
+        for key, value in form.items():
+            raw[key] = value if isinstance(value, str) else getattr(value, "filename", "file")
+    return {key: _typed(key, value) for key, value in raw.items()}
+
+
+def _typed(key: str, value: Any) -> Any:
+    """Form fields arrive as strings; give them the types Telegram would parse."""
+    if not isinstance(value, str) or key in _TEXT_FIELDS:
+        return value
+    if key in _JSON_FIELDS:
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    if key in _INT_FIELDS and value.lstrip("-").isdigit():
+        return int(value)
+    if value in ("true", "false"):
+        return value == "true"
+    return value

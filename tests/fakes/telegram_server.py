@@ -1,0 +1,341 @@
+"""A fake Telegram Bot API server over real HTTP, for tests and benchmarks.
+
+The real bot reaches it through
+``AiohttpSession(api=TelegramAPIServer.from_base(fake.base_url))``. It answers
+``/bot{token}/{method}`` like Telegram (same JSON envelope, same error
+descriptions: HTML parse errors, "message is too long", "message is not
+modified"), records every call, queues updates for long polling, and injects
+failures (429 with retry_after, 400, 5xx) on demand::
+
+    async with FakeTelegramServer() as fake:
+        fake.push_message(chat_id=42, text="hello")
+        [reply] = await fake.wait_for_messages(42, 1)
+
+getUpdates follows Telegram's offset rule (updates with ``update_id >= offset``
+are returned, earlier ones are confirmed and dropped); an empty long poll
+returns after ``min(timeout, poll_cap)`` seconds so tests stop fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Any
+
+from aiohttp import web
+
+from tests.fakes.telegram_params import read_params
+from tests.fakes.telegram_state import TelegramApiError, TelegramState
+from tests.fakes.telegram_updates import ChatType, Content
+
+
+@dataclass
+class RecordedCall:
+    """One Bot API request as the bot sent it, and what the fake answered."""
+
+    method: str
+    params: dict[str, Any]
+    status: int = 0  # 0 while the fake is still answering
+    description: str | None = None
+    result: Any = None
+    token: str = ""
+    at: float = field(default_factory=time.monotonic)
+
+    @property
+    def ok(self) -> bool:
+        return self.status == 200
+
+    @property
+    def chat_id(self) -> int | str | None:
+        value: int | str | None = self.params.get("chat_id")
+        return value
+
+    @property
+    def text(self) -> str:
+        return str(self.params.get("text", ""))
+
+    def __str__(self) -> str:
+        shown = {k: v for k, v in self.params.items() if k != "text"}
+        text = self.text if len(self.text) <= 120 else self.text[:117] + "..."
+        outcome = "ok" if self.ok else f"{self.status} {self.description}"
+        return f"{self.method} {shown} text={text!r} -> {outcome}"
+
+
+@dataclass
+class _Failure:
+    status: int
+    description: str
+    retry_after: int | None
+    remaining: int
+
+
+class FakeTelegramServer:
+    """Telegram's Bot API on 127.0.0.1 (random port): record, script, inject."""
+
+    def __init__(
+        self,
+        *,
+        bot_id: int = 123456,
+        bot_username: str = "whytree_test_bot",
+        poll_cap: float = 1.0,
+    ) -> None:
+        self.state = TelegramState(bot_id=bot_id, bot_username=bot_username)
+        self.poll_cap = poll_cap
+        self.calls: list[RecordedCall] = []
+        self._updates: list[dict[str, Any]] = []
+        self._next_update_id = 1000
+        self._failures: dict[str, list[_Failure]] = {}
+        self._changed = asyncio.Event()  # replaced after every change
+        self._runner: web.AppRunner | None = None
+        self._port = 0
+        self._closing = False
+
+    # --- lifecycle ---------------------------------------------------------------
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=1.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self._port = self._runner.addresses[0][1]
+
+    async def stop(self) -> None:
+        self._closing = True
+        self._notify()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> FakeTelegramServer:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
+
+    @property
+    def base_url(self) -> str:
+        """For ``TelegramAPIServer.from_base(...)``."""
+        return f"http://127.0.0.1:{self._port}"
+
+    # --- what the bot did ----------------------------------------------------------
+
+    def calls_of(self, method: str) -> list[RecordedCall]:
+        """Every call of `method`, failed ones included."""
+        return [c for c in self.calls if c.method.lower() == method.lower()]
+
+    def _ok_calls(self, method: str, chat_id: int | None) -> list[RecordedCall]:
+        return [c for c in self.calls_of(method) if c.ok and chat_id in (None, c.chat_id)]
+
+    def sent_messages(self, chat_id: int | None = None) -> list[RecordedCall]:
+        """sendMessage calls Telegram accepted, oldest first."""
+        return self._ok_calls("sendMessage", chat_id)
+
+    def edits(
+        self, chat_id: int | None = None, message_id: int | None = None
+    ) -> list[RecordedCall]:
+        """editMessageText calls Telegram accepted."""
+        edits = self._ok_calls("editMessageText", chat_id)
+        return [e for e in edits if message_id in (None, e.params.get("message_id"))]
+
+    @property
+    def actions(self) -> list[RecordedCall]:
+        return self._ok_calls("sendChatAction", None)
+
+    @property
+    def callback_answers(self) -> list[RecordedCall]:
+        return self._ok_calls("answerCallbackQuery", None)
+
+    # --- failure injection -----------------------------------------------------------
+
+    def fail_next(
+        self,
+        method: str,
+        status: int = 429,
+        *,
+        retry_after: int | None = None,
+        description: str | None = None,
+        times: int = 1,
+    ) -> None:
+        """Answer the next `times` calls of `method` ("*" for any) with an error.
+
+        429 defaults to retry_after=1; 400 to a "can't parse entities" error.
+        """
+        if status == 429 and retry_after is None:
+            retry_after = 1
+        if description is None:
+            description = _default_description(status, retry_after)
+        failure = _Failure(status, description, retry_after, times)
+        self._failures.setdefault(method.lower(), []).append(failure)
+
+    def _take_failure(self, method: str) -> TelegramApiError | None:
+        for key in (method.lower(), "*"):
+            queue = self._failures.get(key)
+            if queue:
+                failure = queue[0]
+                failure.remaining -= 1
+                if failure.remaining <= 0:
+                    queue.pop(0)
+                return TelegramApiError(
+                    failure.status, failure.description, retry_after=failure.retry_after
+                )
+        return None
+
+    # --- updates -------------------------------------------------------------------
+
+    def push_message(
+        self,
+        chat_id: int,
+        text: str | None = "hello",
+        *,
+        user_id: int | None = None,
+        chat_type: ChatType = "private",
+        username: str | None = None,
+        reply_to_bot: bool = False,
+        entities: list[dict[str, Any]] | None = None,
+        content: Content = "text",
+        edited: bool = False,
+    ) -> int:
+        """Queue a user's message (or sticker/photo/document; `text` is then the caption).
+
+        `entities=None` adds what Telegram clients add: a leading bot_command and
+        @mentions. Returns the update_id.
+        """
+        message = self.state.user_message(
+            chat_id=chat_id,
+            user_id=user_id if user_id is not None else abs(chat_id),
+            text=text,
+            chat_type=chat_type,
+            username=username,
+            content=content,
+            entities=entities,
+            reply_to_bot=reply_to_bot,
+        )
+        if edited:
+            message["edit_date"] = message["date"]
+            return self._push({"edited_message": message})
+        return self._push({"message": message})
+
+    def push_callback(self, chat_id: int, user_id: int, data: str, message_id: int) -> int:
+        """Queue a button press on the bot's message `message_id`; returns the update_id."""
+        query = self.state.callback_query(
+            chat_id=chat_id, user_id=user_id, data=data, message_id=message_id
+        )
+        return self._push({"callback_query": query})
+
+    def _push(self, body: dict[str, Any]) -> int:
+        self._next_update_id += 1
+        self._updates.append({"update_id": self._next_update_id, **body})
+        self._notify()
+        return self._next_update_id
+
+    async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
+        offset = int(params.get("offset") or 0)
+        limit = int(params.get("limit") or 100)
+        wait = min(float(params.get("timeout") or 0), self.poll_cap)
+        deadline = asyncio.get_running_loop().time() + wait
+        while True:
+            if offset:
+                self._updates = [u for u in self._updates if u["update_id"] >= offset]
+            if self._updates or self._closing:
+                return self._updates[:limit]
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                return []
+            await self._wait_change(remaining)
+
+    # --- waiting -------------------------------------------------------------------
+
+    async def wait_for(
+        self,
+        predicate: Callable[[], bool],
+        timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
+    ) -> None:
+        """Wait until `predicate()` holds; AssertionError with the call log otherwise."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(f"condition not met within {timeout}s\n{self.dump()}")
+            await self._wait_change(min(remaining, 0.05))
+
+    async def wait_for_messages(
+        self,
+        chat_id: int,
+        count: int,
+        timeout: float = 5.0,  # noqa: ASYNC109
+    ) -> list[RecordedCall]:
+        """Wait until the bot has sent at least `count` messages to `chat_id`."""
+        await self.wait_for(lambda: len(self.sent_messages(chat_id)) >= count, timeout)
+        return self.sent_messages(chat_id)
+
+    def dump(self, last: int = 30) -> str:
+        """The recent calls (polling left out), one per line."""
+        shown = [c for c in self.calls if c.method.lower() != "getupdates"][-last:]
+        return "calls:\n" + ("\n".join(f"  {c}" for c in shown) or "  (none)")
+
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def _wait_change(self, seconds: float) -> None:
+        changed = self._changed
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(changed.wait(), seconds)
+
+    # --- HTTP ------------------------------------------------------------------------
+
+    async def _handle(self, request: web.Request) -> web.Response:
+        token, method = request.match_info["token"], request.match_info["method"]
+        call = RecordedCall(method=method, params=await read_params(request), token=token)
+        self.calls.append(call)
+        try:
+            call.result = await self._dispatch(token, method, call.params)
+        except TelegramApiError as e:
+            call.status, call.description = e.status, e.description
+            self._notify()
+            return web.json_response(e.payload(), status=e.status)
+        call.status = 200
+        self._notify()
+        return web.json_response({"ok": True, "result": call.result})
+
+    async def _dispatch(self, token: str, method: str, params: dict[str, Any]) -> Any:
+        if not _valid_token(token):
+            raise TelegramApiError(401, "Unauthorized")
+        failure = self._take_failure(method)
+        if failure is not None:
+            raise failure
+        self.state.bot_id = int(token.split(":", maxsplit=1)[0])
+        if method.lower() == "getupdates":
+            return await self._get_updates(params)
+        handler = self.state.methods.get(method.lower())
+        if handler is None:
+            raise TelegramApiError(404, "Not Found")
+        return handler(params)
+
+
+def _valid_token(token: str) -> bool:
+    bot_id, _, secret = token.partition(":")
+    return bot_id.isdigit() and len(secret) >= 10
+
+
+def _default_description(status: int, retry_after: int | None) -> str:
+    if status == 429:
+        return f"Too Many Requests: retry after {retry_after}"
+    if status == 400:
+        return "Bad Request: can't parse entities: injected by the fake server"
+    if status >= 500:
+        return "Internal Server Error"
+    return f"Error {status}"
+
+
+__all__: Sequence[str] = ["FakeTelegramServer", "RecordedCall", "TelegramApiError"]
