@@ -1,0 +1,220 @@
+"""TreeManager: the one way to change a hypothesis tree, every change saved at once.
+
+A manager works on one tree at a time (`create_tree` or `load_tree` picks it).
+Each mutation runs under an asyncio.Lock on a copy of the tree: validate and
+change it (`reasoning_core.tree.edits`), recompute the ancestors, refresh the
+synthesis, save the touched nodes and the tree meta in one transaction, and only
+then make the copy current. So concurrent `set_node_result` calls from the
+explorer aggregate consistently, and a failed save leaves memory and database
+agreeing. Node ids: see `reasoning_core.tree.edits`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import uuid
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Literal, TypeVar
+
+from reasoning_core.errors import NotFoundError, TreeError
+from reasoning_core.models import Evidence, Node, NodeType, Synthesis, Tree
+from reasoning_core.ports import TreeStore, TreeSummary
+from reasoning_core.tree.aggregation import recompute_ancestors
+from reasoning_core.tree.edits import (
+    DEFAULT_MAX_DEPTH,
+    ROOT_ID,
+    NewNode,
+    active_node,
+    add_node,
+    close_node,
+    default_title,
+    set_result,
+)
+from reasoning_core.tree.status import tree_status
+from reasoning_core.tree.synthesis import synthesize
+from reasoning_core.tree.walk import get_node, root_of
+
+T = TypeVar("T")
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class TreeManager:
+    """Grows, judges and concludes one persistent hypothesis tree."""
+
+    def __init__(
+        self,
+        *,
+        store: TreeStore,
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        clock: Callable[[], datetime] = _utcnow,
+    ) -> None:
+        self._store = store
+        self._max_depth = max_depth
+        self._clock = clock
+        self._lock = asyncio.Lock()
+        self._tree: Tree | None = None
+
+    @property
+    def tree(self) -> Tree:
+        """The current tree, read-only (a TreeError before `create_tree` or `load_tree`)."""
+        if self._tree is None:
+            raise TreeError("no tree: call create_tree or load_tree first")
+        return self._tree
+
+    def node(self, node_id: str) -> Node:
+        """A copy of one node of the current tree."""
+        return get_node(self.tree, node_id).model_copy(deep=True)
+
+    # --- whole trees ------------------------------------------------------------------
+
+    async def create_tree(
+        self, task_description: str, *, user_id: int | None = None, chat_id: int | None = None
+    ) -> Tree:
+        """Start a tree with the task as its root, saved before it is returned."""
+        if not task_description.strip():
+            raise TreeError("the task description is empty")
+        now = self._clock()
+        tree_id = uuid.uuid4().hex[:12]
+        root = Node(
+            id=ROOT_ID, tree_id=tree_id, node_type="root", status="in_progress",
+            title=default_title(task_description), description=task_description.strip(),
+            created_at=now, updated_at=now,
+        )  # fmt: skip
+        tree = Tree(
+            id=tree_id, task=task_description.strip(), user_id=user_id, chat_id=chat_id,
+            nodes={ROOT_ID: root}, created_at=now,
+        )  # fmt: skip
+        async with self._lock:
+            await self._store.create(tree)
+            self._tree = tree
+        return tree.model_copy(deep=True)
+
+    async def load_tree(self, tree_id: str, *, user_id: int | None = None) -> Tree:
+        """Continue a saved tree (after a restart); with user_id, only that user's tree."""
+        tree = await self._store.load(tree_id)
+        if user_id is not None and tree.user_id != user_id:
+            raise NotFoundError(f"no tree {tree_id!r}")  # do not reveal other users' trees
+        async with self._lock:
+            self._tree = tree
+        return tree.model_copy(deep=True)
+
+    async def list_trees(
+        self, *, user_id: int | None = None, limit: int = 20
+    ) -> list[TreeSummary]:
+        """Newest trees first, of one user or of everyone."""
+        return await self._store.list(user_id=user_id, limit=limit)
+
+    async def get_final_synthesis(self) -> Synthesis:
+        """Conclude from the tree as it stands; the synthesis is stored on the tree."""
+        return await self._apply(lambda tree: (synthesize(tree), []))
+
+    async def finish(self, status: Literal["completed", "failed"] = "completed") -> Tree:
+        """Close the analysis: the tree (and, on success, its root) leave 'active'."""
+
+        def close(tree: Tree) -> tuple[Tree, list[str]]:
+            tree.status = status
+            root = root_of(tree)
+            if status == "completed":
+                root.status = "completed"
+            return tree, [root.id]
+
+        return await self._apply(close)
+
+    async def begin_revision(self) -> int:
+        """Count one plan revision (reflection); returns the new revision number."""
+
+        def bump(tree: Tree) -> tuple[int, list[str]]:
+            tree.revision += 1
+            return tree.revision, []
+
+        return await self._apply(bump)
+
+    def get_status(self) -> dict[str, Any]:
+        """Counts by status and type, open hypotheses, checks done, a progress line."""
+        return tree_status(self.tree)
+
+    # --- nodes ------------------------------------------------------------------------
+
+    async def add_child(
+        self,
+        parent_id: str,
+        description: str,
+        node_type: NodeType,
+        *,
+        title: str | None = None,
+        prior: float = 0.5,
+        promise: float = 0.5,
+        context: dict[str, Any] | None = None,
+    ) -> Node:
+        """Add a pending node under `parent_id`; TreeError says why one is refused.
+
+        Refused: unknown, rejected or pruned parent; a type not allowed under the
+        parent (root -> hypothesis -> hypothesis | verification -> leaf); the depth
+        limit; an empty description; a prior outside 0..1; an active sibling with
+        the same description (ignoring case, spacing and trailing punctuation).
+        """
+        new = NewNode(
+            parent_id, description, node_type, title, prior, promise, dict(context or {})
+        )
+        return await self._apply(
+            lambda tree: add_node(tree, new, max_depth=self._max_depth, now=self._clock())
+        )
+
+    async def start_node(self, node_id: str) -> Node:
+        """Mark a pending node in progress (a check has been sent)."""
+
+        def start(tree: Tree) -> tuple[Node, list[str]]:
+            node = active_node(tree, node_id)
+            node.status = "in_progress"
+            return node, [node.id]
+
+        return await self._apply(start)
+
+    async def set_node_result(self, node_id: str, result: Evidence) -> Node:
+        """Record what a check found, mark it completed and aggregate upward.
+
+        A result may be set again (a retried check); rejected or pruned nodes and
+        hypotheses (which are aggregated, not judged) are refused with a TreeError.
+        """
+        return await self._apply(lambda tree: set_result(tree, node_id, result))
+
+    async def reject_node(self, node_id: str, reason: str) -> Node:
+        """Reject a node (kept, with the reason); its open descendants are pruned."""
+        return await self._apply(lambda tree: close_node(tree, node_id, "rejected", reason))
+
+    async def prune_node(self, node_id: str, reason: str) -> Node:
+        """Prune a node the explorer will not pursue; its open descendants too."""
+        return await self._apply(lambda tree: close_node(tree, node_id, "pruned", reason))
+
+    async def aggregate_upward(self, node_id: str) -> list[str]:
+        """Recompute a node and its ancestors; returns their ids, bottom-up."""
+
+        def recompute(tree: Tree) -> tuple[list[str], list[str]]:
+            ids = recompute_ancestors(tree, node_id)
+            return ids, ids
+
+        return await self._apply(recompute)
+
+    # --- internals --------------------------------------------------------------------
+
+    async def _apply(self, change: Callable[[Tree], tuple[T, list[str]]]) -> T:
+        """Run `change` on a copy, refresh the synthesis, save, then make it current.
+
+        `change` returns a value and the ids of the nodes it touched.
+        """
+        async with self._lock:
+            draft = self.tree.model_copy(deep=True)
+            value, touched = change(draft)
+            ids = list(dict.fromkeys(touched))
+            now = self._clock()
+            for node_id in ids:
+                draft.nodes[node_id].updated_at = now
+            draft.synthesis = synthesize(draft)
+            await self._store.save_changes(draft, ids)
+            self._tree = draft
+        return copy.deepcopy(value)  # callers must not alias the live tree

@@ -1,0 +1,145 @@
+"""The root's conclusion: competing hypotheses -> `Synthesis`, with honest reasons.
+
+Numbers come from `aggregation` (primary = highest p, confidence lowered by a
+close runner-up). This module adds what a reader needs: the ranking, secondary
+factors (other hypotheses with p >= `SECONDARY_MIN`), evidence lines with their
+numbers, "not established" when no hypothesis reaches `ESTABLISHED_MIN`, and an
+uncertainty reason built from the real causes whenever confidence is below
+`UNCERTAINTY_THRESHOLD` or the runner-up is close. Recommendations are left to
+the planner that writes the report.
+"""
+
+from __future__ import annotations
+
+from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis, Synthesis, Tree
+from reasoning_core.tree.aggregation import (
+    CLOSE_MARGIN,
+    EVIDENCE_TYPES,
+    adjusted_confidence,
+    margin_of,
+    ranking,
+    strength,
+)
+from reasoning_core.tree.walk import OPEN, descendants, is_active, root_of
+
+#: Other hypotheses at least this likely are reported as secondary factors.
+SECONDARY_MIN = 0.5
+#: Below this p for the best hypothesis, the cause is "not established".
+ESTABLISHED_MIN = 0.5
+#: Id of the placeholder primary when no hypothesis survives.
+NONE_ID = "none"
+
+
+def synthesize(tree: Tree) -> Synthesis:
+    """Conclude from the root's hypotheses as they stand now (pure; tree unchanged)."""
+    ranked = ranking(tree)
+    if not ranked:
+        return _nothing_to_conclude(tree)
+    entries = [_ranked(node, p) for node, p in ranked]
+    margin = margin_of(ranked)
+    confidence = adjusted_confidence(ranked[0][1], margin)
+    secondary = [(n, r) for (n, _), r in zip(ranked[1:], entries[1:], strict=True)]
+    secondary = [(n, r) for n, r in secondary if r.confidence >= SECONDARY_MIN]
+    reported = [ranked[0][0], *(n for n, _ in secondary)]
+    return Synthesis(
+        primary=entries[0],
+        confidence=confidence,
+        margin=margin,
+        ranking=entries,
+        secondary=[r for _, r in secondary],
+        evidence=[line for node in reported for line in evidence_lines(tree, node)],
+        uncertainty_reason=_uncertainty(tree, ranked, confidence, margin),
+        not_established=ranked[0][1] < ESTABLISHED_MIN,
+    )
+
+
+def label(node: Node) -> str:
+    """A node's title, or the start of its description."""
+    return node.title or node.description[:80]
+
+
+def _ranked(node: Node, p: float) -> RankedHypothesis:
+    # A runbook planner keeps its stable hypothesis key in context["key"].
+    key = node.context.get("key")
+    return RankedHypothesis(
+        id=key if isinstance(key, str) and key else node.id,
+        node_id=node.id,
+        title=label(node),
+        confidence=p,
+    )
+
+
+def _checks(tree: Tree, hypothesis: Node) -> list[Node]:
+    """Active evidence nodes anywhere under a hypothesis."""
+    return [
+        n
+        for n in descendants(tree, hypothesis.id)
+        if is_active(n) and n.node_type in EVIDENCE_TYPES
+    ]
+
+
+def evidence_lines(tree: Tree, hypothesis: Node) -> list[str]:
+    """One line per result under a hypothesis: check, verdict, strength, text."""
+    lines = []
+    for check in _checks(tree, hypothesis):
+        if check.result is None:
+            continue
+        verdict = {True: "confirmed", False: "refuted", None: "inconclusive"}[
+            check.result.confirmed
+        ]
+        line = f"{label(hypothesis)} / {label(check)}: {verdict} ({strength(check.result):.2f})"
+        lines.append(f"{line}: {check.result.text}" if check.result.text else line)
+    return lines
+
+
+def _uncertainty(
+    tree: Tree, ranked: list[tuple[Node, float]], confidence: float, margin: float
+) -> str | None:
+    close = margin < CLOSE_MARGIN
+    if confidence >= UNCERTAINTY_THRESHOLD and not close:
+        return None
+    (primary, p1), reasons = ranked[0], []
+    if p1 < ESTABLISHED_MIN:
+        reasons.append(
+            f"no hypothesis reached {ESTABLISHED_MIN} (best: {label(primary)!r} at {p1:.2f})"
+        )
+    if close:
+        runner, p2 = ranked[1]
+        reasons.append(
+            f"the runner-up {label(runner)!r} ({p2:.2f}) is within {margin:.2f} of the "
+            f"primary ({p1:.2f}), so confidence was lowered to {confidence:.2f}"
+        )
+    if confidence < UNCERTAINTY_THRESHOLD:
+        reasons.extend(_evidence_gaps(tree, primary))
+    if not reasons:
+        reasons.append(f"the evidence for {label(primary)!r} is weak ({p1:.2f})")
+    return "; ".join(reasons)
+
+
+def _evidence_gaps(tree: Tree, primary: Node) -> list[str]:
+    checks = _checks(tree, primary)
+    results = [c.result for c in checks if c.result is not None]
+    gaps = []
+    if not checks:
+        gaps.append(f"{label(primary)!r} has no checks")
+    inconclusive = sum(1 for r in results if r.confirmed is None)
+    if inconclusive:
+        gaps.append(f"{inconclusive} of {len(results)} checks of the primary were inconclusive")
+    if results and not any(r.has_data and r.confirmed is not None for r in results):
+        gaps.append("no conclusive check of the primary was backed by data")
+    pending = sum(1 for c in checks if c.status in OPEN and c.result is None)
+    if pending:
+        gaps.append(f"{pending} checks of the primary are still pending")
+    return gaps
+
+
+def _nothing_to_conclude(tree: Tree) -> Synthesis:
+    root = root_of(tree)
+    hypotheses = [n for n in descendants(tree, root.id) if n.node_type == "hypothesis"]
+    reason = (
+        "every hypothesis was rejected or pruned" if hypotheses else "no hypothesis was proposed"
+    )
+    none = RankedHypothesis(id=NONE_ID, title="No cause established", confidence=0.0)
+    return Synthesis(
+        primary=none, confidence=0.0, margin=0.0, uncertainty_reason=reason, not_established=True
+    )
