@@ -1,0 +1,1 @@
+"""`whytree bench strategy`: the labelled strategy questions and their runner."""

@@ -1,0 +1,112 @@
+"""Signals the heuristic strategy reads from a question, and the decline rules.
+
+`read_signals` reports what kinds of words and names a question contains;
+`decline_kind` says whether it asks for something the bot must refuse. Both work
+on folded text (`lexicon.fold`) and know nothing about particular sentences.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from reasoning_core.strategy import lexicon as lx
+from reasoning_core.strategy.entities import find_entities
+
+DeclineKind = Literal["injection", "change", "command", "secret", "attack"]
+
+_CLAUSE_SPLIT = re.compile(
+    r"[.!?;:,]+(?:\s+|$)|\n|\s+-\s+|\s+(?:and then|and|then|и|а потом|потом|затем|а)\s+"
+)
+_CHANGE_START = re.compile(
+    r"^(?:" + "|".join((*lx.CHANGE_VERBS_EN, *lx.CHANGE_VERBS_RU)) + r")\s+\S"
+)
+_RUN_START = re.compile(r"^(?:" + "|".join((*lx.RUN_VERBS_EN, *lx.RUN_VERBS_RU)) + r")\s+\S")
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What a question contains, as the heuristic sees it."""
+
+    entities: tuple[str, ...]
+    causal: bool  # why / почему / root cause
+    analytic: bool  # analyse, investigate, compare ... and explain
+    symptom: bool  # drop, spike, errors, latency, outage, ...
+    vague_incident: bool  # "what happened?", "something is wrong"
+    domain: bool  # traffic, service, users, metrics: things one diagnoses
+    framed_as_definition: bool  # "what is ...", "how do I ..."
+    social: bool  # greeting, thanks, small talk, a question about the bot
+    time_hint: bool  # since Monday, вчера, 14:00
+
+    @property
+    def diagnostic(self) -> bool:
+        """Asks to find a cause or to analyse a system, rather than for a fact."""
+        if self.framed_as_definition and not (self.causal or self.vague_incident):
+            return False
+        return (
+            self.symptom
+            or self.vague_incident
+            or self.analytic
+            or (self.causal and (bool(self.entities) or self.domain))
+        )
+
+
+def read_signals(folded: str) -> Signals:
+    """Read every signal of a folded question."""
+    # "compare A and B" is analysis when it asks why, or compares data over time.
+    compare = bool(lx.COMPARE.search(folded)) and bool(
+        lx.EXPLAIN.search(folded) or lx.DOMAIN.search(folded) or lx.TIME_HINT.search(folded)
+    )
+    social = any(
+        p.search(folded)
+        for p in (lx.GREETING, lx.THANKS, lx.ACKNOWLEDGEMENT, lx.SMALL_TALK, lx.ABOUT_BOT)
+    )
+    return Signals(
+        entities=tuple(find_entities(folded)),
+        causal=bool(lx.CAUSAL.search(folded)),
+        analytic=bool(lx.ANALYTIC.search(folded)) or compare,
+        symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),
+        vague_incident=bool(lx.VAGUE_INCIDENT.search(folded)),
+        domain=bool(lx.DOMAIN.search(folded)),
+        framed_as_definition=bool(lx.DEFINITION.search(folded) or lx.HOW_TO.search(folded)),
+        social=social,
+        time_hint=bool(lx.TIME_HINT.search(folded)),
+    )
+
+
+def decline_kind(folded: str) -> DeclineKind | None:
+    """The kind of forbidden request this is, or None if it may be answered."""
+    if lx.INJECTION.search(folded):
+        return "injection"
+    if lx.SQL_WRITE.search(folded):
+        return "change"
+    if lx.SHELL.search(folded):
+        return "command"
+    kind = _imperative_kind(folded)
+    if kind is None and lx.SECRET.search(folded) and lx.REVEAL.search(folded):
+        kind = "secret"
+    if kind is None and _asks_to_attack(folded):
+        kind = "attack"
+    return kind
+
+
+def _imperative_kind(folded: str) -> DeclineKind | None:
+    """A clause that starts with a verb ordering a change or a command run."""
+    names_code = bool(lx.CODE_OBJECT.search(folded))
+    for raw in _CLAUSE_SPLIT.split(folded):
+        clause = lx.POLITE_PREFIX.sub("", raw.strip())
+        if not clause or lx.NOUN_USE.match(clause):
+            continue
+        if _CHANGE_START.match(clause):
+            return "change"
+        if _RUN_START.match(clause) and names_code:
+            return "command"
+    return None
+
+
+def _asks_to_attack(folded: str) -> bool:
+    """Attack or deception words, unless the question is about defending or a cause."""
+    if not lx.ATTACK.search(folded):
+        return False
+    return not (lx.DEFENSIVE.search(folded) or lx.CAUSAL.search(folded))

@@ -1,0 +1,264 @@
+"""Word lists of the heuristic strategy rules, as compiled regular expressions.
+
+All patterns run on folded text (lower case, "ё" -> "е", see `fold`). Russian words
+are matched by stems (``упа[лд]\\w*`` covers упал, упала, упало, упадёт), so the rules
+describe kinds of questions, not particular sentences.
+"""
+
+from __future__ import annotations
+
+import re
+
+
+def _words(*alternatives: str, hyphen_bound: bool = True) -> re.Pattern[str]:
+    """A pattern matching any alternative as whole words (stems carry their own \\w*).
+
+    With `hyphen_bound` a hyphen also joins words, so "api" is not found in "payments-api".
+    """
+    edge = r"[\w-]" if hyphen_bound else r"\w"
+    return re.compile(rf"(?<!{edge})(?:" + "|".join(alternatives) + rf")(?!{edge})")
+
+
+def fold(text: str) -> str:
+    """Lower-case, unify "ё" and dashes, collapse whitespace: the form every rule reads."""
+    folded = text.casefold().replace("ё", "е").replace("—", " - ").replace("–", " - ")
+    return " ".join(folded.split())
+
+
+# The word lists below are packed by hand, several alternatives a line, for reading.
+# fmt: off
+
+# --- quick: small talk, thanks, the bot itself, definitions, how-to -----------------
+
+GREETING = re.compile(
+    r"^(?:hi|hello|hey|hiya|yo|howdy|greetings|good (?:morning|afternoon|evening|night|day)"
+    r"|привет\w*|здравствуй\w*|здрасьте|добр(?:ое|ый|ого) (?:утр\w*|дн\w*|день|вечер\w*)"
+    r"|доброй ночи|салют|хай|хелло)(?![\w-])"
+)
+THANKS = _words(
+    r"thanks?", "thx", "ty", "thank you", "cheers", "appreciated?", "much obliged",
+    r"спасиб\w*", r"благодар\w*", "спс", r"пасиб\w*", "мерси",
+)
+ACKNOWLEDGEMENT = re.compile(
+    r"^(?:ok|okay|k|got it|cool|great|nice|perfect|understood|sure|fine|i see|noted"
+    r"|понятно|ясно|ок|окей|хорошо|отлично|ладно|супер|принято|понял\w*)(?![\w-])"
+)
+SMALL_TALK = _words(
+    "how are you", r"how's it going", "how is it going", r"what's up", "joke", "как дела",
+    r"как (?:ты|у тебя дела|поживаешь)", r"анекдот\w*", r"шутк\w*", "пошути",
+)
+ABOUT_BOT = _words(
+    r"(?:who|what) are you", r"what can you do", r"what do you (?:do|know|support)",
+    r"your name", r"are you (?:a |an )?(?:bot|human|robot|ai|person|real)",
+    r"how do you (?:work|decide|choose|think|pick|know)", r"what languages do you \w+", "help",
+    "/help", "/start", r"about yourself", r"кто ты\w*",
+    r"что ты (?:умеешь|можешь|такое|знаешь)", r"как тебя зовут",
+    r"ты (?:бот|человек|робот|ии)", r"как ты (?:работаешь|решаешь|выбираешь|думаешь)",
+    r"тво(?:й|я|е|и|его|ей) (?:выбор|работ\w*|возможност\w*|умени\w*)", r"о себе", "помощь",
+    r"на каких языках",
+)
+DEFINITION = re.compile(
+    r"^(?:what|what's) (?:is|are|does|do) (?:a |an )?[\w\s.-]{1,40}?(?:mean|stand for)\b"
+    r"|^(?:what|what's) (?:is|are) (?:a|an) "
+    r"|^(?:what|what's) is [\w.-]+\??$"
+    r"|^define\b|\bstands? for\b|\bdefinition of\b|\bdifference between\b"
+    r"|\bwhat does [\w\s.-]{1,40} mean\b"
+    r"|что (?:такое|значит|означает|обозначает)|\bрасшифр\w*|\bв чем разница\b"
+    r"|\bчем отлича\w*|\bразниц\w* между\b"
+)
+HOW_TO = re.compile(
+    r"^(?:how (?:do|can|should|would) (?:i|we|one|you)|how to|what(?:'s| is) the best way)\b"
+    r"|^how (?:does|do|is|are) [\w\s.-]{1,40} (?:work|works|implemented|calculated)\b"
+    r"|^(?:как|каким образом|какой командой|какую команду|где)\b"
+)
+
+# --- diagnostic: causes, analysis, symptoms ----------------------------------------
+
+CAUSAL = _words(
+    "why", r"what caused", r"causes?d?", r"reasons?", r"root[ -]cause", "how come",
+    r"what(?:'s| is) behind", r"what led to", r"responsible for", "почему", "отчего", "откуда",
+    r"из-за чего", r"причин\w*", r"в чем (?:дело|проблема)", r"с чем связан\w*",
+    r"что (?:повлияло|вызвало)",
+)
+ANALYTIC = _words(
+    r"investigate\w*", r"diagnos\w*", r"troubleshoot\w*", "debug", r"analy[sz]\w*",
+    r"find out", r"figure out", r"look into", r"dig into", "explain the", r"разбер\w*",
+    r"выясн\w*", r"расслед\w*", r"проанализ\w*", r"анализ\w*", r"продиагност\w*",
+    r"диагност\w*", r"объясни (?:падени|рост|всплеск|провал|просадк)\w*",
+)
+COMPARE = _words(r"compare\w*", r"comparison", r"versus", "vs", r"сравни\w*", r"сравнени\w*")
+EXPLAIN = _words(
+    r"explain\w*", "why", r"differen\w*", r"объясни\w*", "почему", r"разниц\w*", r"отлич\w*"
+)
+VAGUE_INCIDENT = re.compile(
+    r"what(?:'s| is) (?:going on|happening|wrong|up with)|what (?:happened|went wrong)"
+    r"|something(?:'s| is)? (?:wrong|off|broken|weird|not right)|is everything (?:ok|fine)"
+    r"|что (?:случилось|произошло|происходит|не так|сломалось|за фигня|там)"
+    r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
+)
+SYMPTOM_EN = _words(
+    r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing)?", r"declin\w*", r"decreas\w*",
+    r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down", "lost",
+    "loss", r"spik\w*", r"surg\w*", r"jump(?:s|ed)?", r"increas\w*",
+    r"(?:went|go|goes|going) up", r"grow(?:s|ing|n)?", "grew", r"ris(?:e|es|ing)", "rose",
+    r"doubled", r"tripled", r"errors?", r"5\d\d'?s?", "5xx", "4xx", r"fail\w*", r"crash\w*",
+    r"restart(?:s|ed|ing)", "oom", r"exceptions?", r"time[sd]? ?-?outs?", "timing out",
+    "latency", r"slow\w*", r"lag(?:s|gy|ging)?", r"sluggish", r"hang(?:s|ing)?", r"freez\w*",
+    "outage", "down", "unavailable", "unreachable", "offline", "broken", "broke",
+    r"not (?:working|responding|opening|loading|available)",
+    r"(?:doesn't|does not|won't"
+    r"|can't|cannot|isn't|is not) (?:work|respond|open|load|start|connect)\w*",
+    r"degrad\w*", r"anomal\w*", r"leak\w*", "packet loss", "stuck", r"flapp\w*", r"saturat\w*",
+    r"throttl\w*", "complain", "complaints", r"high (?:cpu|load|latency)", "on fire",
+    r"incidents?", r"burning",
+    r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
+)
+SYMPTOM_RU = _words(
+    r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",
+    r"снизил\w*", r"снижени\w*", r"уменьшил\w*", r"сократил\w*", r"обвал\w*", r"провал\w*",
+    r"рухн\w*", r"всплеск\w*", r"скач\w*", r"подскочи\w*", r"вырос\w*", r"раст(?:ет|ут)",
+    r"рост\w*", r"увеличил\w*", r"ошиб\w*", r"5\d\d\w*", "5xx", r"таймаут\w*", r"тайм-аут\w*",
+    r"задерж\w*", r"тормоз\w*", r"медлен\w*", "долго", r"лаг\w*", r"вис(?:ит|нет|ят)",
+    r"завис\w*", r"авари\w*", r"недоступ\w*", r"лежит|лежат|лег|легл\w*",
+    r"не (?:работа|отвеча|открыва|грузит|загружа|запуска|подключа)\w*", r"слома\w*",
+    r"глюч\w*", r"деград\w*", r"аномал\w*", r"утечк\w*", r"потер\w*", r"сбо(?:й|и|ев|ем|ях)",
+    r"отказ(?:ы|ов|ами)?", r"рестарт\w*", r"перезапуска\w*", r"нагрузк\w*", r"жалу\w*",
+    r"инцидент\w*", r"гор(?:ит|им|ят)", r"пожар\w*", r"плохо", r"хуже", r"нулев\w*",
+    r"нет (?:трафик|данны|запрос|звонк|заказ|пользовател|соединени)\w*",
+)
+DOMAIN = _words(
+    r"traffic", r"services?", r"servers?", r"hosts?", r"cells?", r"sites?", "database", "db",
+    r"apis?", r"apps?", r"application", r"queues?", r"deploy\w*", r"releases?", r"clusters?",
+    r"network", r"users?", r"conversions?", r"orders?", r"revenue", r"sales", r"signups?",
+    r"metrics?", r"numbers", r"kpis?", r"dashboards?", r"alerts?", r"requests?",
+    "response time", "availability", r"трафик\w*", r"сервис\w*", r"сервер\w*", r"хост\w*",
+    r"сот(?:а|ы|е|у|ой|ам|ах)", r"сайт\w*", r"баз\w* данных", "бд", r"приложени\w*",
+    r"очеред\w*", r"деплой\w*", r"релиз\w*", r"кластер\w*", r"сет(?:ь|и)", r"пользовател\w*",
+    r"конверси\w*", r"заказ\w*", r"выручк\w*", r"продаж\w*", r"регистрац\w*", r"метрик\w*",
+    r"цифр\w*", r"показател\w*", r"дашборд\w*", r"алерт\w*", r"запрос\w*", r"время ответа",
+    r"доступност\w*",
+)
+TIME_HINT = _words(
+    r"since", r"yesterday", r"today", r"tonight", r"this (?:morning|week|month|evening)",
+    r"last (?:night|week|hour|month|day|\d+ \w+)", r"ago", r"overnight", r"hours?",
+    r"minutes?", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day", r"\d{1,2}:\d{2}",
+    r"\d{1,2} ?(?:am|pm)", r"\d{4}-\d{2}-\d{2}", r"\d{1,2}\.\d{1,2}(?:\.\d{2,4})?",
+    r"after (?:the )?(?:deploy|release|update)\w*", r"at noon", r"midnight", r"вчера",
+    r"сегодня", r"с утра", r"утром", r"вечер\w*", r"ноч\w*", r"недел\w*", r"час\w*",
+    r"минут\w*", r"сутк\w*", r"дн(?:я|ей)", r"понедельник\w*", r"вторник\w*", r"сред[уы]",
+    r"четверг\w*", r"пятниц\w*", r"суббот\w*", r"воскресень\w*", r"с \d+",
+    r"после (?:релиза|деплоя|обновления|выкатки)", r"полдень", r"полночь",
+)
+
+# --- decline: change data, run commands, secrets, attacks ---------------------------
+
+INJECTION = re.compile(
+    r"\b(?:ignore|disregard|forget|override|bypass)\b.{0,40}\b(?:instructions?|prompts?"
+    r"|rules|guidelines|guardrails|restrictions)\b"
+    r"|\byou are now\b|\bdeveloper mode\b|\bjailbreak\w*|\bdo anything now\b|\bact as dan\b"
+    r"|\b(?:проигнорируй|игнорируй|забудь|отмени|обойди)\w*\b.{0,40}"
+    r"(?:инструкц\w*|правил\w*|промп?т\w*|ограничени\w*)"
+    r"|\bты теперь\b|\bрежим разработчика\b"
+)
+SQL_WRITE = re.compile(
+    r"\b(?:delete\s+from|drop\s+(?:table|database|schema|index|view|column|user)"
+    r"|truncate\s+(?:table\s+)?[\w.]+|update\s+[\w.]+\s+set|insert\s+into|alter\s+table"
+    r"|grant\s+\w+\s+on|revoke\s+\w+)\b"
+)
+SHELL = re.compile(
+    r"(?:^|[\s`;|&])(?:rm\s+-\w+|sudo\s+\w+|chmod\s+\S+|chown\s+\S+|mkfs\S*|dd\s+if="
+    r"|kill\s+-\d+|killall\s+\w+|shutdown\s+-?\w*|reboot\b|systemctl\s+(?:stop|restart|disable)"
+    r"|kubectl\s+(?:delete|scale|apply|exec)|docker\s+(?:rm|kill|stop|exec)"
+    r"|curl\s+\S+\s*\|\s*(?:ba)?sh|wget\s+\S+\s*\|\s*(?:ba)?sh|:\(\)\s*\{)"
+)
+CODE_OBJECT = _words(  # compounds too: "bash-скрипт", "shell-команда"
+    r"commands?", r"scripts?", "shell", "bash", r"terminal", "code", r"programs?",
+    r"[\w-]+\.(?:sh|py|ps1|bat|exe|pl|rb)", r"`[^`]+`", r"cron\w*", r"команд\w*", r"скрипт\w*",
+    r"код\w*", r"программ\w*", r"консол\w*", r"терминал\w*",
+    hyphen_bound=False,
+)
+#: Verbs that, first in a clause, ask to change something or run something.
+CHANGE_VERBS_EN = (
+    "delete", "remove", "wipe", "erase", "purge", "truncate", "update", "insert", "alter",
+    "modify", "change", "edit", "overwrite", "reset", "restart", "reboot", "shutdown",
+    "shut down", "stop", "kill", "disable", "deploy", "rollback", "roll back", "install",
+    "uninstall", "grant", "revoke", "chmod", "flush", "scale down", "turn off", "switch off",
+    "drop the", "drop all", "clear the", "clean up the",
+)
+RUN_VERBS_EN = ("run", "execute", "exec", "launch", "start", "invoke", "eval", "ssh")
+CHANGE_VERBS_RU = (
+    r"удал(?:и|ите|ить)", r"сотр(?:и|ите)|стереть", r"очист(?:и|ите|ить)",
+    r"измен(?:и|ите|ить)", r"помен(?:яй|яйте|ять)", r"обнов(?:и|ите|ить)",
+    r"замен(?:и|ите|ить)", r"перепиш(?:и|ите)", r"дропн(?:и|ите|уть)", r"снес(?:и|ите|ти)",
+    r"грохн(?:и|ите|уть)", r"выключ(?:и|ите|ить)", r"отключ(?:и|ите|ить)",
+    r"останов(?:и|ите|ить)", r"перезапуст(?:и|ите|ить)", r"перезагруз(?:и|ите|ить)",
+    r"рестартан?(?:и|уть)", r"убе(?:й|йте)|убить", r"задепло(?:й|йте|ить)",
+    r"откат(?:и|ите|ить)", r"установ(?:и|ите|ить)", r"отформатиру(?:й|йте)", r"переименуй",
+    r"выда(?:й|йте|ть) права",
+)
+RUN_VERBS_RU = (r"выполн(?:и|ите|ить)", r"запуст(?:и|ите|ить)", r"исполн(?:и|ите|ить)")
+#: Words that may precede an imperative: "please", "can you", "пожалуйста", "надо".
+POLITE_PREFIX = re.compile(
+    r"^(?:(?:please|pls|kindly|just|now|then|also|and|so|ok|okay|hey|bot|quickly|go ahead and"
+    r"|can you|could you|would you|will you|you must|you should|i want you to|i need you to"
+    r"|i want to|i'd like to|we need to|need to|help me|let's|lets|пожалуйста|плиз|просто"
+    r"|сейчас|теперь|срочно|быстро|давай|можешь|можете|ты можешь|могли бы вы|мог бы ты"
+    r"|надо|нужно|необходимо|помоги|помогите|и|а|потом|затем|еще|бот)[\s,]+)+"
+)
+#: A verb-looking first word used as a noun: "drop in traffic", "restart of the pod".
+NOUN_USE = re.compile(
+    r"^\S+\s+(?:of|in|on|at|for|from|to|was|is|are|were|has|have|happened|rates?|counts?"
+    r"|loops?|storms?|times?|latency|errors?|failures?|failed|requests?|calls?|events?"
+    r"|operations?|ops|quer(?:y|ies)|jobs?|spikes?|took|takes|returns?|returned|fails?"
+    r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?)\b"
+)
+
+SECRET = _words(
+    r"passwords?", "passwd", "passphrase", r"tokens?", r"api[ -]?keys?", r"secrets?",
+    r"secret keys?", r"credentials?", "creds", r"private keys?", r"ssh keys?", r"access keys?",
+    r"\.env", r"env(?:ironment)? var\w*", r"connection strings?", "dsn", r"system prompt",
+    r"pin(?: codes?)?", "cvv", "cvc", r"card numbers?",
+    r"(?:your|the|hidden|initial|original|system) (?:prompt|instructions)", r"парол\w*",
+    r"токен\w*", r"(?:api|апи)-?ключ\w*", r"ключ(?:и|а|ом)? (?:api|апи|доступа)", r"секрет\w*",
+    r"пин-?код\w*", r"номер\w* карт\w*", r"код\w* из смс", r"учетн\w* данн\w*", r"креды",
+    r"системн\w* (?:промп?т\w*|инструкц\w*)",
+    r"(?:твой|твои|свой|свои|скрыт\w*|исходн\w*) (?:промп?т\w*|инструкц\w*|правил\w*)",
+    r"переменн\w* окружени\w*",
+)
+REVEAL = _words(
+    "show", "print", "reveal", "tell", "give", "display", "dump", "output", "send", "leak",
+    "share", "list", "expose", "paste", "cat", "echo", "repeat", "read out",
+    r"what(?:'s| is| are) (?:the|your|our|his|her|their|my|admin)", r"where(?:'s| is) the",
+    r"покаж\w*", r"вывед\w*", r"скаж\w*", r"дай\w*", r"напиш\w*", r"раскр\w*", r"пришл\w*",
+    r"отправ\w*", r"скин\w*", r"назов\w*", r"повтор\w*", r"где (?:лежит|хранится|найти)",
+    r"как(?:ой|ая|ие|ое) (?:у (?:тебя|вас|нас) )?(?:парол|токен|ключ|api|апи|секрет)\w*",
+)
+ATTACK = _words(
+    r"hack(?:ing)?(?: into| in)? (?:my|his|her|their|the|an?|someone'?s?|somebody'?s?|this"
+    r"|that|into)",
+    r"break into", r"crack(?:ing)? (?:the |a |his |her |their |my )?\w+", r"ddos[\w-]*",
+    r"dos[- ]attack\w*", r"phish[\w-]*", r"scam\w*", r"deceiv\w*", r"trick \w+(?: \w+)? into",
+    r"steal\w*", r"brute[ -]?forc\w*", r"spoof\w*", r"impersonat\w*", r"malware",
+    r"ransomware", r"keylogger\w*", r"botnet\w*", r"(?:write|make|create) (?:a |an )?virus",
+    r"lie to", r"manipulate (?:him|her|them|someone|somebody|people|my \w+)", r"doxx?\w*",
+    r"fake (?:invoice|login|email|page|site)\w*", r"взлом[\w-]*", r"ддос[\w-]*",
+    r"фишинг[\w-]*", r"обман\w*", r"укра[сд]\w*", r"стащ\w*", r"выман\w*", r"выуд\w*",
+    r"lure \w+(?: \w+)? into", r"convince \w+(?: \w+)? to (?:give|send|share|tell|transfer)",
+    r"брутфорс\w*", r"подоб\w* парол\w*", r"развест\w*", r"мошенн?ич\w*",
+    r"(?:напиш\w*|написать|созда\w*|сдела\w*) (?:\w+ )?(?:вирус|троян|кейлоггер|малвар)\w*",
+    r"выдать себя за", r"сов(?:ри|рать)", r"налга\w*", r"наврат\w*",
+    r"фейков\w* (?:страниц|сайт|письм|аккаунт|счет)\w*",
+)
+#: Asking how to defend, or reporting being the victim, is not an attack request.
+DEFENSIVE = _words(
+    r"protect\w*", r"defend\w*", r"prevent\w*", r"detect\w*", r"recogni[sz]\w*", r"mitigat\w*",
+    r"avoid\w*", r"spot", r"block\w*", r"is (?:this|it|that) (?:a )?(?:scam|phishing)",
+    r"(?:were|got|been|was|are|is|under) (?:being )?"
+    r"(?:hacked|attacked|phished|ddos\w*|scammed)", r"under (?:a )?(?:d?dos|attack)",
+    r"^(?:is|was|are|were|could|can) (?:it|this|that|the|we|there)\b.{0,60}"
+    r"(?:d?dos|attack|hack)\w*", r"^(?:это|похоже|не)\b.{0,40}(?:ддос|ddos|атак|взлом)\w*",
+    r"защит\w*", r"предотвра\w*", r"распозна\w*", r"обнаруж\w*", r"избеж\w*", r"отлич\w*",
+    r"это (?:фишинг|мошенни\w*|развод)", r"нас (?:взломали|атаку\w*|ддос\w*)",
+    r"под (?:d?dos|ддос|атак)\w*",
+)
+# fmt: on
