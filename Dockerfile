@@ -1,0 +1,27 @@
+# whytree: the Telegram bot. Uses the embedded PostgreSQL unless DATABASE_URL is set.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    WHYTREE_DATA_DIR=/data
+
+RUN useradd --create-home --uid 10001 whytree \
+    && mkdir /data && chown whytree:whytree /data
+
+WORKDIR /app
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY reasoning_core ./reasoning_core
+COPY storage ./storage
+COPY migrations ./migrations
+COPY runbooks ./runbooks
+COPY benchmarks ./benchmarks
+COPY tests/__init__.py ./tests/__init__.py
+COPY tests/fakes ./tests/fakes
+RUN pip install .
+
+USER whytree
+VOLUME ["/data"]
+ENTRYPOINT ["whytree"]
+CMD ["run"]

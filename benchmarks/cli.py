@@ -1,0 +1,54 @@
+"""`whytree bench NAME`: run a benchmark, print readable figures or one JSON object."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from benchmarks.quick import format_quick_report, run_quick_bench
+from benchmarks.strategy.runner import (
+    DEFAULT_CASES,
+    CasesFileError,
+    format_strategy_report,
+    run_strategy_bench,
+)
+from bot.app import build_chat_model
+from bot.config import Settings
+
+
+def add_bench_parsers(bench: Any) -> None:
+    """Register the benchmark subcommands on the `bench` subparsers object."""
+    quick = bench.add_parser("quick", help="throughput and latency vs a bare aiogram bot")
+    quick.add_argument("--chats", type=int, default=50)
+    quick.add_argument("--questions", type=int, default=5)
+    quick.add_argument("--json", action="store_true")
+    strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
+    strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
+    strategy.add_argument("--json", action="store_true")
+
+
+async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
+    if args.bench == "quick":
+        result = await run_quick_bench(chats=args.chats, questions=args.questions)
+        _emit(result, args.json, format_quick_report)
+        return 0
+    if args.bench == "strategy":
+        model = build_chat_model(settings)
+        try:
+            result = await run_strategy_bench(args.cases, model)
+        except CasesFileError as e:
+            print(f"whytree bench strategy: {e}", file=sys.stderr)
+            return 2
+        finally:
+            if model is not None:
+                await model.aclose()
+        _emit(result, args.json, format_strategy_report)
+        return 0
+    raise AssertionError(f"unknown benchmark {args.bench}")
+
+
+def _emit(result: dict[str, Any], as_json: bool, fmt: Any) -> None:
+    print(json.dumps(result) if as_json else fmt(result))

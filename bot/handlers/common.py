@@ -1,0 +1,53 @@
+"""/start, /help and /new."""
+
+from __future__ import annotations
+
+from aiogram import Router
+from aiogram.filters import Command, CommandStart
+from aiogram.types import BotCommand, Message
+
+from reasoning_core.service import ReasoningService
+
+COMMANDS = [
+    BotCommand(command="start", description="What whytree does"),
+    BotCommand(command="help", description="How to ask and what the marks mean"),
+    BotCommand(command="new", description="Start a new session (forget the recent context)"),
+]
+
+START_TEXT = (
+    "👋 I'm <b>whytree</b>. Ask me anything — for incident questions like "
+    "<i>why did traffic drop on cell 12345 since Monday?</i> I investigate and tell you "
+    "how sure I am.\n\nSee /help for details."
+)
+
+HELP_TEXT = (
+    "<b>How to use whytree</b>\n"
+    "• Just type your question. In groups, mention me or reply to my message.\n"
+    "• Every answer ends with a confidence tag: 🟢 high (≥ 0.8), 🟡 medium (≥ 0.5), "
+    "🔴 low — and says what I'm unsure about when confidence is below 0.7.\n"
+    "• One question at a time per chat.\n\n"
+    "<b>Commands</b>\n" + "\n".join(f"/{c.command} — {c.description}" for c in COMMANDS)
+)
+
+
+async def start_handler(message: Message) -> None:
+    await message.answer(START_TEXT)
+
+
+async def help_handler(message: Message) -> None:
+    await message.answer(HELP_TEXT)
+
+
+async def new_session_handler(message: Message, service: ReasoningService) -> None:
+    if message.from_user is None:
+        return
+    await service.new_session(user_id=message.from_user.id, chat_id=message.chat.id)
+    await message.answer("🆕 New session started: I won't use our earlier messages as context.")
+
+
+def create_router() -> Router:
+    router = Router(name=__name__)
+    router.message.register(start_handler, CommandStart())
+    router.message.register(help_handler, Command("help"))
+    router.message.register(new_session_handler, Command("new"))
+    return router

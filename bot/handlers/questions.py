@@ -1,0 +1,56 @@
+"""Text questions: run the reasoning service and reply with the rendered answer."""
+
+from __future__ import annotations
+
+from aiogram import Bot, F, Router
+from aiogram.types import Message
+from aiogram.utils.chat_action import ChatActionSender
+
+from bot.filters import AddressedToBot
+from bot.progress import ProgressMessage
+from bot.rendering import render_answer
+from bot.replies import send_html
+from reasoning_core.models import Question
+from reasoning_core.service import ReasoningService
+
+MAX_QUESTION_CHARS = 4000
+
+
+async def question_handler(
+    message: Message, bot: Bot, service: ReasoningService, question_text: str
+) -> None:
+    if message.from_user is None:
+        return
+    if not question_text:
+        await message.reply("Please type your question as text.")
+        return
+    if len(question_text) > MAX_QUESTION_CHARS:
+        await message.reply(
+            f"That message is {len(question_text):,} characters long; please keep a question "
+            f"under {MAX_QUESTION_CHARS:,} characters (the key facts are enough)."
+        )
+        return
+    question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
+    progress = ProgressMessage(bot=bot, chat_id=message.chat.id)
+    async with ChatActionSender.typing(bot=bot, chat_id=message.chat.id):
+        answer = None
+        async for event in service.ask(question):
+            if event.answer is not None:
+                answer = event.answer
+            else:
+                await progress.update(event)
+    await progress.finish()
+    if answer is not None:
+        await send_html(message, render_answer(answer))
+
+
+def create_router() -> Router:
+    router = Router(name=__name__)
+    router.message.register(
+        question_handler,
+        F.text,
+        ~F.text.startswith("/"),
+        AddressedToBot(),
+        flags={"one_at_a_time": True},
+    )
+    return router

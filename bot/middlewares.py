@@ -1,0 +1,65 @@
+"""Per-update middlewares: who is asking, and one question at a time per chat."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiogram import BaseMiddleware
+from aiogram.dispatcher.flags import get_flag
+from aiogram.types import Message, TelegramObject, User
+
+from reasoning_core.errors import StoreError
+from reasoning_core.ports import UserStore
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
+
+BUSY_TEXT = "⏳ Still working on your previous question — send this again once I've answered."
+
+
+class UserMiddleware(BaseMiddleware):
+    """Creates the user on first contact and refreshes last_seen; puts `user` in the data."""
+
+    def __init__(self, users: UserStore) -> None:
+        self._users = users
+
+    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
+        tg_user: User | None = data.get("event_from_user")
+        data["user"] = None
+        if tg_user is not None and not tg_user.is_bot:
+            try:
+                data["user"] = await self._users.touch(
+                    tg_user.id, username=tg_user.username, full_name=tg_user.full_name
+                )
+            except StoreError as e:
+                # The question can still be answered; only persistence will suffer.
+                log.error("could not load user %s: %s", tg_user.id, e)
+        return await handler(event, data)
+
+
+class OneQuestionPerChatMiddleware(BaseMiddleware):
+    """Handlers flagged `one_at_a_time` run at most once per chat at a time.
+
+    A second question while the first is being answered is turned away with a
+    short notice rather than queued: a queue would answer stale questions after
+    a slow deep analysis, and the user can simply resend.
+    """
+
+    def __init__(self) -> None:
+        self._busy: set[int] = set()
+
+    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
+        if not isinstance(event, Message) or not get_flag(data, "one_at_a_time"):
+            return await handler(event, data)
+        chat_id = event.chat.id
+        if chat_id in self._busy:
+            await event.reply(BUSY_TEXT)
+            return None
+        self._busy.add(chat_id)
+        try:
+            return await handler(event, data)
+        finally:
+            self._busy.discard(chat_id)

@@ -1,0 +1,133 @@
+"""Every kind of odd input gets a clear reply or a deliberate silence, never a traceback."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+
+from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
+from tests.fakes.openai_replies import Reply
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.telegram_server import FakeTelegramServer
+from tests.fakes.telegram_updates import Content
+
+CHAT = 601
+GROUP = -100601
+
+
+@pytest.fixture
+async def bot(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> AsyncIterator[RunningBot]:
+    llm.script(lambda request: Reply.json({"answer": "an answer", "confidence": 0.9}))
+    settings = harness_settings(
+        database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
+    )
+    async with running_bot(settings, telegram) as running:
+        yield running
+
+
+async def _only_reply(telegram: FakeTelegramServer, chat_id: int) -> str:
+    [sent] = await telegram.wait_for_messages(chat_id, 1)
+    return sent.text
+
+
+async def _no_traceback(telegram: FakeTelegramServer) -> None:
+    assert not any("Traceback" in m.text for m in telegram.sent_messages())
+
+
+async def test_empty_text_asks_for_a_question(
+    bot: RunningBot, telegram: FakeTelegramServer
+) -> None:
+    telegram.push_message(CHAT, "   ")
+    assert "type your question" in await _only_reply(telegram, CHAT)
+
+
+async def test_ten_thousand_characters_are_refused_politely(
+    bot: RunningBot, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    telegram.push_message(CHAT, "why" + "?" * 9997)
+    text = await _only_reply(telegram, CHAT)
+    assert "10,000 characters" in text and "4,000" in text
+    assert llm.request_count == 0
+
+
+@pytest.mark.parametrize("content", ["sticker", "photo", "document"])
+async def test_non_text_content_gets_a_clear_reply(
+    bot: RunningBot, telegram: FakeTelegramServer, content: Content
+) -> None:
+    telegram.push_message(CHAT, None, content=content)
+    assert "only read text" in await _only_reply(telegram, CHAT)
+
+
+async def test_unknown_command_points_to_help(
+    bot: RunningBot, telegram: FakeTelegramServer
+) -> None:
+    telegram.push_message(CHAT, "/frobnicate now")
+    assert "/help" in await _only_reply(telegram, CHAT)
+
+
+async def test_edited_message_is_explained_not_answered(
+    bot: RunningBot, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    telegram.push_message(CHAT, "why is it slow?", edited=True)
+    assert "edited" in await _only_reply(telegram, CHAT)
+    assert llm.request_count == 0
+
+
+async def test_group_messages_need_a_mention_or_a_reply(
+    bot: RunningBot, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    telegram.push_message(GROUP, "chatting among ourselves", chat_type="supergroup", user_id=7)
+    telegram.push_message(GROUP, None, chat_type="supergroup", user_id=7, content="sticker")
+    telegram.push_message(GROUP, "/frobnicate", chat_type="supergroup", user_id=7)
+    telegram.push_message(
+        GROUP, "@whytree_test_bot what is DNS?", chat_type="supergroup", user_id=7
+    )
+    [answer] = await telegram.wait_for_messages(GROUP, 1)
+    assert "an answer" in answer.text
+    assert "@whytree_test_bot" not in str(llm.requests[-1]["messages"][-1])
+    telegram.push_message(GROUP, "and IPv6?", chat_type="supergroup", user_id=8, reply_to_bot=True)
+    await telegram.wait_for_messages(GROUP, 2)
+    await asyncio.sleep(0.3)  # anything else would have arrived by now
+    assert len(telegram.sent_messages(GROUP)) == 2, telegram.dump()
+    assert llm.request_count == 2
+
+
+async def test_start_help_and_new(bot: RunningBot, telegram: FakeTelegramServer) -> None:
+    telegram.push_message(CHAT, "/start")
+    telegram.push_message(CHAT, "/help")
+    telegram.push_message(CHAT, "/new")
+    start, help_, new = await telegram.wait_for_messages(CHAT, 3)
+    assert "whytree" in start.text
+    assert "/new" in help_.text and "confidence" in help_.text
+    assert "New session" in new.text
+    sessions = await bot.runtime.pool.fetch(
+        "SELECT ended_at FROM sessions WHERE chat_id = $1 ORDER BY id", CHAT
+    )
+    assert len(sessions) == 1 and sessions[0]["ended_at"] is None
+    await _no_traceback(telegram)
+
+
+async def test_new_session_drops_the_history_from_prompts(
+    bot: RunningBot, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    telegram.push_message(CHAT, "remember the word pineapple")
+    await telegram.wait_for_messages(CHAT, 1)
+    telegram.push_message(CHAT, "/new")
+    await telegram.wait_for_messages(CHAT, 2)
+    telegram.push_message(CHAT, "what was the word?")
+    await telegram.wait_for_messages(CHAT, 3)
+    assert "pineapple" not in str(llm.requests[-1]["messages"])
+
+
+async def test_a_database_outage_mid_run_still_answers(
+    bot: RunningBot, telegram: FakeTelegramServer
+) -> None:
+    await bot.runtime.pool.close()  # the database goes away under a running bot
+    telegram.push_message(CHAT, "are you there?")
+    text = await _only_reply(telegram, CHAT)
+    assert "an answer" in text or "database" in text
+    await _no_traceback(telegram)
