@@ -1,0 +1,249 @@
+"""The `sql` tool: read-only queries on a separate pool (TOOLS_SQL_DSN).
+
+Three fences keep it read-only and bounded: only SELECT-like statements are sent
+(`reasoning_core.tools.sql_text`), every query runs inside a READ ONLY
+transaction with a transaction-local `statement_timeout`, and at most
+`max_rows + 1` rows are fetched through a cursor (the extra row tells us the
+result was truncated). Values are bound, never formatted into the SQL. Driver
+errors become ``ToolResult(ok=False)`` with a message safe for users; a missing
+table or column reads "data source lacks ...".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import time
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+from uuid import UUID
+
+import asyncpg
+
+from reasoning_core.errors import ToolError
+from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
+from reasoning_core.tools.sql_text import (
+    READ_STATEMENTS,
+    SqlTextError,
+    bind_named,
+    first_keyword,
+    has_multiple_statements,
+)
+from storage.pool import CONNECTION_ERRORS, redact_dsn
+
+_CONNECT_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, asyncpg.PostgresError)
+_MISSING = re.compile(r'^(relation|column|schema|function)\s+"?(.+?)"?\s+does not exist')
+_MISSING_WHAT = {
+    "relation": "table",
+    "column": "column",
+    "schema": "schema",
+    "function": "function",
+}
+
+_DESCRIBE_SQL = """
+SELECT n.nspname AS schema, c.relname AS table, a.attname AS column,
+       format_type(a.atttypid, a.atttypmod) AS type
+FROM pg_catalog.pg_class c
+JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+WHERE n.nspname = ANY($1::text[]) AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+ORDER BY n.nspname, c.relname, a.attnum
+"""
+
+
+class PgSqlTool:
+    """Read-only SQL against PostgreSQL; implements the `Tool` port."""
+
+    name = "sql"
+
+    def __init__(
+        self,
+        pool: asyncpg.Pool[Any],
+        *,
+        statement_timeout_ms: int = 5000,
+        max_rows: int = 200,
+        acquire_timeout_sec: float = 5.0,
+        owns_pool: bool = False,
+    ) -> None:
+        self._pool = pool
+        self._timeout_ms = statement_timeout_ms
+        self._max_rows = max_rows
+        self._acquire_timeout = acquire_timeout_sec
+        self._owns_pool = owns_pool
+
+    @classmethod
+    async def connect(
+        cls,
+        dsn: str,
+        *,
+        statement_timeout_ms: int = 5000,
+        max_rows: int = 200,
+        pool_size: int = 4,
+    ) -> PgSqlTool:
+        """Open the tool's own pool; an unreachable server raises ToolError naming it."""
+        try:
+            pool: asyncpg.Pool[Any] = await asyncpg.create_pool(
+                dsn, min_size=1, max_size=pool_size, timeout=10.0
+            )
+        except _CONNECT_ERRORS as e:
+            raise ToolError(
+                f"cannot reach the SQL data source TOOLS_SQL_DSN ({redact_dsn(dsn)}): {e}"
+            ) from e
+        return cls(
+            pool, statement_timeout_ms=statement_timeout_ms, max_rows=max_rows, owns_pool=True
+        )
+
+    async def close(self) -> None:
+        """Close the pool if this tool opened it."""
+        if self._owns_pool:
+            await self._pool.close()
+
+    async def run(self, request: ToolRequest) -> ToolResult:
+        """Run one read-only query; every failure comes back as ``ok=False``."""
+        started = time.perf_counter()
+        try:
+            sql, args = _prepare(request)
+        except _Refusal as e:
+            return ToolResult.failure(self.name, e.kind, str(e))
+        timeout_ms = int(request.timeout_sec * 1000) if request.timeout_sec else self._timeout_ms
+        limit = request.max_rows or self._max_rows
+        try:
+            columns, records = await self._fetch(sql, args, timeout_ms, limit + 1)
+        except _Refusal as e:
+            return ToolResult.failure(self.name, e.kind, str(e), elapsed_ms=_ms(started))
+        truncated = len(records) > limit
+        rows = [{c: jsonable(v) for c, v in zip(columns, r, strict=True)} for r in records[:limit]]
+        return ToolResult(
+            tool=self.name,
+            ok=True,
+            rows=rows,
+            data={"columns": columns},
+            row_count=len(rows),
+            truncated=truncated,
+            truncation_note=f"result cut to the first {limit} rows" if truncated else None,
+            elapsed_ms=_ms(started),
+        )
+
+    async def describe_schema(self, schemas: Sequence[str] = ("demo",)) -> str:
+        """The tables and columns the model may query, one line per table."""
+        try:
+            _, records = await self._fetch(
+                _DESCRIBE_SQL, [list(schemas)], self._timeout_ms, 10_000
+            )
+        except _Refusal as e:
+            raise ToolError(f"cannot describe the SQL data source: {e}") from e
+        tables: dict[str, list[str]] = {}
+        for schema, table, column, type_ in records:
+            tables.setdefault(f"{schema}.{table}", []).append(f"{column} {type_}")
+        if not tables:
+            return f"No tables in schema(s) {', '.join(schemas)}."
+        lines = ["Tables you may query (read-only SQL, PostgreSQL):"]
+        lines += [f"- {name}({', '.join(cols)})" for name, cols in tables.items()]
+        return "\n".join(lines)
+
+    async def _fetch(
+        self, sql: str, args: Sequence[Any], timeout_ms: int, n: int
+    ) -> tuple[list[str], list[tuple[Any, ...]]]:
+        # The client-side deadline is a backstop; the server's timeout fires first.
+        try:
+            async with (
+                asyncio.timeout(timeout_ms / 1000 + self._acquire_timeout + 2),
+                self._pool.acquire(timeout=self._acquire_timeout) as conn,
+                conn.transaction(readonly=True),
+            ):
+                await conn.execute(
+                    "SELECT set_config('statement_timeout', $1, true)", str(timeout_ms)
+                )
+                statement = await conn.prepare(sql)
+                columns = [a.name for a in statement.get_attributes()]
+                records = await (await statement.cursor(*args)).fetch(n)
+                return columns, [tuple(r.values()) for r in records]
+        except asyncpg.PostgresError as e:
+            kind, message = _translate(e, timeout_ms)
+            raise _Refusal(kind, message) from e
+        except TimeoutError as e:
+            raise _Refusal("timeout", f"query timed out after {timeout_ms} ms") from e
+        except asyncpg.InterfaceError as e:
+            if isinstance(e, ValueError):  # asyncpg could not encode an argument
+                raise _Refusal("failed", f"a parameter does not fit the query: {e}") from e
+            raise _Refusal("unavailable", "the SQL data source is unavailable") from e
+        except CONNECTION_ERRORS as e:
+            raise _Refusal("unavailable", "the SQL data source is unavailable") from e
+
+
+class _Refusal(Exception):
+    def __init__(self, kind: ToolErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind: ToolErrorKind = kind
+
+
+def _prepare(request: ToolRequest) -> tuple[str, list[Any]]:
+    sql = (request.query or "").strip()
+    if not sql:
+        raise _Refusal("syntax", "the sql tool needs a query")
+    keyword = first_keyword(sql)
+    if keyword not in READ_STATEMENTS:
+        raise _Refusal(
+            "refused",
+            f"refused: the sql tool runs read-only queries (SELECT, WITH, ...), "
+            f"not {keyword.upper() or 'this statement'}",
+        )
+    if has_multiple_statements(sql):
+        raise _Refusal("refused", "refused: the sql tool runs one statement at a time")
+    if isinstance(request.params, dict):
+        try:
+            return bind_named(sql, request.params)
+        except SqlTextError as e:
+            raise _Refusal("syntax", str(e)) from e
+    return sql, list(request.params)
+
+
+def _translate(e: asyncpg.PostgresError, timeout_ms: int) -> tuple[ToolErrorKind, str]:
+    """Map a PostgreSQL error (by SQLSTATE) to a kind and a user-safe message."""
+    message = getattr(e, "message", None) or str(e)
+    state = getattr(e, "sqlstate", None) or ""
+    if state in {"42P01", "42703", "3F000", "42883"}:
+        m = _MISSING.match(message)
+        what = f"{_MISSING_WHAT[m.group(1)]} {m.group(2)}" if m else message
+        return "missing", f"data source lacks {what}"
+    if state == "25006":
+        return "refused", f"refused: the sql tool is read-only ({message})"
+    if state == "57014":
+        return "timeout", f"query timed out after {timeout_ms} ms (statement_timeout)"
+    if state == "42501":
+        return "refused", f"refused: {message}"
+    if state.startswith("42"):
+        return "syntax", f"SQL error: {message}"
+    return "failed", f"query failed: {message}"
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+def jsonable(value: Any) -> Any:
+    """A driver value as plain JSON data (dates as ISO text, Decimal as float)."""
+    if value is None or isinstance(value, bool | int | str):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, list | tuple):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    for types, convert in _CONVERTERS:
+        if isinstance(value, types):
+            return convert(value)
+    return str(value)
+
+
+_CONVERTERS: tuple[tuple[type | tuple[type, ...], Callable[[Any], Any]], ...] = (
+    ((datetime, date), lambda v: v.isoformat()),
+    (Decimal, lambda v: jsonable(float(v))),
+    (timedelta, lambda v: v.total_seconds()),
+    (UUID, str),
+    ((bytes, bytearray, memoryview), lambda v: bytes(v).hex()),
+)
