@@ -16,12 +16,16 @@ from pydantic import BaseModel, Field
 
 from reasoning_core.models import (
     ClarifyingQuestion,
+    Evidence,
     Node,
     Strategy,
     StrategyDecision,
+    Synthesis,
     Tree,
     Usage,
 )
+from reasoning_core.planning import CheckProposal, HypothesisProposal, Plan, PlanningContext
+from reasoning_core.tools.base import ToolResult
 
 # --- LLM ---------------------------------------------------------------------------
 
@@ -278,3 +282,35 @@ class TreeStore(Protocol):
     ) -> builtins.list[TreeSummary]:
         """The newest trees first, of one user or of everyone (user_id None)."""
         ...
+
+
+# --- planners ------------------------------------------------------------------------
+
+
+class Planner(Protocol):
+    """Proposes hypotheses and checks, reads tool results as evidence, words the synthesis.
+
+    Implementations: the LLM planner and the runbook planner. See
+    reasoning_core/planning.py for the call order. Raises `LLMError` (LLM planner)
+    or `ReasoningError` subclasses; the explorer falls back or reports.
+    """
+
+    name: str  # "llm" or "runbook": the Answer says which planner produced it
+
+    async def propose_hypotheses(self, ctx: PlanningContext) -> Plan: ...
+
+    async def propose_checks(
+        self, ctx: PlanningContext, hypothesis: HypothesisProposal
+    ) -> list[CheckProposal]: ...
+
+    async def interpret(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        check: CheckProposal,
+        result: ToolResult,
+    ) -> Evidence: ...
+
+    async def synthesize(
+        self, ctx: PlanningContext, tree: Tree, synthesis: Synthesis
+    ) -> Synthesis: ...

@@ -1,0 +1,73 @@
+"""What a planner proposes and what the explorer gives it: the Planner port's models.
+
+Two brains sit behind one `Planner` port (reasoning_core/ports.py): the LLM
+planner and the runbook planner. The explorer drives either one the same way:
+
+1. `propose_hypotheses(ctx)` -> a `Plan`: competing hypotheses, or a
+   `conclusion` when there is nothing to investigate (e.g. "no drop found").
+2. `propose_checks(ctx, hypothesis)` -> checks, each a tool request.
+3. the explorer runs the checks through the tools, concurrently;
+4. `interpret(ctx, hypothesis, check, result)` -> `Evidence`;
+5. `synthesize(ctx, tree, synthesis)` -> the synthesis with recommendations
+   and wording added (the numbers come from aggregation, not from the planner).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from reasoning_core.models import Evidence
+from reasoning_core.tools.base import ToolRequest
+
+
+class HypothesisProposal(BaseModel):
+    """A candidate cause. `key` is stable across runs (e.g. "technical")."""
+
+    key: str = Field(min_length=1, max_length=64)
+    title: str = Field(min_length=1, max_length=200)
+    description: str = Field(default="", max_length=1000)
+    prior: float = Field(default=0.5, ge=0.01, le=0.99)
+    confirm_if: str = Field(default="", max_length=500)
+    refute_if: str = Field(default="", max_length=500)
+
+
+class CheckProposal(BaseModel):
+    """One verifiable check: which tool, with which request, and why."""
+
+    key: str = Field(min_length=1, max_length=64)
+    description: str = Field(min_length=1, max_length=500)
+    tool: str = Field(min_length=1, max_length=32)
+    request: ToolRequest
+    #: Expected information gain (0..1) and relative cost, for best-first ordering.
+    gain: float = Field(default=0.5, ge=0.0, le=1.0)
+    cost: float = Field(default=1.0, gt=0.0)
+    #: Planner-private details (e.g. the runbook's verdict rule) carried to `interpret`.
+    extra: dict[str, Any] = Field(default_factory=dict)
+
+
+class Plan(BaseModel):
+    hypotheses: list[HypothesisProposal] = Field(default_factory=list)
+    #: Set when there is nothing to investigate; the answer then has primary id "none".
+    conclusion: Evidence | None = None
+    #: Parameters the planner resolved (entities, time window), for the report.
+    parameters: dict[str, Any] = Field(default_factory=dict)
+
+
+class PlanningContext(BaseModel):
+    """Everything a planner may use to plan one analysis."""
+
+    question: str
+    goal: str
+    language: str = "en"
+    user_id: int | None = None
+    parameters: dict[str, Any] = Field(default_factory=dict)
+    #: "the previous attempt failed because ..." on a plan revision.
+    previous_failure: str | None = None
+    #: Hypothesis keys already tried; a revision must not propose them again.
+    excluded_hypotheses: list[str] = Field(default_factory=list)
+    #: Matching runbooks' text, given to the LLM planner as guidance.
+    guidance: str | None = None
+    #: "Previously for this user/project" lines from long-term memory.
+    memory: list[str] = Field(default_factory=list)
