@@ -1,0 +1,321 @@
+"""The runbook format: pydantic models of one YAML runbook (docs/runbooks.md).
+
+Strict on purpose (unknown keys are errors): a typo in a runbook should fail
+at load with the file and field named, not silently change an investigation.
+Cross-references (a hypothesis naming a check, a template naming a parameter)
+are checked here too and reported as `FieldError`s that carry the field path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+
+from reasoning_core.runbooks.entities import Language, compile_pattern
+from reasoning_core.runbooks.rules import VerdictRule
+from reasoning_core.runbooks.sqltext import ensure_read_only, sql_parameter_names
+from reasoning_core.runbooks.templates import template_parameter_names
+from reasoning_core.runbooks.timewindow import WINDOW_PARAMETERS
+
+Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+#: Names every template may use besides the runbook's parameters (`step` = Prometheus step).
+IMPLICIT_PARAMETERS = (*WINDOW_PARAMETERS, "step")
+#: The synthesis id a runbook's gate answers with when the data shows nothing to explain.
+NONE_ID = "none"
+
+
+class FieldError(ValueError):
+    """A cross-reference problem, with the dotted path of the field at fault."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Localized(_Strict):
+    """A text in both languages the bot speaks."""
+
+    en: str = Field(min_length=1, max_length=500)
+    ru: str = Field(min_length=1, max_length=500)
+
+    def get(self, language: Language) -> str:
+        return self.ru if language == "ru" else self.en
+
+
+class LocalizedList(_Strict):
+    """A list of texts (recommendations) in both languages."""
+
+    en: list[str] = Field(default_factory=list)
+    ru: list[str] = Field(default_factory=list)
+
+    def get(self, language: Language) -> list[str]:
+        return self.ru if language == "ru" else self.en
+
+
+def _pattern_list(value: object) -> object:
+    return [value] if isinstance(value, str) else value
+
+
+def _check_regexes(patterns: list[str], *, group: str | None) -> list[str]:
+    for pattern in patterns:
+        try:
+            compiled = compile_pattern(pattern)
+        except re.error as e:
+            raise ValueError(f"invalid regex {pattern!r}: {e}") from e
+        if group is None and not compiled.groupindex:
+            raise ValueError(f"pattern {pattern!r} needs a named group (?P<name>...)")
+        if group is not None and group not in compiled.groupindex:
+            raise ValueError(f"pattern {pattern!r} needs the named group (?P<{group}>...)")
+    return patterns
+
+
+class Keywords(_Strict):
+    en: list[str] = Field(default_factory=list)
+    ru: list[str] = Field(default_factory=list)
+
+
+class Triggers(_Strict):
+    """What makes a question match: keywords (word starts) and entity patterns."""
+
+    keywords: Keywords = Field(default_factory=Keywords)
+    entities: list[str] = Field(default_factory=list)
+    #: Score needed to match: one per keyword found, two per entity pattern that hits.
+    min_score: float = Field(default=2.0, gt=0)
+
+    @field_validator("entities")
+    @classmethod
+    def _regexes(cls, value: list[str]) -> list[str]:
+        return _check_regexes(value, group=None)
+
+
+class Parameter(_Strict):
+    """A value a check needs: from the question (entity, date) or a constant."""
+
+    name: Identifier
+    source: Literal["entity", "date", "constant"]
+    pattern: list[str] = Field(default_factory=list)
+    default: str | None = None
+    required: bool = False
+    question: Localized | None = None
+    options: list[str] = Field(default_factory=list, max_length=4)
+    #: Read-only SQL whose first column suggests options (window parameters only).
+    options_query: str | None = None
+
+    _patterns = field_validator("pattern", mode="before")(_pattern_list)
+
+    @field_validator("pattern")
+    @classmethod
+    def _regexes(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        return _check_regexes(value, group=info.data.get("name"))
+
+    @field_validator("options_query")
+    @classmethod
+    def _read_only(cls, value: str | None) -> str | None:
+        if value is not None:
+            ensure_read_only(value)
+            unknown = set(sql_parameter_names(value)) - set(IMPLICIT_PARAMETERS)
+            if unknown:
+                raise ValueError(f"options_query may use only window parameters, not {unknown}")
+        return value
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Parameter:
+        if self.name in IMPLICIT_PARAMETERS:
+            raise FieldError("name", f"{self.name!r} is reserved for the time window")
+        if self.source == "constant" and self.default is None:
+            raise FieldError("default", "a constant parameter needs a default")
+        if self.required and self.question is None:
+            raise FieldError("question", "a required parameter needs a clarifying question")
+        return self
+
+
+class Anchor(_Strict):
+    """How to find "now" of the data: a query whose first value is the latest timestamp."""
+
+    tool: Literal["sql", "prometheus"]
+    query: str = Field(min_length=1)
+
+    @field_validator("query")
+    @classmethod
+    def _read_only(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("tool") == "sql":
+            ensure_read_only(value)
+        return value
+
+
+class WindowSpec(_Strict):
+    """Default recent window and baseline length; the anchor defaults to the clock."""
+
+    recent_hours: float = Field(default=72, gt=0)
+    baseline_hours: float = Field(default=504, gt=0)
+    anchor: Anchor | None = None
+
+
+class HttpRequest(_Strict):
+    method: Literal["GET", "HEAD"] = "GET"
+    url: str = Field(pattern=r"^https?://")
+
+
+class Check(_Strict):
+    """One verification: a tool call with a template and the rule that reads its result."""
+
+    id: Identifier
+    tool: Literal["sql", "prometheus", "http_check"]
+    description: Localized
+    query: str | None = None
+    request: HttpRequest | None = None
+    #: Prometheus: a range query over [baseline_start, recent_end] (else an instant query).
+    range: bool = True
+    step_seconds: int = Field(default=3600, ge=1)
+    verdict: VerdictRule
+    #: Copied into the evidence data (e.g. detail: availability).
+    tags: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("query")
+    @classmethod
+    def _read_only(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value is not None and info.data.get("tool") == "sql":
+            ensure_read_only(value)
+        return value
+
+    @model_validator(mode="after")
+    def _template_present(self) -> Check:
+        if self.tool in ("sql", "prometheus") and not self.query:
+            raise FieldError("query", f"a {self.tool} check needs a query")
+        if self.tool == "http_check" and self.request is None:
+            raise FieldError("request", "an http_check needs a request")
+        return self
+
+    def parameter_names(self) -> list[str]:
+        """Parameters the template refers to."""
+        if self.tool == "sql":
+            return sql_parameter_names(self.query or "")
+        if self.tool == "prometheus":
+            return template_parameter_names(self.query or "")
+        return template_parameter_names(self.request.url if self.request else "")
+
+
+class Hypothesis(_Strict):
+    """A possible cause, the checks that speak for it and those that speak against it."""
+
+    id: Identifier
+    title: Localized
+    description: Localized | None = None
+    prior: float = Field(gt=0, lt=1)
+    checks: list[Identifier] = Field(min_length=1)
+    #: Checks whose confirmation counts against this hypothesis (e.g. "the cell was down").
+    against: list[Identifier] = Field(default_factory=list)
+    #: all: evidence adds up (log-odds); any: each check is an alternative (noisy-OR).
+    combine: Literal["all", "any"] = "all"
+    recommendations: LocalizedList = Field(default_factory=LocalizedList)
+    #: Only proposed when the plan is revised.
+    fallback: bool = False
+
+
+class Gate(_Strict):
+    """Is there anything to explain at all? If every gate check is refuted, the answer is none."""
+
+    checks: list[Identifier] = Field(min_length=1)
+    title: Localized
+    recommendations: LocalizedList = Field(default_factory=LocalizedList)
+
+
+class Runbook(_Strict):
+    """One known incident type: how to recognise it, what may cause it, how to check."""
+
+    id: Identifier
+    title: Localized
+    description: Localized
+    triggers: Triggers
+    parameters: list[Parameter] = Field(default_factory=list)
+    window: WindowSpec = Field(default_factory=WindowSpec)
+    gate: Gate | None = None
+    hypotheses: list[Hypothesis] = Field(min_length=1)
+    checks: list[Check] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _references(self) -> Runbook:
+        _unique("parameters", [p.name for p in self.parameters])
+        _unique("checks", [c.id for c in self.checks])
+        _unique("hypotheses", [h.id for h in self.hypotheses])
+        check_ids = {c.id for c in self.checks}
+        for i, hypothesis in enumerate(self.hypotheses):
+            if hypothesis.id == NONE_ID:
+                raise FieldError(f"hypotheses[{i}].id", f"{NONE_ID!r} is reserved for the gate")
+            for key in ("checks", "against"):
+                for ref in getattr(hypothesis, key):
+                    if ref not in check_ids:
+                        raise FieldError(f"hypotheses[{i}].{key}", f"unknown check {ref!r}")
+        if all(h.fallback for h in self.hypotheses):
+            raise FieldError("hypotheses", "at least one hypothesis must not be a fallback")
+        for ref in self.gate.checks if self.gate else []:
+            if ref not in check_ids:
+                raise FieldError("gate.checks", f"unknown check {ref!r}")
+        self._check_templates()
+        self._check_entities()
+        return self
+
+    def _check_templates(self) -> None:
+        known = {p.name for p in self.parameters} | set(IMPLICIT_PARAMETERS)
+        for i, check in enumerate(self.checks):
+            field = "request.url" if check.tool == "http_check" else "query"
+            for name in check.parameter_names():
+                if name not in known:
+                    raise FieldError(f"checks[{i}].{field}", f"undeclared parameter {name!r}")
+
+    def _check_entities(self) -> None:
+        groups = {g for p in self.triggers.entities for g in compile_pattern(p).groupindex}
+        for i, parameter in enumerate(self.parameters):
+            if (
+                parameter.source == "entity"
+                and not parameter.pattern
+                and parameter.name not in groups
+            ):
+                raise FieldError(
+                    f"parameters[{i}].pattern",
+                    f"no pattern, and no trigger entity pattern has a group {parameter.name!r}",
+                )
+
+    def check(self, check_id: str) -> Check:
+        """The check with this id (KeyError if none)."""
+        for check in self.checks:
+            if check.id == check_id:
+                return check
+        raise KeyError(check_id)
+
+    def hypothesis(self, hypothesis_id: str) -> Hypothesis:
+        """The hypothesis with this id (KeyError if none)."""
+        for hypothesis in self.hypotheses:
+            if hypothesis.id == hypothesis_id:
+                return hypothesis
+        raise KeyError(hypothesis_id)
+
+    def initial_hypotheses(self) -> list[Hypothesis]:
+        """Hypotheses of the first plan (fallbacks wait for a revision)."""
+        return [h for h in self.hypotheses if not h.fallback]
+
+    def fallback_hypotheses(self) -> list[Hypothesis]:
+        return [h for h in self.hypotheses if h.fallback]
+
+
+def _unique(field: str, ids: list[str]) -> None:
+    seen: set[str] = set()
+    for i, value in enumerate(ids):
+        if value in seen:
+            raise FieldError(f"{field}[{i}]", f"duplicate id {value!r}")
+        seen.add(value)

@@ -1,0 +1,133 @@
+"""Verdict rules as runbooks declare them: a rule name plus validated parameters.
+
+A check's ``verdict`` is one of these models, chosen by its ``rule`` field; an
+unknown rule name or a misspelt parameter fails validation at load time. The
+numbers are turned into evidence by `reasoning_core.runbooks.verdicts.evaluate`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from reasoning_core.runbooks.baseline import Align, Direction, Scale
+
+
+class _Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    #: Column with the sample time (SQL rows; Prometheus rows use "dt" too).
+    time_column: str = "dt"
+    #: How the quantity is named in the evidence line ("availability", "traffic").
+    label: str = Field(default="value", min_length=1, max_length=60)
+    #: Unit printed after values ("%", " dBm"); relative changes print as percent.
+    unit: str = Field(default="", max_length=12)
+
+
+def _columns(value: object) -> object:
+    """A single column name may be written without a list."""
+    columns = [value] if isinstance(value, str) else value
+    if isinstance(columns, list) and (not columns or any(not str(c).strip() for c in columns)):
+        raise ValueError("name at least one column")
+    return columns
+
+
+class ChangeRule(_Rule):
+    """Recent vs a fair (same hour of week) baseline: did the value move enough?"""
+
+    rule: Literal["change"]
+    value: list[str]
+    direction: Direction
+    min_change: float = Field(gt=0)
+    scale: Scale = "relative"
+    min_samples: int = Field(default=12, ge=1)
+    align: Align = "hour_of_week"
+    find_onset: bool = True
+    #: The change must also exceed z_min times the baseline's own variation (0 = off).
+    z_min: float = Field(default=2.5, ge=0)
+    #: Columns whose change this one should explain (e.g. traffic for availability).
+    explains: list[str] = Field(default_factory=list)
+    #: Share of the explained change at which the evidence reaches full strength.
+    explains_full: float = Field(default=0.6, gt=0, le=1)
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return _columns(value)
+
+    @model_validator(mode="after")
+    def _absolute_single(self) -> ChangeRule:
+        if self.scale == "absolute" and len(self.value) != 1:
+            raise ValueError("an absolute change takes exactly one value column")
+        return self
+
+
+class ThresholdRule(_Rule):
+    """An aggregate of the recent values against a fixed limit."""
+
+    rule: Literal["threshold"]
+    value: str = "value"
+    op: Literal["above", "below"]
+    limit: float
+    aggregate: Literal["mean", "max", "min", "last", "median"] = "mean"
+    #: Distance from the limit at which the evidence is strong (same unit as value).
+    margin: float = Field(gt=0)
+    #: "recent" keeps rows inside the recent window when rows carry a time column.
+    scope: Literal["recent", "all"] = "recent"
+    min_samples: int = Field(default=1, ge=1)
+
+
+class RowsExistRule(_Rule):
+    """Some rows (or Prometheus series) came back: e.g. a deploy in the window."""
+
+    rule: Literal["rows_exist"]
+    min_rows: int = Field(default=1, ge=1)
+    scope: Literal["recent", "all"] = "all"
+    confidence: float = Field(default=0.8, gt=0, le=1)
+    #: Strength of "no rows": absence of a record is weaker than its presence.
+    refute_confidence: float = Field(default=0.5, ge=0, le=1)
+
+
+class PeerCompareRule(_Rule):
+    """The subject's change against its peers' (neighbours, site, replicas).
+
+    ``follows``: peers moved the same way by at least `min_ratio` of the
+    subject's relative change (area-wide demand). ``offsets``: peers gained at
+    least `min_ratio` of what the subject lost, in absolute units (traffic moved).
+    """
+
+    rule: Literal["peer_compare"]
+    value: list[str]
+    mode: Literal["follows", "offsets"]
+    direction: Direction = "down"
+    min_subject_change: float = Field(default=0.1, gt=0)
+    min_ratio: float = Field(default=0.4, gt=0, lt=1)
+    #: Ratio at which the evidence is strongest (moved traffic is rarely all absorbed).
+    full_ratio: float = Field(default=1.0, gt=0, le=2)
+    #: offsets: a peer's gain counts only beyond peer_z x its own noise (0 = plain sum).
+    peer_z: float = Field(default=2.0, ge=0)
+    role_column: str = "role"
+    series_column: str = "series"
+    subject_role: str = "subject"
+    min_samples: int = Field(default=12, ge=1)
+    align: Align = "hour_of_week"
+    find_onset: bool = True
+    peers_label: str = Field(default="peers", min_length=1, max_length=60)
+
+    @model_validator(mode="after")
+    def _ratios(self) -> PeerCompareRule:
+        if self.full_ratio <= self.min_ratio:
+            raise ValueError("full_ratio must be above min_ratio")
+        return self
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        return _columns(value)
+
+
+VerdictRule = Annotated[
+    ChangeRule | ThresholdRule | RowsExistRule | PeerCompareRule, Field(discriminator="rule")
+]
+RULE_NAMES = ("change", "threshold", "rows_exist", "peer_compare")

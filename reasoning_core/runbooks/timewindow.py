@@ -1,0 +1,351 @@
+"""Time windows of an investigation: "since DATE" from the question, else the data's tail.
+
+Dates are found in two steps. `find_dates` reads the question into unresolved
+`DateExpr`s ("12 October", "вчера", "с понедельника"); `DateExpr.resolve`
+turns one into a UTC midnight relative to an anchor. The anchor is the data's
+last timestamp, not the wall clock, so historical datasets work. Without a
+date the recent window is the last `recent_hours` of the data; the baseline is
+the `baseline_hours` before the recent window (compared by hour of week).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, model_validator
+
+WINDOW_PARAMETERS = ("recent_start", "recent_end", "baseline_start", "baseline_end", "anchor")
+
+DateKind = Literal["date", "days_ago", "weekday", "week"]
+
+
+class DateExpr(BaseModel):
+    """A date as the question says it, before an anchor gives it a calendar day."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    kind: DateKind
+    text: str
+    year: int | None = None
+    month: int | None = None
+    day: int | None = None
+    days_ago: int | None = None
+    weekday: int | None = None  # 0 = Monday
+    weeks_ago: int | None = None
+
+    def resolve(self, now: datetime, *, min_recent_hours: int = 12) -> datetime:
+        """UTC midnight of the day meant, relative to the anchor `now`."""
+        today = _utc(now).date()
+        if self.kind == "date":
+            day = _calendar_day(self, today)
+        elif self.kind == "days_ago":
+            day = today - timedelta(days=self.days_ago or 0)
+        elif self.kind == "weekday":
+            day = today - timedelta(days=(today.weekday() - (self.weekday or 0)) % 7)
+            if (_utc(now) - _midnight(day)) < timedelta(hours=min_recent_hours):
+                day -= timedelta(days=7)  # "since Monday" said on Monday morning
+        else:
+            day = today - timedelta(days=today.weekday() + 7 * (self.weeks_ago or 0))
+        return _midnight(day)
+
+
+class DateSpan(BaseModel):
+    """The start ("since ...") and optional end ("until ...") the question names."""
+
+    model_config = ConfigDict(frozen=True)
+
+    start: DateExpr | None = None
+    end: DateExpr | None = None
+
+
+class TimeWindow(BaseModel):
+    """Recent and baseline intervals, half-open [start, end), timezone-aware UTC."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    recent_start: AwareDatetime
+    recent_end: AwareDatetime
+    baseline_start: AwareDatetime
+    baseline_end: AwareDatetime
+    source: Literal["question", "default"]
+    expression: str | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeWindow:
+        if not self.baseline_start < self.baseline_end <= self.recent_start < self.recent_end:
+            raise ValueError("need baseline_start < baseline_end <= recent_start < recent_end")
+        return self
+
+    def params(self) -> dict[str, datetime]:
+        """The window as template parameters (`WINDOW_PARAMETERS` minus `anchor`)."""
+        return {
+            "recent_start": self.recent_start,
+            "recent_end": self.recent_end,
+            "baseline_start": self.baseline_start,
+            "baseline_end": self.baseline_end,
+        }
+
+    def recent_hours(self) -> float:
+        return (self.recent_end - self.recent_start).total_seconds() / 3600
+
+
+def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None:
+        raise ValueError("naive datetime: anchors must be timezone-aware")
+    return moment.astimezone(UTC)
+
+
+def _midnight(day: date) -> datetime:
+    return datetime.combine(day, time(0), tzinfo=UTC)
+
+
+def _calendar_day(expr: DateExpr, today: date) -> date:
+    month, day = expr.month or 1, expr.day or 1
+    if expr.year is not None:
+        return date(expr.year, month, day)
+    year = today.year
+    if (month, day) > (today.month, today.day):
+        year -= 1  # a day without a year is the latest one not after the anchor
+    if (month, day) == (2, 29):
+        while True:
+            try:
+                return date(year, 2, 29)
+            except ValueError:
+                year -= 1
+    return date(year, month, day)
+
+
+# --- parsing -----------------------------------------------------------------------
+
+_EN_MONTHS = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+_RU_MONTHS = {
+    "янв": 1,
+    "фев": 2,
+    "мар": 3,
+    "апр": 4,
+    "ма": 5,
+    "июн": 6,
+    "июл": 7,
+    "авг": 8,
+    "сен": 9,
+    "окт": 10,
+    "ноя": 11,
+    "дек": 12,
+}
+_EN_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_RU_WEEKDAYS = ("пон", "вто", "сре", "чет", "пят", "суб", "вос")
+
+_EN_MONTH = (
+    r"(january|february|march|april|may|june|july|august|september|october|november|december"
+    r"|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)"
+)
+_RU_MONTH = (
+    r"(январ[ьяе]|феврал[ьяе]|март[ае]?|апрел[ьяе]|ма[йяе]|июн[ьяе]|июл[ьяе]|август[ае]?"
+    r"|сентябр[ьяе]|октябр[ьяе]|ноябр[ьяе]|декабр[ьяе])"
+)
+_ORD = r"(?:st|nd|rd|th|-?го|-?е)?"
+_YEAR = r"(?:,?\s+(\d{4})(?:\s*(?:г\.|года?))?)?"
+_RU_WEEKDAY = (
+    r"(понедельник\w*|вторник\w*|сред[аыуе]|средой|четверг\w*|пятниц[аыуе]|пятницей"
+    r"|суббот[аыуе]|субботой|воскресень[еяю]|воскресеньем)"
+)
+_SINCE = re.compile(
+    r"\b(?:since|from|starting(?:\s+(?:from|on))?|after|с|со|от|начиная\s+с|после)\s*$"
+)
+_UNTIL = re.compile(r"\b(?:until|till|to|through|up\s+to|по|до)\s*$")
+
+Builder = Callable[[re.Match[str]], DateExpr | None]
+
+
+def _full_year(text: str | None) -> int | None:
+    if text is None:
+        return None
+    return int(text) + 2000 if len(text) == 2 else int(text)  # noqa: PLR2004
+
+
+def _date(text: str, year: int | None, month: int, day: int) -> DateExpr | None:
+    try:
+        date(year or 2000, month, day)  # 2000 is a leap year: 29.02 stays possible
+    except ValueError:
+        return None
+    return DateExpr(kind="date", text=text, year=year, month=month, day=day)
+
+
+def _numeric(m: re.Match[str]) -> DateExpr | None:
+    day, month = int(m.group(1)), int(m.group(2))
+    if month > 12 >= day:  # noqa: PLR2004 - 10/25 can only be month/day
+        day, month = month, day
+    year = m.group(3) if m.re.groups >= 3 else None  # noqa: PLR2004
+    return _date(m.group(0), _full_year(year), month, day)
+
+
+def _relative(days: int) -> Builder:
+    return lambda m: DateExpr(kind="days_ago", text=m.group(0), days_ago=days)
+
+
+def _count(group: int, factor: int) -> Builder:
+    def build(m: re.Match[str]) -> DateExpr:
+        raw = m.group(group)
+        n = 1 if raw in (None, "a", "one") else int(raw)
+        return DateExpr(kind="days_ago", text=m.group(0), days_ago=n * factor)
+
+    return build
+
+
+def _week(weeks_ago: int) -> Builder:
+    return lambda m: DateExpr(kind="week", text=m.group(0), weeks_ago=weeks_ago)
+
+
+#: (pattern, builder, needs a since/until word before it)
+_PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
+    (
+        re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"),
+        lambda m: _date(m.group(0), int(m.group(1)), int(m.group(2)), int(m.group(3))),
+        False,
+    ),
+    (re.compile(r"\b(\d{1,2})[./](\d{1,2})[./](\d{4}|\d{2})\b"), _numeric, False),
+    (re.compile(r"\b(\d{1,2})[./](\d{1,2})\b(?![./]\d)(?!\s*%)"), _numeric, True),
+    (
+        re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_EN_MONTH}\b\.?{_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _EN_MONTHS[m.group(2)[:3]], int(m.group(1))
+        ),
+        False,
+    ),
+    (
+        re.compile(rf"\b{_EN_MONTH}\.?\s+(\d{{1,2}}){_ORD}\b{_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _EN_MONTHS[m.group(1)[:3]], int(m.group(2))
+        ),
+        False,
+    ),
+    (
+        re.compile(rf"\b(\d{{1,2}}){_ORD}\s+{_RU_MONTH}(?!\w){_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _ru_month(m.group(2)), int(m.group(1))
+        ),
+        False,
+    ),
+    (re.compile(r"\bday\s+before\s+yesterday\b|\bпозавчера\w*"), _relative(2), False),
+    (re.compile(r"\byesterday\b|\bвчера\w*"), _relative(1), False),
+    (re.compile(r"\btoday\b|\bсегодня\w*"), _relative(0), False),
+    (re.compile(r"\b(\d{1,3})\s+days?\s+ago\b"), _count(1, 1), False),
+    (re.compile(r"\b(\d{1,3})\s+(?:день|дня|дней)\s+назад\b"), _count(1, 1), False),
+    (re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b"), _count(1, 1), False),
+    (re.compile(r"\bпоследни[ехй]\s+(\d{1,3})\s+(?:день|дня|дней)\b"), _count(1, 1), False),
+    (re.compile(r"\b(a|one|\d{1,2})\s+weeks?\s+ago\b"), _count(1, 7), False),
+    (re.compile(r"(?:\b(\d{1,2})\s+)?\bнедел[юиь]\s+назад\b"), _count(1, 7), False),
+    (re.compile(r"\blast\s+week\b|\bпрошл(?:ой|ую|ая|ого)\s+недел[иеюя]\b"), _week(1), False),
+    (
+        re.compile(r"\bthis\s+week\b|\bэт(?:ой|у|а)\s+недел[иеюя]\b|\bначала\s+недели\b"),
+        _week(0),
+        False,
+    ),
+    (
+        re.compile(r"\b(?:(?:last|this|past)\s+)?(" + "|".join(_EN_WEEKDAYS) + r")\b"),
+        lambda m: DateExpr(
+            kind="weekday", text=m.group(0), weekday=_EN_WEEKDAYS.index(m.group(1))
+        ),
+        False,
+    ),
+    (
+        re.compile(rf"\b{_RU_WEEKDAY}(?!\w)"),
+        lambda m: DateExpr(
+            kind="weekday", text=m.group(0), weekday=_RU_WEEKDAYS.index(m.group(1)[:3])
+        ),
+        False,
+    ),
+]
+
+
+def _ru_month(word: str) -> int:
+    if word.startswith("ма") and not word.startswith("мар"):  # май, мая, мае (not март)
+        return _RU_MONTHS["ма"]
+    return _RU_MONTHS[word[:3]]
+
+
+def _candidates(text: str) -> list[tuple[int, int, DateExpr, str | None]]:
+    """Every date expression with its span and marker ("since"/"until"/None), no overlaps."""
+    found: list[tuple[int, int, DateExpr, str | None]] = []
+    for pattern, build, needs_marker in _PATTERNS:
+        for m in pattern.finditer(text):
+            if any(s < m.end() and m.start() < e for s, e, _, _ in found):
+                continue  # an earlier, more specific pattern already took this text
+            before = text[max(0, m.start() - 24) : m.start()]
+            marker = (
+                "until" if _UNTIL.search(before) else "since" if _SINCE.search(before) else None
+            )
+            if needs_marker and marker is None:
+                continue
+            expr = build(m)
+            if expr is not None:
+                found.append((m.start(), m.end(), expr, marker))
+    return sorted(found, key=lambda item: item[0])
+
+
+def find_dates(text: str) -> DateSpan:
+    """The first date that is not an "until" date is the start; the first "until" one the end."""
+    candidates = _candidates(text.lower())
+    start = next((e for _, _, e, marker in candidates if marker != "until"), None)
+    end = next((e for _, _, e, marker in candidates if marker == "until"), None)
+    return DateSpan(start=start, end=end)
+
+
+def resolve_window(
+    span: DateSpan,
+    *,
+    now: datetime,
+    recent_hours: float = 72,
+    baseline_hours: float = 504,
+    end_pad: timedelta = timedelta(hours=1),
+    min_recent_hours: int = 12,
+) -> TimeWindow:
+    """The investigation window: from the question's dates if any, else the data's tail.
+
+    `now` is the anchor (the data's last timestamp); `end_pad` makes the half-open
+    recent window include the sample stamped `now`.
+    """
+    anchor = _utc(now)
+    data_end = anchor + end_pad
+    end = data_end
+    if span.end is not None:
+        end = min(data_end, span.end.resolve(anchor) + timedelta(days=1))
+    if span.start is not None:
+        start = span.start.resolve(anchor, min_recent_hours=min_recent_hours)
+        if start < end:
+            return _window(start, end, baseline_hours, "question", span.start.text)
+    default_start = data_end - timedelta(hours=recent_hours)
+    return _window(default_start, data_end, baseline_hours, "default", None)
+
+
+def _window(
+    start: datetime,
+    end: datetime,
+    baseline_hours: float,
+    source: Literal["question", "default"],
+    expression: str | None,
+) -> TimeWindow:
+    return TimeWindow(
+        recent_start=start,
+        recent_end=end,
+        baseline_start=start - timedelta(hours=baseline_hours),
+        baseline_end=start,
+        source=source,
+        expression=expression,
+    )

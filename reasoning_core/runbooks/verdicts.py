@@ -1,0 +1,290 @@
+"""Verdict rules: numbers from a tool become `Evidence`, with no code evaluated.
+
+Each rule is a pure function over numbers; `evaluate` reads a check's rows,
+applies the rule the runbook declared and returns the evidence. Shared scale:
+
+* a rule confirms when the effect clears its threshold (and, for `change`, the
+  data's own variation), refutes otherwise, and is inconclusive (None) when
+  there are too few samples, saying why;
+* strength grows with the margin over the threshold and with the number of
+  samples, from about 0 at the threshold to at most 0.97;
+* every evidence line carries the numbers it was decided on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from statistics import median
+from typing import Any
+
+from reasoning_core.models import Evidence
+from reasoning_core.runbooks import baseline as bl
+from reasoning_core.runbooks.baseline import Direction, Pair, Scale
+from reasoning_core.runbooks.peers import peer_compare_rows
+from reasoning_core.runbooks.rows import Row, as_datetime, as_number, index_points, points
+from reasoning_core.runbooks.rules import (
+    ChangeRule,
+    RowsExistRule,
+    ThresholdRule,
+    VerdictRule,
+)
+from reasoning_core.runbooks.strength import (
+    clip,
+    fmt,
+    inconclusive,
+    pct,
+    sample_factor,
+    signed_strength,
+)
+from reasoning_core.runbooks.timewindow import TimeWindow
+
+__all__ = ["change", "evaluate", "rows_exist", "threshold"]
+
+
+def change(
+    pairs: Sequence[Pair],
+    *,
+    direction: Direction,
+    min_change: float,
+    scale: Scale = "relative",
+    noise: float | None = None,
+    z_min: float = 2.5,
+    min_samples: int = 12,
+    explained_share: float | None = None,
+    explains_full: float = 0.6,
+    label: str = "value",
+    unit: str = "",
+) -> Evidence:
+    """Did the value move by at least `min_change` in `direction` against its baseline?
+
+    `pairs` are recent samples with their fair expectations (`Baseline.pairs`).
+    `noise` is the typical change of a normal stretch as long as this one; a
+    change inside `z_min` of it does not count. `explained_share`, when given,
+    scales a confirmation by how much of a related drop this change accounts for.
+    """
+    if len(pairs) < min_samples:
+        return inconclusive(f"{label}: only {len(pairs)} comparable samples (need {min_samples})")
+    delta = bl.change(pairs, scale)
+    if delta is None:
+        return inconclusive(f"{label}: the baseline is zero, no relative change")
+    moved = bl.directional(delta, direction)
+    ratio, sigma = _significance(moved, min_change=min_change, noise=noise, z_min=z_min)
+    confirmed = ratio >= 1
+    strength = signed_strength(ratio) * sample_factor(len(pairs))
+    if confirmed and explained_share is not None:
+        strength *= clip(explained_share / explains_full, 0.0, 1.0)
+    recent = sum(p.actual for p in pairs) / len(pairs)
+    usual = sum(p.expected for p in pairs) / len(pairs)
+    hours = bl.span_hours(pairs)
+    text = (
+        f"{label} {fmt(recent)}{unit} vs {fmt(usual)}{unit} baseline "
+        f"({_delta(delta, scale, unit)}, {hours:.0f} h)"
+    )
+    if not confirmed and moved >= min_change:
+        text += f"; within normal variation (±{_delta(sigma, scale, unit, signed=False)})"
+    data: dict[str, Any] = dict(
+        label=label, recent=recent, baseline=usual, change=delta, scale=scale,
+        direction=direction, min_change=min_change, samples=len(pairs), hours=hours,
+        onset=pairs[0].at.isoformat(), noise=noise, explained_share=explained_share,
+    )  # fmt: skip
+    return Evidence(confirmed=confirmed, confidence=strength, text=text, data=data, has_data=True)
+
+
+def _significance(
+    moved: float, *, min_change: float, noise: float | None, z_min: float
+) -> tuple[float, float]:
+    """Effect over threshold, capped by effect over `z_min` x noise; and the noise used."""
+    floor = min_change / 4  # a flat metric (availability 100%) must not make any blip significant
+    sigma = max(noise or 0.0, floor)
+    ratio = moved / min_change
+    if z_min > 0 and noise is not None:
+        ratio = min(ratio, moved / (sigma * z_min))
+    return ratio, sigma
+
+
+def _delta(value: float, scale: Scale, unit: str, *, signed: bool = True) -> str:
+    if scale == "relative":
+        return pct(value, signed=signed)
+    suffix = {"%": " pp", "dBm": " dB"}.get(unit.strip(), unit)
+    return (f"{value:+.1f}" if signed else f"{abs(value):.1f}") + suffix
+
+
+def threshold(
+    values: Sequence[float],
+    *,
+    op: str,
+    limit: float,
+    margin: float,
+    aggregate: str = "mean",
+    min_samples: int = 1,
+    label: str = "value",
+    unit: str = "",
+) -> Evidence:
+    """Is the aggregate of the values above (or below) the limit, and by how much?"""
+    if len(values) < min_samples:
+        return inconclusive(f"{label}: only {len(values)} samples (need {min_samples})")
+    level = _aggregate(values, aggregate)
+    beyond = level - limit if op == "above" else limit - level
+    strength = clip(1 - math.exp(-abs(beyond) / margin), 0.02, 0.97)
+    text = (
+        f"{label} {aggregate} {fmt(level)}{unit} vs limit {fmt(limit)}{unit} "
+        f"({len(values)} samples)"
+    )
+    data = {"label": label, "value": level, "limit": limit, "op": op, "samples": len(values)}
+    return Evidence(confirmed=beyond > 0, confidence=strength, text=text, data=data, has_data=True)
+
+
+def _aggregate(values: Sequence[float], how: str) -> float:
+    if how == "max":
+        return max(values)
+    if how == "min":
+        return min(values)
+    if how == "last":
+        return values[-1]
+    if how == "median":
+        return float(median(values))
+    return sum(values) / len(values)
+
+
+def rows_exist(
+    count: int,
+    *,
+    min_rows: int = 1,
+    confidence: float = 0.8,
+    refute_confidence: float = 0.5,
+    label: str = "rows",
+) -> Evidence:
+    """At least `min_rows` rows came back -> confirmed; none -> refuted, more weakly."""
+    found = count >= min_rows
+    text = f"{label}: {count} found (need ≥ {min_rows})"
+    return Evidence(
+        confirmed=found,
+        confidence=confidence if found else refute_confidence,
+        text=text,
+        data={"label": label, "rows": count, "min_rows": min_rows},
+        has_data=True,
+    )
+
+
+# --- from rows ---------------------------------------------------------------------
+
+
+def evaluate(
+    rule: VerdictRule,
+    rows: Sequence[Row],
+    window: TimeWindow,
+    *,
+    tags: Mapping[str, str] | None = None,
+) -> Evidence:
+    """Apply a declared rule to a check's rows; `tags` are copied into the evidence data."""
+    if isinstance(rule, ChangeRule):
+        evidence = _change_rows(rule, rows, window)
+    elif isinstance(rule, ThresholdRule):
+        evidence = _threshold_rows(rule, rows, window)
+    elif isinstance(rule, RowsExistRule):
+        evidence = _rows_exist_rows(rule, rows, window)
+    else:
+        evidence = peer_compare_rows(rule, rows, window)
+    evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}
+    return evidence
+
+
+def _change_rows(rule: ChangeRule, rows: Sequence[Row], window: TimeWindow) -> Evidence:
+    reference = (window.baseline_start, window.baseline_end)
+    series = index_points(
+        rows, time_column=rule.time_column, columns=rule.value, reference=reference
+    )
+    base = bl.split(series, start=window.baseline_start, end=window.baseline_end)
+    recent = bl.split(series, start=window.recent_start, end=window.recent_end)
+    if not base or not recent:
+        which = "baseline" if not base else "recent"
+        return inconclusive(f"{rule.label}: no {which} data in the window")
+    baseline = bl.Baseline(base, align=rule.align)
+    pairs = baseline.pairs(recent)
+    if rule.find_onset and len(pairs) >= rule.min_samples:
+        pairs = bl.choose_tail(
+            pairs, score=_score(rule.scale, rule.direction), min_samples=rule.min_samples
+        )
+    share = _explained_share(rule, rows, window, pairs) if rule.explains else None
+    return change(
+        pairs,
+        direction=rule.direction,
+        min_change=rule.min_change,
+        scale=rule.scale,
+        noise=baseline.window_noise(pairs, scale=rule.scale),
+        z_min=rule.z_min,
+        min_samples=rule.min_samples,
+        explained_share=share,
+        explains_full=rule.explains_full,
+        label=rule.label,
+        unit=rule.unit,
+    )
+
+
+def _score(scale: Scale, direction: Direction) -> Callable[[Sequence[Pair]], float | None]:
+    def score(tail: Sequence[Pair]) -> float | None:
+        delta = bl.change(tail, scale)
+        return None if delta is None else bl.directional(delta, direction) * math.sqrt(len(tail))
+
+    return score
+
+
+def _explained_share(
+    rule: ChangeRule, rows: Sequence[Row], window: TimeWindow, pairs: Sequence[Pair]
+) -> float | None:
+    """How much of the explained columns' change this value's relative change accounts for."""
+    if not pairs:
+        return None
+    reference = (window.baseline_start, window.baseline_end)
+    series = index_points(
+        rows, time_column=rule.time_column, columns=rule.explains, reference=reference
+    )
+    base = bl.split(series, start=window.baseline_start, end=window.baseline_end)
+    onset = pairs[0].at
+    recent = bl.split(series, start=onset, end=window.recent_end)
+    explained = bl.change(bl.Baseline(base, align=rule.align).pairs(recent), "relative")
+    own = bl.change(pairs, "relative")
+    if explained is None or own is None or bl.directional(explained, rule.direction) <= 0:
+        return None  # nothing moved that this change could explain
+    return max(
+        0.0, bl.directional(own, rule.direction) / bl.directional(explained, rule.direction)
+    )
+
+
+def _in_scope(rows: Sequence[Row], column: str, window: TimeWindow) -> list[Row]:
+    timed = [(as_datetime(r.get(column)), r) for r in rows]
+    if any(at is None for at, _ in timed):
+        return list(rows)  # rows without times (instant results) are all "recent"
+    return [
+        r for at, r in timed if at is not None and window.recent_start <= at < window.recent_end
+    ]
+
+
+def _threshold_rows(rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow) -> Evidence:
+    scoped = _in_scope(rows, rule.time_column, window) if rule.scope == "recent" else list(rows)
+    if scoped and all(as_datetime(r.get(rule.time_column)) is not None for r in scoped):
+        values = [v for _, v in points(scoped, time_column=rule.time_column, column=rule.value)]
+    else:
+        values = [v for v in (as_number(r.get(rule.value)) for r in scoped) if v is not None]
+    return threshold(
+        values,
+        op=rule.op,
+        limit=rule.limit,
+        margin=rule.margin,
+        aggregate=rule.aggregate,
+        min_samples=rule.min_samples,
+        label=rule.label,
+        unit=rule.unit,
+    )
+
+
+def _rows_exist_rows(rule: RowsExistRule, rows: Sequence[Row], window: TimeWindow) -> Evidence:
+    scoped = _in_scope(rows, rule.time_column, window) if rule.scope == "recent" else list(rows)
+    return rows_exist(
+        len(scoped),
+        min_rows=rule.min_rows,
+        confidence=rule.confidence,
+        refute_confidence=rule.refute_confidence,
+        label=rule.label,
+    )
