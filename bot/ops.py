@@ -1,0 +1,71 @@
+"""What access control, limits, admin commands and the ops server share: `Ops`.
+
+Built once by the composition root (bot/app.py) and handed to handlers through
+the dispatcher's workflow data as ``ops``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+
+from bot.metrics import Metrics
+from bot.ratelimit import DeepSlots, SlidingWindow
+from reasoning_core.ports import AccountStore, AuditStore, StatsStore, TreeStore, UsageStore
+from reasoning_core.runbooks.loader import RunbookSet, load_runbooks
+
+
+class RunbookLibrary:
+    """The loaded runbooks, reloadable at run time (/reload_runbooks).
+
+    Readers take `current` each time they need runbooks, so a reload reaches
+    them without a restart.
+    """
+
+    def __init__(self, dirs: Sequence[Path] = ()) -> None:
+        self.dirs = list(dirs)
+        self.current: RunbookSet = load_runbooks(self.dirs)
+        self.loaded_at = datetime.now(UTC)
+
+    async def reload(self) -> RunbookSet:
+        """Read the files again (in a thread: it is file I/O); never raises for a bad file."""
+        self.current = await asyncio.to_thread(load_runbooks, self.dirs)
+        self.loaded_at = datetime.now(UTC)
+        return self.current
+
+
+def app_version() -> str:
+    try:
+        return metadata.version("whytree")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Ops:
+    """Stores, limits and settings for operating the bot."""
+
+    accounts: AccountStore
+    audit: AuditStore
+    usage: UsageStore
+    stats: StatsStore
+    trees: TreeStore
+    metrics: Metrics
+    window: SlidingWindow
+    deep_slots: DeepSlots
+    runbooks: RunbookLibrary
+    admin_ids: frozenset[int]
+    access_mode: str = "open"
+    daily_token_budget: int = 0
+    #: Seconds one cheap LLM request takes (raises LLMError); None without an LLM.
+    llm_ping: Callable[[], Awaitable[float]] | None = None
+    version: str = field(default_factory=app_version)
+    started: float = field(default_factory=time.monotonic)
+
+    def uptime(self) -> float:
+        return time.monotonic() - self.started

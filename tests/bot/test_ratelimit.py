@@ -1,0 +1,141 @@
+"""Rate limits and budgets: the window and slots alone, then the replies through Telegram."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from bot.ratelimit import DeepSlots, SlidingWindow, budget_text, rate_limit_text
+from reasoning_core.answers import deep_busy_answer
+from reasoning_core.models import StrategyDecision
+from tests.bot.ops_helpers import USER, fetch, ops_settings, say
+from tests.fakes.bot_harness import running_bot
+from tests.fakes.openai_replies import Reply
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.telegram_server import FakeTelegramServer
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_sliding_window_counts_the_last_minute_per_user() -> None:
+    clock = FakeClock()
+    window = SlidingWindow(limit=3, clock=clock)
+    for _ in range(3):  # hits at 1000, 1010, 1020
+        assert window.hit(1) == 0.0
+        clock.now += 10
+    assert window.hit(1) == 30.0, "at 1030 the oldest hit leaves the window in 30 s"
+    assert window.hit(2) == 0.0, "other users are not affected"
+    clock.now = 1060.0
+    assert window.hit(1) == 0.0, "the hit at 1000 has left the window"
+    assert window.hit(1) == 10.0
+    clock.now = 1070.0
+    assert window.hit(1) == 0.0, "refused hits were not recorded"
+
+
+def test_sliding_window_zero_means_unlimited() -> None:
+    window = SlidingWindow(limit=0)
+    assert all(window.hit(1) == 0.0 for _ in range(1000))
+
+
+def test_sliding_window_forgets_quiet_users() -> None:
+    clock = FakeClock()
+    window = SlidingWindow(limit=5, clock=clock)
+    for user in range(1500):
+        window.hit(user)
+    clock.now += 120
+    for _ in range(1000):
+        window.hit(99999)
+    assert len(window._hits) < 10
+
+
+async def test_deep_slots_limit_per_user_and_release() -> None:
+    slots = DeepSlots(limit=2)
+    async with slots.slot(1) as first, slots.slot(1) as second:
+        assert first and second
+        async with slots.slot(1) as third, slots.slot(2) as other:
+            assert not third and other
+            assert slots.running(1) == 2 and slots.running() == 3
+    assert slots.running() == 0
+    async with slots.slot(1) as again:
+        assert again
+
+
+async def test_deep_slot_is_released_when_the_analysis_fails() -> None:
+    slots = DeepSlots(limit=1)
+
+    async def failing() -> None:
+        async with slots.slot(1) as acquired:
+            assert acquired
+            raise RuntimeError("boom")
+
+    results = await asyncio.gather(failing(), return_exceptions=True)
+    assert isinstance(results[0], RuntimeError)
+    assert slots.running(1) == 0
+
+
+def test_refusal_texts_say_when_to_ask_again() -> None:
+    assert "in 13 s" in rate_limit_text(5, 12.2)
+    late = datetime(2025, 3, 1, 21, 30, tzinfo=UTC)
+    text = budget_text(1200, 1000, late)
+    assert "1,200 of 1,000 tokens" in text and "in 2 h 30 min" in text
+    assert "in 1 min" in budget_text(5, 5, datetime(2025, 3, 1, 23, 59, 30, tzinfo=UTC))
+    decision = StrategyDecision(strategy="deep", confidence=0.7, reason="why")
+    assert "as soon as it finishes" in deep_busy_answer(1, decision).text
+
+
+async def test_over_the_rate_limit_the_user_is_told_when_to_ask_again(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    settings = ops_settings(database_url, telegram, llm.base_url, rate_limit_per_min=2)
+    async with running_bot(settings, telegram):
+        assert "fake model" in await say(telegram, USER, "one?")
+        assert "fake model" in await say(telegram, USER, "two?")
+        refusal = await say(telegram, USER, "three?")
+        assert "more than 2 questions a minute" in refusal
+        assert "You can ask again in" in refusal
+        seconds = int(refusal.split("again in ")[1].split(" s")[0])
+        assert 50 <= seconds <= 60
+        assert "fake model" in await say(telegram, USER + 1, "another user?")
+        assert "/usage" not in refusal
+        assert "Your token usage" in await say(telegram, USER, "/usage"), "commands still work"
+    assert llm.request_count == 3
+
+
+async def test_over_the_daily_budget_the_user_is_told_and_usage_is_recorded(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    llm.default = replace(Reply.json({"answer": "costly", "confidence": 0.9}), usage=(40, 20))
+    settings = ops_settings(database_url, telegram, llm.base_url, user_daily_token_budget=100)
+    async with running_bot(settings, telegram):
+        assert "costly" in await say(telegram, USER, "one?")
+        assert "costly" in await say(telegram, USER, "two?")  # 60 used: under 100
+        refusal = await say(telegram, USER, "three?")
+        assert "today's token budget (120 of 100 tokens)" in refusal
+        assert "after midnight UTC" in refusal
+        usage = await say(telegram, USER, "/usage")
+        assert "120 tokens (80 prompt + 40 completion, 2 LLM calls)" in usage
+        assert "Daily budget: 100 tokens; 0 left today." in usage
+    assert llm.request_count == 2
+    [row] = await fetch(
+        database_url,
+        "SELECT prompt_tokens, completion_tokens, llm_calls FROM usage_days WHERE user_id = $1",
+        USER,
+    )
+    assert tuple(row) == (80, 40, 2)
+
+
+async def test_usage_without_budget_or_questions(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    settings = ops_settings(database_url, telegram, llm.base_url)
+    async with running_bot(settings, telegram):
+        text = await say(telegram, USER, "/usage")
+    assert "No tokens used in the last 7 days." in text
+    assert "There is no daily token budget." in text
