@@ -1,0 +1,241 @@
+"""/memory, /forget and /project: what the bot remembers for the current project.
+
+Memory is keyed by user, chat and project, so everything here acts for the person
+who pressed or typed, in this chat. Buttons carry the id of the user they were
+made for: in a group, somebody else's press gets a notice and changes nothing
+(and the store deletes only its owner's rows anyway).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiogram import BaseMiddleware, Router
+from aiogram.filters import Command, CommandObject
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import (
+    BotCommand,
+    CallbackQuery,
+    InaccessibleMessage,
+    InlineKeyboardMarkup,
+    Message,
+    TelegramObject,
+)
+from aiogram.utils.keyboard import InlineKeyboardBuilder
+
+from bot.rendering import confidence_tag, escape
+from reasoning_core.memory import InvalidProjectNameError, shorten, validate_project_name
+from reasoning_core.ports import MemoryEntry, MemoryStore, ProjectStore
+
+#: Entries shown by /memory (newest first); the message stays one Telegram message.
+SHOWN_ENTRIES = 10
+_TEXT_LIMIT = 3800
+
+#: For the command menu (setMyCommands) and /help.
+MEMORY_COMMANDS = [
+    BotCommand(command="memory", description="What I remember for the current project"),
+    BotCommand(command="forget", description="Erase everything I remember for the project"),
+    BotCommand(command="project", description="Show or set the current project"),
+]
+
+NOT_YOURS = "These buttons belong to someone else's /memory or /forget."
+
+
+class MemoryDelete(CallbackData, prefix="memdel"):
+    """Delete one entry (<= 64 bytes: two integers)."""
+
+    entry: int
+    owner: int
+
+
+class ForgetConfirm(CallbackData, prefix="memforget"):
+    """Confirm or cancel /forget; `tag` pins the project the question was about."""
+
+    yes: bool
+    owner: int
+    tag: str
+
+
+def project_tag(project: str) -> str:
+    """8 hex characters standing for a project name in callback data."""
+    return hashlib.blake2s(project.encode(), digest_size=4).hexdigest()
+
+
+# --- rendering ---------------------------------------------------------------------
+
+
+def _entry_html(number: int, entry: MemoryEntry) -> str:
+    day = entry.created_at.date().isoformat() if entry.created_at else ""
+    goal = escape(shorten(entry.goal_summary, 120))
+    outcome = escape(shorten(entry.outcome_summary, 160)) or "—"
+    tag = escape(f"{entry.strategy}, {confidence_tag(entry.confidence)}")
+    return f"<b>{number}.</b> <i>{day}</i> {goal}\n    → {outcome} <i>({tag})</i>"
+
+
+def render_memory(
+    project: str, entries: list[MemoryEntry], total: int, owner: int
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """The /memory message for `project` and its delete buttons (one per entry shown)."""
+    name = escape(project)
+    if not entries:
+        return f"🧠 I remember nothing for project <b>{name}</b> yet.", None
+    lines = [f"🧠 What I remember for project <b>{name}</b> ({total}):"]
+    builder = InlineKeyboardBuilder()
+    for number, entry in enumerate(entries, start=1):
+        line = _entry_html(number, entry)
+        if entry.id is None or sum(map(len, lines)) + len(line) > _TEXT_LIMIT:
+            break
+        lines.append(line)
+        builder.button(text=f"🗑 {number}", callback_data=MemoryDelete(entry=entry.id, owner=owner))
+    if total > len(lines) - 1:
+        lines.append(f"<i>…and {total - len(lines) + 1} older.</i>")
+    lines.append("Tap 🗑 to delete an entry; /forget erases them all.")
+    builder.adjust(5)
+    return "\n".join(lines), builder.as_markup()
+
+
+async def _memory_view(
+    memories: MemoryStore, projects: ProjectStore, *, user_id: int, chat_id: int
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    project = await projects.get(user_id=user_id, chat_id=chat_id)
+    entries = await memories.list(
+        user_id=user_id, chat_id=chat_id, project=project, limit=SHOWN_ENTRIES
+    )
+    total = await memories.count(user_id=user_id, chat_id=chat_id, project=project)
+    return render_memory(project, entries, total, user_id)
+
+
+# --- handlers ----------------------------------------------------------------------
+
+
+async def memory_handler(message: Message, memories: MemoryStore, projects: ProjectStore) -> None:
+    if message.from_user is None:
+        return
+    text, markup = await _memory_view(
+        memories, projects, user_id=message.from_user.id, chat_id=message.chat.id
+    )
+    await message.answer(text, reply_markup=markup)
+
+
+async def delete_button_handler(
+    query: CallbackQuery,
+    callback_data: MemoryDelete,
+    memories: MemoryStore,
+    projects: ProjectStore,
+) -> None:
+    if callback_data.owner != query.from_user.id or query.message is None:
+        await query.answer(NOT_YOURS)
+        return
+    deleted = await memories.delete(user_id=query.from_user.id, entry_id=callback_data.entry)
+    await query.answer("Deleted." if deleted else "That entry is already gone.")
+    if deleted and not isinstance(query.message, InaccessibleMessage):
+        text, markup = await _memory_view(
+            memories, projects, user_id=query.from_user.id, chat_id=query.message.chat.id
+        )
+        await query.message.edit_text(text, reply_markup=markup)
+
+
+async def forget_handler(message: Message, memories: MemoryStore, projects: ProjectStore) -> None:
+    if message.from_user is None:
+        return
+    user_id, chat_id = message.from_user.id, message.chat.id
+    project = await projects.get(user_id=user_id, chat_id=chat_id)
+    total = await memories.count(user_id=user_id, chat_id=chat_id, project=project)
+    if total == 0:
+        await message.answer(f"There is nothing to forget for project <b>{escape(project)}</b>.")
+        return
+    tag = project_tag(project)
+    builder = InlineKeyboardBuilder()
+    builder.button(
+        text="🗑 Yes, erase it all", callback_data=ForgetConfirm(yes=True, owner=user_id, tag=tag)
+    )
+    builder.button(text="Cancel", callback_data=ForgetConfirm(yes=False, owner=user_id, tag=tag))
+    await message.answer(
+        f"Erase all {total} entries I remember for project <b>{escape(project)}</b>? "
+        "This cannot be undone.",
+        reply_markup=builder.as_markup(),
+    )
+
+
+async def forget_button_handler(
+    query: CallbackQuery,
+    callback_data: ForgetConfirm,
+    memories: MemoryStore,
+    projects: ProjectStore,
+) -> None:
+    message = query.message
+    if callback_data.owner != query.from_user.id or message is None:
+        await query.answer(NOT_YOURS)
+        return
+    user_id, chat_id = query.from_user.id, message.chat.id
+    project = await projects.get(user_id=user_id, chat_id=chat_id)
+    if project_tag(project) != callback_data.tag:
+        await query.answer("Your project has changed since; send /forget again.")
+        return
+    if not callback_data.yes:
+        await query.answer("Kept.")
+        text = "Nothing was erased."
+    else:
+        erased = await memories.forget_all(user_id=user_id, chat_id=chat_id, project=project)
+        await query.answer(f"Erased {erased}." if erased else "Nothing left to erase.")
+        if not erased:
+            return  # pressed twice: the first press already erased and edited the message
+        text = f"🧹 Erased {erased} entries for project <b>{escape(project)}</b>."
+    if not isinstance(message, InaccessibleMessage):
+        await message.edit_text(text, reply_markup=None)
+
+
+async def project_handler(
+    message: Message, command: CommandObject, projects: ProjectStore
+) -> None:
+    if message.from_user is None:
+        return
+    user_id, chat_id = message.from_user.id, message.chat.id
+    if command.args is None:
+        project = await projects.get(user_id=user_id, chat_id=chat_id)
+        await message.answer(
+            f"📁 Current project: <b>{escape(project)}</b>.\n"
+            "Set another with <code>/project NAME</code>; <code>/project default</code> "
+            "goes back to the default one."
+        )
+        return
+    try:
+        project = validate_project_name(command.args)
+    except InvalidProjectNameError as e:
+        await message.answer(f"I can't use that project name: {escape(str(e))}.")
+        return
+    await projects.set(user_id=user_id, chat_id=chat_id, project=project)
+    await message.answer(
+        f"📁 Project set to <b>{escape(project)}</b>. /memory shows what I remember for it."
+    )
+
+
+class _Inject(BaseMiddleware):
+    """Puts this router's stores into the handler data."""
+
+    def __init__(self, **values: object) -> None:
+        self._values = values
+
+    async def __call__(
+        self,
+        handler: Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]],
+        event: TelegramObject,
+        data: dict[str, Any],
+    ) -> Any:
+        data.update(self._values)
+        return await handler(event, data)
+
+
+def create_router(*, memories: MemoryStore, projects: ProjectStore) -> Router:
+    router = Router(name=__name__)
+    inject = _Inject(memories=memories, projects=projects)
+    router.message.middleware(inject)
+    router.callback_query.middleware(inject)
+    router.message.register(memory_handler, Command("memory"))
+    router.message.register(forget_handler, Command("forget"))
+    router.message.register(project_handler, Command("project"))
+    router.callback_query.register(delete_button_handler, MemoryDelete.filter())
+    router.callback_query.register(forget_button_handler, ForgetConfirm.filter())
+    return router

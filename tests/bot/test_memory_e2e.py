@@ -1,0 +1,116 @@
+"""Long-term memory through the whole stack: written after answers, recalled later."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from benchmarks.deep_script import DeepLLMScript, ScriptedHypothesis
+from tests.bot.replies import wait_for_replies
+from tests.fakes.bot_harness import harness_settings, quick_path_settings, running_bot
+from tests.fakes.llm_routes import decision, is_strategy_request, routed
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.telegram_server import FakeTelegramServer
+
+CHAT = 801
+REPO = Path(__file__).resolve().parents[2]
+
+
+async def _memories(database_url: str) -> list[asyncpg.Record]:
+    conn = await asyncpg.connect(database_url)
+    try:
+        return await conn.fetch("SELECT * FROM memories ORDER BY id")
+    finally:
+        await conn.close()
+
+
+def _prompt_text(request: dict[str, Any]) -> str:
+    return "\n".join(str(m.get("content", "")) for m in request["messages"])
+
+
+async def test_quick_answers_are_remembered_and_recalled_in_a_new_session(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    llm.script(lambda r: {"answer": "Paris is the capital of France.", "confidence": 0.9})
+    settings = quick_path_settings(
+        database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
+    )
+    async with running_bot(settings, telegram):
+        telegram.push_message(CHAT, "What is the capital of France?")
+        await telegram.wait_for_messages(CHAT, 1)
+        telegram.push_message(CHAT, "/new")
+        await telegram.wait_for_messages(CHAT, 2)
+        telegram.push_message(CHAT, "Remind me about France and its capital")
+        await telegram.wait_for_messages(CHAT, 3)
+    [first, _] = await _memories(database_url)
+    assert first["strategy"] == "quick" and "capital of France" in first["goal_summary"]
+    prompt = _prompt_text(llm.requests[-1])
+    assert "Previously for this user/project" in prompt and "Paris" in prompt
+
+
+async def test_a_clarify_resumed_answer_is_remembered_and_like_yesterday_reuses_its_cell(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    def strategy(request: dict[str, Any]) -> dict[str, Any]:
+        message = str(request["messages"][-1]["content"]).split("<message>")[-1]
+        if "12345" in message:
+            return decision("deep")
+        return decision(
+            "clarify", questions=[{"text": "Which cell?", "options": ["12345", "67890"]}]
+        )
+
+    planner = DeepLLMScript(
+        hypotheses=[ScriptedHypothesis(key="outage", title="Availability outage")],
+        primary="outage",
+    )
+    llm.script(
+        routed(
+            deep=planner,
+            strategy=strategy,
+            answer={
+                "answer": "Looks like an outage.",
+                "confidence": 0.6,
+                "uncertainty_reason": "no data",
+            },
+        )
+    )
+    settings = harness_settings(
+        database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
+    )
+    async with running_bot(settings, telegram):
+        telegram.push_message(CHAT, "why did traffic drop?")
+        [asked] = await wait_for_replies(telegram, CHAT, 1)
+        assert asked.text.startswith("❓")
+        for count, text in enumerate(
+            ("cell 12345", "/new", "check it again like yesterday"), start=2
+        ):
+            telegram.push_message(CHAT, text)
+            await wait_for_replies(telegram, CHAT, count)
+    entries = [m for m in await _memories(database_url) if "12345" in m["goal_summary"]]
+    assert entries[0]["strategy"] == "deep", "the clarify-resumed answer was remembered"
+    assert len(entries) == 2, "the follow-up, rewritten with the cell, was remembered too"
+    follow_up = [r for r in llm.requests if is_strategy_request(r)][-1]
+    assert "12345" in _prompt_text(follow_up), "the follow-up reused the earlier cell"
+
+
+def test_whytree_chat_offers_numbered_options_and_remembers(database_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TELEGRAM_"))}
+    result = subprocess.run(
+        [sys.executable, "-m", "bot.cli", "chat"],
+        cwd=REPO,
+        env={**env, "DATABASE_URL": database_url, "LOG_LEVEL": "ERROR"},
+        input="why did traffic drop?\n1\ncell 12345 since Monday\n/quit\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1) a cell" in result.stdout
+    assert "For which period?" in result.stdout, "option 1 answered the first question"
+    assert "No language model is configured" in result.stdout
