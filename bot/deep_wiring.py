@@ -1,0 +1,95 @@
+"""Composition root, deep part: tools, planner, explorer, durable jobs.
+
+The read-only SQL tool has its own pool on TOOLS_SQL_DSN (the bot's database
+when unset); http_check and prometheus are added only when configured.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import asyncpg
+
+from bot.config import Settings
+from reasoning_core.budgets import Budgets
+from reasoning_core.deep import DeepAnalyst
+from reasoning_core.deep_path import DeepPath
+from reasoning_core.errors import ToolError
+from reasoning_core.jobs import DeepJobRunner
+from reasoning_core.llm_planner import LLMPlanner
+from reasoning_core.ports import ChatModel
+from reasoning_core.tools.base import Tool
+from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
+from reasoning_core.tools.prometheus import PrometheusTool
+from storage.jobs import PgJobStore
+from storage.sql_tool import PgSqlTool
+from storage.trees import PgTreeStore
+
+log = logging.getLogger(__name__)
+
+#: Schemas whose tables the LLM planner is shown (the demo-data contract).
+DATA_SCHEMAS = ("demo",)
+
+
+@asynccontextmanager
+async def open_deep(
+    settings: Settings, *, pool: asyncpg.Pool[Any], dsn: str, chat_model: ChatModel | None
+) -> AsyncIterator[DeepPath | None]:
+    """The deep path, or None when no planner is available (no LLM configured)."""
+    if chat_model is None:
+        yield None
+        return
+    tools_dsn = settings.tools_sql_dsn.get_secret_value() if settings.tools_sql_dsn else dsn
+    sql = await _connect_sql(settings, tools_dsn)
+    try:
+        tools = _tools(settings, sql)
+        schema = await _describe(sql)
+        planner = LLMPlanner(chat_model, schema_description=schema, tools=tuple(tools))
+        trees = PgTreeStore(pool)
+        analyst = DeepAnalyst(
+            tree_store=trees,
+            planner=planner,
+            tools=tools,
+            budgets=Budgets(deadline_sec=settings.deep_deadline_sec),
+            concurrency=settings.reasoning_concurrency,
+        )
+        yield DeepPath(runner=DeepJobRunner(PgJobStore(pool), analyst), trees=trees)
+    finally:
+        if sql is not None:
+            await sql.close()
+
+
+async def _connect_sql(settings: Settings, dsn: str) -> PgSqlTool | None:
+    try:
+        return await PgSqlTool.connect(
+            dsn,
+            statement_timeout_ms=settings.tools_sql_timeout_ms,
+            max_rows=settings.tools_sql_max_rows,
+        )
+    except ToolError as e:  # deep analysis goes on with the other tools
+        log.error("the SQL tool is unavailable (TOOLS_SQL_DSN): %s", e)
+        return None
+
+
+def _tools(settings: Settings, sql: PgSqlTool | None) -> dict[str, Tool]:
+    tools: dict[str, Tool] = {}
+    if sql is not None:
+        tools["sql"] = sql
+    if settings.tools_http_allow.strip():
+        tools["http_check"] = HttpCheckTool(HostAllowList.parse(settings.tools_http_allow))
+    if settings.prometheus_url:
+        tools["prometheus"] = PrometheusTool(settings.prometheus_url)
+    return tools
+
+
+async def _describe(sql: PgSqlTool | None) -> str | None:
+    if sql is None:
+        return None
+    try:
+        return await sql.describe_schema(DATA_SCHEMAS)
+    except ToolError as e:
+        log.warning("could not describe the data schemas for the planner: %s", e)
+        return None

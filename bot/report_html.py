@@ -1,0 +1,114 @@
+"""Deep-analysis reports and reasoning trees as Telegram HTML."""
+
+from __future__ import annotations
+
+from aiogram.filters.callback_data import CallbackData
+from aiogram.types import InlineKeyboardMarkup
+from aiogram.utils.keyboard import InlineKeyboardBuilder
+
+from bot.rendering import confidence_tag, escape
+from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer
+from reasoning_core.report import Report
+
+#: Tree lines per page: well under Telegram's 4096 characters even for long lines.
+TREE_PAGE_LINES = 30
+
+_LABELS = {
+    "en": {
+        "title": "🔎 Deep analysis",
+        "primary": "Primary cause",
+        "not_established": "Cause not established — best candidate",
+        "conclusion": "Conclusion",
+        "secondary": "Secondary factors",
+        "evidence": "Evidence",
+        "recommendations": "Recommendations",
+        "unsure": "Unsure",
+        "not_checked": "Could not check",
+        "planner": "planner",
+        "tree": "🌳 Show reasoning tree",
+    },
+    "ru": {
+        "title": "🔎 Глубокий анализ",
+        "primary": "Основная причина",
+        "not_established": "Причина не установлена — наиболее вероятно",
+        "conclusion": "Вывод",
+        "secondary": "Дополнительные факторы",
+        "evidence": "Факты",
+        "recommendations": "Рекомендации",
+        "unsure": "Не уверен",
+        "not_checked": "Не удалось проверить",
+        "planner": "планировщик",
+        "tree": "🌳 Показать дерево рассуждений",
+    },
+}
+
+
+class TreeCallback(CallbackData, prefix="tree"):
+    """`p` is the page; `e` is 1 on the tree message's own buttons (edit it in place)."""
+
+    tid: str
+    p: int
+    e: int = 0
+
+
+def labels(language: str) -> dict[str, str]:
+    return _LABELS["ru" if language == "ru" else "en"]
+
+
+def render_report(report: Report, answer: Answer, language: str) -> str:
+    words = labels(language)
+    head = words["primary"]
+    if report.nothing_to_investigate:
+        head = words["conclusion"]
+    elif report.not_established:
+        head = words["not_established"]
+    parts = [
+        f"<b>{words['title']}</b> · <i>{escape(confidence_tag(report.confidence))}</i>",
+        f"<b>{head}:</b> {escape(report.primary)} ({report.primary_confidence:.2f})",
+    ]
+    for key, items in (
+        ("secondary", report.secondary),
+        ("evidence", report.evidence),
+        ("recommendations", report.recommendations),
+    ):
+        if items:
+            parts.append(f"<b>{words[key]}</b>\n" + "\n".join(f"• {escape(i)}" for i in items))
+    if report.confidence < UNCERTAINTY_THRESHOLD and report.uncertainty:
+        parts.append(f"<i>⚠ {words['unsure']}: {escape(report.uncertainty)}</i>")
+    if report.not_checked:
+        parts.append(
+            f"<b>{words['not_checked']}</b>\n"
+            + "\n".join(f"• {escape(i)}" for i in report.not_checked)
+        )
+    if answer.assumptions:
+        parts.append(
+            "<b>Assumptions</b>\n" + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
+        )
+    if report.planner:
+        parts.append(f"<i>{words['planner']}: {escape(report.planner)}</i>")
+    return "\n\n".join(parts)
+
+
+def tree_button(tree_id: str, language: str) -> InlineKeyboardMarkup:
+    builder = InlineKeyboardBuilder()
+    builder.button(text=labels(language)["tree"], callback_data=TreeCallback(tid=tree_id, p=0))
+    return builder.as_markup()
+
+
+def tree_page(
+    tree_id: str, lines: list[str], page: int
+) -> tuple[str, InlineKeyboardMarkup | None]:
+    """One page of the tree in <pre>, with ◀/▶ buttons when there is more than one page."""
+    pages = max(1, -(-len(lines) // TREE_PAGE_LINES))
+    page = min(max(page, 0), pages - 1)
+    chunk = lines[page * TREE_PAGE_LINES : (page + 1) * TREE_PAGE_LINES]
+    body = escape("\n".join(chunk))
+    html = f"<b>🌳 {escape(tree_id)}</b> · {page + 1}/{pages}\n<pre>{body}</pre>"
+    if pages == 1:
+        return html, None
+    builder = InlineKeyboardBuilder()
+    if page > 0:
+        builder.button(text="◀", callback_data=TreeCallback(tid=tree_id, p=page - 1, e=1))
+    if page < pages - 1:
+        builder.button(text="▶", callback_data=TreeCallback(tid=tree_id, p=page + 1, e=1))
+    return html, builder.as_markup()

@@ -1,0 +1,152 @@
+"""DeepAnalyst: the deep path, from a planning context to a confidence-tagged answer.
+
+It creates the tree (or loads a saved one to continue it), lets an `Explorer`
+grow and conclude it, closes the tree and ends with one ``answer`` event
+carrying the plain-text report, the synthesis and the tree id. Failures of the
+planner or the database end in an ``error`` event and an answer that says what
+went wrong, never in an exception for the front end.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+
+from reasoning_core.budgets import Budgets
+from reasoning_core.errors import NotFoundError, ReasoningError, StoreError
+from reasoning_core.events import Event
+from reasoning_core.explorer import Explorer
+from reasoning_core.explorer_policy import ExplorationPolicy
+from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Synthesis
+from reasoning_core.planning import PlanningContext
+from reasoning_core.ports import Planner, TreeStore
+from reasoning_core.report import build_report
+from reasoning_core.runbook_report import render_report
+from reasoning_core.tools.base import Tool
+from reasoning_core.tree.manager import TreeManager
+
+log = logging.getLogger(__name__)
+
+
+class DeepAnalyst:
+    """Runs deep analyses with one planner (and an optional fallback) over the tools."""
+
+    def __init__(
+        self,
+        *,
+        tree_store: TreeStore,
+        planner: Planner,
+        tools: Mapping[str, Tool],
+        fallback_planner: Planner | None = None,
+        budgets: Budgets | None = None,
+        policy: ExplorationPolicy | None = None,
+        concurrency: int = 4,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._store = tree_store
+        self._planner = planner
+        self._fallback = fallback_planner
+        self._tools = dict(tools)
+        self._budgets = budgets or Budgets()
+        self._policy = policy or ExplorationPolicy()
+        self._concurrency = concurrency
+        self._clock = clock
+
+    async def run(
+        self, ctx: PlanningContext, *, user_id: int, chat_id: int, tree_id: str | None = None
+    ) -> AsyncIterator[Event]:
+        """Analyse (or, with `tree_id`, continue analysing) and end with an answer event."""
+        manager = TreeManager(store=self._store, max_depth=self._budgets.depth_limit)
+        try:
+            if tree_id is None:
+                tree = await manager.create_tree(
+                    ctx.goal or ctx.question, user_id=user_id, chat_id=chat_id
+                )
+            else:
+                tree = await manager.load_tree(tree_id, user_id=user_id)
+        except NotFoundError:
+            async for event in _failed(f"there is no tree {tree_id} of yours", tree_id=None):
+                yield event
+            return
+        except ReasoningError as e:
+            async for event in _failed(f"the analysis could not start: {e}", tree_id=None):
+                yield event
+            return
+        verb = "started" if tree_id is None else "resumed"
+        yield Event(
+            kind="tree_created",
+            message=f"Deep analysis {verb} · tree {tree.id}",
+            data={"tree_id": tree.id, "resumed": tree_id is not None},
+        )
+        explorer = self._explorer(manager)
+        try:
+            async for event in explorer.explore(ctx):
+                yield event
+        except ReasoningError as e:
+            log.warning("deep analysis of tree %s failed: %s", tree.id, e)
+            await _close(manager, "failed")
+            async for event in _failed(f"the analysis failed: {e}", tree_id=tree.id):
+                yield event
+            return
+        assert explorer.synthesis is not None, "explore() always concludes"
+        await _close(manager, "completed")
+        answer = deep_answer(
+            explorer.synthesis,
+            tree_id=tree.id,
+            planner=explorer.planner_name,
+            language=ctx.language,
+        )
+        yield Event(kind="answer", message="Deep analysis done", answer=answer)
+
+    def _explorer(self, manager: TreeManager) -> Explorer:
+        return Explorer(
+            manager=manager,
+            planner=self._planner,
+            fallback_planner=self._fallback,
+            tools=self._tools,
+            budgets=self._budgets,
+            policy=self._policy,
+            concurrency=self._concurrency,
+            clock=self._clock,
+        )
+
+
+def deep_answer(
+    synthesis: Synthesis, *, tree_id: str | None, planner: str | None, language: str = "en"
+) -> Answer:
+    """The answer of a finished analysis: the plain-text report (in `language`) + synthesis."""
+    report = build_report(synthesis, tree_id=tree_id, planner=planner)
+    uncertainty = synthesis.uncertainty_reason
+    if synthesis.confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
+        uncertainty = report.uncertainty
+    return Answer(
+        strategy="deep",
+        text=render_report(report, language),
+        confidence=synthesis.confidence,
+        uncertainty_reason=uncertainty,
+        reason="deep analysis of competing hypotheses",
+        tree_id=tree_id,
+        synthesis=synthesis,
+        planner=planner,
+    )
+
+
+async def _close(manager: TreeManager, status: str) -> None:
+    try:
+        await manager.finish("completed" if status == "completed" else "failed")
+    except StoreError as e:
+        log.error("could not close tree %s (the answer is still sent): %s", manager.tree.id, e)
+
+
+async def _failed(why: str, *, tree_id: str | None) -> AsyncIterator[Event]:
+    yield Event(kind="error", message=why, data={"tree_id": tree_id})
+    answer = Answer(
+        strategy="deep",
+        text=f"Sorry — I could not finish the deep analysis: {why}.",
+        confidence=0.0,
+        uncertainty_reason=why,
+        tree_id=tree_id,
+        error="deep_failed",
+    )
+    yield Event(kind="answer", message="Deep analysis failed", answer=answer)

@@ -1,0 +1,124 @@
+"""The deep-analysis report as plain data (`Report`) and as plain text.
+
+Every front end renders the same sections from the same `Report`: the plain
+text here (for `whytree ask` and `Answer.text`), Telegram HTML in the bot.
+Sections: confidence (with its level), primary cause, secondary factors,
+evidence lines with numbers, recommendations, an uncertainty line when the
+confidence is below 0.7, and what could not be checked.
+
+What could not be checked travels inside `Synthesis.evidence` as lines marked
+with `NOT_CHECKED` (written by the explorer with `not_checked_line`), so an
+`Answer` alone, e.g. one loaded from a finished job, is enough to rebuild the
+whole report.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from reasoning_core.models import (
+    UNCERTAINTY_THRESHOLD,
+    Answer,
+    ConfidenceLevel,
+    Synthesis,
+    confidence_level,
+)
+
+NOT_CHECKED = "not checked"
+_NOT_CHECKED_SEP = f": {NOT_CHECKED} — "
+_NONE_ID = "none"
+
+
+def not_checked_line(where: str, reason: str) -> str:
+    """An evidence line saying that a check (or hypothesis) could not be checked, and why."""
+    return f"{where}{_NOT_CHECKED_SEP}{' '.join(reason.split())}"
+
+
+class Report(BaseModel):
+    """The sections of a report, ready to render in any markup."""
+
+    confidence: float = Field(ge=0.0, le=1.0)
+    level: ConfidenceLevel
+    primary_id: str
+    primary: str
+    primary_confidence: float = Field(ge=0.0, le=1.0)
+    #: No hypothesis reached 0.5: the primary is only the best candidate.
+    not_established: bool = False
+    #: The planner concluded there was nothing to investigate (primary id "none").
+    nothing_to_investigate: bool = False
+    secondary: list[str] = Field(default_factory=list)
+    evidence: list[str] = Field(default_factory=list)
+    recommendations: list[str] = Field(default_factory=list)
+    #: Set (required) when the confidence is below 0.7.
+    uncertainty: str | None = None
+    not_checked: list[str] = Field(default_factory=list)
+    tree_id: str | None = None
+    planner: str | None = None
+
+
+def build_report(
+    synthesis: Synthesis, *, tree_id: str | None = None, planner: str | None = None
+) -> Report:
+    """The report sections of a synthesis."""
+    evidence = [line for line in synthesis.evidence if _NOT_CHECKED_SEP not in line]
+    not_checked = [
+        line.replace(_NOT_CHECKED_SEP, ": ", 1)
+        for line in synthesis.evidence
+        if _NOT_CHECKED_SEP in line
+    ]
+    uncertainty = synthesis.uncertainty_reason
+    if synthesis.confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
+        uncertainty = "the evidence is not strong enough for a firm conclusion"
+    return Report(
+        confidence=synthesis.confidence,
+        level=confidence_level(synthesis.confidence),
+        primary_id=synthesis.primary.id,
+        primary=synthesis.primary.title,
+        primary_confidence=synthesis.primary.confidence,
+        not_established=synthesis.not_established,
+        nothing_to_investigate=synthesis.primary.id == _NONE_ID,
+        secondary=[f"{s.title} ({s.confidence:.2f})" for s in synthesis.secondary],
+        evidence=evidence,
+        recommendations=list(synthesis.recommendations),
+        uncertainty=uncertainty,
+        not_checked=not_checked,
+        tree_id=tree_id,
+        planner=planner,
+    )
+
+
+def report_of(answer: Answer) -> Report | None:
+    """The report of an answer that carries a synthesis (deep answers do)."""
+    if answer.synthesis is None:
+        return None
+    return build_report(answer.synthesis, tree_id=answer.tree_id, planner=answer.planner)
+
+
+def render_report_text(report: Report) -> str:
+    """The report as plain text, one section per block."""
+    lines = [f"Confidence: {report.level.value} ({report.confidence:.2f})", _headline(report)]
+    _section(lines, "Secondary factors", report.secondary)
+    _section(lines, "Evidence", report.evidence)
+    _section(lines, "Recommendations", report.recommendations)
+    if report.uncertainty and report.confidence < UNCERTAINTY_THRESHOLD:
+        lines += ["", f"Why not sure: {report.uncertainty}"]
+    _section(lines, "Could not check", report.not_checked)
+    if report.tree_id:
+        lines += ["", f"Reasoning tree: {report.tree_id}"]
+    return "\n".join(lines)
+
+
+def _headline(report: Report) -> str:
+    if report.nothing_to_investigate:
+        return f"Conclusion: {report.primary} ({report.primary_confidence:.2f})"
+    if report.not_established:
+        return (
+            f"Primary cause: not established (best candidate: {report.primary}, "
+            f"{report.primary_confidence:.2f})"
+        )
+    return f"Primary cause: {report.primary} ({report.primary_confidence:.2f})"
+
+
+def _section(lines: list[str], title: str, items: list[str]) -> None:
+    if items:
+        lines += ["", f"{title}:", *(f"- {item}" for item in items)]

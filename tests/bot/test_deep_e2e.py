@@ -1,0 +1,144 @@
+"""Deep analysis through the bot: strategy -> durable job -> tree -> report -> tree button.
+
+The fake LLM plays the strategy selector and the LLM planner (benchmarks/deep_script.py);
+checks are real read-only SQL against a table in the test database.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import asyncpg
+import pytest
+
+from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
+from reasoning_core.planning import PlanningContext
+from storage.jobs import PgJobStore
+from storage.pool import create_pool
+from tests.fakes.bot_harness import harness_settings, running_bot
+from tests.fakes.llm_routes import decision, routed
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+
+CHAT = 901
+QUESTION = "why did traffic drop on cell 12345?"
+
+
+def _scenario() -> DeepLLMScript:
+    def check(key: str, verdict: str, strength: float, evidence: str) -> ScriptedCheck:
+        return ScriptedCheck(
+            key=key,
+            description=f"{key} on cell 12345",
+            query="SELECT min(availability) AS lowest FROM cell_days WHERE cellname = $1",
+            params=["12345"],
+            verdict=verdict,
+            strength=strength,
+            evidence=evidence,
+        )
+
+    return DeepLLMScript(
+        hypotheses=[
+            ScriptedHypothesis(
+                key="outage",
+                title="Availability outage",
+                checks=[check("avail", "confirmed", 0.9, "availability 61% vs 99.7%")],
+            ),
+            ScriptedHypothesis(
+                key="demand",
+                title="Lower demand",
+                checks=[check("attempts", "refuted", 0.8, "attempts flat (-1%)")],
+            ),
+        ],
+        recommendations=["Check the cell's alarms"],
+    )
+
+
+@pytest.fixture
+async def cell_days(database_url: str) -> None:
+    conn = await asyncpg.connect(database_url)
+    try:
+        await conn.execute(
+            "CREATE TABLE cell_days (cellname text, availability float8);"
+            "INSERT INTO cell_days VALUES ('12345', 61.0), ('12345', 99.7);"
+        )
+    finally:
+        await conn.close()
+
+
+def _buttons(call: RecordedCall) -> list[tuple[str, str]]:
+    markup: Any = call.params.get("reply_markup") or {}
+    if isinstance(markup, str):
+        markup = json.loads(markup)
+    return [
+        (b["text"], b["callback_data"]) for row in markup.get("inline_keyboard", []) for b in row
+    ]
+
+
+async def test_deep_question_report_and_tree_button(
+    database_url: str, cell_days: None, telegram: FakeTelegramServer
+) -> None:
+    script = _scenario()
+    async with FakeOpenAIServer(latency=0.35) as llm:
+        llm.script(routed(strategy=decision("deep"), answer=script))
+        settings = harness_settings(
+            database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
+        )
+        async with running_bot(settings, telegram):
+            telegram.push_message(CHAT, QUESTION)
+            await telegram.wait_for(
+                lambda: any("Primary cause" in m.text for m in telegram.sent_messages(CHAT)),
+                timeout=20,
+            )
+            report = next(m for m in telegram.sent_messages(CHAT) if "Primary cause" in m.text)
+            status = telegram.sent_messages(CHAT)[0]
+            [(label, data)] = _buttons(report)
+            telegram.push_callback(CHAT, CHAT, data, report.result["message_id"])
+            await telegram.wait_for(
+                lambda: any("🌳" in m.text[:12] for m in telegram.sent_messages(CHAT))
+            )
+            telegram.push_callback(CHAT, CHAT + 1, data, report.result["message_id"])  # a stranger
+            await telegram.wait_for(lambda: len(telegram.callback_answers) == 2)
+    assert "Availability outage" in report.text and "availability 61% vs 99.7%" in report.text
+    assert (
+        "Check the cell&#x27;s alarms" in report.text or "Check the cell's alarms" in report.text
+    )
+    assert "confidence" in report.text and label.startswith("🌳")
+    tree = next(m for m in telegram.sent_messages(CHAT) if "🌳" in m.text[:12])
+    assert "Availability outage" in tree.text and "<pre>" in tree.params["text"]
+    assert (
+        telegram.callback_answers[1].params.get("text") == "That reasoning tree is not available."
+    )
+    # Live progress: one status message, edited no more often than every 1.5 s, then removed.
+    assert status.text.startswith("🔎")
+    edits = [e.at for e in telegram.edits(CHAT, status.result["message_id"])]
+    assert all(b - a >= 1.45 for a, b in zip([status.at, *edits], edits, strict=False))
+    assert telegram.calls_of("deleteMessage")
+    conn = await asyncpg.connect(database_url)
+    try:
+        rows = await conn.fetch("SELECT status, tree_id FROM deep_jobs")
+    finally:
+        await conn.close()
+    assert [r["status"] for r in rows] == ["done"] and rows[0]["tree_id"]
+
+
+async def test_a_job_left_running_by_a_crash_is_finished_and_delivered_at_start_up(
+    database_url: str, cell_days: None, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    llm.script(routed(strategy=decision("deep"), answer=_scenario()))
+    pool = await create_pool(database_url)
+    try:
+        await pool.execute("INSERT INTO users (id) VALUES ($1)", CHAT)
+        jobs = PgJobStore(pool)
+        ctx = PlanningContext(question=QUESTION, goal=QUESTION, user_id=CHAT)
+        job = await jobs.enqueue(ctx, user_id=CHAT, chat_id=CHAT)
+        await jobs.claim(job.id)  # "running" in a process that then crashed
+        await pool.execute("UPDATE deep_jobs SET heartbeat_at = now() - interval '1 hour'")
+    finally:
+        await pool.close()
+    settings = harness_settings(
+        database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
+    )
+    async with running_bot(settings, telegram):
+        [report] = await telegram.wait_for_messages(CHAT, 1, timeout=20)
+    assert "Availability outage" in report.text

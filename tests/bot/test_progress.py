@@ -1,0 +1,41 @@
+"""The live status message: one message, edits coalesced to at most one per interval."""
+
+from __future__ import annotations
+
+from aiogram import Bot
+from aiogram.client.default import DefaultBotProperties
+from aiogram.client.session.aiohttp import AiohttpSession
+from aiogram.client.telegram import TelegramAPIServer
+from aiogram.enums import ParseMode
+
+from bot.progress import ProgressMessage
+from reasoning_core.events import Event
+from tests.fakes.bot_harness import TEST_TOKEN
+from tests.fakes.telegram_server import FakeTelegramServer
+
+
+async def test_edits_are_throttled_and_the_status_is_removed(telegram: FakeTelegramServer) -> None:
+    now = [100.0]
+    bot = Bot(
+        TEST_TOKEN,
+        session=AiohttpSession(api=TelegramAPIServer.from_base(telegram.base_url)),
+        default=DefaultBotProperties(parse_mode=ParseMode.HTML),
+    )
+    try:
+        progress = ProgressMessage(bot=bot, chat_id=5, clock=lambda: now[0])
+        await progress.update(Event(kind="strategy_selected", message="not shown"))
+        for step, advance in enumerate([0.0, 0.5, 0.5, 0.6, 0.1, 2.0]):
+            now[0] += advance
+            await progress.update(Event(kind="node_completed", message=f"{step}/6 checks <done>"))
+        await progress.finish()
+    finally:
+        await bot.session.close()
+    [status] = telegram.sent_messages(5)
+    assert status.text == "🔎 0/6 checks &lt;done&gt;"
+    # t=100 sent; t=101.0 (0.5+0.5) too early; t=101.6 edit; t=101.7 too early; t=103.7 edit
+    assert [e.text for e in telegram.edits(5)] == [
+        "🔎 3/6 checks &lt;done&gt;",
+        "🔎 5/6 checks &lt;done&gt;",
+    ]
+    assert progress.edits == 2
+    assert telegram.calls_of("deleteMessage")
