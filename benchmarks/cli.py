@@ -8,7 +8,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.deep import format_deep_report, run_deep_bench
+from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
+from benchmarks.scratch import scratch_server
 from benchmarks.strategy.runner import (
     DEFAULT_CASES,
     CasesFileError,
@@ -25,6 +28,17 @@ def add_bench_parsers(bench: Any) -> None:
     quick.add_argument("--chats", type=int, default=50)
     quick.add_argument("--questions", type=int, default=5)
     quick.add_argument("--json", action="store_true")
+    deep = bench.add_parser("deep", help="deep-analysis wall time vs its critical path")
+    deep.add_argument("--latency-ms", type=float, default=100.0)
+    deep.add_argument(
+        "--concurrency", type=int, default=None, help="default REASONING_CONCURRENCY"
+    )
+    deep.add_argument("--json", action="store_true")
+    memory = bench.add_parser("memory", help="memory retrieval latency, recall and prompt budget")
+    memory.add_argument(
+        "--sizes", default="10000,100000,1000000", help="memory rows per run, comma-separated"
+    )
+    memory.add_argument("--json", action="store_true")
     strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
     strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     strategy.add_argument("--json", action="store_true")
@@ -34,6 +48,20 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     if args.bench == "quick":
         result = await run_quick_bench(chats=args.chats, questions=args.questions)
         _emit(result, args.json, format_quick_report)
+        return 0
+    if args.bench == "deep":
+        concurrency = args.concurrency or settings.reasoning_concurrency
+        async with scratch_server() as dsn:
+            result = await run_deep_bench(
+                dsn=dsn, latency_ms=args.latency_ms, concurrency=concurrency
+            )
+        _emit(result, args.json, format_deep_report)
+        return 0
+    if args.bench == "memory":
+        sizes = tuple(int(size) for size in args.sizes.split(","))
+        async with scratch_server() as dsn:
+            result = await run_memory_bench(dsn, sizes=sizes)
+        _emit(result, args.json, format_memory_report)
         return 0
     if args.bench == "strategy":
         model = build_chat_model(settings)

@@ -1,36 +1,30 @@
 """`whytree bench quick`: whytree's quick path vs a bare aiogram + openai bot, same load, one run.
 
 Both bots poll their own fake Telegram server and ask a fake LLM with zero
-latency, so the figures measure the bots themselves: whytree's extra work is
-the user/session/history/exchange round trips to PostgreSQL, the structured
-answer and the HTML rendering.
+latency, so the figures measure the bots themselves. whytree's extra work per
+question: a second LLM call (strategy selection), the user, session, project,
+history, clarification, memory and exchange round trips to PostgreSQL, access
+and rate-limit checks, the structured answer and the HTML rendering.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
-import tempfile
-from pathlib import Path
 from typing import Any
 
 from benchmarks.bare_bot import running_bare_bot
 from benchmarks.load import LoadFigures, drive_chats
-from storage.embedded import EmbeddedPostgres
+from benchmarks.scratch import scratch_server
 from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.llm_routes import decision, routed
+from tests.fakes.openai_server import DEFAULT_REPLY, FakeOpenAIServer
 from tests.fakes.telegram_server import FakeTelegramServer
 
 
 async def run_quick_bench(*, chats: int, questions: int) -> dict[str, Any]:
     logging.getLogger().setLevel(logging.WARNING)  # per-request INFO lines would swamp the figures
-    with tempfile.TemporaryDirectory(prefix="whytree-bench-") as scratch:
-        embedded = EmbeddedPostgres(Path(scratch))  # a throwaway cluster: no user data touched
-        dsn = await asyncio.to_thread(embedded.start)
-        try:
-            whytree = await _whytree_load(dsn, chats=chats, questions=questions)
-        finally:
-            await asyncio.to_thread(embedded.stop)
+    async with scratch_server() as dsn:
+        whytree = await _whytree_load(dsn, chats=chats, questions=questions)
     bare = await _bare_load(chats=chats, questions=questions)
     return {
         "chats": chats,
@@ -47,8 +41,14 @@ async def run_quick_bench(*, chats: int, questions: int) -> dict[str, Any]:
 
 async def _whytree_load(dsn: str, *, chats: int, questions: int) -> LoadFigures:
     async with FakeTelegramServer() as telegram, FakeOpenAIServer() as llm:
+        # The whole pipeline: a strategy call (decided "quick"), then the answer call.
+        llm.script(routed(strategy=decision("quick"), answer=DEFAULT_REPLY))
         settings = harness_settings(
-            database_url=dsn, telegram=telegram, llm_base_url=llm.base_url, log_level="WARNING"
+            database_url=dsn,
+            telegram=telegram,
+            llm_base_url=llm.base_url,
+            log_level="WARNING",
+            rate_limit_per_min=0,  # the load would otherwise hit the per-user limit
         )
         async with running_bot(settings, telegram):
             return await drive_chats(telegram, chats=chats, questions=questions)

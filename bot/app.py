@@ -20,17 +20,40 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
 from bot.config import TELEGRAM_DEFAULT_API, Settings
-from bot.handlers import common, errors, fallback, questions
-from bot.middlewares import OneQuestionPerChatMiddleware, UserMiddleware
+from bot.deep_wiring import open_deep
+from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
+from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
+from bot.metrics import Metrics
+from bot.middlewares import ChatLocks, OneQuestionPerChatMiddleware, UserMiddleware
+from bot.operations import install_ops
+from bot.ops import Ops, RunbookLibrary
+from bot.ops_server import ops_server
+from bot.ratelimit import DeepSlots, SlidingWindow
+from bot.replies import send_answer
 from bot.telegram_session import install_request_middlewares
+from reasoning_core.clarification import Clarifier
+from reasoning_core.context_budget import ContextBudget
+from reasoning_core.deep_path import DeepPath
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.llm.openai_model import OpenAIChatModel
+from reasoning_core.memory import LongTermMemory
+from reasoning_core.models import Answer
+from reasoning_core.ports import ChatModel, Job
 from reasoning_core.service import Deps, ReasoningService
+from reasoning_core.strategy.selector import StrategySelector
+from reasoning_core.turn import SessionLimits, TurnLoader, TurnRecorder
+from storage.admin import PgAccountStore
+from storage.audit import PgAuditStore
+from storage.clarifications import PgClarificationStore
 from storage.embedded import EmbeddedPostgres
 from storage.exchanges import PgExchangeStore
+from storage.memory import PgMemoryStore, PgProjectStore
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from storage.sessions import PgSessionStore
+from storage.stats import PgStatsStore
+from storage.trees import PgTreeStore
+from storage.usage import PgUsageStore
 from storage.users import PgUserStore
 
 log = logging.getLogger(__name__)
@@ -44,6 +67,9 @@ class Runtime:
     pool: asyncpg.Pool[Any]
     service: ReasoningService
     users: PgUserStore
+    memories: PgMemoryStore
+    projects: PgProjectStore
+    ops: Ops
 
 
 @asynccontextmanager
@@ -61,7 +87,16 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
         try:
             async with pool.acquire() as conn:
                 await apply_migrations(conn)
-            yield _wire(settings, pool, chat_model)
+            ops = _build_ops(settings, pool, chat_model)
+            llm = (
+                None
+                if chat_model is None
+                else InstrumentedChatModel(chat_model, metrics=ops.metrics, usage=ops.usage)
+            )
+            async with open_deep(settings, pool=pool, dsn=dsn, chat_model=llm) as deep:
+                runtime = _wire(settings, pool, llm, ops, deep)
+                await runtime.service.purge_memory(ttl_days=settings.memory_ttl_days)
+                yield runtime
         finally:
             await pool.close()
     finally:
@@ -72,15 +107,77 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
 
 
 def _wire(
-    settings: Settings, pool: asyncpg.Pool[Any], chat_model: OpenAIChatModel | None
+    settings: Settings,
+    pool: asyncpg.Pool[Any],
+    llm: ChatModel | None,
+    ops: Ops,
+    deep: DeepPath | None,
 ) -> Runtime:
+    memories, projects = PgMemoryStore(pool), PgProjectStore(pool)
+    sessions, exchanges = PgSessionStore(pool), PgExchangeStore(pool)
+    memory = LongTermMemory(
+        memories,
+        enabled=settings.long_term_memory_enabled,
+        top_k=settings.memory_top_k,
+        char_budget=settings.memory_char_budget,
+    )
     deps = Deps(
-        chat_model=chat_model,
-        sessions=PgSessionStore(pool),
-        exchanges=PgExchangeStore(pool),
+        chat_model=llm,
+        sessions=sessions,
+        turns=TurnLoader(
+            sessions=sessions,
+            exchanges=exchanges,
+            projects=projects,
+            limits=SessionLimits(
+                ttl_sec=settings.session_ttl_sec,
+                max_exchanges=settings.session_max_exchanges,
+                max_chars=settings.session_max_chars,
+            ),
+        ),
+        recorder=TurnRecorder(exchanges=exchanges, memory=memory),
+        memory=memory,
+        budget=ContextBudget(total_tokens=settings.llm_context_budget_tokens),
+        strategy=StrategySelector(
+            chat_model=llm,
+            enabled=settings.strategy_enabled,
+            timeout_sec=settings.strategy_timeout_sec,
+            cache_ttl_sec=settings.strategy_cache_ttl_sec,
+            cache_size=settings.strategy_cache_size,
+        ),
+        clarifier=Clarifier(PgClarificationStore(pool), ttl_sec=settings.clarification_ttl_sec),
+        deep=deep,
+        deep_slots=ops.deep_slots,
     )
     return Runtime(
-        settings=settings, pool=pool, service=ReasoningService(deps), users=PgUserStore(pool)
+        settings=settings,
+        pool=pool,
+        service=MeteredReasoningService(deps, metrics=ops.metrics),
+        users=PgUserStore(pool),
+        memories=memories,
+        projects=projects,
+        ops=ops,
+    )
+
+
+def _build_ops(
+    settings: Settings, pool: asyncpg.Pool[Any], chat_model: OpenAIChatModel | None
+) -> Ops:
+    """Stores, limits and metrics for access control, admin commands and the ops server."""
+    runbooks_dir = settings.runbooks_dir
+    return Ops(
+        accounts=PgAccountStore(pool),
+        audit=PgAuditStore(pool),
+        usage=PgUsageStore(pool),
+        stats=PgStatsStore(pool),
+        trees=PgTreeStore(pool),
+        metrics=Metrics(),
+        window=SlidingWindow(limit=settings.rate_limit_per_min),
+        deep_slots=DeepSlots(settings.max_concurrent_deep_per_user),
+        runbooks=RunbookLibrary([runbooks_dir] if runbooks_dir else []),
+        admin_ids=frozenset(settings.admin_ids),
+        access_mode=settings.access_mode,
+        daily_token_budget=settings.user_daily_token_budget,
+        llm_ping=chat_model.ping if chat_model is not None else None,
     )
 
 
@@ -113,26 +210,52 @@ def build_bot(settings: Settings) -> Bot:
 
 
 def build_dispatcher(runtime: Runtime) -> Dispatcher:
-    dp = Dispatcher(service=runtime.service, users=runtime.users)
+    dp = Dispatcher(
+        service=runtime.service,
+        users=runtime.users,
+        chat_locks=ChatLocks(),
+        background=set(),  # tasks started at start-up, kept referenced until done
+    )
     user_middleware = UserMiddleware(runtime.users)
     dp.message.outer_middleware(user_middleware)
     dp.edited_message.outer_middleware(user_middleware)
     dp.callback_query.outer_middleware(user_middleware)
-    dp.message.middleware(OneQuestionPerChatMiddleware())
+    dp.message.middleware(OneQuestionPerChatMiddleware(dp["chat_locks"]))
+    install_ops(dp, runtime.ops)
     dp.include_routers(
         errors.create_router(),
         common.create_router(),
+        clarify.create_router(),
+        trees.create_router(),
+        memory.create_router(memories=runtime.memories, projects=runtime.projects),
         questions.create_router(),
+        admin.create_router(runtime.ops.audit),
         fallback.create_router(),
+        clarify.create_fallback_router(),
     )
     dp.startup.register(_on_startup)
     return dp
 
 
-async def _on_startup(bot: Bot) -> None:
+async def _on_startup(
+    bot: Bot, service: ReasoningService, background: set[asyncio.Task[Any]]
+) -> None:
     await bot.set_my_commands(common.COMMANDS)
     me = await bot.me()
     log.info("bot @%s is polling", me.username)
+    # Analyses a crashed process left running: finish them and answer their users.
+    task = asyncio.create_task(_resume_deep_jobs(bot, service))
+    background.add(task)
+    task.add_done_callback(background.discard)
+
+
+async def _resume_deep_jobs(bot: Bot, service: ReasoningService) -> None:
+    async def deliver(job: Job, answer: Answer) -> None:
+        await send_answer(bot, job.chat_id, answer)
+
+    resumed = await service.resume_deep_jobs(deliver)
+    if resumed:
+        log.info("resumed %d deep analyses left running by a previous process", resumed)
 
 
 async def run_bot(settings: Settings) -> None:
@@ -140,8 +263,9 @@ async def run_bot(settings: Settings) -> None:
     bot = build_bot(settings)
     async with open_runtime(settings) as runtime:
         dp = build_dispatcher(runtime)
-        await dp.start_polling(
-            bot,
-            polling_timeout=settings.telegram_polling_timeout_sec,
-            allowed_updates=dp.resolve_used_update_types(),
-        )
+        async with ops_server(runtime.ops, host=settings.metrics_host, port=settings.metrics_port):
+            await dp.start_polling(
+                bot,
+                polling_timeout=settings.telegram_polling_timeout_sec,
+                allowed_updates=dp.resolve_used_update_types(),
+            )

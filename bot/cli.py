@@ -12,7 +12,9 @@ from typing import Any
 from benchmarks.cli import add_bench_parsers, run_bench
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
-from bot.terminal import chat_loop, format_answer, local_question
+from bot.demo import describe_demo, load_demo_dataset
+from bot.logging_setup import setup_logging
+from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
 from reasoning_core.errors import ConfigurationError, StoreError
 
 log = logging.getLogger("whytree")
@@ -29,6 +31,10 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--json", action="store_true", help="print the Answer as JSON")
     sub.add_parser("migrate", help="apply database migrations")
+    tree = sub.add_parser("tree", help="print a reasoning tree")
+    tree.add_argument("tree_id")
+    demo = sub.add_parser("demo", help="load the telecom demo dataset and show questions")
+    demo.add_argument("--seed", type=int, default=7)
     bench = sub.add_parser("bench", help="run a benchmark").add_subparsers(
         dest="bench", required=True, metavar="BENCH"
     )
@@ -38,13 +44,15 @@ def _parser() -> argparse.ArgumentParser:
 
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
-        answer = await runtime.service.answer(local_question(args.question))
+        await touch_local_user(runtime.users)
+        answer = await ask_once(runtime.service, args.question)
     print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
     return 0
 
 
 async def _chat(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
+        await touch_local_user(runtime.users)
         await chat_loop(runtime.service)
     return 0
 
@@ -64,6 +72,23 @@ async def _migrate(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+async def _tree(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_runtime(settings) as runtime:
+        lines = await runtime.service.tree_lines(args.tree_id, user_id=None)  # the operator
+    if lines is None:
+        print(f"whytree: no reasoning tree {args.tree_id!r}", file=sys.stderr)
+        return 1
+    print("\n".join(lines))
+    return 0
+
+
+async def _demo(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_runtime(settings) as runtime:
+        dataset, stats = await load_demo_dataset(runtime.pool, seed=args.seed)
+    print(describe_demo(dataset, stats))
+    return 0
+
+
 async def _bench(settings: Settings, args: argparse.Namespace) -> int:
     return await run_bench(settings, args)
 
@@ -73,6 +98,8 @@ _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any
     "chat": _chat,
     "ask": _ask,
     "migrate": _migrate,
+    "demo": _demo,
+    "tree": _tree,
     "bench": _bench,
 }
 
@@ -81,11 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = load_settings()
-        logging.basicConfig(
-            level=settings.log_level,
-            stream=sys.stderr,
-            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        )
+        setup_logging(settings)  # JSON lines (LOG_FORMAT=console for people), secrets redacted
         return asyncio.run(_COMMANDS[args.command](settings, args))
     except (ConfigurationError, StoreError) as e:
         print(f"whytree: {e}", file=sys.stderr)

@@ -51,12 +51,42 @@ class Settings(BaseSettings):
     strategy_cache_size: int = Field(default=200, ge=0)
     clarification_ttl_sec: int = Field(default=24 * 3600, ge=60)
 
+    # Deep analysis: the hypothesis tree, its budgets and the data-source tools
+    reasoning_concurrency: int = Field(default=4, ge=1, le=64)
+    deep_deadline_sec: float = Field(default=120.0, gt=0, le=3600)
+    tools_sql_dsn: SecretStr | None = None
+    tools_sql_timeout_ms: int = Field(default=5000, ge=100, le=600_000)
+    tools_sql_max_rows: int = Field(default=200, ge=1, le=100_000)
+    tools_http_allow: str = ""
+    prometheus_url: str | None = None
+    runbooks_dir: Path | None = None
+
+    # Memory: session context, long-term memory, the per-call context budget
+    session_ttl_sec: int = Field(default=24 * 3600, ge=0)
+    session_max_exchanges: int = Field(default=6, ge=0, le=100)
+    session_max_chars: int = Field(default=6000, ge=0, le=200_000)
+    long_term_memory_enabled: bool = True
+    memory_top_k: int = Field(default=3, ge=0, le=20)
+    memory_char_budget: int = Field(default=1500, ge=0, le=20_000)
+    memory_ttl_days: int = Field(default=180, ge=1, le=36_500)
+    llm_context_budget_tokens: int = Field(default=4000, ge=512, le=2_000_000)
+
     # Access
     admin_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
     access_mode: Literal["open", "allowlist"] = "open"
 
+    # Limits (0 = no limit)
+    rate_limit_per_min: int = Field(default=10, ge=0, le=10_000)
+    max_concurrent_deep_per_user: int = Field(default=1, ge=1, le=100)
+    user_daily_token_budget: int = Field(default=0, ge=0)
+
+    # Operations: Prometheus /metrics and /healthz (no port = not served; 0 = any free port)
+    metrics_port: int | None = Field(default=None, ge=0, le=65535)
+    metrics_host: str = "0.0.0.0"
+
     # Logging
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
+    log_format: Literal["json", "console"] = "json"
 
     @field_validator("admin_ids", mode="before")
     @classmethod
@@ -67,7 +97,7 @@ class Settings(BaseSettings):
             return [value]
         return value
 
-    @field_validator("telegram_api_url", "openai_base_url")
+    @field_validator("telegram_api_url", "openai_base_url", "prometheus_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None or value == "":
@@ -76,7 +106,16 @@ class Settings(BaseSettings):
             raise ValueError("must start with http:// or https://")
         return value.rstrip("/")
 
-    @field_validator("telegram_bot_token", "database_url", "openai_api_key", mode="before")
+    @field_validator(
+        "telegram_bot_token",
+        "database_url",
+        "openai_api_key",
+        "metrics_port",
+        "tools_sql_dsn",
+        "prometheus_url",
+        "runbooks_dir",
+        mode="before",
+    )
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from aiogram import BaseMiddleware
@@ -40,8 +41,8 @@ class UserMiddleware(BaseMiddleware):
         return await handler(event, data)
 
 
-class OneQuestionPerChatMiddleware(BaseMiddleware):
-    """Handlers flagged `one_at_a_time` run at most once per chat at a time.
+class ChatLocks:
+    """One question at a time per chat.
 
     A second question while the first is being answered is turned away with a
     short notice rather than queued: a queue would answer stale questions after
@@ -51,15 +52,30 @@ class OneQuestionPerChatMiddleware(BaseMiddleware):
     def __init__(self) -> None:
         self._busy: set[int] = set()
 
+    @contextmanager
+    def claim(self, chat_id: int) -> Iterator[bool]:
+        """Yields True and holds the chat, or yields False when the chat is busy."""
+        if chat_id in self._busy:
+            yield False
+            return
+        self._busy.add(chat_id)
+        try:
+            yield True
+        finally:
+            self._busy.discard(chat_id)
+
+
+class OneQuestionPerChatMiddleware(BaseMiddleware):
+    """Message handlers flagged `one_at_a_time` hold their chat's lock while they run."""
+
+    def __init__(self, locks: ChatLocks) -> None:
+        self._locks = locks
+
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         if not isinstance(event, Message) or not get_flag(data, "one_at_a_time"):
             return await handler(event, data)
-        chat_id = event.chat.id
-        if chat_id in self._busy:
-            await event.reply(BUSY_TEXT)
-            return None
-        self._busy.add(chat_id)
-        try:
+        with self._locks.claim(event.chat.id) as claimed:
+            if not claimed:
+                await event.reply(BUSY_TEXT)
+                return None
             return await handler(event, data)
-        finally:
-            self._busy.discard(chat_id)

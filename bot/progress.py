@@ -29,7 +29,6 @@ SHOWN_KINDS = frozenset(
         "reflection",
         "plan_revised",
         "reasoning",
-        "clarification_required",
     }
 )
 

@@ -32,7 +32,13 @@ def confidence_tag(confidence: float) -> str:
 
 def render_answer(answer: Answer) -> str:
     """The reply as Telegram HTML: text, then the confidence tag and any uncertainty."""
+    if answer.strategy == "clarify" and answer.clarification is not None:
+        return f"❓ {escape(answer.text.strip())}"
     parts = [escape(answer.text.strip())]
+    if answer.assumptions:
+        parts.append(
+            "<b>Assumptions</b>\n" + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
+        )
     footer = [f"<i>{escape(confidence_tag(answer.confidence))}</i>"]
     if answer.confidence < UNCERTAINTY_THRESHOLD and answer.uncertainty_reason:
         footer.append(f"<i>⚠ Unsure: {escape(answer.uncertainty_reason.strip())}</i>")

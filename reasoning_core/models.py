@@ -159,6 +159,17 @@ class Question(BaseModel):
     project: str = "default"
 
 
+class ClarificationPrompt(BaseModel):
+    """The clarifying question a front end should show now (one at a time)."""
+
+    clarification_id: str
+    index: int = Field(ge=0)
+    total: int = Field(ge=1)
+    round: int = Field(ge=1)
+    text: str
+    options: list[str] = Field(default_factory=list)
+
+
 class Answer(BaseModel):
     """The reply to one question, the same shape whichever path produced it."""
 
@@ -171,5 +182,9 @@ class Answer(BaseModel):
     synthesis: Synthesis | None = None
     decision: StrategyDecision | None = None
     planner: str | None = None
+    #: Set when strategy is "clarify": the question to ask now, with its options.
+    clarification: ClarificationPrompt | None = None
+    #: What the answer assumed after the clarification rounds ran out.
+    assumptions: list[str] = Field(default_factory=list)
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)

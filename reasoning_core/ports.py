@@ -314,3 +314,286 @@ class Planner(Protocol):
     async def synthesize(
         self, ctx: PlanningContext, tree: Tree, synthesis: Synthesis
     ) -> Synthesis: ...
+
+
+# --- administration: accounts, audit trail, token usage, statistics (issue 8) ---------
+# Implemented in storage/admin.py, storage/audit.py, storage/usage.py, storage/stats.py;
+# used by the bot's access control, admin commands, rate limits and metrics.
+
+from contextlib import AbstractAsyncContextManager  # noqa: E402 - this section's own imports
+from datetime import date  # noqa: E402
+
+
+class Account(User):
+    """A user as admins see it: role and status plus the access details behind them."""
+
+    allowed: bool = False  # on the allowlist (ACCESS_MODE=allowlist)
+    ban_reason: str | None = None
+    status_changed_at: datetime | None = None
+    status_changed_by: int | None = None
+    questions: int = 0  # exchanges, all time
+
+
+class AuditEntry(BaseModel):
+    """One admin action: who, what, where, with which arguments, and what came of it."""
+
+    admin_id: int
+    action: str
+    args: str = ""
+    outcome: str = ""
+    chat_id: int | None = None
+    id: int | None = None
+    created_at: datetime | None = None
+
+
+class UsageDay(BaseModel):
+    """A user's token usage on one UTC day."""
+
+    day: date
+    usage: Usage
+
+    @property
+    def tokens(self) -> int:
+        return self.usage.prompt_tokens + self.usage.completion_tokens
+
+
+class StrategyStats(BaseModel):
+    """Answers of one strategy within a stats window."""
+
+    strategy: str
+    questions: int
+    mean_confidence: float | None = None
+    below_threshold: int = 0  # confidence < UNCERTAINTY_THRESHOLD
+    median_seconds: float | None = None
+    p95_seconds: float | None = None
+
+
+class Stats(BaseModel):
+    """What /stats reports for the window since `since`."""
+
+    since: datetime
+    questions: int = 0
+    below_threshold: int = 0
+    strategies: list[StrategyStats] = Field(default_factory=list)
+    clarifications_asked: int = 0
+    clarifications_resumed: int = 0
+    declines: int = 0
+    trees: int = 0
+    revisions: int = 0
+    deep_jobs: dict[str, int] = Field(default_factory=dict)  # per status, created in the window
+    llm_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    active_users: int = 0
+
+
+class AccountStore(Protocol):
+    """Roles, bans and the allowlist; a method given an unknown id returns None."""
+
+    async def get(self, user_id: int) -> Account | None: ...
+
+    async def page(self, *, offset: int, limit: int) -> builtins.list[Account]:
+        """Users by last contact, newest first."""
+        ...
+
+    async def count(self) -> int: ...
+
+    async def set_status(
+        self, user_id: int, status: UserStatus, *, by: int, reason: str | None = None
+    ) -> Account | None: ...
+
+    async def set_allowed(self, user_id: int, allowed: bool, *, by: int) -> Account | None: ...
+
+
+class AuditStore(Protocol):
+    async def record(self, entry: AuditEntry) -> int:
+        """Append one entry; returns its id."""
+        ...
+
+    async def recent(self, limit: int) -> builtins.list[AuditEntry]:
+        """The newest entries first."""
+        ...
+
+
+class UsageStore(Protocol):
+    """Token usage per user and UTC day, added up from every LLM call."""
+
+    async def add(self, user_id: int, usage: Usage, *, day: date | None = None) -> None: ...
+
+    async def on(self, user_id: int, day: date) -> Usage: ...
+
+    async def recent(self, user_id: int, *, days: int) -> builtins.list[UsageDay]:
+        """The last `days` days that have usage, newest first."""
+        ...
+
+
+class StatsStore(Protocol):
+    async def ping(self) -> float:
+        """Seconds one database round trip takes; raises `StoreError` when unreachable."""
+        ...
+
+    async def stats(self, since: datetime) -> Stats: ...
+
+    async def deep_job_counts(self) -> dict[str, int]:
+        """Deep-analysis jobs per status, all time."""
+        ...
+
+
+class DeepSlotLimiter(Protocol):
+    """At most `limit` deep analyses per user at a time (MAX_CONCURRENT_DEEP_PER_USER).
+
+    ``async with slots.slot(user_id) as acquired:`` -- `acquired` is False when the
+    user already runs `limit` analyses; the slot is released when the block ends.
+    """
+
+    limit: int
+
+    def slot(self, user_id: int) -> AbstractAsyncContextManager[bool]: ...
+
+
+# --- memory (long-term memory per user, chat and project) ---------------------------
+
+DEFAULT_PROJECT = "default"
+
+
+class MemoryEntry(BaseModel):
+    """What the bot remembers of one completed answer: the goal, the outcome, the parameters.
+
+    Keyed by (user_id, chat_id, project): in a private chat chat_id is the user's id;
+    in a group each member has a memory of their own. `parameters` holds what a
+    follow-up ("again, like yesterday") may reuse: cell ids, services, dates.
+    """
+
+    id: int | None = None  # set by the store
+    user_id: int
+    chat_id: int
+    project: str = Field(default=DEFAULT_PROJECT, min_length=1, max_length=64)
+    goal_summary: str
+    outcome_summary: str = ""
+    strategy: Strategy
+    confidence: float = Field(ge=0.0, le=1.0)
+    tree_id: str | None = None
+    parameters: dict[str, str] = Field(default_factory=dict)
+    created_at: datetime | None = None  # set by the store unless given
+
+
+class MemoryStore(Protocol):
+    """Long-term memory. Every read and delete is scoped to one owner; raises `StoreError`."""
+
+    async def add(self, entry: MemoryEntry) -> MemoryEntry:
+        """Store an entry; returns it with id and created_at."""
+        ...
+
+    async def search(
+        self, *, user_id: int, chat_id: int, project: str, query: str, top_k: int = 3
+    ) -> builtins.list[MemoryEntry]:
+        """The owner's entries best matching `query` (full-text rank, then newest);
+        the newest entries when the query has no searchable words."""
+        ...
+
+    async def recent(
+        self, *, user_id: int, chat_id: int, project: str, limit: int = 3
+    ) -> builtins.list[MemoryEntry]:
+        """The owner's newest entries, newest first."""
+        ...
+
+    async def list(
+        self, *, user_id: int, chat_id: int, project: str, limit: int = 20, offset: int = 0
+    ) -> builtins.list[MemoryEntry]:
+        """A page of the owner's entries, newest first (for /memory)."""
+        ...
+
+    async def count(self, *, user_id: int, chat_id: int, project: str) -> int: ...
+
+    async def delete(self, *, user_id: int, entry_id: int) -> bool:
+        """Delete one entry if `user_id` owns it; False if there is no such entry of theirs."""
+        ...
+
+    async def forget_all(self, *, user_id: int, chat_id: int, project: str) -> int:
+        """Delete every entry of the owner in this chat and project; returns how many."""
+        ...
+
+    async def purge_older_than(self, days: int) -> int:
+        """Delete entries older than `days` days (MEMORY_TTL_DAYS); returns how many."""
+        ...
+
+
+class ProjectStore(Protocol):
+    """The current project of a user in a chat (/project); "default" when never set."""
+
+    async def get(self, *, user_id: int, chat_id: int) -> str: ...
+
+    async def set(self, *, user_id: int, chat_id: int, project: str) -> None: ...
+
+
+# --- deep-analysis jobs (issue 4) ---------------------------------------------------
+# Implemented in storage/jobs.py (PgJobStore); driven by reasoning_core/jobs.py.
+
+from reasoning_core.models import Answer  # noqa: E402 - this section's own imports
+
+JobStatus = Literal["queued", "running", "done", "failed"]
+
+
+class Job(BaseModel):
+    """One deep analysis as a durable job: queued -> running -> done | failed.
+
+    A job left ``running`` with an old heartbeat belongs to a crashed process and
+    is resumed from its tree (`tree_id`) by the next start-up.
+    """
+
+    id: int
+    user_id: int
+    chat_id: int
+    question: str
+    context: PlanningContext
+    status: JobStatus = "queued"
+    tree_id: str | None = None
+    attempts: int = 0
+    heartbeat_at: datetime | None = None
+    answer: Answer | None = None
+    error: str | None = None
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class JobStore(Protocol):
+    """The ``deep_jobs`` queue. Times are the database's clock; raises `StoreError`."""
+
+    async def enqueue(self, ctx: PlanningContext, *, user_id: int, chat_id: int) -> Job:
+        """Queue a new job for this planning context."""
+        ...
+
+    async def claim(self, job_id: int | None = None) -> Job | None:
+        """Take a queued job (that one, or the oldest) and mark it running: attempts + 1,
+        heartbeat now. None when there is none or another worker holds it."""
+        ...
+
+    async def heartbeat(self, job_id: int) -> None:
+        """The job's worker is alive (NotFoundError if the job does not exist)."""
+        ...
+
+    async def set_tree(self, job_id: int, tree_id: str) -> None:
+        """Record the job's tree as soon as it exists, so a crash can resume it."""
+        ...
+
+    async def complete(self, job_id: int, answer: Answer) -> None:
+        """Mark the job done with its answer."""
+        ...
+
+    async def fail(self, job_id: int, error: str) -> None:
+        """Mark the job failed with a short, user-safe reason."""
+        ...
+
+    async def stale(self, *, older_than_sec: float, limit: int = 50) -> builtins.list[Job]:
+        """Jobs whose worker is gone: running with a heartbeat older than `older_than_sec`,
+        or still queued after that long; oldest first."""
+        ...
+
+    async def reclaim(self, job_id: int, *, older_than_sec: float) -> Job | None:
+        """Atomically take over a stale job (running again, attempts + 1, heartbeat now);
+        None when it is no longer stale (another process took it, or it finished)."""
+        ...
+
+    async def get(self, job_id: int) -> Job | None:
+        """One job by id, or None."""
+        ...

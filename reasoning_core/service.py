@@ -1,8 +1,10 @@
 """ReasoningService: one question in, a stream of events out, the exchange persisted.
 
 Front ends (Telegram, `whytree chat`, `whytree ask`) all go through `ask`. The
-last event of every run is `answer`: failures become an answer that says what
-went wrong, never an exception for the front end to handle.
+flow: a pending clarification in this chat takes the message as its answer;
+otherwise memory is recalled, the strategy is decided, then the question is
+answered quickly, analysed deeply, clarified or declined. The last event is
+always `answer`: failures become an answer that says what went wrong.
 """
 
 from __future__ import annotations
@@ -10,21 +12,43 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from typing import Any, Literal
 
-from reasoning_core.errors import LLMError, LLMTimeoutError, StoreError
+from reasoning_core import clarification as clar
+from reasoning_core.answers import (
+    decline_answer,
+    deep_busy_answer,
+    llm_failure_answer,
+    no_llm_answer,
+)
+from reasoning_core.clarification import Clarifier
+from reasoning_core.context_budget import ContextBudget, history_messages
+from reasoning_core.deep_path import DeepPath
+from reasoning_core.errors import LLMError, StoreError
 from reasoning_core.events import Event
-from reasoning_core.models import Answer, Question, StrategyDecision
-from reasoning_core.ports import ChatModel, Exchange, ExchangeStore, SessionStore
+from reasoning_core.jobs import Deliver
+from reasoning_core.memory import LongTermMemory, Recall
+from reasoning_core.models import Answer, Question, StrategyDecision, Usage
+from reasoning_core.planning import PlanningContext
+from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarification, SessionStore
+from reasoning_core.prompts import QUICK_SYSTEM
 from reasoning_core.quick import answer_quickly
+from reasoning_core.strategy.entities import find_entities
+from reasoning_core.strategy.lexicon import fold
+from reasoning_core.strategy.selector import StrategySelector
+from reasoning_core.turn import Turn, TurnLoader, TurnRecorder
 
 log = logging.getLogger(__name__)
 
-NO_LLM_TEXT = (
-    "No language model is configured, so I can't answer free-form questions yet. "
-    "Set OPENAI_API_KEY and LLM_MODEL (or OPENAI_BASE_URL for a local OpenAI-compatible "
-    "server such as Ollama or vLLM) and restart whytree."
-)
+ClarificationState = Literal["open", "expired", "foreign", "unknown", "stale"]
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonCheck:
+    """Whether a clarification button may be used, and the answer it stands for."""
+
+    state: ClarificationState
+    option: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -32,9 +56,16 @@ class Deps:
     """The collaborators of the reasoning core, wired by the composition root."""
 
     chat_model: ChatModel | None
+    turns: TurnLoader
+    recorder: TurnRecorder
+    memory: LongTermMemory
+    budget: ContextBudget
+    strategy: StrategySelector
+    clarifier: Clarifier
     sessions: SessionStore
-    exchanges: ExchangeStore
-    history_limit: int = 6
+    #: None: deep questions get a quick answer with a note (no planner available).
+    deep: DeepPath | None = None
+    deep_slots: DeepSlotLimiter | None = None
 
 
 class ReasoningService:
@@ -46,6 +77,29 @@ class ReasoningService:
     async def new_session(self, *, user_id: int, chat_id: int) -> int:
         return await self._deps.sessions.start_new(user_id=user_id, chat_id=chat_id)
 
+    async def purge_memory(self, *, ttl_days: int) -> int:
+        """Drop long-term memory older than MEMORY_TTL_DAYS (run at start-up)."""
+        return await self._deps.memory.purge(ttl_days=ttl_days)
+
+    async def cancel_clarification(self, *, user_id: int, chat_id: int) -> bool:
+        return await self._deps.clarifier.cancel(chat_id=chat_id, user_id=user_id)
+
+    async def check_button(
+        self, clarification_id: str, *, user_id: int, index: int, option: int
+    ) -> ButtonCheck:
+        """May this user press option `option` of question `index` now? Forged ids are unknown."""
+        pending = await self._deps.clarifier.get(clarification_id)
+        if pending is None:
+            return ButtonCheck("unknown")
+        if pending.user_id != user_id:
+            return ButtonCheck("foreign")
+        if not pending.is_open():
+            return ButtonCheck("expired")
+        if index != len(pending.answers) or index >= len(pending.questions):
+            return ButtonCheck("stale")
+        options = pending.questions[index].options
+        return ButtonCheck("open", options[option] if 0 <= option < len(options) else None)
+
     async def answer(self, question: Question) -> Answer:
         """Run `ask` to the end and return the final answer."""
         final: Answer | None = None
@@ -56,98 +110,259 @@ class ReasoningService:
         return final
 
     async def ask(self, question: Question) -> AsyncIterator[Event]:
-        started = datetime.now(UTC)
         yield Event(kind="reasoning_started", message="Thinking…")
-        session_id = await self._session_id(question)
-        decision = StrategyDecision(
-            strategy="quick", confidence=0.5, reason="answered directly", source="heuristic"
+        turn = await self._deps.turns.load(question)
+        pending = await self._active_clarification(turn.question)
+        steps = (
+            self._continue_clarification(turn, pending)
+            if pending is not None
+            else self._decide(turn, turn.question.text)
         )
-        yield Event(
-            kind="strategy_selected", message="Answering directly", data=decision.model_dump()
+        final: Event | None = None
+        async for event in steps:
+            if event.kind == "answer":
+                final = event
+            else:
+                yield event
+        assert final is not None and final.answer is not None
+        yield Event(kind="reasoning_completed", message="Done")
+        await self._deps.recorder.record(
+            turn,
+            final.answer,
+            goal=final.data.get("goal", turn.question.text),
+            parameters=final.data.get("parameters", {}),
         )
-        answer = await self._quick(question, session_id)
+        yield Event(kind="answer", answer=final.answer)
+
+    # --- the decision point -------------------------------------------------------
+
+    async def _decide(self, turn: Turn, goal: str) -> AsyncIterator[Event]:
+        recall = await self._recall(turn, goal)
+        yield _memory_event(recall)
+        decision, usage = await self._select(turn, recall.question)
+        yield _selected(decision)
+        if decision.strategy == "clarify" and decision.questions:
+            try:
+                pending = await self._deps.clarifier.open(turn.question, decision)
+            except StoreError as e:  # cannot remember the question: answer as best we can
+                log.error("could not store a clarification, answering directly: %s", e)
+            else:
+                yield _clarification_event(pending)
+                yield _answer(clar.prompt_answer(pending), usage)
+                return
+        async for event in self._execute(turn, recall, decision, usage, assumptions=[]):
+            yield event
+
+    async def _continue_clarification(
+        self, turn: Turn, pending: PendingClarification
+    ) -> AsyncIterator[Event]:
+        words = clar.texts(pending.decision.language)
+        if not turn.question.text.strip():
+            yield _answer(clar.prompt_answer(pending, note=words["empty"]), Usage())
+            return
+        pending = await self._deps.clarifier.accept(pending, turn.question.text)
+        if pending.next_question is not None:
+            yield _answer(clar.prompt_answer(pending), Usage())
+            return
+        recall = await self._recall(turn, clar.goal_with_answers(pending))
+        yield _memory_event(recall)
+        decision, usage = await self._select(turn, recall.question)
+        yield _selected(decision)
+        assumptions: list[str] = []
+        if decision.strategy == "clarify" and decision.questions:
+            if pending.round < self._deps.clarifier.max_rounds:
+                pending = await self._deps.clarifier.next_round(pending, decision)
+                yield _clarification_event(pending)
+                yield _answer(clar.prompt_answer(pending), usage)
+                return
+            assumptions = clar.assumptions(pending)
+            decision = _proceed_anyway(decision)
+        await self._deps.clarifier.close(pending)
+        async for event in self._execute(turn, recall, decision, usage, assumptions=assumptions):
+            yield event
+
+    async def _execute(
+        self,
+        turn: Turn,
+        recall: Recall,
+        decision: StrategyDecision,
+        usage: Usage,
+        *,
+        assumptions: list[str],
+    ) -> AsyncIterator[Event]:
+        done = {"goal": recall.question, "parameters": recall.parameters}
+        if decision.strategy == "decline":
+            yield _answer(decline_answer(decision), usage, done)
+            return
+        if decision.strategy == "deep" and self._deps.deep is not None:
+            async for event in self._deep(turn, recall, decision):
+                if event.answer is None:
+                    yield event
+                else:
+                    answer = _decided(event.answer, decision, assumptions)
+                    yield _answer(answer, usage, done)
+            return
+        answer = await self._quick(turn, recall)
         if answer.error and answer.error != "llm_not_configured":
             yield Event(kind="error", message=answer.error)
-        answer = answer.model_copy(update={"decision": decision, "reason": decision.reason})
-        yield Event(kind="reasoning_completed", message="Done")
-        await self._record(question, session_id, answer, started)
-        yield Event(kind="answer", answer=answer)
+        answer = _decided(answer, decision, assumptions)
+        if decision.strategy == "deep":
+            answer = _deep_pending_note(answer, decision.language)
+        yield _answer(answer, usage, done)
 
-    async def _session_id(self, question: Question) -> int | None:
-        if question.session_id is not None:
-            return question.session_id
-        try:
-            return await self._deps.sessions.current(
-                user_id=question.user_id, chat_id=question.chat_id
-            )
-        except StoreError as e:
-            log.error("session lookup failed, answering without history: %s", e)
+    async def _deep(
+        self, turn: Turn, recall: Recall, decision: StrategyDecision
+    ) -> AsyncIterator[Event]:
+        """The deep path under the user's slot limit (MAX_CONCURRENT_DEEP_PER_USER)."""
+        slots = self._deps.deep_slots
+        if slots is None:
+            async for event in self._run_deep(turn, recall, decision):
+                yield event
+            return
+        async with slots.slot(turn.question.user_id) as acquired:
+            if not acquired:
+                yield Event(kind="answer", answer=deep_busy_answer(slots.limit, decision))
+                return
+            async for event in self._run_deep(turn, recall, decision):
+                yield event
+
+    def _run_deep(
+        self, turn: Turn, recall: Recall, decision: StrategyDecision
+    ) -> AsyncIterator[Event]:
+        assert self._deps.deep is not None
+        question = turn.question
+        ctx = PlanningContext(
+            question=question.text,
+            goal=recall.question,
+            language=decision.language,
+            user_id=question.user_id,
+            parameters=dict(recall.parameters),
+            memory=[recall.prompt_text] if recall.prompt_text else [],
+        )
+        return self._deps.deep.run(
+            ctx, decision, user_id=question.user_id, chat_id=question.chat_id
+        )
+
+    async def resume_deep_jobs(self, deliver: Deliver) -> int:
+        """Finish deep analyses a crashed process left running; `deliver` sends each answer."""
+        if self._deps.deep is None:
+            return 0
+        return await self._deps.deep.resume_stale(deliver)
+
+    async def tree_lines(self, tree_id: str, *, user_id: int | None) -> list[str] | None:
+        """A tree as text lines for its owner; None if unknown, another user's, or no deep path."""
+        if self._deps.deep is None:
             return None
+        return await self._deps.deep.tree_lines(tree_id, user_id=user_id)
 
-    async def _quick(self, question: Question, session_id: int | None) -> Answer:
+    async def _recall(self, turn: Turn, goal: str) -> Recall:
+        q = turn.question
+        return await self._deps.memory.recall(
+            user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal
+        )
+
+    async def _select(self, turn: Turn, goal: str) -> tuple[StrategyDecision, Usage]:
+        recent = [e for past in turn.history[-3:] for e in find_entities(fold(past.question))]
+        return await self._deps.strategy.decide(
+            goal,
+            user_id=turn.question.user_id,
+            project=turn.question.project,
+            recent_entities=list(dict.fromkeys(recent)),
+            recent_context=[past.question for past in turn.history[-3:]],
+        )
+
+    async def _quick(self, turn: Turn, recall: Recall) -> Answer:
         model = self._deps.chat_model
         if model is None:
-            return Answer(
-                strategy="quick",
-                text=NO_LLM_TEXT,
-                confidence=0.0,
-                uncertainty_reason="no language model is configured",
-                error="llm_not_configured",
-            )
-        history = await self._history(session_id)
-        try:
-            answer, _ = await answer_quickly(model, question.text, history)
-        except LLMError as e:
-            log.warning("quick answer failed: %s: %s", type(e).__name__, e)
-            return _llm_failure_answer(e)
-        return answer
-
-    async def _history(self, session_id: int | None) -> list[Exchange]:
-        if session_id is None:
-            return []
-        try:
-            return await self._deps.exchanges.recent(
-                session_id=session_id, limit=self._deps.history_limit
-            )
-        except StoreError as e:
-            log.error("history lookup failed, answering without it: %s", e)
-            return []
-
-    async def _record(
-        self, question: Question, session_id: int | None, answer: Answer, started: datetime
-    ) -> None:
-        if session_id is None:
-            return
-        exchange = Exchange(
-            session_id=session_id,
-            user_id=question.user_id,
-            chat_id=question.chat_id,
-            question=question.text,
-            answer=answer.text,
-            strategy=answer.strategy,
-            confidence=answer.confidence,
-            uncertainty_reason=answer.uncertainty_reason,
-            tree_id=answer.tree_id,
-            started_at=started,
-            finished_at=datetime.now(UTC),
-            usage=answer.usage,
-            error=answer.error,
+            return no_llm_answer()
+        prompt = self._deps.budget.fit(
+            system=QUICK_SYSTEM,
+            question=recall.question,
+            history=history_messages(turn.history),
+            retrieved=recall.prompt_text,
         )
         try:
-            await self._deps.exchanges.record(exchange)
+            return await answer_quickly(model, prompt.messages)
+        except LLMError as e:
+            log.warning("quick answer failed: %s: %s", type(e).__name__, e)
+            return llm_failure_answer(e)
+
+    async def _active_clarification(self, question: Question) -> PendingClarification | None:
+        try:
+            return await self._deps.clarifier.active(question)
         except StoreError as e:
-            log.error("could not store the exchange (the user still gets the answer): %s", e)
+            log.error("clarification lookup failed, treating the message as new: %s", e)
+            return None
 
 
-def _llm_failure_answer(error: LLMError) -> Answer:
-    if isinstance(error, LLMTimeoutError):
-        why, kind = "the language model did not answer in time", "llm_timeout"
-    else:
-        why, kind = "the language model returned an error or an unusable answer", "llm_error"
-    return Answer(
-        strategy="quick",
-        text=f"Sorry — I couldn't answer this time: {why}. Please try again in a minute.",
-        confidence=0.0,
-        uncertainty_reason=why,
-        error=kind,
+def _selected(decision: StrategyDecision) -> Event:
+    return Event(
+        kind="strategy_selected",
+        message=f"Strategy: {decision.strategy} ({decision.confidence:.2f})",
+        data=decision.model_dump(),
+    )
+
+
+def _memory_event(recall: Recall) -> Event:
+    """How many long-term memory entries went into this answer's context (for metrics)."""
+    return Event(kind="reasoning", data={"memory_hits": len(recall.entries)})
+
+
+def _clarification_event(pending: PendingClarification) -> Event:
+    return Event(
+        kind="clarification_required",
+        message="I need a detail before I start",
+        data={
+            "clarification_id": pending.id,
+            "questions": [q.model_dump() for q in pending.questions],
+        },
+    )
+
+
+def _answer(answer: Answer, usage: Usage, data: dict[str, Any] | None = None) -> Event:
+    merged = answer.model_copy(update={"usage": answer.usage + usage})
+    return Event(kind="answer", answer=merged, data=data or {})
+
+
+def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:
+    """After the last round: act on the best understanding (a diagnostic question -> deep)."""
+    return decision.model_copy(
+        update={
+            "strategy": "deep",
+            "questions": [],
+            "confidence": min(decision.confidence, 0.5),
+            "uncertainty_reason": "the question stayed ambiguous after the clarification rounds",
+        }
+    )
+
+
+def _decided(answer: Answer, decision: StrategyDecision, assumptions: list[str]) -> Answer:
+    """The answer labelled with the decision that chose its path (and any assumptions)."""
+    answer = answer.model_copy(
+        update={
+            "strategy": decision.strategy,
+            "decision": decision,
+            "reason": decision.reason,
+            "assumptions": assumptions,
+        }
+    )
+    return _with_assumptions(answer) if assumptions else answer
+
+
+def _deep_pending_note(answer: Answer, language: str) -> Answer:
+    """Deep analysis needs the hypothesis tree; until it runs, say so on the quick answer."""
+    note = (
+        "Это вопрос для глубокого анализа; пока отвечаю коротко."
+        if language == "ru"
+        else "This question deserves a deep analysis; for now, here is a quick answer."
+    )
+    return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
+
+
+def _with_assumptions(answer: Answer) -> Answer:
+    reason = "answered on assumptions, since the question stayed ambiguous"
+    if answer.uncertainty_reason:
+        reason = f"{answer.uncertainty_reason}; {reason}"
+    return answer.model_copy(
+        update={"confidence": min(answer.confidence, 0.6), "uncertainty_reason": reason}
     )

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,16 +19,22 @@ from tests import pg
 
 
 @pytest.fixture(scope="session")
-def pg_server_dsn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_server_dsn() -> Iterator[str]:
     """DSN of a server we may create databases on."""
     external = os.environ.get("TEST_DATABASE_URL")
     if external:
         yield external
         return
-    # A short path: PostgreSQL's Unix socket path must stay under ~100 bytes.
-    embedded = EmbeddedPostgres(Path(tmp_path_factory.mktemp("pg", numbered=True)))
-    yield embedded.start()
-    embedded.stop()
+    # Not under pytest's basetemp: pytest prunes old basetemps, which would pull the
+    # cluster out from under another test session running at the same time. The path
+    # stays short, as PostgreSQL's Unix socket path must be under ~100 bytes.
+    scratch = Path(tempfile.mkdtemp(prefix="whytree-pg-"))
+    embedded = EmbeddedPostgres(scratch)
+    try:
+        yield embedded.start()
+    finally:
+        embedded.stop()
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")

@@ -6,12 +6,18 @@ from aiogram import Router
 from aiogram.filters import Command, CommandStart
 from aiogram.types import BotCommand, Message
 
+from bot.handlers.admin import ADMIN_HELP
+from bot.handlers.memory import MEMORY_COMMANDS
+from bot.handlers.usage import USAGE_COMMAND
 from reasoning_core.service import ReasoningService
 
 COMMANDS = [
     BotCommand(command="start", description="What whytree does"),
     BotCommand(command="help", description="How to ask and what the marks mean"),
     BotCommand(command="new", description="Start a new session (forget the recent context)"),
+    BotCommand(command="cancel", description="Drop a pending clarifying question"),
+    *MEMORY_COMMANDS,
+    USAGE_COMMAND,
 ]
 
 START_TEXT = (
@@ -34,8 +40,8 @@ async def start_handler(message: Message) -> None:
     await message.answer(START_TEXT)
 
 
-async def help_handler(message: Message) -> None:
-    await message.answer(HELP_TEXT)
+async def help_handler(message: Message, is_admin: bool = False) -> None:
+    await message.answer(HELP_TEXT + (ADMIN_HELP if is_admin else ""))
 
 
 async def new_session_handler(message: Message, service: ReasoningService) -> None:

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from aiogram import Bot, F, Router
 from aiogram.types import Message
-from aiogram.utils.chat_action import ChatActionSender
 
+from bot.conversation import run_and_reply
 from bot.filters import AddressedToBot
-from bot.progress import ProgressMessage
-from bot.rendering import render_answer
-from bot.replies import send_html
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 
@@ -31,17 +28,7 @@ async def question_handler(
         )
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
-    progress = ProgressMessage(bot=bot, chat_id=message.chat.id)
-    async with ChatActionSender.typing(bot=bot, chat_id=message.chat.id):
-        answer = None
-        async for event in service.ask(question):
-            if event.answer is not None:
-                answer = event.answer
-            else:
-                await progress.update(event)
-    await progress.finish()
-    if answer is not None:
-        await send_html(message, render_answer(answer))
+    await run_and_reply(bot, service, question)
 
 
 def create_router() -> Router:

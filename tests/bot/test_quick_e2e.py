@@ -10,7 +10,7 @@ import time
 import asyncpg
 
 from bot.handlers.common import HELP_TEXT
-from tests.fakes.bot_harness import harness_settings, running_bot
+from tests.fakes.bot_harness import quick_path_settings, running_bot
 from tests.fakes.openai_replies import Reply
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.telegram_server import FakeTelegramServer
@@ -26,7 +26,7 @@ async def test_html_reply_with_confidence_tag(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     llm.queue(_reply("Paris <the capital> & more", 0.9))
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -44,7 +44,7 @@ async def test_low_confidence_reply_says_what_is_unsure(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     llm.queue(_reply("Probably the cache.", 0.4, "I have no metrics for the cache"))
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -62,7 +62,7 @@ async def test_long_answer_is_split_into_valid_html_messages(
     )
     assert len(long_text) >= 5000
     llm.queue(_reply(long_text, 0.85))
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -82,7 +82,7 @@ async def test_telegram_429_is_retried_after_retry_after(
 ) -> None:
     llm.queue(_reply("Hello!", 0.95))
     telegram.fail_next("sendMessage", 429, retry_after=1)
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -98,7 +98,7 @@ async def test_parse_error_falls_back_to_plain_text(
 ) -> None:
     llm.queue(_reply("Plain fallback works", 0.9))
     telegram.fail_next("sendMessage", 400)  # "can't parse entities"
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -113,7 +113,7 @@ async def test_exchanges_are_stored_and_survive_a_restart(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     llm.queue(_reply("First answer", 0.8), _reply("Second answer", 0.7))
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -145,7 +145,7 @@ async def test_exchanges_are_stored_and_survive_a_restart(
 async def test_without_llm_the_reply_names_the_variables(
     database_url: str, telegram: FakeTelegramServer
 ) -> None:
-    settings = harness_settings(database_url=database_url, telegram=telegram, llm_base_url=None)
+    settings = quick_path_settings(database_url=database_url, telegram=telegram, llm_base_url=None)
     async with running_bot(settings, telegram):
         telegram.push_message(CHAT, "What is DNS?")
         [sent] = await telegram.wait_for_messages(CHAT, 1)
@@ -157,7 +157,7 @@ async def test_llm_failing_repeatedly_gives_a_clear_error(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     llm.script(lambda request: Reply.error(500))
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -172,8 +172,11 @@ async def test_llm_hanging_past_the_timeout_gives_a_clear_error_in_time(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     llm.script(lambda request: Reply.hang())
-    settings = harness_settings(
-        database_url=database_url, telegram=telegram, llm_base_url=llm.base_url, llm_timeout_sec=1
+    settings = quick_path_settings(
+        database_url=database_url,
+        telegram=telegram,
+        llm_base_url=llm.base_url,
+        llm_timeout_sec=1,
     )
     async with running_bot(settings, telegram):
         started = time.monotonic()
@@ -188,7 +191,7 @@ async def test_llm_returning_non_json_gives_a_clear_error(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     llm.script(lambda request: Reply.malformed())
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
@@ -203,7 +206,7 @@ async def test_second_question_while_busy_is_turned_away(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     llm.queue(Reply.json({"answer": "slow answer", "confidence": 0.9}, delay=1.0))
-    settings = harness_settings(
+    settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):

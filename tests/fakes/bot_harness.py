@@ -35,6 +35,11 @@ def harness_settings(
     return Settings(_env_file=None, **values)
 
 
+def quick_path_settings(**kwargs: Any) -> Settings:
+    """Settings with the strategy layer off (STRATEGY_ENABLED=false): every question is quick."""
+    return harness_settings(strategy_enabled=False, **kwargs)
+
+
 @dataclass
 class RunningBot:
     runtime: Runtime

@@ -38,5 +38,7 @@ class ScriptedChatModel:
         if isinstance(reply, Exception):
             raise reply
         if isinstance(reply, str):
-            return Completion(text=reply, usage=Usage(prompt_tokens=10, completion_tokens=5, llm_calls=1))
+            return Completion(
+                text=reply, usage=Usage(prompt_tokens=10, completion_tokens=5, llm_calls=1)
+            )
         return reply

@@ -1,0 +1,27 @@
+"""Run one question through the service and reply: shared by text messages and buttons."""
+
+from __future__ import annotations
+
+from aiogram import Bot
+from aiogram.utils.chat_action import ChatActionSender
+
+from bot.progress import ProgressMessage
+from bot.replies import send_answer
+from reasoning_core.models import Answer, Question
+from reasoning_core.service import ReasoningService
+
+
+async def run_and_reply(bot: Bot, service: ReasoningService, question: Question) -> Answer | None:
+    """Typing action and live progress while the service works, then the answer."""
+    progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
+    answer: Answer | None = None
+    async with ChatActionSender.typing(bot=bot, chat_id=question.chat_id):
+        async for event in service.ask(question):
+            if event.answer is not None:
+                answer = event.answer
+            else:
+                await progress.update(event)
+    await progress.finish()
+    if answer is not None:
+        await send_answer(bot, question.chat_id, answer)
+    return answer
