@@ -17,7 +17,7 @@ Script = Callable[[Sequence[ChatMessage]], Reply | Awaitable[Reply]]
 
 
 class ScriptedChatModel:
-    """Answers each call with `script(messages)`: a Completion, a text, or an exception to raise."""
+    """Answers each call with `script(messages)`: a Completion, a text, or an exception."""
 
     def __init__(self, script: Script) -> None:
         self._script = script

@@ -1,0 +1,103 @@
+"""Ports: the small Protocols through which the reasoning core reaches the world.
+
+One module per concern; everything is re-exported here, so callers write
+``from reasoning_core.ports import ChatModel, TreeStore``. storage implements the
+store ports with asyncpg; reasoning_core/llm implements `ChatModel` with the openai
+SDK; bot/app.py wires them together.
+"""
+
+from reasoning_core.ports.accounts import (
+    Exchange,
+    ExchangeStore,
+    Role_,
+    SessionStore,
+    User,
+    UserStatus,
+    UserStore,
+)
+from reasoning_core.ports.admin import (
+    Account,
+    AccountStore,
+    AuditEntry,
+    AuditStore,
+    DeepSlotLimiter,
+    Stats,
+    StatsStore,
+    StrategyStats,
+    UsageDay,
+    UsageStore,
+)
+from reasoning_core.ports.clarifications import (
+    CLARIFICATION_ID_PATTERN,
+    ClarificationStatus,
+    ClarificationStore,
+    PendingClarification,
+    new_clarification_id,
+)
+from reasoning_core.ports.jobs import (
+    Job,
+    JobStatus,
+    JobStore,
+)
+from reasoning_core.ports.llm import (
+    ChatMessage,
+    ChatModel,
+    Completion,
+    Role,
+    ToolCall,
+    ToolSpec,
+)
+from reasoning_core.ports.memory import (
+    DEFAULT_PROJECT,
+    MemoryEntry,
+    MemoryStore,
+    ProjectStore,
+)
+from reasoning_core.ports.planner import (
+    Planner,
+)
+from reasoning_core.ports.trees import (
+    TreeStore,
+    TreeSummary,
+)
+
+__all__ = [
+    "CLARIFICATION_ID_PATTERN",
+    "DEFAULT_PROJECT",
+    "Account",
+    "AccountStore",
+    "AuditEntry",
+    "AuditStore",
+    "ChatMessage",
+    "ChatModel",
+    "ClarificationStatus",
+    "ClarificationStore",
+    "Completion",
+    "DeepSlotLimiter",
+    "Exchange",
+    "ExchangeStore",
+    "Job",
+    "JobStatus",
+    "JobStore",
+    "MemoryEntry",
+    "MemoryStore",
+    "PendingClarification",
+    "Planner",
+    "ProjectStore",
+    "Role",
+    "Role_",
+    "SessionStore",
+    "Stats",
+    "StatsStore",
+    "StrategyStats",
+    "ToolCall",
+    "ToolSpec",
+    "TreeStore",
+    "TreeSummary",
+    "UsageDay",
+    "UsageStore",
+    "User",
+    "UserStatus",
+    "UserStore",
+    "new_clarification_id",
+]
