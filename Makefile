@@ -12,8 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-## Set up and run whytree: the Telegram bot if TELEGRAM_BOT_TOKEN is set, else the terminal chat.
+## Set up and run whytree: demo data, then the Telegram bot if TELEGRAM_BOT_TOKEN is set,
+## else the terminal chat.
 run: $(STAMP)
+	$(BIN)/whytree demo
 	$(BIN)/whytree run
 
 ## Set up and run every check CI runs: format, lint, types, tests.
