@@ -5,6 +5,8 @@ planner and the runbook planner. The explorer drives either one the same way:
 
 1. `propose_hypotheses(ctx)` -> a `Plan`: competing hypotheses, or a
    `conclusion` when there is nothing to investigate (e.g. "no drop found").
+   A hypothesis may carry `children` (alternatives); they become its
+   sub-hypotheses at once and get the checks (step 2) instead of it.
 2. `propose_checks(ctx, hypothesis)` -> checks, each a tool request.
 3. the explorer runs the checks through the tools, concurrently;
 4. `interpret(ctx, hypothesis, check, result)` -> `Evidence`;
@@ -31,6 +33,10 @@ class HypothesisProposal(BaseModel):
     prior: float = Field(default=0.5, ge=0.01, le=0.99)
     confirm_if: str = Field(default="", max_length=500)
     refute_if: str = Field(default="", max_length=500)
+    #: Alternatives ("an outage OR interference"): added under this hypothesis as
+    #: sub-hypotheses at once, so aggregation combines them by noisy-OR; checks are
+    #: then asked for the children (the leaves), not for this hypothesis.
+    children: list[HypothesisProposal] = Field(default_factory=list, max_length=10)
 
 
 class CheckProposal(BaseModel):
