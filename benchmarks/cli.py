@@ -5,10 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from benchmarks.deep import format_deep_report, run_deep_bench
+from benchmarks.incidents.runner import (
+    default_cases,
+    format_incidents_report,
+    run_incidents_bench,
+)
 from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.scratch import scratch_server
@@ -34,6 +40,10 @@ def add_bench_parsers(bench: Any) -> None:
         "--concurrency", type=int, default=None, help="default REASONING_CONCURRENCY"
     )
     deep.add_argument("--json", action="store_true")
+    incidents = bench.add_parser("incidents", help="incident cases: AC@1, AC@3, Brier, ECE")
+    incidents.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
+    incidents.add_argument("--seed", type=int, default=None, help="seed of the fresh set")
+    incidents.add_argument("--json", action="store_true")
     memory = bench.add_parser("memory", help="memory retrieval latency, recall and prompt budget")
     memory.add_argument(
         "--sizes", default="10000,100000,1000000", help="memory rows per run, comma-separated"
@@ -57,6 +67,10 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
             )
         _emit(result, args.json, format_deep_report)
         return 0
+    if args.bench == "incidents":
+        result = await _incidents(args)
+        _emit(result, args.json, format_incidents_report)
+        return 0
     if args.bench == "memory":
         sizes = tuple(int(size) for size in args.sizes.split(","))
         async with scratch_server() as dsn:
@@ -76,6 +90,14 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
         _emit(result, args.json, format_strategy_report)
         return 0
     raise AssertionError(f"unknown benchmark {args.bench}")
+
+
+async def _incidents(args: argparse.Namespace) -> dict[str, Any]:
+    """On --cases, or on a freshly generated set; no LLM (the runbook planner)."""
+    with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
+        cases = args.cases or default_cases(Path(scratch), seed=args.seed)
+        async with scratch_server() as dsn:
+            return await run_incidents_bench(cases, dsn=dsn)
 
 
 def _emit(result: dict[str, Any], as_json: bool, fmt: Any) -> None:

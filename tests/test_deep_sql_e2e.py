@@ -27,7 +27,7 @@ from reasoning_core.models import Answer
 from reasoning_core.planning import PlanningContext
 from reasoning_core.ports import Job
 from reasoning_core.tools.base import ToolRequest, ToolResult
-from reasoning_core.tree.aggregation import K, logit, sigmoid
+from reasoning_core.tree.aggregation import logit, sigmoid, weight
 from storage.jobs import PgJobStore
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
@@ -104,9 +104,9 @@ def scenario() -> DeepLLMScript:
     )
 
 
-P_OUTAGE = sigmoid(K * (0.9 + 0.8))
-P_DEMAND = sigmoid(K * (-0.8 - 0.5))  # the empty-result judgement is capped at 0.5
-P_NEIGHBOUR = sigmoid(logit(0.3) + K * -0.7)
+P_OUTAGE = sigmoid(weight(0.9) + weight(0.8))
+P_DEMAND = sigmoid(weight(-0.8) + weight(-0.5))  # the empty-result judgement is capped at 0.5
+P_NEIGHBOUR = sigmoid(logit(0.3) + weight(-0.7))
 
 
 class CountingTool:

@@ -11,9 +11,16 @@ The semantics of ARCHITECTURE.md, "Aggregation semantics", made exact:
 - **Hypothesis.** ``base`` is the noisy-OR ``1 - prod(1 - p_i)`` of its active
   sub-hypotheses when it has any (they replace the prior: the hypothesis holds if
   any of its mechanisms does), else its own prior. Its checks then update it in
-  log-odds: ``logit(p) = logit(base) + K * sum(signal_i)``. Both steps are
-  monotone, so more confirming evidence anywhere below never lowers a hypothesis,
-  and with prior 0.5 a refutation mirrors a confirmation.
+  log-odds: ``logit(p) = logit(base) + sum(weight(signal_i))`` with
+  ``weight(s) = K * atanh(s)``. Near zero that is ``K * s`` (ARCHITECTURE.md's
+  "k about 2"); unlike a linear ``K * s``, which caps one check's effect on the
+  odds at e^K (a 0%-availability outage could never make an outage likely from
+  a modest prior), a near-certain, data-backed check can make its hypothesis
+  near-certain. At prior 0.5 one check of strength c gives exactly p = (1 + c)/2
+  (0.8 -> 0.9; refuted 0.8 -> 0.1). Signals are clipped to ±`MAX_SIGNAL` so
+  weights stay finite.
+  Both steps are monotone, so more confirming evidence anywhere below never
+  lowers a hypothesis, and with prior 0.5 a refutation mirrors a confirmation.
 - **Rejected and pruned** nodes, and everything under them, count for nothing;
   so do inconclusive results.
 - **Root.** The root's hypotheses compete: the primary is the highest p, and the
@@ -33,8 +40,10 @@ from collections.abc import Iterable
 from reasoning_core.models import Evidence, Node, Tree
 from reasoning_core.tree.walk import ancestors, children, get_node, is_active, root_of
 
-#: Weight of one full-strength check in log-odds (c = 1 moves logit(p) by 2).
+#: Slope of the evidence weight at zero: a weak check of strength c moves logit(p) by ~K*c.
 K = 2.0
+#: Largest usable signal: weight(0.99) = K * atanh(0.99) ≈ 5.3 in log-odds.
+MAX_SIGNAL = 0.99
 P_MIN = 0.001
 P_MAX = 0.999
 #: Strength cap of a judgement that no tool numbers back.
@@ -67,6 +76,11 @@ def sigmoid(x: float) -> float:
 def noisy_or(probabilities: Iterable[float]) -> float:
     """P(at least one holds) for independent causes: 1 - prod(1 - p_i)."""
     return 1.0 - math.prod(1.0 - p for p in probabilities)
+
+
+def weight(signal: float) -> float:
+    """The log-odds shift of a check's signal: K * atanh(s), s clipped to ±MAX_SIGNAL."""
+    return K * math.atanh(max(-MAX_SIGNAL, min(MAX_SIGNAL, signal)))
 
 
 def strength(evidence: Evidence) -> float:
@@ -124,8 +138,8 @@ def hypothesis_confidence(tree: Tree, node: Node) -> float:
     active = [c for c in children(tree, node.id) if is_active(c)]
     subs = [c for c in active if c.node_type == "hypothesis"]
     base = noisy_or(stored_or_computed(tree, s) for s in subs) if subs else node.prior
-    signal = sum(evidence_signal(tree, c) for c in active if c.node_type in EVIDENCE_TYPES)
-    return clamp_p(sigmoid(logit(base) + K * signal))
+    shift = sum(weight(evidence_signal(tree, c)) for c in active if c.node_type in EVIDENCE_TYPES)
+    return clamp_p(sigmoid(logit(base) + shift))
 
 
 def stored_or_computed(tree: Tree, node: Node) -> float:

@@ -6,7 +6,6 @@ incremental recomputation they do is what the properties check.
 
 from __future__ import annotations
 
-import math
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -18,9 +17,12 @@ from reasoning_core.models import Evidence, Node, NodeType, Tree
 from reasoning_core.tree.aggregation import (
     NO_DATA_CAP,
     K,
+    logit,
     recompute_all,
     recompute_ancestors,
+    sigmoid,
     strength,
+    weight,
 )
 from reasoning_core.tree.edits import NewNode, add_node, close_node, set_result
 from reasoning_core.tree.synthesis import synthesize
@@ -244,19 +246,19 @@ def test_three_competing_hypotheses_exact_numbers() -> None:
     check(tree, h1, data(True, 0.9))
     check(tree, h1, data(True, 0.6))
     check(tree, h2, data(False, 0.8))
-    check(tree, h3, data(True, 0.4))
+    check(tree, h3, data(True, 0.3))
     check(tree, h3, data(None, 0.9))
 
-    assert K == 2.0
-    assert p(tree, h1) == pytest.approx(0.9525741268224334)  # sigmoid(0 + 2 * 1.5)
-    assert p(tree, h2) == pytest.approx(0.16798161486607552)  # sigmoid(-2 * 0.8)
-    assert p(tree, h3) == pytest.approx(0.4881777387738596)  # sigmoid(logit(.3) + 2 * .4)
+    assert K == 2.0  # weight(s) = 2 * atanh(s); at prior 0.5 one check gives (1 + c) / 2
+    assert p(tree, h1) == pytest.approx(0.9870129870129871)  # sigmoid(w(.9) + w(.6))
+    assert p(tree, h2) == pytest.approx(0.1)  # sigmoid(-w(.8)) = (1 - .8) / 2
+    assert p(tree, h3) == pytest.approx(0.4431818181818182)  # sigmoid(logit(.3) + w(.3))
 
     s = synthesize(tree)
     assert s.primary.node_id == h1 == "h1"
     assert [r.node_id for r in s.ranking] == ["h1", "h3", "h2"]
-    assert s.margin == pytest.approx(0.46439638804857375)
-    assert s.confidence == pytest.approx(0.9525741268224334)
+    assert s.margin == pytest.approx(0.543831168831169)
+    assert s.confidence == pytest.approx(0.9870129870129871)
     assert s.secondary == []
     assert not s.not_established
     assert s.uncertainty_reason is None
@@ -273,10 +275,11 @@ def test_a_close_runner_up_lowers_confidence_and_says_why() -> None:
 
     s = synthesize(tree)
     assert s.primary.node_id == h1
-    assert s.margin == pytest.approx(0.020109076005001003)
+    # p1 = (1 + .5) / 2 = .75, p2 = (1 + .45) / 2 = .725
+    assert s.margin == pytest.approx(0.025)
     # confidence = p1 * (0.5 + margin / 0.3)
-    assert s.confidence == pytest.approx(0.7310585786300049 * (0.5 + 0.020109076005001003 / 0.3))
-    assert s.confidence == pytest.approx(0.414532331054265)
+    assert s.confidence == pytest.approx(0.75 * (0.5 + 0.025 / 0.3))
+    assert s.confidence == pytest.approx(0.4375)
     assert [r.node_id for r in s.secondary] == [h2]
     assert not s.not_established
     assert s.uncertainty_reason and "runner-up" in s.uncertainty_reason
@@ -308,7 +311,7 @@ def test_nothing_reaching_one_half_is_not_established() -> None:
     s = synthesize(tree)
     assert s.not_established
     assert s.primary.node_id == h1
-    assert s.confidence == pytest.approx(1 / (1 + math.exp(0.4)))
+    assert s.confidence == pytest.approx((1 - 0.2) / 2)  # refuted at 0.2, prior 0.5
     assert s.uncertainty_reason is not None
     assert "no hypothesis reached 0.5" in s.uncertainty_reason
     assert "1 of 2 checks of the primary were inconclusive" in s.uncertainty_reason
@@ -319,8 +322,8 @@ def test_a_data_less_primary_is_explained() -> None:
     h1 = add(tree, "root", "hypothesis", prior=0.4)
     check(tree, h1, Evidence(confirmed=True, confidence=0.95, has_data=False))
     s = synthesize(tree)
-    # capped at c = 0.5: logit(p) = logit(0.4) + 2 * 0.5
-    assert s.confidence == pytest.approx(1 / (1 + math.exp(-(math.log(0.4 / 0.6) + 1.0))))
+    # capped at c = 0.5: logit(p) = logit(0.4) + weight(0.5)
+    assert s.confidence == pytest.approx(sigmoid(logit(0.4) + weight(0.5)))
     assert s.confidence < 0.7
     assert s.uncertainty_reason and "backed by data" in s.uncertainty_reason
 
@@ -332,14 +335,14 @@ def test_sub_hypotheses_combine_by_noisy_or_then_own_checks_update_it() -> None:
     b = add(tree, h, "hypothesis", prior=0.5)
     assert p(tree, h) == pytest.approx(1 - 0.8 * 0.5)  # the subs replace the prior
     check(tree, a, data(True, 1.0))
-    pa = 1 / (1 + math.exp(-(math.log(0.2 / 0.8) + 2.0)))
+    pa = sigmoid(logit(0.2) + weight(1.0))  # a full-strength result is clipped to 0.99
     assert p(tree, a) == pytest.approx(pa)
     assert p(tree, h) == pytest.approx(1 - (1 - pa) * 0.5)
     check(tree, h, data(False, 0.5))
     base = 1 - (1 - pa) * 0.5
-    assert p(tree, h) == pytest.approx(1 / (1 + math.exp(-(math.log(base / (1 - base)) - 1.0))))
+    assert p(tree, h) == pytest.approx(sigmoid(logit(base) - weight(0.5)))
     close_node(tree, b, "rejected", "ruled out")
-    assert p(tree, h) == pytest.approx(1 / (1 + math.exp(-(math.log(pa / (1 - pa)) - 1.0))))
+    assert p(tree, h) == pytest.approx(sigmoid(logit(pa) - weight(0.5)))
 
 
 def test_leaves_under_one_check_sum_but_never_exceed_one_full_result() -> None:
@@ -350,7 +353,8 @@ def test_leaves_under_one_check_sum_but_never_exceed_one_full_result() -> None:
         leaf = add(tree, v, "leaf")
         set_result(tree, leaf, data(True, c))
     assert tree.nodes[v].confidence == pytest.approx(1.0)
-    assert p(tree, h) == pytest.approx(1 / (1 + math.exp(-2.0)))
+    # the signal 1.3 is clipped to one full result, itself clipped to MAX_SIGNAL
+    assert p(tree, h) == pytest.approx(sigmoid(weight(1.0))) == pytest.approx(0.995)
 
 
 def test_an_empty_or_fully_rejected_tree_concludes_nothing() -> None:

@@ -24,7 +24,7 @@ from reasoning_core.explorer_scheduler import PriorityScheduler
 from reasoning_core.models import Answer, Evidence, Synthesis, Tree
 from reasoning_core.planning import CheckProposal, HypothesisProposal, Plan, PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
-from reasoning_core.tree.aggregation import K, adjusted_confidence, logit, sigmoid
+from reasoning_core.tree.aggregation import adjusted_confidence, logit, sigmoid, weight
 from storage.trees import PgTreeStore
 
 T = TypeVar("T")
@@ -159,9 +159,9 @@ async def test_three_hypotheses_give_the_right_primary_and_confidence(
 ) -> None:
     planner, tool = three_by_three(), RecordingTool()
     events, answer = await run(analyst(store, planner, tool))
-    p_outage = sigmoid(K * (0.9 + 0.8 + 0.7))
-    p_demand = sigmoid(K * (-0.8 - 0.6))
-    p_neighbour = sigmoid(logit(0.3) + K * (0.3 - 0.9 + 0.2))
+    p_outage = sigmoid(weight(0.9) + weight(0.8) + weight(0.7))
+    p_demand = sigmoid(weight(-0.8) + weight(-0.6))
+    p_neighbour = sigmoid(logit(0.3) + weight(0.3) + weight(-0.9) + weight(0.2))
     synthesis = answer.synthesis
     assert synthesis is not None
     assert synthesis.primary.id == "outage"
@@ -196,7 +196,7 @@ async def test_a_plan_conclusion_answers_with_primary_none(store: PgTreeStore) -
     assert answer.synthesis is not None
     assert answer.synthesis.primary.id == "none"
     assert answer.synthesis.primary.title == "No traffic drop on 12345"
-    assert answer.confidence == pytest.approx(sigmoid(K * 0.9))
+    assert answer.confidence == pytest.approx(sigmoid(weight(0.9)))
     assert answer.text.startswith("Confidence: high")
     assert "Conclusion: No traffic drop on 12345" in answer.text
 
@@ -338,8 +338,8 @@ async def test_an_undecided_hypothesis_is_branched_into_sub_hypotheses(
     assert ("branch", "Outage cause") in planner.calls
     assert tree.nodes["h1.h1"].context["key"] == "power" and tree.nodes["h1.h1.v1"].depth == 3
     assert "h1.h3" not in tree.nodes  # "outage" again: a duplicate key, dropped
-    p_power, p_radio = sigmoid(K * 0.9), sigmoid(K * -0.8)
-    p_outage = sigmoid(logit(1 - (1 - p_power) * (1 - p_radio)) + K * 0.2)
+    p_power, p_radio = sigmoid(weight(0.9)), sigmoid(weight(-0.8))
+    p_outage = sigmoid(logit(1 - (1 - p_power) * (1 - p_radio)) + weight(0.2))
     assert tree.nodes["h1"].confidence == pytest.approx(p_outage)
     assert any("undecided" in e.message for e in events)
 
@@ -348,7 +348,8 @@ async def test_strong_contradiction_prunes_the_remaining_checks(store: PgTreeSto
     planner = ScriptedPlanner(
         Plan(hypotheses=[hyp("outage")]),
         {"outage": [check("o1"), check("o2"), check("o3")]},
-        {"o1": ev(False, 0.9), "o2": ev(False, 0.9), "o3": ev(True, 0.9)},
+        # o1 alone leaves p = (1 - 0.6) / 2 = 0.2; o2 brings it below the 0.05 threshold
+        {"o1": ev(False, 0.6), "o2": ev(False, 0.9), "o3": ev(True, 0.9)},
     )
     policy = ExplorationPolicy(order="depth_first", stop_confidence=1.0)
     tool = RecordingTool()
@@ -365,7 +366,7 @@ async def test_early_stop_when_the_root_is_confident(store: PgTreeStore) -> None
     policy = ExplorationPolicy(order="depth_first", stop_confidence=0.9)
     tool = RecordingTool()
     events, answer = await run(analyst(store, planner, tool, concurrency=1, policy=policy))
-    assert len(tool.ran) == 2  # o1 then o2 make the root confident: sigmoid(3.4) > 0.9
+    assert len(tool.ran) == 1  # o1 (0.9) alone makes the root confident: (1 + 0.9) / 2 > 0.9
     assert any(e.data.get("stopped") for e in events)
     assert answer.confidence >= 0.9
 
@@ -449,7 +450,7 @@ async def test_merge_strategies(
     tool = RecordingTool(results={"SELECT 'a2'": failed, "SELECT 'a3'": failed})
     policy = NO_SHORTCUTS.model_copy(update={"merge": merge})
     _, answer = await run(analyst(store, planner, tool, policy=policy))
-    pa, pb = sigmoid(K * 0.95), sigmoid(K * 0.8)
+    pa, pb = sigmoid(weight(0.95)), sigmoid(weight(0.3) + weight(0.3) + weight(0.2))
     assert answer.synthesis is not None and answer.synthesis.primary.id == primary
     assert check_confidence(answer.confidence, pa, pb)
     assert answer.confidence >= 0.7 or answer.uncertainty_reason

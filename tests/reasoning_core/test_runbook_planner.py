@@ -24,7 +24,7 @@ from reasoning_core.runbook_planner_checks import STATE_KEY, as_role, bind_sql
 from reasoning_core.runbook_planner_plan import MissingParameterError, NoRunbookError
 from reasoning_core.runbook_planner_words import hypothesis_proposal
 from reasoning_core.runbooks import Runbook, load_runbooks
-from reasoning_core.tree.aggregation import K, logit, noisy_or, sigmoid
+from reasoning_core.tree.aggregation import logit, noisy_or, sigmoid, weight
 from reasoning_core.tree.walk import children
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
@@ -157,8 +157,8 @@ async def test_children_become_sub_hypotheses_and_get_the_checks(pool: asyncpg.P
     [technical] = [n for n in tree.nodes.values() if n.context.get("key") == "technical"]
     subs = {n.context["key"]: n for n in children(tree, technical.id)}
     assert set(subs) == {"outage", "noise"}
-    p_outage = sigmoid(logit(0.2) + K * 0.9)
-    p_noise = sigmoid(logit(0.2) - K * 0.9)
+    p_outage = sigmoid(logit(0.2) + weight(0.9))
+    p_noise = sigmoid(logit(0.2) - weight(0.9))
     assert technical.confidence == pytest.approx(noisy_or([p_outage, p_noise]))
     assert answer.synthesis.primary.id == "technical"
 

@@ -11,7 +11,7 @@ import pytest
 
 from reasoning_core.errors import NotFoundError, StoreError, TreeError
 from reasoning_core.models import Evidence
-from reasoning_core.tree.aggregation import recompute_all
+from reasoning_core.tree.aggregation import logit, recompute_all, sigmoid, weight
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.render import render_tree_text
 from storage.pool import create_pool
@@ -57,8 +57,8 @@ async def test_a_grown_tree_is_saved_and_continues_after_a_restart(
     await grow_three(manager)
     synthesis = await manager.get_final_synthesis()
     assert synthesis.primary.node_id == "h1"
-    assert synthesis.confidence == pytest.approx(0.9525741268224334)
-    assert manager.tree.nodes["h3"].confidence == pytest.approx(0.4881777387738596)
+    assert synthesis.confidence == pytest.approx(sigmoid(weight(0.9) + weight(0.6)))
+    assert manager.tree.nodes["h3"].confidence == pytest.approx(sigmoid(logit(0.3) + weight(0.4)))
 
     # A new process: a new pool, a new store, a new manager.
     other = await create_pool(database_url, min_size=1, max_size=2)
@@ -73,7 +73,7 @@ async def test_a_grown_tree_is_saved_and_continues_after_a_restart(
     finally:
         await other.close()
     assert again == revived.tree
-    assert again.nodes["h2"].confidence == pytest.approx(1 / (1 + 2.718281828459045**-0.4))
+    assert again.nodes["h2"].confidence == pytest.approx(sigmoid(weight(-0.8) + weight(1.0)))
 
 
 async def test_node_ids_say_where_a_node_sits(manager: TreeManager) -> None:

@@ -39,12 +39,13 @@ def grown() -> Tree:
 
 def test_lines_are_indented_with_marks_and_confidences() -> None:
     lines = render_tree_text(grown())
-    assert lines[0] == "⏳ Why did traffic drop? · 0.86"
-    assert lines[1] == "  ✅ h1 Outage · 0.86"
+    # with prior 0.5 one check of strength c gives (1 + c) / 2
+    assert lines[0] == "⏳ Why did traffic drop? · 0.95"
+    assert lines[1] == "  ✅ h1 Outage · 0.95"
     assert lines[2].startswith("    ✅ h1.v1 Availability · 0.90 — min 61.2% on Monday xxx")
     assert lines[2].endswith("…") and "\n" not in lines[2]
     assert lines[3] == "    ❌ h1.v2 RTWP · — — SQL error"
-    assert lines[4] == "  ❌ h2 Demand · 0.27"
+    assert lines[4] == "  ❌ h2 Demand · 0.25"  # refuted 0.8 without data: capped at 0.5
     assert lines[5] == "    ❌ h2.v1 Attempts · 0.50"
     assert lines[6] == "    ❔ h2.v2 Calls · 0.30"
     assert lines[7] == "  ⏳ h3 Neighbour · 0.50"

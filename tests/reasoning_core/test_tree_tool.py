@@ -51,7 +51,7 @@ async def test_every_action_returns_json(tool: TreeToolExecutor, store: PgTreeSt
     done = await act(tool, action="set_result", tree_id=tree_id, parent_id="h1.v1",
                      result=result, confidence=0.9)  # fmt: skip
     assert done["ok"] and done["confidence"] == pytest.approx(0.9)
-    assert done["parent_confidence"] == pytest.approx(0.858, abs=1e-3)
+    assert done["parent_confidence"] == pytest.approx(0.95)  # (1 + 0.9) / 2 at prior 0.5
     rejected = await act(tool, action="reject", tree_id=tree_id, node_id=h2["node_id"],
                          description="no data for demand")  # fmt: skip
     assert rejected == {"ok": True, "node_id": "h2", "status": "rejected"}
