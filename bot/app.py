@@ -93,7 +93,9 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 if chat_model is None
                 else InstrumentedChatModel(chat_model, metrics=ops.metrics, usage=ops.usage)
             )
-            async with open_deep(settings, pool=pool, dsn=dsn, chat_model=llm) as deep:
+            async with open_deep(
+                settings, pool=pool, dsn=dsn, chat_model=llm, runbooks=lambda: ops.runbooks.current
+            ) as deep:
                 runtime = _wire(settings, pool, llm, ops, deep)
                 await runtime.service.purge_memory(ttl_days=settings.memory_ttl_days)
                 yield runtime
@@ -111,7 +113,7 @@ def _wire(
     pool: asyncpg.Pool[Any],
     llm: ChatModel | None,
     ops: Ops,
-    deep: DeepPath | None,
+    deep: DeepPath,
 ) -> Runtime:
     memories, projects = PgMemoryStore(pool), PgProjectStore(pool)
     sessions, exchanges = PgSessionStore(pool), PgExchangeStore(pool)

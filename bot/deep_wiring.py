@@ -7,7 +7,7 @@ when unset); http_check and prometheus are added only when configured.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -16,11 +16,14 @@ import asyncpg
 from bot.config import Settings
 from reasoning_core.budgets import Budgets
 from reasoning_core.deep import DeepAnalyst
-from reasoning_core.deep_path import DeepPath
+from reasoning_core.deep_path import DeepPath, Guidance
 from reasoning_core.errors import ToolError
 from reasoning_core.jobs import DeepJobRunner
 from reasoning_core.llm_planner import LLMPlanner
-from reasoning_core.ports import ChatModel
+from reasoning_core.ports import ChatModel, Planner
+from reasoning_core.runbook_guidance import runbook_guidance
+from reasoning_core.runbook_planner import RunbookPlanner
+from reasoning_core.runbooks import RunbookSet
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
 from reasoning_core.tools.prometheus import PrometheusTool
@@ -36,27 +39,49 @@ DATA_SCHEMAS = ("demo",)
 
 @asynccontextmanager
 async def open_deep(
-    settings: Settings, *, pool: asyncpg.Pool[Any], dsn: str, chat_model: ChatModel | None
-) -> AsyncIterator[DeepPath | None]:
-    """The deep path, or None when no planner is available (no LLM configured)."""
-    if chat_model is None:
-        yield None
-        return
+    settings: Settings,
+    *,
+    pool: asyncpg.Pool[Any],
+    dsn: str,
+    chat_model: ChatModel | None,
+    runbooks: Callable[[], RunbookSet],
+) -> AsyncIterator[DeepPath]:
+    """The deep path: the LLM planner with the runbook planner as its fallback and
+    runbooks as guidance, or the runbook planner alone when no LLM is configured.
+
+    `runbooks` is read on every use, so /reload_runbooks takes effect at once.
+    """
     tools_dsn = settings.tools_sql_dsn.get_secret_value() if settings.tools_sql_dsn else dsn
     sql = await _connect_sql(settings, tools_dsn)
     try:
         tools = _tools(settings, sql)
-        schema = await _describe(sql)
-        planner = LLMPlanner(chat_model, schema_description=schema, tools=tuple(tools))
+        runbook = RunbookPlanner(runbooks, tools=tools)
+        planner: Planner = runbook
+        guidance: Guidance | None = None
+        if chat_model is not None:
+            schema = await _describe(sql)
+            planner = LLMPlanner(chat_model, schema_description=schema, tools=tuple(tools))
+
+            def guidance(goal: str, language: str) -> str | None:
+                return runbook_guidance(
+                    runbooks(), goal, language="ru" if language == "ru" else "en"
+                )
+
         trees = PgTreeStore(pool)
         analyst = DeepAnalyst(
             tree_store=trees,
             planner=planner,
+            fallback_planner=runbook if planner is not runbook else None,
             tools=tools,
             budgets=Budgets(deadline_sec=settings.deep_deadline_sec),
             concurrency=settings.reasoning_concurrency,
         )
-        yield DeepPath(runner=DeepJobRunner(PgJobStore(pool), analyst), trees=trees)
+        yield DeepPath(
+            runner=DeepJobRunner(PgJobStore(pool), analyst),
+            trees=trees,
+            guidance=guidance,
+            missing_details=runbook.clarifying_questions,
+        )
     finally:
         if sql is not None:
             await sql.close()

@@ -7,12 +7,13 @@ as the final event. Trees can be shown later, to their owner only.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
 
 from reasoning_core.errors import NotFoundError
 from reasoning_core.events import Event
 from reasoning_core.jobs import DeepJobRunner, Deliver
-from reasoning_core.models import Answer, StrategyDecision
+from reasoning_core.models import Answer, ClarifyingQuestion, StrategyDecision
 from reasoning_core.planning import PlanningContext
 from reasoning_core.ports import TreeStore
 from reasoning_core.tree.render import render_tree_text
@@ -23,15 +24,38 @@ QUEUED_TEXT = {
 }
 
 
+#: Guidance text for the LLM planner from matching runbooks: (goal, language) -> text.
+Guidance = Callable[[str, str], str | None]
+#: Details an analysis needs before it can start: (goal, parameters) -> questions.
+MissingDetails = Callable[[str, Mapping[str, Any]], Awaitable[list[ClarifyingQuestion]]]
+
+
 class DeepPath:
-    def __init__(self, *, runner: DeepJobRunner, trees: TreeStore) -> None:
+    def __init__(
+        self,
+        *,
+        runner: DeepJobRunner,
+        trees: TreeStore,
+        guidance: Guidance | None = None,
+        missing_details: MissingDetails | None = None,
+    ) -> None:
         self._runner = runner
         self._trees = trees
+        self._guidance = guidance
+        self._missing_details = missing_details
+
+    async def missing_details(self, ctx: PlanningContext) -> list[ClarifyingQuestion]:
+        """What to ask the user before the analysis can run (e.g. which cell); [] if nothing."""
+        if self._missing_details is None:
+            return []
+        return await self._missing_details(ctx.goal, ctx.parameters)
 
     async def run(
         self, ctx: PlanningContext, decision: StrategyDecision, *, user_id: int, chat_id: int
     ) -> AsyncIterator[Event]:
         """The job's events, then an `answer` (a "queued" note if another worker took it)."""
+        if self._guidance is not None:
+            ctx = ctx.model_copy(update={"guidance": self._guidance(ctx.goal, ctx.language)})
         answer: Answer | None = None
         async for event in self._runner.submit(ctx, user_id=user_id, chat_id=chat_id):
             if event.kind == "answer" and event.answer is not None:

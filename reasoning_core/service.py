@@ -140,6 +140,7 @@ class ReasoningService:
         recall = await self._recall(turn, goal)
         yield _memory_event(recall)
         decision, usage = await self._select(turn, recall.question)
+        decision = await self._require_details(turn, recall, decision)
         yield _selected(decision)
         if decision.strategy == "clarify" and decision.questions:
             try:
@@ -167,6 +168,7 @@ class ReasoningService:
         recall = await self._recall(turn, clar.goal_with_answers(pending))
         yield _memory_event(recall)
         decision, usage = await self._select(turn, recall.question)
+        decision = await self._require_details(turn, recall, decision)
         yield _selected(decision)
         assumptions: list[str] = []
         if decision.strategy == "clarify" and decision.questions:
@@ -230,15 +232,8 @@ class ReasoningService:
         self, turn: Turn, recall: Recall, decision: StrategyDecision
     ) -> AsyncIterator[Event]:
         assert self._deps.deep is not None
+        ctx = _planning_context(turn, recall, decision)
         question = turn.question
-        ctx = PlanningContext(
-            question=question.text,
-            goal=recall.question,
-            language=decision.language,
-            user_id=question.user_id,
-            parameters=dict(recall.parameters),
-            memory=[recall.prompt_text] if recall.prompt_text else [],
-        )
         return self._deps.deep.run(
             ctx, decision, user_id=question.user_id, chat_id=question.chat_id
         )
@@ -254,6 +249,19 @@ class ReasoningService:
         if self._deps.deep is None:
             return None
         return await self._deps.deep.tree_lines(tree_id, user_id=user_id)
+
+    async def _require_details(
+        self, turn: Turn, recall: Recall, decision: StrategyDecision
+    ) -> StrategyDecision:
+        """A deep question missing what the analysis needs (e.g. which cell) becomes a
+        clarifying question, with the runbook's options."""
+        if decision.strategy != "deep" or self._deps.deep is None:
+            return decision
+        ctx = _planning_context(turn, recall, decision)
+        questions = await self._deps.deep.missing_details(ctx)
+        if not questions:
+            return decision
+        return decision.model_copy(update={"strategy": "clarify", "questions": questions[:3]})
 
     async def _recall(self, turn: Turn, goal: str) -> Recall:
         q = turn.question
@@ -293,6 +301,18 @@ class ReasoningService:
         except StoreError as e:
             log.error("clarification lookup failed, treating the message as new: %s", e)
             return None
+
+
+def _planning_context(turn: Turn, recall: Recall, decision: StrategyDecision) -> PlanningContext:
+    question = turn.question
+    return PlanningContext(
+        question=question.text,
+        goal=recall.question,
+        language=decision.language,
+        user_id=question.user_id,
+        parameters=dict(recall.parameters),
+        memory=[recall.prompt_text] if recall.prompt_text else [],
+    )
 
 
 def _selected(decision: StrategyDecision) -> Event:

@@ -1,0 +1,78 @@
+"""Known incidents investigated with no LLM at all: the runbook planner end to end."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from storage.demo import load_demo
+from storage.demo_dataset import ExampleQuestion, example_questions, generate_demo
+from storage.pool import create_pool
+from tests.bot.replies import wait_for_replies
+from tests.fakes.bot_harness import harness_settings, running_bot
+from tests.fakes.telegram_server import FakeTelegramServer
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def examples(database_url: str) -> dict[str, ExampleQuestion]:
+    """The demo dataset in the test database; one example question per kind of incident."""
+    dataset = generate_demo(7)
+    pool = await create_pool(database_url)
+    try:
+        await load_demo(pool, dataset)
+    finally:
+        await pool.close()
+    by_kind: dict[str, ExampleQuestion] = {}
+    for example in example_questions(dataset):
+        by_kind.setdefault(f"{example.kind}/{example.detail}", example)
+    return by_kind
+
+
+async def test_telegram_investigations_without_an_llm(
+    database_url: str, telegram: FakeTelegramServer, examples: dict[str, ExampleQuestion]
+) -> None:
+    asks = [
+        (examples["technical/availability"].en, "availability outage"),
+        (examples["technical/interference"].ru, "помехи"),
+        (examples["demand/None"].en, "demand"),
+        (examples["none/None"].en, "Conclusion"),
+    ]
+    settings = harness_settings(database_url=database_url, telegram=telegram, llm_base_url=None)
+    async with running_bot(settings, telegram):
+        for number, (question, _) in enumerate(asks, start=1):
+            chat = 950 + number
+            telegram.push_message(chat, question)
+            await wait_for_replies(telegram, chat, 1, seconds=30)
+    for number, (question, expected) in enumerate(asks, start=1):
+        [report] = [m for m in telegram.sent_messages(950 + number) if "<b>" in m.text]
+        assert expected.lower() in report.text.lower(), (question, report.text)
+        assert "runbook" in report.text  # the report says which planner produced it
+
+
+def test_demo_then_ask_json_names_the_primary_cause(database_url: str) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TELEGRAM_"))}
+    env |= {"DATABASE_URL": database_url, "LOG_LEVEL": "ERROR"}
+
+    def whytree(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "bot.cli", *args],
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=180, check=False,
+        )  # fmt: skip
+
+    demo = whytree("demo")
+    assert demo.returncode == 0, demo.stderr
+    question = next(line for line in demo.stdout.splitlines() if "known cause: external" in line)
+    asked = question.split('whytree ask "')[1].split('"')[0]
+    result = whytree("ask", "--json", asked)
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["strategy"] == "deep" and answer["planner"] == "runbook"
+    assert answer["synthesis"]["primary"]["id"] == "external"
+    assert answer["tree_id"] and answer["confidence"] > 0
