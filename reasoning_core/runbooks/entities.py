@@ -25,6 +25,7 @@ STOPWORDS = frozenset(
     there here all any some many much more most so very up down since after before today
     yesterday now http https api 5xx 4xx error errors latency traffic drop drops dropped cell
     cells service services server rate rates request requests high higher slow
+    it everything something anything site website app system stuff thing things
     почему что как когда где какой какая какие кто на в во у по из от до с со за для и или не
     это этот эта эти все всё сервис сервиса сервисе сервисом сота соты соте соту сотой трафик
     ошибки ошибок ошибка рост выросли растут упал упала упало сегодня вчера

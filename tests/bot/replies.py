@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 
 
@@ -21,3 +24,13 @@ async def next_reply(telegram: FakeTelegramServer, chat_id: int) -> RecordedCall
     """Wait for the reply after the ones already sent (call before pushing the update)."""
     count = len(replies(telegram, chat_id))
     return (await wait_for_replies(telegram, chat_id, count + 1))[count]
+
+
+def buttons(call: RecordedCall) -> list[tuple[str, str]]:
+    """(text, callback_data) of every inline button on a sent message."""
+    markup: Any = call.params.get("reply_markup") or {}
+    if isinstance(markup, str):
+        markup = json.loads(markup)
+    return [
+        (b["text"], b["callback_data"]) for row in markup.get("inline_keyboard", []) for b in row
+    ]

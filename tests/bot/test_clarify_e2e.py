@@ -15,7 +15,7 @@ import pytest
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedHypothesis
 from bot.config import Settings
-from tests.bot.replies import next_reply
+from tests.bot.replies import buttons, next_reply, wait_for_replies
 from tests.fakes.bot_harness import harness_settings, running_bot
 from tests.fakes.llm_routes import (
     decision,
@@ -31,15 +31,6 @@ from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 CHAT = 701
 USER = 701
 VAGUE = "why did traffic drop?"
-
-
-def _buttons(call: RecordedCall) -> list[tuple[str, str]]:
-    markup: Any = call.params.get("reply_markup") or {}
-    if isinstance(markup, str):
-        markup = json.loads(markup)
-    return [
-        (b["text"], b["callback_data"]) for row in markup.get("inline_keyboard", []) for b in row
-    ]
 
 
 async def _next_message(telegram: FakeTelegramServer, chat_id: int = CHAT) -> RecordedCall:
@@ -67,13 +58,13 @@ async def test_buttons_then_typed_answer_resume_the_reasoning(
         telegram.push_message(CHAT, VAGUE, user_id=USER)
         first = await asking
         assert first.text.startswith("❓") and "What should I look at?" in first.text
-        buttons = _buttons(first)
-        assert buttons[-1][0].startswith("✍️"), "a way to type one's own answer"
-        assert all(len(data.encode()) <= 64 for _, data in buttons)
-        assert all(data.startswith("clar:") for _, data in buttons)
+        options = buttons(first)
+        assert options[-1][0].startswith("✍️"), "a way to type one's own answer"
+        assert all(len(data.encode()) <= 64 for _, data in options)
+        assert all(data.startswith("clar:") for _, data in options)
 
         asking = _next_message(telegram)
-        telegram.push_callback(CHAT, USER, buttons[0][1], first.result["message_id"])
+        telegram.push_callback(CHAT, USER, options[0][1], first.result["message_id"])
         second = await asking
         assert "For which period?" in second.text
         assert telegram.callback_answers[-1].params.get("text", "").startswith("→")
@@ -93,14 +84,14 @@ async def test_two_rounds_then_the_answer_states_its_assumptions(
 ) -> None:
     async with running_bot(_no_llm(database_url, telegram), telegram):
         telegram.push_message(CHAT, VAGUE, user_id=USER)
-        replies = await telegram.wait_for_messages(CHAT, 1)
+        answered = await wait_for_replies(telegram, CHAT, 1)
         for _ in range(6):  # answer whatever is asked, vaguely, until it stops asking
-            if not replies[-1].text.startswith("❓"):
+            if not answered[-1].text.startswith("❓"):
                 break
-            count = len(replies)
+            count = len(answered)
             telegram.push_message(CHAT, "not sure", user_id=USER)
-            replies = await telegram.wait_for_messages(CHAT, count + 1)
-    final = replies[-1]
+            answered = await wait_for_replies(telegram, CHAT, count + 1, seconds=20)
+    final = answered[-1]
     assert not final.text.startswith("❓")
     assert "Assumptions" in final.text and "not sure" in final.text
     assert "Unsure" in final.text
@@ -115,7 +106,7 @@ async def test_other_users_forged_and_stale_buttons_change_nothing(
     async with running_bot(_no_llm(database_url, telegram), telegram):
         telegram.push_message(group, f"@whytree_test_bot {VAGUE}", chat_type="group", user_id=USER)
         [asked] = await telegram.wait_for_messages(group, 1)
-        data = _buttons(asked)[0][1]
+        data = buttons(asked)[0][1]
         message_id = asked.result["message_id"]
         cid = data.split(":")[1]
         for user, payload in [
@@ -148,7 +139,7 @@ async def test_expired_clarification_and_cancel(
         await running.runtime.pool.execute(
             "UPDATE clarifications SET expires_at = now() - interval '1 second'"
         )
-        telegram.push_callback(CHAT, USER, _buttons(asked)[0][1], asked.result["message_id"])
+        telegram.push_callback(CHAT, USER, buttons(asked)[0][1], asked.result["message_id"])
         await telegram.wait_for(lambda: len(telegram.callback_answers) == 1)
         assert telegram.callback_answers[0].params["text"].startswith("This question has expired")
 
@@ -214,7 +205,7 @@ async def test_llm_decisions_decline_deep_and_clarify(
     assert "I only read data." in decline.text
     assert "Deep analysis" in deep.text and "A bad deploy of checkout" in deep.text
     assert planner.calls["hypotheses"] == 1
-    assert [t for t, _ in _buttons(clarify)][:2] == ["checkout", "payments"]
+    assert [t for t, _ in buttons(clarify)][:2] == ["checkout", "payments"]
     quick_calls = [
         r for r in llm.requests if not is_strategy_request(r) and not is_planner_request(r)
     ]

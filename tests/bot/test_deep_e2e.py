@@ -6,9 +6,6 @@ checks are real read-only SQL against a table in the test database.
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import asyncpg
 import pytest
 
@@ -16,10 +13,11 @@ from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothe
 from reasoning_core.planning import PlanningContext
 from storage.jobs import PgJobStore
 from storage.pool import create_pool
+from tests.bot.replies import buttons
 from tests.fakes.bot_harness import harness_settings, running_bot
 from tests.fakes.llm_routes import decision, routed
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from tests.fakes.telegram_server import FakeTelegramServer
 
 CHAT = 901
 QUESTION = "why did traffic drop on cell 12345?"
@@ -66,15 +64,6 @@ async def cell_days(database_url: str) -> None:
         await conn.close()
 
 
-def _buttons(call: RecordedCall) -> list[tuple[str, str]]:
-    markup: Any = call.params.get("reply_markup") or {}
-    if isinstance(markup, str):
-        markup = json.loads(markup)
-    return [
-        (b["text"], b["callback_data"]) for row in markup.get("inline_keyboard", []) for b in row
-    ]
-
-
 async def test_deep_question_report_and_tree_button(
     database_url: str, cell_days: None, telegram: FakeTelegramServer
 ) -> None:
@@ -92,7 +81,7 @@ async def test_deep_question_report_and_tree_button(
             )
             report = next(m for m in telegram.sent_messages(CHAT) if "Primary cause" in m.text)
             status = telegram.sent_messages(CHAT)[0]
-            [(label, data)] = _buttons(report)
+            [(label, data)] = buttons(report)
             telegram.push_callback(CHAT, CHAT, data, report.result["message_id"])
             await telegram.wait_for(
                 lambda: any("🌳" in m.text[:12] for m in telegram.sent_messages(CHAT))

@@ -3,7 +3,6 @@ real PostgreSQL; deletions are checked in the table."""
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -11,21 +10,13 @@ import asyncpg
 
 from bot.handlers.memory import NOT_YOURS
 from reasoning_core.ports import MemoryEntry
+from tests.bot.replies import buttons
 from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
 from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 
 ANN, BOB = 801, 802
 GROUP = -100801
 T0 = datetime(2025, 3, 1, 9, 0, tzinfo=UTC)
-
-
-def _buttons(call: RecordedCall) -> list[tuple[str, str]]:
-    markup: Any = call.params.get("reply_markup") or {}
-    if isinstance(markup, str):
-        markup = json.loads(markup)
-    return [
-        (b["text"], b["callback_data"]) for row in markup.get("inline_keyboard", []) for b in row
-    ]
 
 
 async def _send(
@@ -103,15 +94,15 @@ async def test_memory_lists_escaped_entries_and_deletes_only_the_pressed_one(
         assert "Why &lt;b&gt;did&lt;/b&gt; traffic drop &amp; stay low?" in listing.text
         assert "→ &lt;i&gt;x" in listing.text, "memory text is escaped, never markup"
         assert "Bob's own question" not in listing.text
-        buttons = _buttons(listing)
-        assert [text for text, _ in buttons] == ["🗑 1", "🗑 2"]
-        assert all(len(data.encode()) <= 64 for _, data in buttons)
+        shown = buttons(listing)
+        assert [text for text, _ in shown] == ["🗑 1", "🗑 2"]
+        assert all(len(data.encode()) <= 64 for _, data in shown)
 
-        answer = await _press(telegram, ANN, ANN, buttons[0][1], listing)
+        answer = await _press(telegram, ANN, ANN, shown[0][1], listing)
         assert answer == "Deleted."
         await telegram.wait_for(lambda: bool(telegram.edits(ANN)))
         assert "Ignore previous instructions" not in telegram.edits(ANN)[-1].text
-        assert await _press(telegram, ANN, ANN, buttons[0][1], listing) == (
+        assert await _press(telegram, ANN, ANN, shown[0][1], listing) == (
             "That entry is already gone."
         )
     assert [r[3] for r in await _rows(database_url)] == [
@@ -131,7 +122,7 @@ async def test_in_a_group_nobody_deletes_anothers_memory(
         )
         listing = await _send(telegram, GROUP, "/memory", user_id=ANN, group=True)
         assert "ann group question" in listing.text and "bob group" not in listing.text
-        [(_, data)] = _buttons(listing)
+        [(_, data)] = buttons(listing)
         assert await _press(telegram, GROUP, BOB, data, listing) == NOT_YOURS
         # A forged button naming Bob as the owner still cannot delete Ann's row.
         forged = f"memdel:{ann_id}:{BOB}"
@@ -152,7 +143,7 @@ async def test_forget_asks_then_really_deletes_and_a_second_press_is_harmless(
         )
         ask = await _send(telegram, GROUP, "/forget", user_id=ANN, group=True)
         assert "Erase all 2 entries" in ask.text and "<b>default</b>" in ask.text
-        (_, yes), (_, no) = _buttons(ask)
+        (_, yes), (_, no) = buttons(ask)
         assert len(await _rows(database_url)) == 4, "nothing erased before confirmation"
 
         assert await _press(telegram, GROUP, BOB, yes, ask) == NOT_YOURS

@@ -93,3 +93,23 @@ def test_language() -> None:
 def test_keywords_match_word_starts() -> None:
     assert keyword_hits("Трафик упала сильно", ["трафик", "упал", "сот"]) == ["трафик", "упал"]
     assert keyword_hits("undropped", ["drop"]) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "service"),
+    [
+        ("why is checkout failing with 5xx?", "checkout"),
+        ("payments-api is down, why?", "payments-api"),
+        ("orders keeps timing out since 10:00", "orders"),
+        ("why is it failing?", None),
+        ("why is the site down?", None),
+    ],
+)
+def test_service_error_spike_reads_the_service_from_common_phrasings(
+    question: str, service: str | None
+) -> None:
+    matches = [
+        m for m in load_runbooks([]).match(question) if m.runbook.id == "service_error_spike"
+    ]
+    found = matches[0].params.get("service") if matches else None
+    assert found == service
