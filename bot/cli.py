@@ -9,7 +9,7 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from benchmarks.cli import add_bench_parsers, run_bench
+from benchmarks.args import add_bench_parsers
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
 from bot.demo import describe_demo, load_demo_dataset
@@ -90,6 +90,9 @@ async def _demo(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _bench(settings: Settings, args: argparse.Namespace) -> int:
+    # The runners load the test fakes (fake Telegram and LLM servers): only when benchmarking.
+    from benchmarks.cli import run_bench  # noqa: PLC0415
+
     return await run_bench(settings, args)
 
 

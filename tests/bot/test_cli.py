@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.config import Settings
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -55,3 +57,35 @@ def test_help_lists_the_commands() -> None:
     assert result.returncode == 0
     for command in ("run", "chat", "ask", "migrate", "bench"):
         assert command in result.stdout
+
+
+def test_ask_json_of_a_clarify_decision_prints_questions_and_options(database_url: str) -> None:
+    result = _whytree("ask", "--json", "why did traffic drop?", env={"DATABASE_URL": database_url})
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["strategy"] == "clarify"
+    questions = answer["decision"]["questions"]
+    assert questions and all(q["text"] and q["options"] for q in questions)
+    assert answer["clarification"]["options"] == questions[0]["options"]
+    assert answer["reason"] and 0 <= answer["confidence"] <= 1
+
+
+def test_tree_command_prints_a_tree_and_names_an_unknown_one(database_url: str) -> None:
+    env = {"DATABASE_URL": database_url}
+    assert _whytree("demo", env=env).returncode == 0
+    asked = _whytree("ask", "--json", "Why did traffic drop on cell 10291?", env=env)
+    tree_id = json.loads(asked.stdout)["tree_id"]
+    shown = _whytree("tree", tree_id, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "availability" in shown.stdout.lower() and "·" in shown.stdout
+    missing = _whytree("tree", "nope", env=env)
+    assert missing.returncode == 1 and "no reasoning tree 'nope'" in missing.stderr
+
+
+def test_every_setting_is_documented_in_env_example() -> None:
+    documented = {
+        line.split("=", 1)[0]
+        for line in (REPO / ".env.example").read_text().splitlines()
+        if line and not line.startswith("#") and "=" in line
+    }
+    assert {name.upper() for name in Settings.model_fields} <= documented

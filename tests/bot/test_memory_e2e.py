@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -11,6 +12,9 @@ from typing import Any
 import asyncpg
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedHypothesis
+from storage.demo import load_demo
+from storage.demo_dataset import generate_demo
+from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
 from tests.fakes.bot_harness import harness_settings, quick_path_settings, running_bot
 from tests.fakes.llm_routes import decision, is_strategy_request, routed
@@ -98,19 +102,30 @@ async def test_a_clarify_resumed_answer_is_remembered_and_like_yesterday_reuses_
     assert "12345" in _prompt_text(follow_up), "the follow-up reused the earlier cell"
 
 
-def test_whytree_chat_offers_numbered_options_and_remembers(database_url: str) -> None:
+async def test_whytree_chat_offers_numbered_options_and_remembers(database_url: str) -> None:
+    pool = await create_pool(database_url)
+    try:
+        await load_demo(pool, generate_demo(7))
+    finally:
+        await pool.close()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TELEGRAM_"))}
-    result = subprocess.run(
+    chat = "why did traffic drop?\n1\nsince Monday\ncell 10291\n/quit\n"
+    result = await asyncio.to_thread(
+        subprocess.run,
         [sys.executable, "-m", "bot.cli", "chat"],
         cwd=REPO,
         env={**env, "DATABASE_URL": database_url, "LOG_LEVEL": "ERROR"},
-        input="why did traffic drop?\n1\ncell 12345 since Monday\n/quit\n",
+        input=chat,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
         check=False,
     )
     assert result.returncode == 0, result.stderr
     assert "1) a cell" in result.stdout
     assert "For which period?" in result.stdout, "option 1 answered the first question"
-    assert "No language model is configured" in result.stdout
+    assert "availability outage" in result.stdout  # the runbook investigation, no LLM
+    [entry] = await _memories(database_url)
+    assert (
+        entry["user_id"] == 0 and entry["strategy"] == "deep" and "10291" in entry["goal_summary"]
+    )
