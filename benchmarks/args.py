@@ -24,6 +24,9 @@ def add_bench_parsers(bench: Any) -> None:
     incidents.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
     incidents.add_argument("--seed", type=int, default=None, help="seed of the fresh set")
     incidents.add_argument("--json", action="store_true")
+    reflection = bench.add_parser("reflection", help="incident cases with reflection on and off")
+    reflection.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
+    reflection.add_argument("--json", action="store_true")
     memory = bench.add_parser("memory", help="memory retrieval latency, recall and prompt budget")
     memory.add_argument(
         "--sizes", default="10000,100000,1000000", help="memory rows per run, comma-separated"

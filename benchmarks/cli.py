@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from benchmarks.incidents.runner import (
 )
 from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
+from benchmarks.reflection import format_reflection_report, run_reflection_bench
 from benchmarks.scratch import scratch_server
 from benchmarks.strategy.runner import (
     CasesFileError,
@@ -26,46 +28,33 @@ from benchmarks.strategy.runner import (
 from bot.app import build_chat_model
 from bot.config import Settings
 
+Figures = dict[str, Any]
+Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]
+
 
 async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
-    if args.bench == "quick":
-        result = await run_quick_bench(chats=args.chats, questions=args.questions)
-        _emit(result, args.json, format_quick_report)
-        return 0
-    if args.bench == "deep":
-        concurrency = args.concurrency or settings.reasoning_concurrency
-        async with scratch_server() as dsn:
-            result = await run_deep_bench(
-                dsn=dsn, latency_ms=args.latency_ms, concurrency=concurrency
-            )
-        _emit(result, args.json, format_deep_report)
-        return 0
-    if args.bench == "incidents":
-        result = await _incidents(args)
-        _emit(result, args.json, format_incidents_report)
-        return 0
-    if args.bench == "memory":
-        sizes = tuple(int(size) for size in args.sizes.split(","))
-        async with scratch_server() as dsn:
-            result = await run_memory_bench(dsn, sizes=sizes)
-        _emit(result, args.json, format_memory_report)
-        return 0
-    if args.bench == "strategy":
-        model = build_chat_model(settings)
-        try:
-            result = await run_strategy_bench(args.cases, model)
-        except CasesFileError as e:
-            print(f"whytree bench strategy: {e}", file=sys.stderr)
-            return 2
-        finally:
-            if model is not None:
-                await model.aclose()
-        _emit(result, args.json, format_strategy_report)
-        return 0
-    raise AssertionError(f"unknown benchmark {args.bench}")
+    """Run the named benchmark; print readable figures, or one JSON object with --json."""
+    runner, fmt = _BENCHES[args.bench]
+    try:
+        result = await runner(settings, args)
+    except CasesFileError as e:
+        print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result) if args.json else fmt(result))
+    return 0
 
 
-async def _incidents(args: argparse.Namespace) -> dict[str, Any]:
+async def _quick(settings: Settings, args: argparse.Namespace) -> Figures:
+    return await run_quick_bench(chats=args.chats, questions=args.questions)
+
+
+async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:
+    concurrency = args.concurrency or settings.reasoning_concurrency
+    async with scratch_server() as dsn:
+        return await run_deep_bench(dsn=dsn, latency_ms=args.latency_ms, concurrency=concurrency)
+
+
+async def _incidents(settings: Settings, args: argparse.Namespace) -> Figures:
     """On --cases, or on a freshly generated set; no LLM (the runbook planner)."""
     with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
         cases = args.cases or default_cases(Path(scratch), seed=args.seed)
@@ -73,5 +62,31 @@ async def _incidents(args: argparse.Namespace) -> dict[str, Any]:
             return await run_incidents_bench(cases, dsn=dsn)
 
 
-def _emit(result: dict[str, Any], as_json: bool, fmt: Any) -> None:
-    print(json.dumps(result) if as_json else fmt(result))
+async def _reflection(settings: Settings, args: argparse.Namespace) -> Figures:
+    async with scratch_server() as dsn:
+        return await run_reflection_bench(dsn=dsn, cases_dir=args.cases)
+
+
+async def _memory(settings: Settings, args: argparse.Namespace) -> Figures:
+    sizes = tuple(int(size) for size in args.sizes.split(","))
+    async with scratch_server() as dsn:
+        return await run_memory_bench(dsn, sizes=sizes)
+
+
+async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
+    model = build_chat_model(settings)
+    try:
+        return await run_strategy_bench(args.cases, model)
+    finally:
+        if model is not None:
+            await model.aclose()
+
+
+_BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
+    "quick": (_quick, format_quick_report),
+    "deep": (_deep, format_deep_report),
+    "incidents": (_incidents, format_incidents_report),
+    "reflection": (_reflection, format_reflection_report),
+    "memory": (_memory, format_memory_report),
+    "strategy": (_strategy, format_strategy_report),
+}

@@ -54,6 +54,8 @@ class Settings(BaseSettings):
     # Deep analysis: the hypothesis tree, its budgets and the data-source tools
     reasoning_concurrency: int = Field(default=4, ge=1, le=64)
     deep_deadline_sec: float = Field(default=120.0, gt=0, le=3600)
+    max_plan_revisions: int = Field(default=1, ge=0, le=5)
+    reflection_every: int = Field(default=3, ge=0, le=100)
     tools_sql_dsn: SecretStr | None = None
     tools_sql_timeout_ms: int = Field(default=5000, ge=100, le=600_000)
     tools_sql_max_rows: int = Field(default=200, ge=1, le=100_000)

@@ -21,6 +21,7 @@ from reasoning_core.errors import ToolError
 from reasoning_core.jobs import DeepJobRunner
 from reasoning_core.llm_planner import LLMPlanner
 from reasoning_core.ports import ChatModel, Planner
+from reasoning_core.reflection import ReflectionSettings
 from reasoning_core.runbook_guidance import runbook_guidance
 from reasoning_core.runbook_planner import RunbookPlanner
 from reasoning_core.runbooks import RunbookSet
@@ -75,6 +76,11 @@ async def open_deep(
             tools=tools,
             budgets=Budgets(deadline_sec=settings.deep_deadline_sec),
             concurrency=settings.reasoning_concurrency,
+            reflection=ReflectionSettings(
+                max_plan_revisions=settings.max_plan_revisions,
+                reflection_every=settings.reflection_every,
+            ),
+            critic=chat_model,
         )
         yield DeepPath(
             runner=DeepJobRunner(PgJobStore(pool), analyst),

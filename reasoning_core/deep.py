@@ -18,9 +18,16 @@ from reasoning_core.errors import NotFoundError, ReasoningError, StoreError
 from reasoning_core.events import Event
 from reasoning_core.explorer import Explorer
 from reasoning_core.explorer_policy import ExplorationPolicy
-from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Synthesis
+from reasoning_core.models import Answer, Synthesis, Tree
 from reasoning_core.planning import PlanningContext
-from reasoning_core.ports import Planner, TreeStore
+from reasoning_core.ports import ChatModel, Planner, TreeStore
+from reasoning_core.reflection import ReflectionSettings, Reflector
+from reasoning_core.reflection_report import (
+    apply_not_established,
+    not_established,
+    render_not_established,
+)
+from reasoning_core.reflection_uncertainty import UncertaintySources, uncertainty_reason
 from reasoning_core.report import build_report
 from reasoning_core.runbook_report import render_report
 from reasoning_core.tools.base import Tool
@@ -43,8 +50,14 @@ class DeepAnalyst:
         policy: ExplorationPolicy | None = None,
         concurrency: int = 4,
         clock: Callable[[], float] = time.monotonic,
+        reflection: ReflectionSettings | None = None,
+        critic: ChatModel | None = None,
     ) -> None:
         self._store = tree_store
+        #: None or disabled: the plan runs to the end as planned (no checkpoints).
+        self._reflection = reflection
+        #: The LLM asked for a critique at checkpoints (None: the numbers decide alone).
+        self._critic = critic
         self._planner = planner
         self._fallback = fallback_planner
         self._tools = dict(tools)
@@ -79,7 +92,7 @@ class DeepAnalyst:
             message=f"Deep analysis {verb} · tree {tree.id}",
             data={"tree_id": tree.id, "resumed": tree_id is not None},
         )
-        explorer = self._explorer(manager)
+        explorer = self._explorer(manager, ctx)
         try:
             async for event in explorer.explore(ctx):
                 yield event
@@ -91,15 +104,28 @@ class DeepAnalyst:
             return
         assert explorer.synthesis is not None, "explore() always concludes"
         await _close(manager, "completed")
+        reflector = explorer.reflector
         answer = deep_answer(
             explorer.synthesis,
             tree_id=tree.id,
             planner=explorer.planner_name,
             language=ctx.language,
+            tree=manager.tree,
+            question=reflector.question if reflector is not None else None,
         )
         yield Event(kind="answer", message="Deep analysis done", answer=answer)
 
-    def _explorer(self, manager: TreeManager) -> Explorer:
+    def _explorer(self, manager: TreeManager, ctx: PlanningContext) -> Explorer:
+        settings = self._reflection
+        reflector = None
+        if settings is not None and settings.enabled:
+            reflector = Reflector(
+                settings=settings,
+                model=self._critic,
+                goal=ctx.goal or ctx.question,
+                language=ctx.language,
+                revisions_used=manager.tree.revision,
+            )
         return Explorer(
             manager=manager,
             planner=self._planner,
@@ -109,20 +135,44 @@ class DeepAnalyst:
             policy=self._policy,
             concurrency=self._concurrency,
             clock=self._clock,
+            reflector=reflector,
         )
 
 
 def deep_answer(
-    synthesis: Synthesis, *, tree_id: str | None, planner: str | None, language: str = "en"
+    synthesis: Synthesis,
+    *,
+    tree_id: str | None,
+    planner: str | None,
+    language: str = "en",
+    tree: Tree | None = None,
+    question: str | None = None,
 ) -> Answer:
-    """The answer of a finished analysis: the plain-text report (in `language`) + synthesis."""
+    """The answer of a finished analysis: the plain-text report (in `language`) + synthesis.
+
+    With the tree, an analysis that established no cause gets the "not established"
+    report (what was checked, ruled out, missing, which data would settle it, a
+    question for the user), and the uncertainty reason names the real causes.
+    """
+    unsettled = (
+        not_established(tree, synthesis, language=language, question=question) if tree else None
+    )
+    if unsettled is not None and tree is not None:
+        synthesis = apply_not_established(synthesis, unsettled, tree, language=language)
+    sources = UncertaintySources(synthesis=synthesis, tree=tree)
+    reason = uncertainty_reason(
+        synthesis.confidence, sources, existing=synthesis.uncertainty_reason
+    )
+    synthesis = synthesis.model_copy(update={"uncertainty_reason": reason})
     report = build_report(synthesis, tree_id=tree_id, planner=planner)
-    uncertainty = synthesis.uncertainty_reason
-    if synthesis.confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
-        uncertainty = report.uncertainty
+    uncertainty = reason or report.uncertainty
+    text = render_report(report, language)
+    if unsettled is not None:
+        shown = [*report.evidence, *report.not_checked, *report.recommendations]
+        text += "\n\n" + render_not_established(unsettled, language=language, shown=shown)
     return Answer(
         strategy="deep",
-        text=render_report(report, language),
+        text=text,
         confidence=synthesis.confidence,
         uncertainty_reason=uncertainty,
         reason="deep analysis of competing hypotheses",

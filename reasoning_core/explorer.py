@@ -9,7 +9,9 @@ One `Explorer` runs one analysis on a `TreeManager` whose tree already exists
 3. each check runs through its tool; the result is interpreted by the planner
    and recorded with ``set_node_result`` (aggregation follows);
 4. an undecided hypothesis is branched into sub-hypotheses (explorer_branching);
-5. the synthesis is merged from the tree and the planner's wording
+5. with a `Reflector`, reflection rounds follow each wave of work: checks
+   retried another way, or the plan revised (explorer_reflection);
+6. the synthesis is merged from the tree and the planner's wording
    (explorer_merge) and kept in `synthesis`.
 
 Independent work runs concurrently: every planner call, and every check (tool
@@ -48,6 +50,7 @@ from reasoning_core.explorer_checks import CheckRunner
 from reasoning_core.explorer_growth import Growth
 from reasoning_core.explorer_merge import conclude
 from reasoning_core.explorer_policy import ROOT_PRIORITY, ExplorationPolicy, Priority, priority
+from reasoning_core.explorer_reflection import reflect
 from reasoning_core.explorer_scheduler import PriorityScheduler
 from reasoning_core.explorer_state import (
     checks_under,
@@ -59,6 +62,8 @@ from reasoning_core.explorer_state import (
 from reasoning_core.models import Synthesis
 from reasoning_core.planning import HypothesisProposal, PlanningContext
 from reasoning_core.ports import Planner
+from reasoning_core.reflection import Reflector
+from reasoning_core.reflection_decision import EARLY_STOP
 from reasoning_core.tools.base import Tool
 from reasoning_core.tree.edits import ROOT_ID
 from reasoning_core.tree.manager import TreeManager
@@ -82,8 +87,10 @@ class Explorer:
         concurrency: int = 4,
         clock: Callable[[], float] = time.monotonic,
         fallback_planner: Planner | None = None,
+        reflector: Reflector | None = None,
     ) -> None:
         self._manager = manager
+        self._reflector = reflector
         self._planner = planner
         self._fallback = fallback_planner
         self._budgets = budgets or Budgets()
@@ -121,6 +128,15 @@ class Explorer:
     def tool_runs(self) -> dict[str, int]:
         """Tool runs started in this analysis, by tool name."""
         return dict(self._checks.runs)
+
+    @property
+    def checks(self) -> CheckRunner:
+        return self._checks
+
+    @property
+    def reflector(self) -> Reflector | None:
+        """Reflection of this analysis (None: the plan runs to the end as it is)."""
+        return self._reflector
 
     @property
     def scheduler(self) -> PriorityScheduler:
@@ -163,6 +179,10 @@ class Explorer:
     def priority_of(self, node_id: str, *, promise: float | None = None) -> Priority:
         return priority(self._manager.tree.nodes[node_id], self._policy.order, promise=promise)
 
+    def may_ask_llm(self) -> bool:
+        """Count one LLM call outside the planner (the reflection critique) if a budget allows."""
+        return self._tracker.take_planner_call() is None
+
     def take_planner_call(self) -> None:
         """Count one planner call; `BudgetExhaustedError` when a budget refuses it."""
         refusal = self._tracker.take_planner_call()
@@ -191,10 +211,13 @@ class Explorer:
         if synthesis is None or self._stop_reason is not None:
             return
         if synthesis.confidence >= self._policy.stop_confidence:
-            self._stop_reason = (
-                f"stopped early: the root is confident ({synthesis.confidence:.2f})"
-            )
+            self._stop_reason = f"{EARLY_STOP}: the root is confident ({synthesis.confidence:.2f})"
             self.emit("reasoning", self._stop_reason, stopped=True)
+
+    def lift_early_stop(self) -> None:
+        """Let new work start again after an early stop (reflection decided to look further)."""
+        if self._stop_reason is not None and self._stop_reason.startswith(EARLY_STOP):
+            self._stop_reason = None
 
     # --- the run ---------------------------------------------------------------------
 
@@ -217,6 +240,9 @@ class Explorer:
             try:
                 async with asyncio.timeout(self._budgets.deadline_sec):
                     await self._grow(ctx)
+                    if self._reflector is not None:
+                        planned = with_plan_parameters(ctx, self._manager.tree)
+                        await reflect(self, self._reflector, planned)
             except TimeoutError:
                 self._stop_reason = f"{DEADLINE_REASON} after {self._budgets.deadline_sec:g} s"
                 self.emit("reasoning", self._stop_reason, stopped=True)
@@ -237,6 +263,10 @@ class Explorer:
             ctx = with_plan_parameters(ctx, tree)
             for node in hypotheses_under(tree, ROOT_ID):
                 group.create_task(self._explore_hypothesis(ctx, node.id))
+
+    async def explore_hypothesis(self, ctx: PlanningContext, node_id: str) -> None:
+        """Plan and run the checks of one hypothesis, then branch it."""
+        await self._explore_hypothesis(ctx, node_id)
 
     def _resume_planner(self, name: str | None) -> None:
         fallback = self._fallback

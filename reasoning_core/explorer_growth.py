@@ -218,6 +218,28 @@ class Growth:
             return ""
         return node.id
 
+    async def add_retry(
+        self, hypothesis_id: str, check: CheckProposal, *, retry_of: str, how: str
+    ) -> str | None:
+        """Add a check that retries `retry_of` another way; its id, or None when refused."""
+        refusal = self._tracker.node_refusal(len(self._manager.tree.nodes))
+        hypothesis = self._manager.tree.nodes[hypothesis_id]
+        p = hypothesis.confidence if hypothesis.confidence is not None else hypothesis.prior
+        context = {**check_context(check), "retry_of": retry_of, "retry_how": how}
+        try:
+            if refusal is not None:
+                raise TreeError(refusal)
+            node = await self._manager.add_child(
+                hypothesis_id, check.description, "verification",
+                promise=check_promise(p, check.gain, check.cost), context=context,
+            )  # fmt: skip
+        except TreeError as e:
+            self._drop("check", check.description[:80], str(e))
+            return None
+        self._emit("node_added", f"Check {node.id} retries {retry_of} ({how})", node_id=node.id,
+                   node_type="verification", retry_of=retry_of)  # fmt: skip
+        return node.id
+
     async def close(self, node_id: str, reason: str, *, prune: bool) -> None:
         """Reject (a failure) or prune (not pursued) a node, with an event."""
         if prune:

@@ -27,6 +27,7 @@ from reasoning_core.errors import ReasoningError, StoreError
 from reasoning_core.explorer_policy import ROOT_PRIORITY, MergeStrategy
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis, Synthesis, Tree
 from reasoning_core.planning import PlanningContext
+from reasoning_core.reflection_revision import SET_ASIDE
 from reasoning_core.report import not_checked_line
 from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES, adjusted_confidence
 from reasoning_core.tree.synthesis import SECONDARY_MIN, label, synthesize
@@ -200,6 +201,8 @@ def unchecked(tree: Tree) -> list[tuple[str, str]]:
         if node.node_type == "root" or node.rejection_reason is None:
             continue
         reason = node.rejection_reason
+        if reason.startswith(SET_ASIDE):
+            continue  # ruled out by its checks at a plan revision, not left unchecked
         cut = reason.startswith((BUDGET_REASON, DEADLINE_REASON))
         if node.status == "rejected" or (node.status == "pruned" and cut):
             found.append((_where(tree, node), reason))

@@ -33,6 +33,7 @@ from reasoning_core.planning import PlanningContext
 from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarification, SessionStore
 from reasoning_core.prompts import QUICK_SYSTEM
 from reasoning_core.quick import answer_quickly
+from reasoning_core.reflection_uncertainty import with_uncertainty
 from reasoning_core.strategy.entities import find_entities
 from reasoning_core.strategy.lexicon import fold
 from reasoning_core.strategy.selector import StrategySelector
@@ -340,7 +341,8 @@ def _clarification_event(pending: PendingClarification) -> Event:
 
 
 def _answer(answer: Answer, usage: Usage, data: dict[str, Any] | None = None) -> Event:
-    merged = answer.model_copy(update={"usage": answer.usage + usage})
+    # Every path ends here: below 0.7 the answer says why, from the real causes.
+    merged = with_uncertainty(answer.model_copy(update={"usage": answer.usage + usage}))
     return Event(kind="answer", answer=merged, data=data or {})
 
 

@@ -27,6 +27,7 @@ from reasoning_core.llm_planner import LLMPlanner
 from reasoning_core.models import Answer
 from reasoning_core.planning import PlanningContext
 from reasoning_core.ports import ChatModel, Planner
+from reasoning_core.reflection import ReflectionSettings
 from reasoning_core.runbook_guidance import runbook_guidance
 from reasoning_core.runbook_planner import RunbookPlanner
 from reasoning_core.runbooks import RunbookSet, load_runbooks
@@ -64,12 +65,17 @@ def default_cases(tmp_dir: Path, *, seed: int | None = None, count: int = DEFAUL
 
 
 async def run_incidents_bench(
-    cases_dir: Path, *, dsn: str, chat_model: ChatModel | None = None
+    cases_dir: Path,
+    *,
+    dsn: str,
+    chat_model: ChatModel | None = None,
+    reflection: ReflectionSettings | None = None,
 ) -> dict[str, Any]:
     """Run every case under `cases_dir` on the database `dsn`; the figures and per-case rows.
 
     The database gets the migrations (trees are saved) and a `demo` schema that
-    is replaced case by case. Keys: cases, ac_at_1, ac_at_3, none_accuracy,
+    is replaced case by case; `reflection` turns reflection checkpoints on (None:
+    off). Keys: cases, ac_at_1, ac_at_3, none_accuracy,
     brier, ece, mean_checks, results [{case, expected, predicted, confidence, correct}].
     """
     paths = find_cases(Path(cases_dir))
@@ -88,7 +94,13 @@ async def run_incidents_bench(
             await load_case_dir(pool, path)
             results.append(
                 await _run_case(
-                    path.name, case, pool=pool, sql=sql, runbooks=runbooks, chat_model=chat_model
+                    path.name,
+                    case,
+                    pool=pool,
+                    sql=sql,
+                    runbooks=runbooks,
+                    chat_model=chat_model,
+                    reflection=reflection,
                 )
             )
     finally:
@@ -105,6 +117,7 @@ async def _run_case(
     sql: PgSqlTool,
     runbooks: RunbookSet,
     chat_model: ChatModel | None,
+    reflection: ReflectionSettings | None = None,
 ) -> CaseResult:
     tool = CountingTool(sql)
     tools: Mapping[str, Tool] = {"sql": tool}
@@ -118,8 +131,9 @@ async def _run_case(
         fallback = runbook
         guidance = runbook_guidance(runbooks, case.question, language=case.language)
     analyst = DeepAnalyst(
-        tree_store=PgTreeStore(pool), planner=planner, fallback_planner=fallback, tools=tools
-    )
+        tree_store=PgTreeStore(pool), planner=planner, fallback_planner=fallback, tools=tools,
+        reflection=reflection, critic=chat_model,
+    )  # fmt: skip
     ctx = PlanningContext(
         question=case.question, goal=case.question, language=case.language, guidance=guidance
     )
