@@ -15,6 +15,7 @@ from hypothesis import settings as hypothesis_settings
 
 from storage.embedded import EmbeddedPostgres
 from storage.pool import create_pool
+from storage.sql_tool import PgSqlTool
 from tests import pg
 
 
@@ -62,3 +63,23 @@ async def pool(database_url: str) -> AsyncIterator[asyncpg.Pool[Any]]:
 # Property tests run on a shared 2-core CI machine: judge them by examples, not by time.
 hypothesis_settings.register_profile("whytree", deadline=None)
 hypothesis_settings.load_profile("whytree")
+
+
+@pytest.fixture
+async def cell_days_sql(database_url: str) -> AsyncIterator[PgSqlTool]:
+    """The read-only SQL tool over a small `cell_days` table: cell 12345 drops to 60% on day 7."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        await conn.execute(
+            """CREATE TABLE cell_days (cellname text, day date, availability float8,
+                                       attempts int, neighbour_traffic float8);
+               INSERT INTO cell_days
+               SELECT '12345', DATE '2024-05-01' + d,
+                      CASE WHEN d >= 7 THEN 60.0 ELSE 100.0 END, 1000 - d, 50.0
+               FROM generate_series(0, 9) d;"""
+        )
+    finally:
+        await conn.close()
+    tool = await PgSqlTool.connect(database_url, statement_timeout_ms=300, max_rows=50)
+    yield tool
+    await tool.close()

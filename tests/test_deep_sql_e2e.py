@@ -124,25 +124,6 @@ class CountingTool:
 
 
 @pytest.fixture
-async def sql(database_url: str) -> AsyncIterator[PgSqlTool]:
-    conn = await asyncpg.connect(database_url)
-    try:
-        await conn.execute(
-            """CREATE TABLE cell_days (cellname text, day date, availability float8,
-                                       attempts int, neighbour_traffic float8);
-               INSERT INTO cell_days
-               SELECT '12345', DATE '2024-05-01' + d,
-                      CASE WHEN d >= 7 THEN 60.0 ELSE 100.0 END, 1000 - d, 50.0
-               FROM generate_series(0, 9) d;"""
-        )
-    finally:
-        await conn.close()
-    tool = await PgSqlTool.connect(database_url, statement_timeout_ms=300, max_rows=50)
-    yield tool
-    await tool.close()
-
-
-@pytest.fixture
 async def llm() -> AsyncIterator[FakeOpenAIServer]:
     async with FakeOpenAIServer(latency=0.02) as server:
         yield server
@@ -170,13 +151,13 @@ def make_analyst(
 async def test_three_hypotheses_with_sql_checks(
     pool: asyncpg.Pool[Any],
     database_url: str,
-    sql: PgSqlTool,
+    cell_days_sql: PgSqlTool,
     llm: FakeOpenAIServer,
     model: OpenAIChatModel,
 ) -> None:
     script = scenario()
     llm.script(script)
-    tool = CountingTool(sql)
+    tool = CountingTool(cell_days_sql)
     events = [e async for e in make_analyst(pool, model, tool).run(CTX, user_id=7, chat_id=70)]
     answer = events[-1].answer
     assert answer is not None and answer.synthesis is not None, events[-1]
@@ -220,14 +201,14 @@ async def test_three_hypotheses_with_sql_checks(
 
 async def test_a_crashed_job_resumes_without_rerunning_completed_checks(
     pool: asyncpg.Pool[Any],
-    sql: PgSqlTool,
+    cell_days_sql: PgSqlTool,
     llm: FakeOpenAIServer,
     model: OpenAIChatModel,
 ) -> None:
     script = scenario()
     llm.script(script)
     jobs = PgJobStore(pool)
-    first_tool = CountingTool(sql)
+    first_tool = CountingTool(cell_days_sql)
     runner = DeepJobRunner(jobs, make_analyst(pool, model, first_tool, 2), heartbeat_sec=0.05)
     crashed = asyncio.Event()
     seen: list[Event] = []
@@ -260,7 +241,7 @@ async def test_a_crashed_job_resumes_without_rerunning_completed_checks(
     )
 
     before = script.calls.copy()
-    second_tool = CountingTool(sql)
+    second_tool = CountingTool(cell_days_sql)
     restarted = DeepJobRunner(jobs, make_analyst(pool, model, second_tool), heartbeat_sec=0.05)
     delivered: list[tuple[Job, Answer]] = []
 
@@ -283,11 +264,16 @@ async def test_a_crashed_job_resumes_without_rerunning_completed_checks(
 
 
 async def test_a_job_whose_analysis_fails_is_marked_failed(
-    pool: asyncpg.Pool[Any], sql: PgSqlTool, llm: FakeOpenAIServer, model: OpenAIChatModel
+    pool: asyncpg.Pool[Any],
+    cell_days_sql: PgSqlTool,
+    llm: FakeOpenAIServer,
+    model: OpenAIChatModel,
 ) -> None:
     llm.script(lambda request: "not json at all")
     jobs = PgJobStore(pool)
-    runner = DeepJobRunner(jobs, make_analyst(pool, model, CountingTool(sql)), heartbeat_sec=1)
+    runner = DeepJobRunner(
+        jobs, make_analyst(pool, model, CountingTool(cell_days_sql)), heartbeat_sec=1
+    )
     events = [e async for e in runner.submit(CTX, user_id=7, chat_id=70)]
     answer = events[-1].answer
     assert answer is not None and answer.error == "deep_failed"
@@ -296,7 +282,10 @@ async def test_a_job_whose_analysis_fails_is_marked_failed(
 
 
 async def test_a_job_interrupted_too_often_is_given_up(
-    pool: asyncpg.Pool[Any], sql: PgSqlTool, llm: FakeOpenAIServer, model: OpenAIChatModel
+    pool: asyncpg.Pool[Any],
+    cell_days_sql: PgSqlTool,
+    llm: FakeOpenAIServer,
+    model: OpenAIChatModel,
 ) -> None:
     llm.script(scenario())
     jobs = PgJobStore(pool)
@@ -307,7 +296,7 @@ async def test_a_job_interrupted_too_often_is_given_up(
         "WHERE id = $1",
         job.id,
     )
-    tool = CountingTool(sql)
+    tool = CountingTool(cell_days_sql)
     runner = DeepJobRunner(jobs, make_analyst(pool, model, tool), heartbeat_sec=1, max_attempts=3)
     delivered: list[Answer] = []
 

@@ -131,25 +131,6 @@ def _wire(h: ScriptedHypothesis) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def sql(database_url: str) -> AsyncIterator[PgSqlTool]:
-    conn = await asyncpg.connect(database_url)
-    try:
-        await conn.execute(
-            """CREATE TABLE cell_days (cellname text, day date, availability float8,
-                                       attempts int, neighbour_traffic float8);
-               INSERT INTO cell_days
-               SELECT '12345', DATE '2024-05-01' + d,
-                      CASE WHEN d >= 7 THEN 60.0 ELSE 100.0 END, 1000 - d, 50.0
-               FROM generate_series(0, 9) d;"""
-        )
-    finally:
-        await conn.close()
-    tool = await PgSqlTool.connect(database_url, statement_timeout_ms=300, max_rows=50)
-    yield tool
-    await tool.close()
-
-
-@pytest.fixture
 async def model() -> AsyncIterator[tuple[FakeOpenAIServer, OpenAIChatModel]]:
     async with FakeOpenAIServer() as server:
         chat = OpenAIChatModel(base_url=server.base_url, api_key="test", model="fake", timeout=5)
@@ -188,14 +169,16 @@ def kinds(events: list[Event], kind: str) -> list[Event]:
 
 
 async def test_a_check_that_timed_out_is_retried_with_more_time(
-    pool: asyncpg.Pool[Any], model: tuple[FakeOpenAIServer, OpenAIChatModel], sql: PgSqlTool
+    pool: asyncpg.Pool[Any],
+    model: tuple[FakeOpenAIServer, OpenAIChatModel],
+    cell_days_sql: PgSqlTool,
 ) -> None:
     slow = (
         f"SELECT min(availability) AS min_availability FROM cell_days, pg_sleep(0.5) s "
         f"WHERE day >= {SINCE}"
     )
     events, answer, tree = await analyse(
-        pool, model, sql, ReflectiveScript([outage(slow), demand()])
+        pool, model, cell_days_sql, ReflectiveScript([outage(slow), demand()])
     )
     first = next(n for n in tree.nodes.values() if n.context.get("key") == "avail_min")
     assert first.status == "rejected" and "timeout" in (first.rejection_reason or "")
@@ -210,10 +193,12 @@ async def test_a_check_that_timed_out_is_retried_with_more_time(
 
 
 async def test_no_winner_revision_grows_a_new_hypothesis_that_wins(
-    pool: asyncpg.Pool[Any], model: tuple[FakeOpenAIServer, OpenAIChatModel], sql: PgSqlTool
+    pool: asyncpg.Pool[Any],
+    model: tuple[FakeOpenAIServer, OpenAIChatModel],
+    cell_days_sql: PgSqlTool,
 ) -> None:
     script = ReflectiveScript([demand(), neighbour()], revisions=[[outage()]])
-    events, answer, tree = await analyse(pool, model, sql, script)
+    events, answer, tree = await analyse(pool, model, cell_days_sql, script)
     assert script.calls["revision"] == 1
     plan = script.plans[0]
     assert "The previous attempt failed because no hypothesis reached 0.5" in plan
@@ -234,7 +219,9 @@ async def test_no_winner_revision_grows_a_new_hypothesis_that_wins(
 
 
 async def test_a_critique_that_always_says_revise_is_bounded(
-    pool: asyncpg.Pool[Any], model: tuple[FakeOpenAIServer, OpenAIChatModel], sql: PgSqlTool
+    pool: asyncpg.Pool[Any],
+    model: tuple[FakeOpenAIServer, OpenAIChatModel],
+    cell_days_sql: PgSqlTool,
 ) -> None:
     def lean(key: str, title: str) -> ScriptedHypothesis:
         check = ScriptedCheck(
@@ -265,7 +252,7 @@ async def test_a_critique_that_always_says_revise_is_bounded(
         critique={"action": "revise", "reason": "start over, always"},
     )
     settings = ReflectionSettings(max_plan_revisions=1, reflection_every=1)
-    events, answer, tree = await analyse(pool, model, sql, script, settings)
+    events, answer, tree = await analyse(pool, model, cell_days_sql, script, settings)
     assert script.calls["critique"] >= 2, "asked again after the revision, and refused"
     assert len(kinds(events, "plan_revised")) == 1 and tree.revision == 1
     assert script.calls["revision"] == 1
@@ -273,7 +260,9 @@ async def test_a_critique_that_always_says_revise_is_bounded(
 
 
 async def test_contradicting_evidence_is_detected_and_looked_at_again(
-    pool: asyncpg.Pool[Any], model: tuple[FakeOpenAIServer, OpenAIChatModel], sql: PgSqlTool
+    pool: asyncpg.Pool[Any],
+    model: tuple[FakeOpenAIServer, OpenAIChatModel],
+    cell_days_sql: PgSqlTool,
 ) -> None:
     checks = [
         ScriptedCheck(
@@ -294,7 +283,9 @@ async def test_contradicting_evidence_is_detected_and_looked_at_again(
         ),
     ]
     script = ReflectiveScript([ScriptedHypothesis("demand", "Demand fell", 0.5, checks)])
-    events, _, tree = await analyse(pool, model, sql, script, critic=False)  # numbers alone
+    events, _, tree = await analyse(
+        pool, model, cell_days_sql, script, critic=False
+    )  # numbers alone
     contradiction = next(
         e for e in kinds(events, "reflection") if "contradiction" in e.data["triggers"]
     )
