@@ -66,6 +66,13 @@ def _write_case(path: Path, scenario: Scenario, rng: random.Random) -> Path:
     if scenario.detail:
         case["expected_detail"] = scenario.detail
     truth = DemoIncident(world.subject, scenario.primary, scenario.detail, start, "; ".join(notes))
+    return write_simulated_case(path, sim, case, truth, scenario=scenario.name)
+
+
+def write_simulated_case(
+    path: Path, sim: Simulation, case: dict[str, str], truth: DemoIncident, *, scenario: str
+) -> Path:
+    """Render the simulation and write the case directory, the ground truth as a comment."""
     dataset = DemoDataset(
         seed=sim.seed,
         start=sim.start,
@@ -75,8 +82,8 @@ def _write_case(path: Path, scenario: Scenario, rng: random.Random) -> Path:
         incidents=[truth],
     )
     comment = (
-        f"scenario: {scenario.name}\nsubject: {world.subject}\n"
-        f"from: {start:%Y-%m-%d %H:%M} UTC\neffects: {truth.note or 'none'}"
+        f"scenario: {scenario}\nsubject: {truth.cellname}\n"
+        f"from: {truth.start:%Y-%m-%d %H:%M} UTC\neffects: {truth.note or 'none'}"
     )
     return write_case_dir(path, dataset, case, comment=comment)
 
@@ -87,7 +94,7 @@ def _world(rng: random.Random, scenario: Scenario, *, dated: bool) -> CaseWorld:
     specs, _ = grid_cells(rng, cols, rows, first_site=first_site, volume=rng.uniform(0.4, 1.8))
     index = rng.randrange(len(specs))
     specs[index] = _subject_spec(rng, specs[index], scenario)
-    end = _end(rng, weekend=scenario.weekend)
+    end = case_end(rng, weekend=scenario.weekend)
     sim = Simulation(specs, start=end - timedelta(days=DAYS), days=DAYS, seed=rng.randrange(2**31))
     if scenario.weekend:
         back = 48  # Saturday 00:00
@@ -112,7 +119,7 @@ def _subject_spec(rng: random.Random, spec: CellSpec, scenario: Scenario) -> Cel
     return spec
 
 
-def _end(rng: random.Random, *, weekend: bool) -> datetime:
+def case_end(rng: random.Random, *, weekend: bool) -> datetime:
     """Midnight after the last day of data; a Monday when the case is about a weekend."""
     day = FIRST_END + timedelta(days=rng.randint(0, 650))
     if weekend:

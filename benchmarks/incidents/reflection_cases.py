@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from benchmarks.incidents.generate import DAYS, LAYOUTS, _end
+from benchmarks.incidents.generate import DAYS, LAYOUTS, case_end, write_simulated_case
 from benchmarks.incidents.questions import question
 from storage.demo_csv import write_case_dir
 from storage.demo_dataset import DemoDataset, DemoIncident, grid_cells
@@ -64,7 +64,7 @@ def _simulation(rng: random.Random) -> tuple[Simulation, str]:
         rng, cols, rows, first_site=rng.randrange(1000, 9000, 10), volume=rng.uniform(0.6, 1.6)
     )
     subject = specs[rng.randrange(len(specs))].cellname
-    end = _end(rng, weekend=False)
+    end = case_end(rng, weekend=False)
     sim = Simulation(specs, start=end - timedelta(days=DAYS), days=DAYS, seed=rng.randrange(2**31))
     return sim, subject
 
@@ -93,19 +93,7 @@ def _write(path: Path, scenario: HardScenario, rng: random.Random) -> Path:
     }
     note = f"{effect}; {scenario.column} not reported for the last {gap} h"
     truth = DemoIncident(subject, "technical", scenario.detail, start, note)
-    dataset = DemoDataset(
-        seed=sim.seed,
-        start=sim.start,
-        days=DAYS,
-        cells=sim.cell_rows(),
-        hours=render(sim),
-        incidents=[truth],
-    )
-    comment = (
-        f"scenario: {scenario.name}\nsubject: {subject}\n"
-        f"from: {start:%Y-%m-%d %H:%M} UTC\neffects: {note}"
-    )
-    return write_case_dir(path, dataset, case, comment=comment)
+    return write_simulated_case(path, sim, case, truth, scenario=scenario.name)
 
 
 def missing_data_case(path: Path, *, seed: int) -> Path:
