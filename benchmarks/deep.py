@@ -32,12 +32,12 @@ from typing import Any
 import asyncpg
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
-from reasoning_core.budgets import Budgets
-from reasoning_core.deep import DeepAnalyst
-from reasoning_core.explorer_policy import ExplorationPolicy
+from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.explore.budgets import Budgets
+from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from reasoning_core.llm_planner import LLMPlanner
-from reasoning_core.planning import PlanningContext
+from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.ports import ChatMessage
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from storage.migrate import apply_migrations

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from reasoning_core import prompts
+from reasoning_core.llm import prompts
 from tests.fakes.openai_replies import Reply
 
 Judge = Callable[[str], tuple[str, float, str]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from reasoning_core.context_budget import ContextBudget, EstimatingCounter, Step, prompt_tokens
+from reasoning_core.memory.budget import ContextBudget, EstimatingCounter, Step, prompt_tokens
 from reasoning_core.ports import ChatMessage
 
 _SYSTEM = (

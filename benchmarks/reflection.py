@@ -27,7 +27,7 @@ from typing import Any
 
 from benchmarks.incidents.reflection_cases import DEFAULT_COUNT, generate_reflection_cases
 from benchmarks.incidents.runner import default_cases, run_incidents_bench
-from reasoning_core.reflection import ReflectionSettings
+from reasoning_core.reflection.reflector import ReflectionSettings
 
 HARD_DIR = "hard"
 REST_DIR = "rest"

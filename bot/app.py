@@ -31,17 +31,17 @@ from bot.ops_server import ops_server
 from bot.ratelimit import DeepSlots, SlidingWindow
 from bot.replies import send_answer
 from bot.telegram_session import install_request_middlewares
-from reasoning_core.clarification import Clarifier
-from reasoning_core.context_budget import ContextBudget
-from reasoning_core.deep_path import DeepPath
+from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from reasoning_core.memory import LongTermMemory
+from reasoning_core.memory.budget import ContextBudget
+from reasoning_core.memory.long_term import LongTermMemory
+from reasoning_core.memory.turn import SessionLimits, TurnLoader, TurnRecorder
 from reasoning_core.models import Answer
 from reasoning_core.ports import ChatModel, Job
 from reasoning_core.service import Deps, ReasoningService
+from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
-from reasoning_core.turn import SessionLimits, TurnLoader, TurnRecorder
 from storage.admin import PgAccountStore
 from storage.audit import PgAuditStore
 from storage.clarifications import PgClarificationStore

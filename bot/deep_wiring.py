@@ -14,16 +14,16 @@ from typing import Any
 import asyncpg
 
 from bot.config import Settings
-from reasoning_core.budgets import Budgets
-from reasoning_core.deep import DeepAnalyst
-from reasoning_core.deep_path import DeepPath, Guidance
+from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.answers.deep_jobs import DeepJobRunner
+from reasoning_core.answers.deep_path import DeepPath, Guidance
 from reasoning_core.errors import ToolError
-from reasoning_core.jobs import DeepJobRunner
-from reasoning_core.llm_planner import LLMPlanner
+from reasoning_core.explore.budgets import Budgets
+from reasoning_core.planners.llm.guidance import runbook_guidance
+from reasoning_core.planners.llm.planner import LLMPlanner
+from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.ports import ChatModel, Planner
-from reasoning_core.reflection import ReflectionSettings
-from reasoning_core.runbook_guidance import runbook_guidance
-from reasoning_core.runbook_planner import RunbookPlanner
+from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool

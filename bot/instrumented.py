@@ -27,8 +27,7 @@ from reasoning_core.errors import (
     LLMTimeoutError,
     StoreError,
 )
-from reasoning_core.events import Event
-from reasoning_core.models import Answer, Question, Usage
+from reasoning_core.models import Answer, Event, Question, Usage
 from reasoning_core.ports import ChatMessage, ChatModel, Completion, ToolSpec, UsageStore
 from reasoning_core.service import Deps, ReasoningService
 

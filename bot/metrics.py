@@ -39,8 +39,7 @@ from aiogram.methods import TelegramMethod
 from aiogram.methods.base import TelegramType
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from reasoning_core.events import Event
-from reasoning_core.models import STRATEGIES, UNCERTAINTY_THRESHOLD, Answer, Usage
+from reasoning_core.models import STRATEGIES, UNCERTAINTY_THRESHOLD, Answer, Event, Usage
 
 if TYPE_CHECKING:
     from aiogram import Bot

@@ -15,7 +15,7 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message
 
 from bot.rendering import escape
-from reasoning_core.events import Event
+from reasoning_core.models import Event
 
 log = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ from bot.keyboards import clarification_keyboard
 from bot.rendering import render_answer, split_html
 from bot.report_html import render_report, tree_button
 from reasoning_core.models import Answer
-from reasoning_core.report import report_of
+from reasoning_core.tree.report import report_of
 
 
 async def send_html(

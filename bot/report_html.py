@@ -8,7 +8,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.rendering import confidence_tag, escape
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer
-from reasoning_core.report import Report
+from reasoning_core.tree.report import Report
 
 #: Tree lines per page: well under Telegram's 4096 characters even for long lines.
 TREE_PAGE_LINES = 30

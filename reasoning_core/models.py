@@ -188,3 +188,35 @@ class Answer(BaseModel):
     assumptions: list[str] = Field(default_factory=list)
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
+
+
+# Events: what the reasoning core tells a front end while it works.
+#
+# A front end (Telegram, the terminal chat) renders them as live progress; the
+# last event of every run is either ``answer`` (carrying the `Answer`) or
+# ``error`` followed by an ``answer`` explaining the failure.
+
+EventKind = Literal[
+    "strategy_selected",
+    "reasoning_started",
+    "reasoning",
+    "reasoning_completed",
+    "clarification_required",
+    "tree_created",
+    "node_added",
+    "node_completed",
+    "node_rejected",
+    "reflection",
+    "plan_revised",
+    "synthesis",
+    "answer",
+    "error",
+]
+
+
+class Event(BaseModel):
+    kind: EventKind
+    #: One human-readable line for progress displays.
+    message: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    answer: Answer | None = None

@@ -14,30 +14,29 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from reasoning_core import clarification as clar
-from reasoning_core.answers import (
+from reasoning_core.answers.deep_jobs import Deliver
+from reasoning_core.answers.deep_path import DeepPath
+from reasoning_core.answers.fixed import (
     decline_answer,
     deep_busy_answer,
     llm_failure_answer,
     no_llm_answer,
 )
-from reasoning_core.clarification import Clarifier
-from reasoning_core.context_budget import ContextBudget, history_messages
-from reasoning_core.deep_path import DeepPath
+from reasoning_core.answers.quick import answer_quickly
 from reasoning_core.errors import LLMError, StoreError
-from reasoning_core.events import Event
-from reasoning_core.jobs import Deliver
-from reasoning_core.memory import LongTermMemory, Recall
-from reasoning_core.models import Answer, Question, StrategyDecision, Usage
-from reasoning_core.planning import PlanningContext
+from reasoning_core.llm.prompts import QUICK_SYSTEM
+from reasoning_core.memory.budget import ContextBudget, history_messages
+from reasoning_core.memory.long_term import LongTermMemory, Recall
+from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
+from reasoning_core.models import Answer, Event, Question, StrategyDecision, Usage
+from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarification, SessionStore
-from reasoning_core.prompts import QUICK_SYSTEM
-from reasoning_core.quick import answer_quickly
-from reasoning_core.reflection_uncertainty import with_uncertainty
+from reasoning_core.reflection.uncertainty import with_uncertainty
+from reasoning_core.strategy import clarification as clar
+from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.entities import find_entities
 from reasoning_core.strategy.lexicon import fold
 from reasoning_core.strategy.selector import StrategySelector
-from reasoning_core.turn import Turn, TurnLoader, TurnRecorder
 
 log = logging.getLogger(__name__)
 

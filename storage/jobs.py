@@ -15,7 +15,7 @@ import asyncpg
 
 from reasoning_core.errors import NotFoundError
 from reasoning_core.models import Answer
-from reasoning_core.planning import PlanningContext
+from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import Job
 from storage.errors import translated
 

@@ -22,14 +22,14 @@ import asyncpg
 from benchmarks.incidents.case import IncidentCase, find_cases, read_case
 from benchmarks.incidents.generate import generate_cases
 from benchmarks.incidents.metrics import CaseResult, figures, format_figures
-from reasoning_core.deep import DeepAnalyst
-from reasoning_core.llm_planner import LLMPlanner
+from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer
-from reasoning_core.planning import PlanningContext
+from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.planners.llm.guidance import runbook_guidance
+from reasoning_core.planners.llm.planner import LLMPlanner
+from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.ports import ChatModel, Planner
-from reasoning_core.reflection import ReflectionSettings
-from reasoning_core.runbook_guidance import runbook_guidance
-from reasoning_core.runbook_planner import RunbookPlanner
+from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from storage.demo import load_case_dir

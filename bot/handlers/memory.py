@@ -26,7 +26,7 @@ from aiogram.types import (
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.rendering import confidence_tag, escape
-from reasoning_core.memory import InvalidProjectNameError, shorten, validate_project_name
+from reasoning_core.memory.long_term import InvalidProjectNameError, shorten, validate_project_name
 from reasoning_core.ports import MemoryEntry, MemoryStore, ProjectStore
 
 #: Entries shown by /memory (newest first); the message stays one Telegram message.

@@ -11,9 +11,9 @@ from pydantic import BaseModel
 from reasoning_core.models import (
     Answer,
 )
-from reasoning_core.planning import PlanningContext
+from reasoning_core.planners.contract import PlanningContext
 
-# Implemented in storage/jobs.py (PgJobStore); driven by reasoning_core/jobs.py.
+# Implemented in storage/jobs.py (PgJobStore); driven by reasoning_core/answers/deep_jobs.py.
 
 
 JobStatus = Literal["queued", "running", "done", "failed"]

@@ -9,7 +9,12 @@ from reasoning_core.models import (
     Synthesis,
     Tree,
 )
-from reasoning_core.planning import CheckProposal, HypothesisProposal, Plan, PlanningContext
+from reasoning_core.planners.contract import (
+    CheckProposal,
+    HypothesisProposal,
+    Plan,
+    PlanningContext,
+)
 from reasoning_core.tools.base import ToolResult
 
 
@@ -17,7 +22,7 @@ class Planner(Protocol):
     """Proposes hypotheses and checks, reads tool results as evidence, words the synthesis.
 
     Implementations: the LLM planner and the runbook planner. See
-    reasoning_core/planning.py for the call order. Raises `LLMError` (LLM planner)
+    reasoning_core/planners/contract.py for the call order. Raises `LLMError` (LLM planner)
     or `ReasoningError` subclasses; the explorer falls back or reports.
     """
 

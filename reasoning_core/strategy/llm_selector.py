@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from reasoning_core import prompts
+from reasoning_core.llm import prompts
 from reasoning_core.llm.structured import complete_json
 from reasoning_core.models import (
     STRATEGIES,

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
-from reasoning_core.planning import PlanningContext
+from reasoning_core.planners.contract import PlanningContext
 from storage.jobs import PgJobStore
 from storage.pool import create_pool
 from tests.bot.replies import buttons

@@ -12,8 +12,7 @@ from bot.instrumented import InstrumentedChatModel
 from bot.metrics import Metrics
 from bot.ops_server import serve_ops
 from reasoning_core.errors import LLMHTTPError, LLMTimeoutError
-from reasoning_core.events import Event
-from reasoning_core.models import Answer, Usage
+from reasoning_core.models import Answer, Event, Usage
 from reasoning_core.ports import ChatMessage, Completion, ToolSpec
 from tests.bot.ops_helpers import USER, ops_settings, say
 from tests.fakes.bot_harness import running_bot

@@ -9,7 +9,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
 from bot.progress import ProgressMessage
-from reasoning_core.events import Event
+from reasoning_core.models import Event
 from tests.fakes.bot_harness import TEST_TOKEN
 from tests.fakes.telegram_server import FakeTelegramServer
 

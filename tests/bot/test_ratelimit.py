@@ -7,7 +7,7 @@ from dataclasses import replace
 from datetime import UTC, datetime
 
 from bot.ratelimit import DeepSlots, SlidingWindow, budget_text, rate_limit_text
-from reasoning_core.answers import deep_busy_answer
+from reasoning_core.answers.fixed import deep_busy_answer
 from reasoning_core.models import StrategyDecision
 from tests.bot.ops_helpers import USER, fetch, ops_settings, say
 from tests.fakes.bot_harness import running_bot

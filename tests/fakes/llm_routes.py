@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reasoning_core import prompts
+from reasoning_core.llm import prompts
 from tests.fakes.openai_replies import Reply
 
 _PLANNER_PROMPTS = frozenset(

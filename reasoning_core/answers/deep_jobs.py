@@ -1,0 +1,150 @@
+"""DeepJobRunner: deep analyses as durable jobs that survive a crash of the process.
+
+`submit` queues a job, claims it and runs the `DeepAnalyst`, passing its events
+on: the tree id is recorded as soon as the tree exists, a heartbeat is written
+every `heartbeat_sec` while it runs, and the job ends done (with the answer) or
+failed. If the process dies meanwhile, the job stays ``running`` and its
+heartbeat grows old; `resume_stale` (called at start-up) takes such jobs over,
+continues each from its saved tree (completed checks are not run again) and
+hands the answer to `deliver`, which sends it to the user.
+
+Cancellation is a crash as far as the job is concerned: the job is left
+running, to be resumed, never marked failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+
+from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.errors import StoreError
+from reasoning_core.models import Answer, Event
+from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.ports import Job, JobStore
+
+log = logging.getLogger(__name__)
+
+Deliver = Callable[[Job, Answer], Awaitable[None]]
+
+
+class DeepJobRunner:
+    """Runs deep analyses as jobs of a `JobStore`, and resumes the stale ones."""
+
+    def __init__(
+        self,
+        jobs: JobStore,
+        analyst: DeepAnalyst,
+        *,
+        heartbeat_sec: float = 10.0,
+        stale_after_sec: float | None = None,
+        max_attempts: int = 3,
+    ) -> None:
+        self._jobs = jobs
+        self._analyst = analyst
+        self._heartbeat_sec = heartbeat_sec
+        #: A running job whose heartbeat is older than this belongs to a dead process.
+        self.stale_after_sec = stale_after_sec or 3 * heartbeat_sec
+        self._max_attempts = max_attempts
+
+    async def submit(
+        self, ctx: PlanningContext, *, user_id: int, chat_id: int
+    ) -> AsyncIterator[Event]:
+        """Queue the analysis as a job and run it here; yields its events."""
+        job = await self._jobs.enqueue(ctx, user_id=user_id, chat_id=chat_id)
+        claimed = await self._jobs.claim(job.id)
+        if claimed is None:  # another worker took it: it will answer
+            yield Event(kind="reasoning", message="Deep analysis queued", data={"job_id": job.id})
+            return
+        yield Event(
+            kind="reasoning_started", message="Deep analysis started", data={"job_id": job.id}
+        )
+        async for event in self._run(claimed):
+            yield event
+
+    async def resume_stale(self, deliver: Deliver) -> int:
+        """Take over the jobs of crashed processes and finish them; returns how many."""
+        stale = await self._jobs.stale(older_than_sec=self.stale_after_sec)
+        results = await asyncio.gather(
+            *(self._resume(job.id, deliver) for job in stale), return_exceptions=True
+        )
+        for job, result in zip(stale, results, strict=True):
+            if isinstance(result, BaseException):
+                log.error("resuming deep-analysis job %s failed: %r", job.id, result)
+        return sum(1 for r in results if r is True)
+
+    async def _resume(self, job_id: int, deliver: Deliver) -> bool:
+        job = await self._jobs.reclaim(job_id, older_than_sec=self.stale_after_sec)
+        if job is None:
+            return False
+        log.info("resuming deep-analysis job %s (attempt %d, tree %s)", job.id, job.attempts,
+                 job.tree_id)  # fmt: skip
+        if job.attempts > self._max_attempts:
+            why = f"it was interrupted {job.attempts - 1} times"
+            await self._jobs.fail(job.id, why)
+            answer = _gave_up(job, why)
+        else:
+            answer = None
+            async for event in self._run(job):
+                answer = event.answer or answer
+        if answer is not None:
+            await deliver(job, answer)
+        return True
+
+    async def _run(self, job: Job) -> AsyncIterator[Event]:
+        heartbeat = asyncio.create_task(self._beat(job.id))
+        answer: Answer | None = None
+        try:
+            run = self._analyst.run(
+                job.context, user_id=job.user_id, chat_id=job.chat_id, tree_id=job.tree_id
+            )
+            async for event in run:
+                if event.kind == "tree_created" and job.tree_id is None:
+                    await self._record_tree(job.id, str(event.data["tree_id"]))
+                answer = event.answer or answer
+                yield event
+        except Exception as e:
+            await self._finish(job, None, f"{type(e).__name__}: {e}")
+            raise
+        finally:
+            heartbeat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await heartbeat
+        await self._finish(job, answer, None)
+
+    async def _finish(self, job: Job, answer: Answer | None, error: str | None) -> None:
+        try:
+            if answer is not None and answer.error is None:
+                await self._jobs.complete(job.id, answer)
+            else:
+                why = error or (answer.uncertainty_reason if answer else None) or "no answer"
+                await self._jobs.fail(job.id, why)
+        except StoreError as e:
+            log.error("could not record the end of deep-analysis job %s: %s", job.id, e)
+
+    async def _record_tree(self, job_id: int, tree_id: str) -> None:
+        try:
+            await self._jobs.set_tree(job_id, tree_id)
+        except StoreError as e:  # the analysis goes on; only a resume would miss the tree
+            log.error("could not record tree %s of deep-analysis job %s: %s", tree_id, job_id, e)
+
+    async def _beat(self, job_id: int) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat_sec)
+            try:
+                await self._jobs.heartbeat(job_id)
+            except StoreError as e:
+                log.warning("heartbeat of deep-analysis job %s failed: %s", job_id, e)
+
+
+def _gave_up(job: Job, why: str) -> Answer:
+    return Answer(
+        strategy="deep",
+        text=f"Sorry — I could not finish the deep analysis of {job.question!r}: {why}.",
+        confidence=0.0,
+        uncertainty_reason=why,
+        tree_id=job.tree_id,
+        error="deep_failed",
+    )

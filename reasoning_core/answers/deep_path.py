@@ -1,0 +1,88 @@
+"""The deep path of the service: a durable job growing a hypothesis tree.
+
+The strategy decision (and any clarification) happens before the job is
+queued; the job's events stream to the front end and its answer comes back
+as the final event. Trees can be shown later, to their owner only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+from reasoning_core.answers.deep_jobs import DeepJobRunner, Deliver
+from reasoning_core.errors import NotFoundError
+from reasoning_core.models import Answer, ClarifyingQuestion, Event, StrategyDecision
+from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.ports import TreeStore
+from reasoning_core.tree.render import render_tree_text
+
+QUEUED_TEXT = {
+    "en": "Your deep analysis is queued; I'll send the report here when it is done.",
+    "ru": "Глубокий анализ поставлен в очередь; пришлю отчёт сюда, когда он будет готов.",
+}
+
+
+#: Guidance text for the LLM planner from matching runbooks: (goal, language) -> text.
+Guidance = Callable[[str, str], str | None]
+#: Details an analysis needs before it can start: (goal, parameters) -> questions.
+MissingDetails = Callable[[str, Mapping[str, Any]], Awaitable[list[ClarifyingQuestion]]]
+
+
+class DeepPath:
+    def __init__(
+        self,
+        *,
+        runner: DeepJobRunner,
+        trees: TreeStore,
+        guidance: Guidance | None = None,
+        missing_details: MissingDetails | None = None,
+    ) -> None:
+        self._runner = runner
+        self._trees = trees
+        self._guidance = guidance
+        self._missing_details = missing_details
+
+    async def missing_details(self, ctx: PlanningContext) -> list[ClarifyingQuestion]:
+        """What to ask the user before the analysis can run (e.g. which cell); [] if nothing."""
+        if self._missing_details is None:
+            return []
+        return await self._missing_details(ctx.goal, ctx.parameters)
+
+    async def run(
+        self, ctx: PlanningContext, decision: StrategyDecision, *, user_id: int, chat_id: int
+    ) -> AsyncIterator[Event]:
+        """The job's events, then an `answer` (a "queued" note if another worker took it)."""
+        if self._guidance is not None:
+            ctx = ctx.model_copy(update={"guidance": self._guidance(ctx.goal, ctx.language)})
+        answer: Answer | None = None
+        async for event in self._runner.submit(ctx, user_id=user_id, chat_id=chat_id):
+            if event.kind == "answer" and event.answer is not None:
+                answer = event.answer
+            else:
+                yield event
+        if answer is None:
+            answer = Answer(
+                strategy="deep",
+                text=QUEUED_TEXT["ru" if decision.language == "ru" else "en"],
+                confidence=decision.confidence,
+                uncertainty_reason="the analysis has not finished yet",
+            )
+        yield Event(kind="answer", answer=answer)
+
+    async def tree_lines(self, tree_id: str, *, user_id: int | None) -> list[str] | None:
+        """The tree as indented text lines, or None if unknown or another user's.
+
+        `user_id=None` is the operator (`whytree tree`), who may see any tree.
+        """
+        try:
+            tree = await self._trees.load(tree_id)
+        except NotFoundError:
+            return None
+        if user_id is not None and tree.user_id is not None and tree.user_id != user_id:
+            return None  # never reveal that another user's tree exists
+        return render_tree_text(tree)
+
+    async def resume_stale(self, deliver: Deliver) -> int:
+        """Finish the jobs a crashed process left running; `deliver` sends each answer."""
+        return await self._runner.resume_stale(deliver)

@@ -1,0 +1,93 @@
+"""Branching: an undecided hypothesis is split into sub-hypotheses (its mechanisms).
+
+After its checks, a hypothesis whose verdict is still undecided
+(``max(p, 1 - p) < branching_threshold``) asks the planner, through a focused
+context, for the distinct mechanisms that could make it true. They hang under
+it as sub-hypotheses with checks of their own; aggregation then takes the
+noisy-OR of the mechanisms as the hypothesis's base. Branching needs room for
+the sub-hypotheses' checks within the depth limit, and never runs after the
+analysis stopped. A tree loaded after a restart keeps the branches it had.
+"""
+
+from __future__ import annotations
+
+from reasoning_core.errors import ReasoningError, StoreError
+from reasoning_core.explore.budgets import Budgets
+from reasoning_core.explore.emitter import Emit
+from reasoning_core.explore.growth import Growth
+from reasoning_core.explore.planner_gate import PlannerGate
+from reasoning_core.explore.policy import ExplorationPolicy, is_undecided, priority
+from reasoning_core.explore.state import checks_under, focused, hypotheses_under
+from reasoning_core.explore.stopping import StopSignal
+from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
+from reasoning_core.tree.manager import TreeManager
+from reasoning_core.tree.walk import is_active
+
+
+class Brancher:
+    """Splits undecided hypotheses of one analysis into their mechanisms."""
+
+    def __init__(
+        self,
+        *,
+        manager: TreeManager,
+        growth: Growth,
+        gate: PlannerGate,
+        stop: StopSignal,
+        emit: Emit,
+        policy: ExplorationPolicy,
+        budgets: Budgets,
+    ) -> None:
+        self._manager = manager
+        self._growth = growth
+        self._gate = gate
+        self._stop = stop
+        self._emit = emit
+        self._policy = policy
+        self._budgets = budgets
+
+    def should_branch(self, node_id: str) -> bool:
+        """An active, checked, undecided hypothesis with room below it, while work may start."""
+        tree = self._manager.tree
+        node = tree.nodes[node_id]
+        p = node.confidence if node.confidence is not None else node.prior
+        return (
+            self._stop.reason is None
+            and is_active(node)
+            and is_undecided(p, self._policy)
+            and node.depth + 2 <= self._budgets.depth_limit
+            and bool(checks_under(tree, node_id))
+        )
+
+    async def propose_sub_hypotheses(
+        self, ctx: PlanningContext, node_id: str, proposal: HypothesisProposal
+    ) -> bool:
+        """True when the hypothesis has sub-hypotheses to explore (new, or kept from before)."""
+        tree = self._manager.tree
+        if hypotheses_under(tree, node_id, active_only=False):
+            return bool(hypotheses_under(tree, node_id))
+        if not self.should_branch(node_id):
+            return False
+        node = tree.nodes[node_id]
+        self._emit(
+            "reasoning", f"{node_id} is undecided ({node.confidence or node.prior:.2f}): "
+            "looking for the mechanisms behind it",
+        )  # fmt: skip
+        sub_ctx = focused(ctx, proposal, tree)
+        try:
+            plan = await self._gate.ask(
+                priority(node, self._policy.order),
+                lambda planner: planner.propose_hypotheses(sub_ctx),
+            )
+        except StoreError:
+            raise
+        except ReasoningError as e:
+            self._emit("reasoning", f"Could not branch {node_id}: {e}")
+            return False
+        if plan.conclusion is not None or not plan.hypotheses:
+            return False
+        added = await self._growth.add_hypotheses(
+            node_id, plan.hypotheses, ctx=sub_ctx, planner=self._gate.name,
+            parameters=plan.parameters,
+        )  # fmt: skip
+        return added > 0

@@ -1,0 +1,293 @@
+"""The explorer: grows a hypothesis tree by asking a `Planner` and running checks.
+
+One `Explorer` runs one analysis on a `TreeManager` whose tree already exists
+(created, or loaded to continue after a restart):
+
+1. the root gets competing hypotheses from ``propose_hypotheses`` (unless it
+   has them already); a `Plan.conclusion` becomes the "none" hypothesis;
+2. each hypothesis gets checks from ``propose_checks`` (verification nodes);
+3. each check runs through its tool; the result is interpreted by the planner
+   and recorded with ``set_node_result`` (aggregation follows);
+4. an undecided hypothesis is branched into sub-hypotheses (`Brancher`);
+5. with a `Reflector`, reflection rounds follow each wave of work: checks
+   retried another way, or the plan revised (`ReflectionRounds`);
+6. the synthesis is merged from the tree and the planner's wording
+   (`conclude`) and kept in `synthesis`.
+
+Independent work runs concurrently: every planner call, and every check (tool
+run, interpretation and record together), holds one slot of a
+`PriorityScheduler` with `concurrency` slots; waiting work starts in the
+policy's search order (policy.py), and each hypothesis and check starts
+as soon as it is in the tree, so wall time follows the tree's critical path
+rather than its node count. Completed checks are never run again: a loaded
+tree resumes with its open work only.
+
+The explorer composes its collaborators and gives each the narrow things it
+needs: the `TreeManager`, the `Growth` that edits the tree, the `PlannerGate`
+through which every planner call goes, the `PriorityScheduler`, the
+`StopSignal`, and the `Emitter` for events. None of them knows the explorer.
+
+Bad proposals never stop the analysis: hypotheses that are duplicates, beyond
+`max_branches` or without a title are dropped (logged, with an event); checks
+for an unknown tool, failed tool runs and uninterpretable results become
+rejected nodes with the reason, and the report lists them as not checked.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import AsyncIterator, Callable, Mapping
+
+from reasoning_core.errors import LLMError, ReasoningError, StoreError
+from reasoning_core.explore.branching import Brancher
+from reasoning_core.explore.budgets import BudgetExhaustedError, Budgets, BudgetTracker
+from reasoning_core.explore.checks import CheckRunner
+from reasoning_core.explore.emitter import Emitter
+from reasoning_core.explore.growth import Growth
+from reasoning_core.explore.merge import conclude
+from reasoning_core.explore.planner_gate import PlannerGate
+from reasoning_core.explore.policy import ROOT_PRIORITY, ExplorationPolicy, priority
+from reasoning_core.explore.reflection_rounds import ReflectionRounds
+from reasoning_core.explore.scheduler import PriorityScheduler
+from reasoning_core.explore.state import (
+    checks_under,
+    hypotheses_under,
+    planner_of,
+    proposal_of,
+    with_plan_parameters,
+)
+from reasoning_core.explore.stopping import StopSignal
+from reasoning_core.models import Event, Synthesis
+from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
+from reasoning_core.ports import Planner
+from reasoning_core.reflection.reflector import Reflector
+from reasoning_core.tools.base import Tool
+from reasoning_core.tree.edits import ROOT_ID
+from reasoning_core.tree.manager import TreeManager
+
+log = logging.getLogger(__name__)
+
+
+class Explorer:
+    """Grows and concludes one tree; single use: create one per analysis."""
+
+    def __init__(
+        self,
+        *,
+        manager: TreeManager,
+        planner: Planner,
+        tools: Mapping[str, Tool],
+        budgets: Budgets | None = None,
+        policy: ExplorationPolicy | None = None,
+        concurrency: int = 4,
+        clock: Callable[[], float] = time.monotonic,
+        fallback_planner: Planner | None = None,
+        reflector: Reflector | None = None,
+    ) -> None:
+        self._manager = manager
+        self._reflector = reflector
+        self._budgets = budgets or Budgets()
+        self._policy = policy or ExplorationPolicy()
+        tracker = BudgetTracker(self._budgets, clock)
+        self._scheduler = PriorityScheduler(concurrency)
+        self._emit = Emitter(manager)
+        self._stop = StopSignal(
+            tracker=tracker, stop_confidence=self._policy.stop_confidence, emit=self._emit
+        )
+        self._gate = PlannerGate(
+            planner=planner, fallback=fallback_planner, tracker=tracker, scheduler=self._scheduler
+        )
+        self._growth = Growth(
+            manager=manager, budgets=self._budgets, tracker=tracker, emit=self._emit
+        )
+        self._checks = CheckRunner(
+            manager=manager, growth=self._growth, gate=self._gate, scheduler=self._scheduler,
+            stop=self._stop, emit=self._emit, tools=tools, policy=self._policy,
+        )  # fmt: skip
+        self._brancher = Brancher(
+            manager=manager, growth=self._growth, gate=self._gate, stop=self._stop,
+            emit=self._emit, policy=self._policy, budgets=self._budgets,
+        )  # fmt: skip
+        #: The merged synthesis, set when `explore` has finished.
+        self.synthesis: Synthesis | None = None
+
+    @property
+    def tool_runs(self) -> dict[str, int]:
+        """Tool runs started in this analysis, by tool name."""
+        return dict(self._checks.runs)
+
+    @property
+    def reflector(self) -> Reflector | None:
+        """Reflection of this analysis (None: the plan runs to the end as it is)."""
+        return self._reflector
+
+    @property
+    def planner_name(self) -> str:
+        """The planner that is (or was) growing the tree."""
+        return self._gate.name
+
+    @property
+    def peak_concurrency(self) -> int:
+        """Most slots ever held at once (planner calls and tool runs)."""
+        return self._scheduler.peak
+
+    # --- the run ---------------------------------------------------------------------
+
+    async def explore(self, ctx: PlanningContext) -> AsyncIterator[Event]:
+        """Grow the tree and conclude; yields an event for every step."""
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        self._emit.connect(queue.put_nowait)
+        task = asyncio.create_task(self._run(ctx, queue))
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+            await task
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def _run(self, ctx: PlanningContext, queue: asyncio.Queue[Event | None]) -> None:
+        try:
+            try:
+                async with asyncio.timeout(self._budgets.deadline_sec):
+                    await self._grow(ctx)
+                    if self._reflector is not None:
+                        planned = with_plan_parameters(ctx, self._manager.tree)
+                        await self._reflection_rounds(self._reflector).run(planned)
+            except TimeoutError:
+                self._stop.stop_at_deadline()
+            except BaseExceptionGroup as group:
+                raise _first_leaf(group) from group
+            await self._growth.close_open_work(self._stop.reason or "not run")
+            self.synthesis = await self._conclude(ctx)
+        finally:
+            queue.put_nowait(None)
+
+    def _reflection_rounds(self, reflector: Reflector) -> ReflectionRounds:
+        return ReflectionRounds(
+            reflector=reflector, manager=self._manager, growth=self._growth,
+            checks=self._checks, gate=self._gate, stop=self._stop, emit=self._emit,
+            policy=self._policy, explore_hypothesis=self._explore_hypothesis,
+        )  # fmt: skip
+
+    async def _grow(self, ctx: PlanningContext) -> None:
+        tree = self._manager.tree
+        self._gate.resume(planner_of(tree))
+        async with asyncio.TaskGroup() as group:
+            if not hypotheses_under(tree, ROOT_ID, active_only=False):
+                await self._plan(ctx, group)
+                return
+            ctx = with_plan_parameters(ctx, tree)
+            for node in hypotheses_under(tree, ROOT_ID):
+                group.create_task(self._explore_hypothesis(ctx, node.id))
+
+    async def _plan(self, ctx: PlanningContext, group: asyncio.TaskGroup) -> None:
+        """Propose hypotheses; each one is explored as soon as it is in the tree."""
+        gate = self._gate
+        self._emit("reasoning", "Proposing hypotheses…")
+        try:
+            plan = await gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(ctx))
+        except LLMError as e:
+            if not gate.can_fall_back():
+                raise
+            failed = gate.name
+            log.warning("%s planner failed (%s); falling back", failed, e)
+            fallback = gate.fall_back()
+            self._emit("reasoning", f"The {failed} planner failed ({e}); "
+                       f"using the {fallback.name} planner")  # fmt: skip
+            plan = await gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(ctx))
+        if plan.conclusion is not None:
+            await self._growth.record_conclusion(plan, gate.name)
+            return
+        planned = ctx.model_copy(update={"parameters": {**ctx.parameters, **plan.parameters}})
+
+        def explore(node_id: str) -> None:
+            group.create_task(self._explore_hypothesis(planned, node_id))
+
+        await self._growth.add_hypotheses(
+            ROOT_ID, plan.hypotheses, ctx=ctx, planner=gate.name,
+            parameters=plan.parameters, on_added=explore,
+        )  # fmt: skip
+
+    async def _explore_hypothesis(self, ctx: PlanningContext, node_id: str) -> None:
+        """Plan and run the checks of one hypothesis, then branch it."""
+        tree = self._manager.tree
+        proposal = proposal_of(tree.nodes[node_id])
+        fresh = not checks_under(tree, node_id) and not hypotheses_under(
+            tree, node_id, active_only=False
+        )
+        async with asyncio.TaskGroup() as group:
+            if not fresh:
+                self._checks.start_all(group, ctx, node_id, proposal)
+            elif not await self._plan_checks(ctx, node_id, proposal, group):
+                return
+        await self._branch(ctx, node_id, proposal)
+
+    async def _plan_checks(
+        self,
+        ctx: PlanningContext,
+        node_id: str,
+        proposal: HypothesisProposal,
+        group: asyncio.TaskGroup,
+    ) -> bool:
+        """Ask for checks and start them; the slot is held until they wait for slots too.
+
+        Holding it that long lets the search order choose between this hypothesis's
+        new checks and work that was already waiting.
+        """
+        if (reason := self._stop.reason) is not None:
+            await self._growth.close(node_id, reason, prune=True)
+            return False
+        work = priority(self._manager.tree.nodes[node_id], self._policy.order)
+        try:
+            async with self._gate.slot(work) as planner:
+                checks = await planner.propose_checks(ctx, proposal)
+
+                def start(check_id: str) -> None:  # each check starts as soon as it is added
+                    self._checks.start(group, ctx, check_id, proposal)
+
+                tools = self._checks.tool_names
+                if not await self._growth.add_checks(node_id, checks, tools, on_added=start):
+                    return False
+                await asyncio.sleep(0)  # the new check tasks queue up for their slots
+        except StoreError:
+            raise
+        except BudgetExhaustedError as e:
+            await self._growth.close(node_id, str(e), prune=True)
+            return False
+        except ReasoningError as e:
+            await self._growth.close(node_id, f"could not plan its checks: {e}", prune=False)
+            return False
+        return True
+
+    async def _branch(
+        self, ctx: PlanningContext, node_id: str, proposal: HypothesisProposal
+    ) -> None:
+        if not await self._brancher.propose_sub_hypotheses(ctx, node_id, proposal):
+            return
+        async with asyncio.TaskGroup() as group:
+            for sub in hypotheses_under(self._manager.tree, node_id):
+                group.create_task(self._explore_hypothesis(ctx, sub.id))
+
+    async def _conclude(self, ctx: PlanningContext) -> Synthesis:
+        final = await conclude(
+            ctx, manager=self._manager, gate=self._gate, stop=self._stop, emit=self._emit,
+            strategy=self._policy.merge,
+        )  # fmt: skip
+        self._emit(
+            "synthesis",
+            f"Primary: {final.primary.title} ({final.confidence:.2f})",
+            synthesis=final.model_dump(mode="json"),
+        )
+        return final
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first real error inside (possibly nested) task-group errors."""
+    error: BaseException = group
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error

@@ -1,0 +1,224 @@
+"""Merge strategies: how the explorer turns the tree and the planner's wording into one synthesis.
+
+The numbers always come from aggregation (reasoning_core/tree); the planner adds
+recommendations and, in the user's language, the uncertainty wording and the
+primary's title (e.g. which alternative of the primary held).
+
+- ``best_first`` (default): the aggregated synthesis as it is: the primary is
+  the hypothesis with the highest p, its confidence lowered when the runner-up
+  is close. The planner's wording is taken, its choice of primary is not.
+- ``weighted_vote``: each hypothesis's p is weighted by how much of it was
+  actually checked: score = p x (conclusive checks / checks planned). The
+  primary is the highest score and the confidence is that score (lowered by a
+  close runner-up), so a likely but barely checked hypothesis does not win with
+  full confidence over a slightly less likely, fully checked one.
+- ``llm_synthesis``: the planner may choose the primary among the ranked
+  hypotheses (e.g. between two close ones), but its choice is only as confident
+  as its own p, and is halved when the data favour another hypothesis.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from reasoning_core.errors import ReasoningError, StoreError
+from reasoning_core.explore.budgets import BUDGET_REASON, DEADLINE_REASON
+from reasoning_core.explore.emitter import Emit
+from reasoning_core.explore.planner_gate import PlannerGate
+from reasoning_core.explore.policy import ROOT_PRIORITY, MergeStrategy
+from reasoning_core.explore.stopping import StopSignal
+from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis, Synthesis, Tree
+from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.reflection.revision import SET_ASIDE
+from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES, adjusted_confidence
+from reasoning_core.tree.manager import TreeManager
+from reasoning_core.tree.report import not_checked_line
+from reasoning_core.tree.synthesis import SECONDARY_MIN, label, synthesize
+from reasoning_core.tree.walk import descendants
+
+log = logging.getLogger(__name__)
+
+
+async def conclude(
+    ctx: PlanningContext,
+    *,
+    manager: TreeManager,
+    gate: PlannerGate,
+    stop: StopSignal,
+    emit: Emit,
+    strategy: MergeStrategy,
+) -> Synthesis:
+    """The final synthesis: aggregated, worded by the planner (unless out of time), merged."""
+    tree = manager.tree
+    # The manager refreshed the synthesis with every change; `finish` saves it.
+    aggregated = tree.synthesis or synthesize(tree)
+    worded: Synthesis | None = None
+    if not stop.deadline_reached:
+        emit("reasoning", "Writing the synthesis…")
+        try:
+            worded = await gate.ask(
+                ROOT_PRIORITY, lambda planner: planner.synthesize(ctx, tree, aggregated)
+            )
+        except StoreError:
+            raise
+        except ReasoningError as e:
+            log.warning("the planner could not word the synthesis: %s", e)
+    merged = merge(strategy, manager.tree, aggregated, worded)
+    return with_unchecked(manager.tree, merged)
+
+
+def merge(
+    strategy: MergeStrategy, tree: Tree, aggregated: Synthesis, worded: Synthesis | None
+) -> Synthesis:
+    """The final synthesis under `strategy`; `worded` is the planner's version, if any."""
+    if strategy == "weighted_vote":
+        chosen = weighted_vote(tree, aggregated)
+    elif strategy == "llm_synthesis" and worded is not None:
+        chosen = planner_choice(aggregated, worded)
+    else:
+        chosen = aggregated
+    if worded is None:
+        return chosen
+    uncertainty = chosen.uncertainty_reason
+    if chosen.confidence < UNCERTAINTY_THRESHOLD and worded.uncertainty_reason:
+        uncertainty = worded.uncertainty_reason
+        if chosen.uncertainty_reason and chosen.uncertainty_reason not in uncertainty:
+            uncertainty = f"{uncertainty} ({chosen.uncertainty_reason})"
+    return _with_wording(chosen, worded).model_copy(
+        update={
+            "recommendations": list(worded.recommendations),
+            "uncertainty_reason": uncertainty,
+        }
+    )
+
+
+def _with_wording(chosen: Synthesis, worded: Synthesis) -> Synthesis:
+    """The planner's title for the chosen primary (e.g. naming which alternative held)."""
+    title = worded.primary.title.strip()
+    if worded.primary.id != chosen.primary.id or not title or title == chosen.primary.title:
+        return chosen
+    primary = chosen.primary.model_copy(update={"title": title})
+    ranking = [primary if r == chosen.primary else r for r in chosen.ranking]
+    return chosen.model_copy(update={"primary": primary, "ranking": ranking})
+
+
+def coverage(tree: Tree, node_id: str | None) -> float:
+    """Share of the checks planned under a hypothesis that came back conclusive with data."""
+    if node_id is None or node_id not in tree.nodes:
+        return 0.0
+    checks = [
+        n
+        for n in descendants(tree, node_id)
+        if n.node_type in EVIDENCE_TYPES and n.status != "pruned"
+    ]
+    if not checks:
+        return 0.0
+    conclusive = sum(
+        1
+        for n in checks
+        if n.status == "completed"
+        and n.result is not None
+        and n.result.confirmed is not None
+        and n.result.has_data
+    )
+    return conclusive / len(checks)
+
+
+def weighted_vote(tree: Tree, aggregated: Synthesis) -> Synthesis:
+    """Rank by p x coverage; confidence is the winning score, lowered by a close runner-up."""
+    if not aggregated.ranking:
+        return aggregated
+    scored = sorted(
+        ((r, r.confidence * coverage(tree, r.node_id)) for r in aggregated.ranking),
+        key=lambda pair: -pair[1],
+    )
+    (primary, top), margin = scored[0], 1.0
+    if len(scored) > 1:
+        margin = max(0.0, top - scored[1][1])
+    confidence = adjusted_confidence(top, margin)
+    uncertainty = aggregated.uncertainty_reason
+    if confidence < UNCERTAINTY_THRESHOLD or margin < CLOSE_MARGIN:
+        share = coverage(tree, primary.node_id)
+        note = (
+            f"weighted vote: {primary.title!r} scores {top:.2f} "
+            f"(p {primary.confidence:.2f}, {share:.0%} of its checks conclusive)"
+        )
+        uncertainty = f"{note}; {uncertainty}" if uncertainty else note
+    return _with_primary(aggregated, [r for r, _ in scored], confidence, margin, uncertainty)
+
+
+def planner_choice(aggregated: Synthesis, worded: Synthesis) -> Synthesis:
+    """Honour the planner's primary if it is a ranked hypothesis, capped by the data."""
+    ranking = aggregated.ranking
+    chosen = next((r for r in ranking if r.id == worded.primary.id), None)
+    if chosen is None or chosen.id == aggregated.primary.id:
+        return aggregated
+    others = [r.confidence for r in ranking if r.id != chosen.id]
+    margin = max(0.0, chosen.confidence - max(others, default=0.0))
+    confidence = adjusted_confidence(chosen.confidence, margin)
+    note = (
+        f"the planner chose {chosen.title!r} ({chosen.confidence:.2f}) over "
+        f"{aggregated.primary.title!r} ({aggregated.primary.confidence:.2f})"
+    )
+    reordered = [chosen, *(r for r in ranking if r.id != chosen.id)]
+    return _with_primary(aggregated, reordered, confidence, margin, note)
+
+
+def _with_primary(
+    aggregated: Synthesis,
+    ranking: list[RankedHypothesis],
+    confidence: float,
+    margin: float,
+    uncertainty: str | None,
+) -> Synthesis:
+    primary = ranking[0]
+    if confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
+        uncertainty = f"the evidence for {primary.title!r} is weak ({confidence:.2f})"
+    return aggregated.model_copy(
+        update={
+            "primary": primary,
+            "confidence": confidence,
+            "margin": margin,
+            "ranking": ranking,
+            "secondary": [r for r in ranking[1:] if r.confidence >= SECONDARY_MIN],
+            "uncertainty_reason": uncertainty,
+            "not_established": primary.confidence < SECONDARY_MIN,
+        }
+    )
+
+
+def with_unchecked(tree: Tree, synthesis: Synthesis) -> Synthesis:
+    """Add "not checked" lines (rejected checks and hypotheses, work cut by a budget)."""
+    lines = [not_checked_line(where, reason) for where, reason in unchecked(tree)]
+    if not lines:
+        return synthesis
+    uncertainty = synthesis.uncertainty_reason
+    if synthesis.confidence < UNCERTAINTY_THRESHOLD:
+        note = f"{len(lines)} planned check(s) could not be run"
+        uncertainty = f"{uncertainty}; {note}" if uncertainty else note
+    return synthesis.model_copy(
+        update={"evidence": [*synthesis.evidence, *lines], "uncertainty_reason": uncertainty}
+    )
+
+
+def unchecked(tree: Tree) -> list[tuple[str, str]]:
+    """(where, why) for every check or hypothesis that was rejected or cut by a budget."""
+    found = []
+    for node in tree.nodes.values():
+        if node.node_type == "root" or node.rejection_reason is None:
+            continue
+        reason = node.rejection_reason
+        if reason.startswith(SET_ASIDE):
+            continue  # ruled out by its checks at a plan revision, not left unchecked
+        cut = reason.startswith((BUDGET_REASON, DEADLINE_REASON))
+        if node.status == "rejected" or (node.status == "pruned" and cut):
+            found.append((_where(tree, node), reason))
+    return found
+
+
+def _where(tree: Tree, node: Node) -> str:
+    parent = tree.nodes.get(node.parent_id or "")
+    name = label(node)
+    if parent is not None and parent.node_type != "root":
+        return f"{label(parent)} / {name}"
+    return name

@@ -1,0 +1,146 @@
+"""One turn's context (project, session, recent history) and its record afterwards.
+
+Both sides tolerate a database outage: the user still gets an answer, only
+without history or without it being stored, and the operator gets a log line.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from reasoning_core.errors import StoreError
+from reasoning_core.memory.budget import select_session_history
+from reasoning_core.memory.long_term import LongTermMemory
+from reasoning_core.models import Answer, Question
+from reasoning_core.ports import (
+    DEFAULT_PROJECT,
+    Exchange,
+    ExchangeStore,
+    ProjectStore,
+    SessionStore,
+)
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class SessionLimits:
+    """How much of the session goes into prompts (SESSION_TTL_SEC, SESSION_MAX_*)."""
+
+    ttl_sec: int = 24 * 3600
+    max_exchanges: int = 6
+    max_chars: int = 6000
+
+
+@dataclass(frozen=True)
+class Turn:
+    question: Question  # with the user's current project filled in
+    session_id: int | None
+    history: list[Exchange] = field(default_factory=list)
+    started: datetime = field(default_factory=lambda: datetime.now(UTC))
+
+
+class TurnLoader:
+    def __init__(
+        self,
+        *,
+        sessions: SessionStore,
+        exchanges: ExchangeStore,
+        projects: ProjectStore,
+        limits: SessionLimits,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self._sessions = sessions
+        self._exchanges = exchanges
+        self._projects = projects
+        self._limits = limits
+        self._clock = clock
+
+    async def load(self, question: Question) -> Turn:
+        project = await self._project(question)
+        question = question.model_copy(update={"project": project})
+        session_id = await self._session_id(question)
+        return Turn(question, session_id, await self._history(session_id), self._clock())
+
+    async def _project(self, question: Question) -> str:
+        try:
+            return await self._projects.get(user_id=question.user_id, chat_id=question.chat_id)
+        except StoreError as e:
+            log.error("project lookup failed, using the default project: %s", e)
+            return DEFAULT_PROJECT
+
+    async def _session_id(self, question: Question) -> int | None:
+        if question.session_id is not None:
+            return question.session_id
+        try:
+            return await self._sessions.current(user_id=question.user_id, chat_id=question.chat_id)
+        except StoreError as e:
+            log.error("session lookup failed, answering without history: %s", e)
+            return None
+
+    async def _history(self, session_id: int | None) -> list[Exchange]:
+        if session_id is None or self._limits.max_exchanges == 0:
+            return []
+        try:
+            recent = await self._exchanges.recent(
+                session_id=session_id, limit=self._limits.max_exchanges
+            )
+        except StoreError as e:
+            log.error("history lookup failed, answering without it: %s", e)
+            return []
+        return select_session_history(
+            recent,
+            now=self._clock(),
+            ttl_sec=self._limits.ttl_sec,
+            max_exchanges=self._limits.max_exchanges,
+            max_chars=self._limits.max_chars,
+        )
+
+
+class TurnRecorder:
+    """Stores the exchange, and a long-term memory entry for completed answers."""
+
+    def __init__(self, *, exchanges: ExchangeStore, memory: LongTermMemory) -> None:
+        self._exchanges = exchanges
+        self._memory = memory
+
+    async def record(
+        self, turn: Turn, answer: Answer, *, goal: str, parameters: Mapping[str, str]
+    ) -> None:
+        question = turn.question
+        if turn.session_id is not None:
+            await self._store_exchange(turn, turn.session_id, answer)
+        if answer.strategy != "clarify":
+            await self._memory.remember(
+                user_id=question.user_id,
+                chat_id=question.chat_id,
+                project=question.project,
+                question=goal,
+                answer=answer,
+                parameters=parameters or None,
+            )
+
+    async def _store_exchange(self, turn: Turn, session_id: int, answer: Answer) -> None:
+        question = turn.question
+        exchange = Exchange(
+            session_id=session_id,
+            user_id=question.user_id,
+            chat_id=question.chat_id,
+            question=question.text,
+            answer=answer.text,
+            strategy=answer.strategy,
+            confidence=answer.confidence,
+            uncertainty_reason=answer.uncertainty_reason,
+            tree_id=answer.tree_id,
+            started_at=turn.started,
+            finished_at=datetime.now(UTC),
+            usage=answer.usage,
+            error=answer.error,
+        )
+        try:
+            await self._exchanges.record(exchange)
+        except StoreError as e:
+            log.error("could not store the exchange (the user still gets the answer): %s", e)

@@ -1,0 +1,226 @@
+"""LLMPlanner: the `Planner` port over a chat model, with short structured prompts.
+
+- hypotheses: one JSON call for 2-4 competing causes (each with what would
+  confirm or refute it), or a conclusion when there is nothing to investigate;
+- checks: one call offering the data tools as functions; every tool call the
+  model makes is one check (the model sees the allowed tables' schema);
+- interpretation: one JSON call per check result (truncated for the prompt)
+  -> confirmed / refuted / inconclusive with a strength and one evidence line.
+  Evidence counts as backed by data only when the tool returned rows, so a
+  judgement of an empty result is capped at 0.5 by aggregation;
+- synthesis: recommendations and the uncertainty wording; the numbers stay
+  those of aggregation.
+
+Malformed JSON gets one repair (`complete_json`), then `LLMResponseError`;
+other `LLMError`s pass through so the explorer can fall back or report.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
+
+from reasoning_core.errors import LLMResponseError
+from reasoning_core.llm import prompts
+from reasoning_core.llm.structured import complete_json
+from reasoning_core.models import Evidence, Synthesis, Tree, Usage
+from reasoning_core.planners.contract import (
+    CheckProposal,
+    HypothesisProposal,
+    Plan,
+    PlanningContext,
+)
+from reasoning_core.planners.llm.wire import (
+    TOOL_SPECS,
+    WirePlan,
+    WireSynthesis,
+    WireVerdict,
+    check_from,
+    checks_from_text,
+    hypothesis_from,
+)
+from reasoning_core.ports import ChatMessage, ChatModel, ToolCall, ToolSpec
+from reasoning_core.tools.base import ToolResult
+
+log = logging.getLogger(__name__)
+
+M = TypeVar("M", bound=BaseModel)
+
+_MAX_QUESTION_CHARS = 4000
+_MAX_SCHEMA_CHARS = 6000
+_MAX_EVIDENCE_CHARS = 300
+
+
+class LLMPlanner:
+    """Plans and judges a deep analysis with a language model."""
+
+    name = "llm"
+
+    def __init__(
+        self,
+        model: ChatModel,
+        *,
+        schema_description: str | None = None,
+        tools: Sequence[str] = ("sql",),
+        max_result_chars: int = 4000,
+        max_tokens: int | None = 800,
+    ) -> None:
+        self._model = model
+        self._schema = (schema_description or "")[:_MAX_SCHEMA_CHARS]
+        self._specs: list[ToolSpec] = [TOOL_SPECS[t] for t in tools if t in TOOL_SPECS]
+        self._max_result_chars = max_result_chars
+        self._max_tokens = max_tokens
+        #: Tokens used by this planner so far (all analyses).
+        self.usage = Usage()
+
+    async def propose_hypotheses(self, ctx: PlanningContext) -> Plan:
+        """2-4 competing hypotheses, or a conclusion; LLMResponseError if none is usable."""
+        user = prompts.DEEP_HYPOTHESES_USER.format(
+            goal=ctx.goal, question=ctx.question[:_MAX_QUESTION_CHARS], extra=self._extra(ctx)
+        )
+        reply = await self._json(prompts.DEEP_HYPOTHESES_SYSTEM, user, WirePlan)
+        hypotheses = [
+            h for i, item in enumerate(reply.hypotheses) if (h := hypothesis_from(item, i))
+        ]
+        if reply.conclusion is not None and not hypotheses:
+            finding = reply.conclusion.finding.strip() or "Nothing to investigate"
+            conclusion = Evidence(
+                confirmed=True, confidence=reply.conclusion.confidence, text=finding[:500]
+            )
+            return Plan(conclusion=conclusion)
+        if not hypotheses:
+            raise LLMResponseError("the model proposed no usable hypothesis")
+        return Plan(hypotheses=hypotheses)
+
+    async def propose_checks(
+        self, ctx: PlanningContext, hypothesis: HypothesisProposal
+    ) -> list[CheckProposal]:
+        """Checks as tool calls; one nudge if the model answers without calling a tool."""
+        user = prompts.DEEP_CHECKS_USER.format(
+            goal=ctx.goal,
+            title=hypothesis.title,
+            description=hypothesis.description or "-",
+            confirm_if=hypothesis.confirm_if or "-",
+            refute_if=hypothesis.refute_if or "-",
+            extra=self._extra(ctx, with_history=False),
+        )
+        messages = [
+            ChatMessage(role="system", content=prompts.DEEP_CHECKS_SYSTEM),
+            ChatMessage(role="user", content=user),
+        ]
+        calls = await self._tool_calls(messages)
+        if not calls:
+            messages += [ChatMessage(role="user", content=prompts.DEEP_CHECKS_NUDGE)]
+            calls = await self._tool_calls(messages)
+        checks = [c for i, call in enumerate(calls) if (c := check_from(call, i + 1))]
+        if not checks:
+            raise LLMResponseError("the model proposed no usable check")
+        return checks
+
+    async def interpret(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        check: CheckProposal,
+        result: ToolResult,
+    ) -> Evidence:
+        """The result as evidence; failed runs are inconclusive without asking the model."""
+        data: dict[str, Any] = {"rows": result.row_count, "truncated": result.truncated}
+        if not result.ok:
+            return Evidence(confirmed=None, confidence=0.0, text=result.for_prompt(), data=data)
+        user = prompts.DEEP_INTERPRET_USER.format(
+            title=hypothesis.title,
+            description=hypothesis.description or "-",
+            confirm_if=hypothesis.confirm_if or "-",
+            refute_if=hypothesis.refute_if or "-",
+            check=check.description,
+            query=check.request.query or check.request.url or "-",
+            result=result.for_prompt(max_chars=self._max_result_chars),
+        )
+        reply = await self._json(prompts.DEEP_INTERPRET_SYSTEM, user, WireVerdict)
+        confirmed = {"confirmed": True, "refuted": False, "inconclusive": None}[reply.verdict]
+        return Evidence(
+            confirmed=confirmed,
+            confidence=reply.strength,
+            text=" ".join(reply.evidence.split())[:_MAX_EVIDENCE_CHARS],
+            data=data,
+            has_data=result.row_count > 0,
+        )
+
+    async def synthesize(
+        self, ctx: PlanningContext, tree: Tree, synthesis: Synthesis
+    ) -> Synthesis:
+        """Recommendations, the uncertainty wording and the model's choice of primary."""
+        ranking = (
+            "\n".join(f"- {r.id}: {r.title}, {r.confidence:.2f}" for r in synthesis.ranking)
+            or "- (none)"
+        )
+        user = prompts.DEEP_SYNTHESIS_USER.format(
+            language=ctx.language,
+            goal=ctx.goal,
+            ranking=ranking,
+            evidence="\n".join(f"- {line}" for line in synthesis.evidence[:20]) or "- (none)",
+            confidence=f"{synthesis.confidence:.2f}",
+            uncertainty=synthesis.uncertainty_reason or "none",
+        )
+        reply = await self._json(prompts.DEEP_SYNTHESIS_SYSTEM, user, WireSynthesis)
+        chosen = next((r for r in synthesis.ranking if r.id == reply.primary), synthesis.primary)
+        uncertainty = (reply.uncertainty_reason or "").strip()[
+            :500
+        ] or synthesis.uncertainty_reason
+        return synthesis.model_copy(
+            update={
+                "primary": chosen,
+                "recommendations": reply.recommendations,
+                "uncertainty_reason": uncertainty,
+            }
+        )
+
+    # --- internals -------------------------------------------------------------------
+
+    async def _json(self, system: str, user: str, schema: type[M]) -> M:
+        messages = [
+            ChatMessage(role="system", content=system),
+            ChatMessage(role="user", content=user),
+        ]
+        reply, usage = await complete_json(
+            self._model, messages, schema, max_tokens=self._max_tokens
+        )
+        self.usage = self.usage + usage
+        return reply
+
+    async def _tool_calls(self, messages: list[ChatMessage]) -> list[ToolCall]:
+        completion = await self._model.complete(
+            messages, tools=self._specs, max_tokens=self._max_tokens
+        )
+        self.usage = self.usage + completion.usage
+        return completion.tool_calls or checks_from_text(completion.text)
+
+    def _extra(self, ctx: PlanningContext, *, with_history: bool = True) -> str:
+        parts = []
+        if ctx.parameters:
+            parts.append("Parameters: " + json.dumps(ctx.parameters, default=str)[:1000])
+        if self._schema:
+            parts.append(self._schema)
+        if self._specs:
+            parts.append("Tools: " + ", ".join(s.name for s in self._specs))
+        if with_history:
+            parts += self._history(ctx)
+        return "\n".join(parts)
+
+    @staticmethod
+    def _history(ctx: PlanningContext) -> list[str]:
+        parts = []
+        if ctx.guidance:
+            parts.append(f"Guidance from matching runbooks:\n{ctx.guidance[:3000]}")
+        if ctx.memory:
+            parts.append("Previously for this user/project:\n" + "\n".join(ctx.memory[:5]))
+        if ctx.previous_failure:
+            parts.append(f"The previous attempt failed because {ctx.previous_failure}")
+        if ctx.excluded_hypotheses:
+            parts.append("Excluded keys: " + ", ".join(ctx.excluded_hypotheses))
+        return parts

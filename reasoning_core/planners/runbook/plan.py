@@ -1,0 +1,191 @@
+"""Planning one runbook analysis: match the question, find the data's "now", run the gate.
+
+Errors the runbook planner raises (all `ReasoningError`s, so the explorer ends
+the analysis with an answer that says why; messages are safe to show):
+
+* `NoRunbookError` — no runbook matches the question;
+* `MissingParameterError` — a required parameter (e.g. the cell) is missing;
+  it carries the clarifying questions with suggested options;
+* `DataSourceError` (a `ToolError`) — the data source lacks a table or column
+  the runbook needs, or a tool is not configured ("data source lacks X");
+* `NoDataError` — the data source has no rows for the subject.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from typing import Any
+
+from reasoning_core.errors import ReasoningError, ToolError
+from reasoning_core.models import ClarifyingQuestion, Evidence
+from reasoning_core.planners.runbook.checks import (
+    PlanState,
+    RunbookInputError,
+    bind_sql,
+    build_request,
+    judge,
+)
+from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks.rows import as_datetime, as_number
+from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
+
+log = logging.getLogger(__name__)
+
+
+class NoRunbookError(ReasoningError):
+    """No runbook matches the question."""
+
+
+class MissingParameterError(ReasoningError):
+    """A required parameter is missing; `questions` ask for it (with suggested options)."""
+
+    def __init__(
+        self, message: str, *, runbook: str, missing: list[str],
+        questions: list[ClarifyingQuestion],
+    ) -> None:  # fmt: skip
+        super().__init__(message)
+        self.runbook = runbook
+        self.missing = missing
+        self.questions = questions
+
+
+class DataSourceError(ToolError):
+    """The data source cannot serve the runbook (lacks a table or column, tool missing)."""
+
+
+class NoDataError(ReasoningError):
+    """The data source has no rows for what the question asks about."""
+
+
+def best_match(runbooks: RunbookSet, question: str) -> RunbookMatch:
+    """The best-scoring runbook for the question; NoRunbookError if none matches."""
+    matches = runbooks.match(question)
+    if not matches:
+        known = ", ".join(sorted(runbooks.runbooks)) or "none loaded"
+        raise NoRunbookError(f"no runbook matches this question (runbooks: {known})")
+    return matches[0]
+
+
+def parameters_of(
+    match: RunbookMatch, reused: Mapping[str, Any]
+) -> tuple[dict[str, str], list[str]]:
+    """The question's values, gaps filled from reused parameters; and what is still missing."""
+    params = dict(match.params)
+    missing = []
+    for name in match.missing:
+        value = reused.get(name)
+        if isinstance(value, str | int) and str(value).strip():
+            params[name] = str(value).strip()
+        else:
+            missing.append(name)
+    return params, missing
+
+
+async def run_tool(tools: Mapping[str, Tool], name: str, request: ToolRequest) -> ToolResult:
+    """Run a tool the planner needs itself; DataSourceError when it is not configured."""
+    tool = tools.get(name)
+    if tool is None:
+        raise DataSourceError(f"the {name} tool is not configured, so this runbook cannot run")
+    try:
+        return await tool.run(request)
+    except ToolError as e:
+        return ToolResult.failure(name, "failed", str(e))
+
+
+def raise_for_missing(result: ToolResult) -> None:
+    """A tool failure that means the data source lacks something the runbook needs."""
+    if not result.ok and result.error_kind == "missing":
+        raise DataSourceError(result.error or "data source lacks a table or column")
+
+
+async def find_anchor(
+    runbook: Runbook,
+    params: Mapping[str, str],
+    tools: Mapping[str, Tool],
+    clock: Callable[[], datetime],
+) -> datetime:
+    """The data's "now": the runbook's anchor query, else the clock."""
+    anchor = runbook.window.anchor
+    if anchor is None:
+        return clock()
+    if anchor.tool == "sql":
+        sql, args = bind_sql(anchor.query, dict(params))
+        result = await run_tool(tools, "sql", ToolRequest(query=sql, params=args, max_rows=1))
+    else:
+        result = await run_tool(tools, "prometheus", ToolRequest(query=anchor.query))
+    raise_for_missing(result)
+    if not result.ok:
+        raise DataSourceError(f"could not read the data's latest time: {result.error}")
+    value = _first_value(result)
+    moment = as_datetime(value) or _unix(value)
+    if moment is None:
+        raise NoDataError(f"the data source has no data for runbook {runbook.id}")
+    return moment
+
+
+def _first_value(result: ToolResult) -> Any:
+    if not result.rows:
+        return None
+    row = result.rows[0]
+    if "value" in row and ("ts" in row or "metric" in row):  # a Prometheus sample
+        return row["value"]
+    return next(iter(row.values()), None)
+
+
+def _unix(value: Any) -> datetime | None:
+    number = as_number(value)
+    return as_datetime(number) if number is not None else None
+
+
+async def options_for(
+    runbook: Runbook, missing: Sequence[str], tools: Mapping[str, Tool], state: PlanState | None
+) -> dict[str, list[str]]:
+    """Suggested answers per missing parameter: declared options, else its options_query."""
+    found: dict[str, list[str]] = {}
+    for parameter in runbook.parameters:
+        if parameter.name not in missing:
+            continue
+        options = list(parameter.options)
+        if not options and parameter.options_query and "sql" in tools:
+            values = state.window.params() | {"anchor": state.anchor} if state else {}
+            try:
+                sql, args = bind_sql(parameter.options_query, values)
+            except RunbookInputError:
+                sql, args = "", []
+            result = await tools["sql"].run(ToolRequest(query=sql, params=args, max_rows=4))
+            if sql and result.ok:
+                options = [str(next(iter(r.values()))) for r in result.rows if r]
+        found[parameter.name] = [o for o in options if o][:4]
+    return found
+
+
+async def run_gate(
+    runbook: Runbook, state: PlanState, tools: Mapping[str, Tool]
+) -> list[tuple[Check, Evidence]]:
+    """Run the gate checks concurrently; each with its own evidence (inconclusive on failure)."""
+    if runbook.gate is None:
+        return []
+    checks = [runbook.check(ref) for ref in runbook.gate.checks]
+    results = await asyncio.gather(
+        *(run_tool(tools, c.tool, build_request(c, runbook, state)) for c in checks)
+    )
+    found = []
+    for check, result in zip(checks, results, strict=True):
+        raise_for_missing(result)
+        if not result.ok:
+            text = f"{check.id}: {result.error}"
+            found.append((check, Evidence(confirmed=None, confidence=0.0, text=text)))
+            continue
+        if result.row_count == 0:
+            subject = ", ".join(f"{k}={v}" for k, v in state.params.items()) or runbook.id
+            raise NoDataError(f"the data source has no data for {subject} in the window")
+        found.append((check, judge(check, state, result)))
+    return found
+
+
+def gate_refuted(found: Sequence[tuple[Check, Evidence]]) -> bool:
+    """Every gate check refuted: there is nothing to explain."""
+    return bool(found) and all(evidence.confirmed is False for _, evidence in found)

@@ -1,0 +1,298 @@
+"""RunbookPlanner: the `Planner` port without an LLM — hypotheses and checks from YAML runbooks.
+
+It serves when no LLM is configured and when the LLM planner fails (as the
+explorer's fallback planner); answers say ``planner: "runbook"``. One analysis:
+
+1. `propose_hypotheses`: the best-matching runbook for the question; its
+   parameters from the question, gaps filled from `ctx.parameters` (e.g. a cell
+   reused from memory); a missing required one raises `MissingParameterError`
+   with the clarifying questions. The data's "now" comes from the runbook's
+   anchor query (else the clock), the window from the question's dates. The
+   gate checks run at once: all refuted -> `Plan(conclusion=...)`, the answer
+   `none`. Otherwise the runbook's hypotheses (fallbacks only on a revision,
+   `ctx.previous_failure`; excluded keys never). A `combine: any` hypothesis
+   comes with its alternatives as `children`, each starting from
+   ``1 - (1 - prior)^(1/k)`` so their noisy-OR gives back the prior.
+2. `propose_checks`: the hypothesis' checks and its `against` checks, as
+   requests with bound values (runbook_planner_checks).
+3. `interpret`: the verdict rule (`evaluate`); `against` turns a confirmation
+   into a refutation and anything else into nothing.
+4. `synthesize`: recommendations of the runbook in the user's language, the
+   primary titled with the alternative that held, uncertainty in that language.
+
+What was resolved travels in the plan's parameters under `STATE_KEY`, so a
+tree continued after a restart, and branching, reuse it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from pydantic import ValidationError
+
+from reasoning_core.errors import ReasoningError
+from reasoning_core.models import ClarifyingQuestion, Evidence, Synthesis, Tree
+from reasoning_core.planners.contract import (
+    CheckProposal,
+    HypothesisProposal,
+    Plan,
+    PlanningContext,
+)
+from reasoning_core.planners.runbook.checks import (
+    DEFAULT_MAX_ROWS,
+    STATE_KEY,
+    PlanState,
+    Role,
+    as_role,
+    build_request,
+    judge,
+)
+from reasoning_core.planners.runbook.plan import (
+    MissingParameterError,
+    best_match,
+    find_anchor,
+    gate_refuted,
+    options_for,
+    parameters_of,
+    run_gate,
+)
+from reasoning_core.planners.runbook.words import (
+    child_key,
+    detail_of,
+    gate_evidence,
+    hypothesis_proposal,
+    recommendations,
+    state_in_tree,
+)
+from reasoning_core.runbooks import NONE_ID, Check, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks.entities import Language
+from reasoning_core.tools.base import Tool, ToolResult
+from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
+
+log = logging.getLogger(__name__)
+
+
+def _utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def state_of(parameters: Mapping[str, Any]) -> PlanState | None:
+    """The plan state a previous `propose_hypotheses` left in the parameters, if any."""
+    stored = parameters.get(STATE_KEY)
+    if not isinstance(stored, dict):
+        return None
+    try:
+        return PlanState.model_validate(stored)
+    except ValidationError:
+        return None
+
+
+class RunbookPlanner:
+    """Plans, checks and reports with runbooks alone; implements the `Planner` port."""
+
+    name = "runbook"
+
+    def __init__(
+        self,
+        runbooks: RunbookSet | Callable[[], RunbookSet],
+        *,
+        tools: Mapping[str, Tool],
+        clock: Callable[[], datetime] = _utcnow,
+        max_rows: int = DEFAULT_MAX_ROWS,
+    ) -> None:
+        self._runbooks = runbooks
+        self._tools = tools
+        self._clock = clock
+        self._max_rows = max_rows
+
+    @property
+    def runbooks(self) -> RunbookSet:
+        """The current runbooks (a callable is asked each time, so reloads take effect)."""
+        return self._runbooks if isinstance(self._runbooks, RunbookSet) else self._runbooks()
+
+    async def clarifying_questions(
+        self, question: str, parameters: Mapping[str, Any] | None = None
+    ) -> list[ClarifyingQuestion]:
+        """Questions to ask before a deep analysis can run; [] when none is needed.
+
+        Also [] when no runbook matches (the analysis then says so itself).
+        """
+        matches = self.runbooks.match(question)
+        if not matches:
+            return []
+        match = matches[0]
+        _, missing = parameters_of(match, parameters or {})
+        if not missing:
+            return []
+        return (await self._missing(match, missing)).questions
+
+    async def propose_hypotheses(self, ctx: PlanningContext) -> Plan:
+        """The runbook's hypotheses, or the gate's `none` conclusion (see the module doc)."""
+        known = state_of(ctx.parameters)
+        if known is not None:
+            return self._follow_up(ctx, known)
+        match = best_match(self.runbooks, ctx.question)
+        runbook = match.runbook
+        params, missing = parameters_of(match, ctx.parameters)
+        if missing:
+            raise await self._missing(match, missing)
+        anchor = await find_anchor(runbook, params, self._tools, self._clock)
+        state = PlanState(
+            runbook=runbook.id,
+            language=_language(match, ctx),
+            params=params,
+            anchor=anchor,
+            window=match.window(anchor),
+        )
+        parameters: dict[str, Any] = {**params, STATE_KEY: state.model_dump(mode="json")}
+        found = await run_gate(runbook, state, self._tools)
+        if gate_refuted(found):
+            return Plan(conclusion=gate_evidence(runbook, found, state.language),
+                        parameters=parameters)  # fmt: skip
+        hypotheses = [
+            hypothesis_proposal(runbook, h, state.language)
+            for h in runbook.hypotheses
+            if (ctx.previous_failure or not h.fallback) and h.id not in ctx.excluded_hypotheses
+        ]
+        return Plan(hypotheses=hypotheses, parameters=parameters)
+
+    def _follow_up(self, ctx: PlanningContext, state: PlanState) -> Plan:
+        """A later call (branching, revision): only fallbacks, and only on a revision."""
+        runbook = self._runbook(state)
+        if not ctx.previous_failure:
+            return Plan()  # runbook hypotheses are not split further than the runbook says
+        return Plan(
+            hypotheses=[
+                hypothesis_proposal(runbook, h, state.language)
+                for h in runbook.fallback_hypotheses()
+                if h.id not in ctx.excluded_hypotheses
+            ]
+        )
+
+    async def propose_checks(
+        self, ctx: PlanningContext, hypothesis: HypothesisProposal
+    ) -> list[CheckProposal]:
+        """The hypothesis' checks, then its `against` checks, with bound values."""
+        state = self._state(ctx)
+        runbook = self._runbook(state)
+        return [
+            self._proposal(runbook, state, check, role)
+            for check, role in checks_for(runbook, hypothesis.key)
+        ]
+
+    def _proposal(
+        self, runbook: Runbook, state: PlanState, check: Check, role: Role
+    ) -> CheckProposal:
+        description = check.description.get(state.language)
+        if role == "against":
+            description = phrase("against_check", state.language, text=description)
+        return CheckProposal(
+            key=f"{check.id}.against" if role == "against" else check.id,
+            description=description,
+            tool=check.tool,
+            request=build_request(check, runbook, state, max_rows=self._max_rows),
+            gain=0.5 if role == "against" else 0.8,
+            extra={"check": check.id, "role": role, STATE_KEY: state.model_dump(mode="json")},
+        )
+
+    async def interpret(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        check: CheckProposal,
+        result: ToolResult,
+    ) -> Evidence:
+        """The verdict rule's evidence, as a veto for `against` checks."""
+        state = state_of(check.extra) or self._state(ctx)
+        runbook = self._runbook(state)
+        try:
+            spec = runbook.check(str(check.extra.get("check", check.key)))
+        except KeyError as e:
+            raise ReasoningError(f"runbook {runbook.id} has no check {e}") from e
+        if not result.ok:
+            return Evidence(confirmed=None, confidence=0.0, text=result.error or "failed")
+        role: Role = "against" if check.extra.get("role") == "against" else "for"
+        return as_role(judge(spec, state, result), role, state.language)
+
+    async def synthesize(
+        self, ctx: PlanningContext, tree: Tree, synthesis: Synthesis
+    ) -> Synthesis:
+        """Recommendations and wording from the runbook, in the user's language."""
+        state = state_of(ctx.parameters) or state_in_tree(tree)
+        runbook = self.runbooks.get(state.runbook) if state else None
+        if state is None or runbook is None:
+            return synthesis
+        language = state.language
+        primary = synthesis.primary
+        detail = detail_of(tree, primary.node_id)
+        if detail is not None and primary.id != NONE_ID:
+            base = runbook.hypothesis(primary.id).title.get(language)
+            name = detail_title(detail, language) or detail
+            primary = primary.model_copy(update={"title": primary_title(base, name)})
+        worded = synthesis.model_copy(
+            update={
+                "primary": primary,
+                "recommendations": recommendations(runbook, synthesis, language),
+            }
+        )
+        reason = uncertainty(worded, language) if language == "ru" else None
+        return worded.model_copy(
+            update={"uncertainty_reason": reason or synthesis.uncertainty_reason}
+        )
+
+    # --- internals -------------------------------------------------------------------
+
+    def _state(self, ctx: PlanningContext) -> PlanState:
+        state = state_of(ctx.parameters)
+        if state is None:
+            raise ReasoningError("the runbook plan of this analysis is missing")
+        return state
+
+    def _runbook(self, state: PlanState) -> Runbook:
+        runbook = self.runbooks.get(state.runbook)
+        if runbook is None:
+            raise ReasoningError(f"runbook {state.runbook} is no longer loaded")
+        return runbook
+
+    async def _missing(self, match: RunbookMatch, missing: Sequence[str]) -> MissingParameterError:
+        runbook = match.runbook
+        state = None
+        try:
+            anchor = await find_anchor(runbook, {}, self._tools, self._clock)
+            state = PlanState(runbook=runbook.id, language=match.language, params={},
+                              anchor=anchor, window=match.window(anchor))  # fmt: skip
+        except ReasoningError as e:  # suggestions are a courtesy; the question still goes out
+            log.info("no options for the clarifying question of %s: %s", runbook.id, e)
+        options = await options_for(runbook, missing, self._tools, state)
+        questions = [
+            ClarifyingQuestion(
+                text=p.question.get(match.language), options=options.get(p.name, [])
+            )
+            for p in runbook.parameters
+            if p.name in missing and p.question is not None
+        ][:3]
+        names = ", ".join(missing)
+        return MissingParameterError(
+            f"runbook {runbook.id} needs {names}; " + " ".join(q.text for q in questions),
+            runbook=runbook.id, missing=list(missing), questions=questions,
+        )  # fmt: skip
+
+
+def _language(match: RunbookMatch, ctx: PlanningContext) -> Language:
+    return "ru" if "ru" in (match.language, ctx.language) else "en"
+
+
+def checks_for(runbook: Runbook, key: str) -> list[tuple[Check, Role]]:
+    """The checks of a hypothesis key: a runbook hypothesis, or one of its alternatives."""
+    for hypothesis in runbook.hypotheses:
+        checks = [runbook.check(ref) for ref in hypothesis.checks]
+        if key == hypothesis.id:
+            against = [(runbook.check(ref), "against") for ref in hypothesis.against]
+            return [*((c, "for") for c in checks), *against]  # type: ignore[list-item]
+        for check in checks:
+            if key == child_key(hypothesis.id, check):
+                return [(check, "for")]
+    raise ReasoningError(f"runbook {runbook.id} has no hypothesis {key!r}")

@@ -1,0 +1,210 @@
+"""Deep analysis with the runbook planner end to end, no LLM: DeepAnalyst, the explorer,
+trees in PostgreSQL, read-only SQL on the generated demo dataset, Prometheus over HTTP.
+
+The demo dataset (storage.demo_dataset, seed 7) has incidents of every kind and
+healthy cells; its example questions are asked in English and Russian, with
+and without "since DATE". Also: a hostile entity value, a dataset missing a
+column, a question without its cell, and service_error_spike against the
+stand-in Prometheus.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import asyncpg
+import pytest
+
+from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.models import Answer, Tree
+from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.planners.runbook.checks import PlanState, build_request
+from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.runbooks import load_runbooks
+from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
+from reasoning_core.tools.prometheus import PrometheusTool
+from storage.demo import load_demo
+from storage.demo_dataset import DemoDataset, ExampleQuestion, example_questions, generate_demo
+from storage.sql_tool import PgSqlTool
+from storage.trees import PgTreeStore
+from tests.fakes.prometheus_server import FakePrometheus
+
+RUNBOOKS = load_runbooks()
+
+
+@functools.cache
+def dataset() -> DemoDataset:
+    return generate_demo(7)
+
+
+class RecordingTool:
+    """The real tool, with every request it was sent kept for inspection."""
+
+    def __init__(self, inner: Tool) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self.requests: list[ToolRequest] = []
+
+    async def run(self, request: ToolRequest) -> ToolResult:
+        self.requests.append(request)
+        return await self._inner.run(request)
+
+
+@pytest.fixture
+async def sql(pool: asyncpg.Pool[Any], database_url: str) -> AsyncIterator[RecordingTool]:
+    await load_demo(pool, dataset())
+    tool = await PgSqlTool.connect(database_url)
+    yield RecordingTool(tool)
+    await tool.close()
+
+
+async def ask(
+    pool: asyncpg.Pool[Any], tools: dict[str, Any], question: str, language: str = "en",
+    **kw: Any,
+) -> tuple[Answer, Tree | None]:  # fmt: skip
+    planner = RunbookPlanner(RUNBOOKS, tools=tools, **kw)
+    analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
+    ctx = PlanningContext(question=question, goal=question, language=language)
+    events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
+    answer = events[-1].answer
+    assert events[-1].kind == "answer" and answer is not None
+    tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
+    return answer, tree
+
+
+def one_of_each_kind() -> list[ExampleQuestion]:
+    chosen: dict[tuple[str, str | None], ExampleQuestion] = {}
+    for example in example_questions(dataset()):
+        chosen.setdefault((example.kind, example.detail), example)
+    assert set(chosen) == {
+        ("technical", "availability"), ("technical", "interference"),
+        ("demand", None), ("external", None), ("none", None),
+    }  # fmt: skip
+    return list(chosen.values())
+
+
+async def test_the_right_primary_for_every_kind_in_both_languages(
+    pool: asyncpg.Pool[Any], sql: RecordingTool
+) -> None:
+    for example in one_of_each_kind():
+        asked = [(example.en, "en"), (example.ru, "ru")]
+        asked += [
+            (q, lang) for q, lang in ((example.en_since, "en"), (example.ru_since, "ru")) if q
+        ]
+        for question, language in asked:
+            answer, tree = await ask(pool, {"sql": sql}, question, language)
+            assert answer.synthesis is not None and tree is not None, answer.text
+            primary = answer.synthesis.primary
+            assert primary.id == example.kind, (question, answer.text)
+            assert answer.planner == "runbook" and answer.strategy == "deep"
+            heading = "Основная причина" if language == "ru" else "Primary cause"
+            if example.kind == "none":
+                heading = "Вывод" if language == "ru" else "Conclusion"
+            assert heading in answer.text and answer.synthesis.recommendations
+            assert detail_of(tree, primary.node_id) == example.detail
+            if example.detail == "availability":
+                title = "авария" if language == "ru" else "availability outage"
+                assert title in primary.title and answer.confidence > 0.5
+
+
+async def test_a_hostile_value_reaches_sql_only_as_a_bound_parameter(
+    pool: asyncpg.Pool[Any], sql: RecordingTool
+) -> None:
+    await pool.execute("CREATE TABLE x (id int)")
+    hostile = "1'; drop table x;--"
+    tools = {"sql": sql}
+    planner = RunbookPlanner(RUNBOOKS, tools=tools)
+    analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
+    ctx = PlanningContext(
+        question="Why did traffic drop?", goal="traffic", parameters={"cell": hostile}
+    )
+    events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
+    answer = events[-1].answer
+    assert answer is not None and answer.error == "deep_failed"
+    assert f"no data for cell={hostile}" in answer.text
+    assert any(hostile in r.params for r in sql.requests)
+    assert all("drop table" not in (r.query or "") for r in sql.requests)
+    assert await pool.fetchval("SELECT count(*) FROM x") == 0  # still there
+    # Typed into the question, the value is cut at the quote: cell "1" has no data either.
+    answer, _ = await ask(pool, tools, f"Why did traffic drop on cell {hostile}?")
+    assert "no data for cell=1 " in answer.text
+
+
+async def test_a_dataset_without_a_column_says_what_it_lacks(
+    pool: asyncpg.Pool[Any], sql: RecordingTool
+) -> None:
+    interference = next(e for e in one_of_each_kind() if e.detail == "interference")
+    outage = next(e for e in one_of_each_kind() if e.detail == "availability")
+    await pool.execute("ALTER TABLE demo.hour_stats DROP COLUMN rtwp")
+    answer, _ = await ask(pool, {"sql": sql}, outage.en)  # the rest of the analysis stands
+    assert answer.synthesis is not None and answer.synthesis.primary.id == "technical"
+    assert "data source lacks column rtwp" in answer.text
+    answer, _ = await ask(pool, {"sql": sql}, interference.en)
+    assert "data source lacks column rtwp" in answer.text
+    await pool.execute("ALTER TABLE demo.hour_stats DROP COLUMN ps_traffic")
+    answer, _ = await ask(pool, {"sql": sql}, outage.en)  # the gate itself cannot run
+    assert answer.error == "deep_failed" and "data source lacks column ps_traffic" in answer.text
+    await pool.execute("DROP TABLE demo.hour_stats")
+    answer, _ = await ask(pool, {"sql": sql}, outage.ru, "ru")
+    assert "data source lacks table demo.hour_stats" in answer.text
+
+
+async def test_without_a_cell_the_answer_asks_for_one(
+    pool: asyncpg.Pool[Any], sql: RecordingTool
+) -> None:
+    answer, _ = await ask(pool, {"sql": sql}, "Why did traffic drop?")
+    assert answer.error == "deep_failed" and "Which cell should I look at?" in answer.text
+    planner = RunbookPlanner(RUNBOOKS, tools={"sql": sql})
+    [question] = await planner.clarifying_questions("Почему упал трафик?")
+    assert question.text.startswith("Какую соту") and len(question.options) == 4
+
+
+# --- service_error_spike over Prometheus -------------------------------------------------
+
+NOW = datetime(2026, 3, 10, 14, 0, tzinfo=UTC)
+QUESTION = "Why are checkout 5xx errors up?"
+
+
+def promql(state: PlanState) -> Callable[[str], str]:
+    runbook = RUNBOOKS.get("service_error_spike")
+    assert runbook is not None
+    return lambda check_id: build_request(runbook.check(check_id), runbook, state).query or ""
+
+
+async def test_a_deploy_behind_an_error_spike_is_found_in_prometheus(
+    pool: asyncpg.Pool[Any],
+) -> None:
+    [match, *_] = RUNBOOKS.match(QUESTION)
+    assert match.params == {"service": "checkout"}
+    window = match.window(NOW)
+    state = PlanState(runbook="service_error_spike", language="en", params=match.params,
+                      anchor=NOW, window=window)  # fmt: skip
+    query = promql(state)
+    spike = (window.recent_start + timedelta(minutes=20)).timestamp()
+    async with FakePrometheus() as prom:
+        prom.add(query("error_ratio_up"), {}, lambda t: 0.12 if t >= spike else 0.002)
+        prom.add(query("latency_up"), {}, 0.25)
+        prom.add(query("deploy_recent"), {"service": "checkout"}, spike - 300)
+        prom.add(query("dependency_slow"), {}, 0.05)
+        prom.add(query("traffic_surge"), {}, 120.0)
+        prom.add(query("cpu_saturation"), {}, 0.35)
+        prom.add(query("memory_saturation"), {}, 0.5)
+        tools = {"prometheus": PrometheusTool(prom.base_url)}
+        answer, tree = await ask(pool, tools, QUESTION, clock=lambda: NOW)
+        assert answer.synthesis is not None and tree is not None, answer.text
+        assert answer.synthesis.primary.id == "deploy_change", answer.text
+        assert answer.planner == "runbook"
+        assert "Roll back the latest release" in answer.synthesis.recommendations[0]
+        ranking = {r.id: r.confidence for r in answer.synthesis.ranking}
+        assert ranking["slow_dependency"] < 0.2 and ranking["resource_saturation"] < 0.2
+        # The same service with a calm error ratio and latency: nothing to explain.
+        prom.series.clear()
+        prom.add(query("error_ratio_up"), {}, 0.002)
+        prom.add(query("latency_up"), {}, 0.25)
+        answer, _ = await ask(pool, tools, QUESTION, clock=lambda: NOW)
+        assert answer.synthesis is not None and answer.synthesis.primary.id == "none"
+        assert answer.synthesis.primary.title == "No error or latency spike found"
