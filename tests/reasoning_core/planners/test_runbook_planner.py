@@ -40,7 +40,7 @@ from tests.reasoning_core.explore.test_explorer import (
     check,
     ev,
 )
-from tests.reasoning_core.test_shipped_runbooks import load_demo
+from tests.reasoning_core.runbooks.test_shipped_runbooks import load_demo
 
 RUNBOOKS = load_runbooks()
 CELL: Runbook = RUNBOOKS.runbooks["cell_traffic_drop"]
