@@ -1,0 +1,16 @@
+"""Exploration: growing one hypothesis tree, concurrently, within budgets.
+
+The entry point is `Explorer` (``explorer``). It composes narrow collaborators,
+none of which knows the explorer: `Growth` (validated tree edits), `CheckRunner`
+(tool run + interpretation per check), `Brancher` (sub-hypotheses of undecided
+hypotheses), `ReflectionRounds` (acting on reflection's decisions), `conclude`
+(merge strategies), over a `PlannerGate` (budgeted planner calls), a
+`PriorityScheduler` (search order), a `StopSignal` (deadline, early stop) and an
+`Emitter` (events). `ExplorationPolicy` and `Budgets` are its settings.
+"""
+
+from reasoning_core.explore.budgets import Budgets
+from reasoning_core.explore.explorer import Explorer
+from reasoning_core.explore.policy import ExplorationPolicy
+
+__all__ = ["Budgets", "ExplorationPolicy", "Explorer"]

@@ -1,0 +1,7 @@
+"""The language model: the `ChatModel` adapter, structured output, and every prompt.
+
+``openai_model`` is the one module that imports openai (any OpenAI-compatible
+server); ``structured`` asks for JSON validated by pydantic, with one repair;
+``prompts`` holds every text the core sends to a model. Import the adapter from
+its module, so code that needs only prompts or JSON does not load the SDK.
+"""

@@ -1,0 +1,152 @@
+"""The dependency rule of ARCHITECTURE.md, checked on the source: no cycles, no banned imports.
+
+Every import counts, including those under ``if TYPE_CHECKING:`` and inside
+functions: a cycle hidden behind TYPE_CHECKING still says two modules are one
+concept cut in two, or that an input should be passed in instead.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+PACKAGES = ("bot", "reasoning_core", "storage", "demo")
+
+#: package -> (banned top-level import, files of that package allowed to import it anyway)
+BANNED: dict[str, dict[str, tuple[str, ...]]] = {
+    "reasoning_core": {
+        "aiogram": (),
+        "asyncpg": (),
+        "storage": (),
+        "bot": (),
+        "demo": (),
+        "benchmarks": (),
+        "tests": (),
+        "openai": ("reasoning_core/llm/openai_model.py",),
+    },
+    "storage": {"aiogram": (), "bot": (), "openai": (), "demo": (), "benchmarks": (), "tests": ()},
+    "demo": {"aiogram": (), "bot": (), "openai": (), "benchmarks": (), "tests": ()},
+    "bot": {
+        "openai": (),
+        "tests": (),
+        # The composition root wires storage in; nothing else in bot touches the database.
+        "storage": ("bot/app.py", "bot/deep_wiring.py"),
+        "asyncpg": ("bot/app.py", "bot/deep_wiring.py"),
+        # benchmarks import the test fakes: the CLI loads them lazily, for `whytree bench`.
+        "benchmarks": ("bot/cli.py",),
+    },
+}
+
+
+@dataclass(frozen=True)
+class Import:
+    source: Path
+    line: int
+    target: str  # dotted name as written, resolved for relative imports
+
+
+def modules() -> dict[str, Path]:
+    found: dict[str, Path] = {}
+    for package in PACKAGES:
+        for path in sorted((REPO / package).rglob("*.py")):
+            parts = list(path.relative_to(REPO).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def imports_of(name: str, path: Path) -> Iterator[Import]:
+    base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(path, node.lineno, alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            prefix = ".".join(base[: len(base) - node.level + 1]) if node.level else ""
+            module = ".".join(p for p in (prefix, node.module or "") if p)
+            yield Import(path, node.lineno, module)
+            for alias in node.names:
+                yield Import(path, node.lineno, f"{module}.{alias.name}")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the project modules it imports (the most specific module a name resolves to)."""
+    known = modules()
+
+    def resolve(dotted: str) -> str | None:
+        while dotted and dotted not in known:
+            dotted = dotted.rpartition(".")[0]
+        return dotted or None
+
+    graph: dict[str, set[str]] = {name: set() for name in known}
+    for name, path in known.items():
+        for imported in imports_of(name, path):
+            target = resolve(imported.target)
+            # A module importing its own package's __init__ is not a cycle.
+            if target and target != name and not name.startswith(target + "."):
+                graph[name].add(target)
+    return graph
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module `start` reaches through one or more imports."""
+    seen: set[str] = set()
+    todo = list(graph[start])
+    while todo:
+        node = todo.pop()
+        if node not in seen:
+            seen.add(node)
+            todo.extend(graph[node])
+    return seen
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Groups of modules that import each other, directly or through others."""
+    reach = {node: reachable(graph, node) for node in graph}
+    found: list[list[str]] = []
+    grouped: set[str] = set()
+    for node in sorted(graph):
+        if node in grouped or node not in reach[node]:
+            continue
+        group = sorted(other for other in reach[node] if node in reach[other])
+        grouped.update(group)
+        found.append(group)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_hidden_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set()}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_type_checking_imports_count(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg.explorer import X\n"
+    )
+    assert "pkg.explorer.X" in {i.target for i in imports_of("pkg.m", source)}
+
+
+@pytest.mark.parametrize("package", sorted(BANNED))
+def test_banned_imports(package: str) -> None:
+    rules = BANNED[package]
+    broken = []
+    for name, path in modules().items():
+        if name.split(".")[0] != package:
+            continue
+        relative = path.relative_to(REPO).as_posix()
+        for imported in imports_of(name, path):
+            top = imported.target.split(".")[0]
+            if top in rules and relative not in rules[top]:
+                broken.append(f"{relative}:{imported.line} imports {imported.target}")
+    assert sorted(set(broken)) == []
