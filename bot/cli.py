@@ -12,9 +12,9 @@ from typing import Any
 from benchmarks.args import add_bench_parsers
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
-from bot.demo import describe_demo, load_demo_dataset
 from bot.logging_setup import setup_logging
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
+from demo import describe_demo, load_demo_dataset
 from reasoning_core.errors import ConfigurationError, StoreError
 
 log = logging.getLogger("whytree")
