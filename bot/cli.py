@@ -91,7 +91,7 @@ async def _demo(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _bench(settings: Settings, args: argparse.Namespace) -> int:
     # The runners load the test fakes (fake Telegram and LLM servers): only when benchmarking.
-    from benchmarks.cli import run_bench  # noqa: PLC0415
+    from benchmarks.runners import run_bench  # noqa: PLC0415
 
     return await run_bench(settings, args)
 
