@@ -1,10 +1,12 @@
-"""`whytree bench NAME`: run a benchmark, print readable figures or one JSON object."""
+"""What each `whytree bench NAME` runs: its runner and its report formatter.
+
+The runners import bot and the test fakes (fake Telegram and LLM servers), so only
+`benchmarks.cli.run_bench` imports this module, when a benchmark runs.
+"""
 
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -20,28 +22,12 @@ from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
 from benchmarks.scratch import scratch_server
-from benchmarks.strategy.runner import (
-    CasesFileError,
-    format_strategy_report,
-    run_strategy_bench,
-)
+from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
 from bot.app import build_chat_model
 from bot.config import Settings
 
 Figures = dict[str, Any]
 Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]
-
-
-async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
-    """Run the named benchmark; print readable figures, or one JSON object with --json."""
-    runner, fmt = _BENCHES[args.bench]
-    try:
-        result = await runner(settings, args)
-    except CasesFileError as e:
-        print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
-        return 2
-    print(json.dumps(result) if args.json else fmt(result))
-    return 0
 
 
 async def _quick(settings: Settings, args: argparse.Namespace) -> Figures:
@@ -82,7 +68,7 @@ async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
             await model.aclose()
 
 
-_BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
+BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "quick": (_quick, format_quick_report),
     "deep": (_deep, format_deep_report),
     "incidents": (_incidents, format_incidents_report),

@@ -1,11 +1,21 @@
-"""`whytree bench` arguments: kept apart from the runners, which load test fakes."""
+"""`whytree bench`: the one way into benchmarks/ from the bot's CLI.
+
+`add_bench_parsers` registers the subcommands; `run_bench` runs one and prints
+readable figures, or one JSON object with --json. Importing this module is cheap:
+the runners (`benchmarks.runners`), which import bot and the test fakes, load only
+in `run_bench`.
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
+import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks.strategy.runner import DEFAULT_CASES
+from benchmarks.strategy.runner import DEFAULT_CASES, CasesFileError
+from bot.config import Settings
 
 
 def add_bench_parsers(bench: Any) -> None:
@@ -35,3 +45,18 @@ def add_bench_parsers(bench: Any) -> None:
     strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
     strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     strategy.add_argument("--json", action="store_true")
+
+
+async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
+    """Run the named benchmark; print readable figures, or one JSON object with --json."""
+    # The runners load bot and the test fakes (fake Telegram and LLM servers): only here.
+    from benchmarks.runners import BENCHES  # noqa: PLC0415
+
+    runner, fmt = BENCHES[args.bench]
+    try:
+        result = await runner(settings, args)
+    except CasesFileError as e:
+        print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
+        return 2
+    print(json.dumps(result) if args.json else fmt(result))
+    return 0
