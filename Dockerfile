@@ -14,6 +14,7 @@ COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY reasoning_core ./reasoning_core
 COPY storage ./storage
+COPY demo ./demo
 COPY migrations ./migrations
 COPY runbooks ./runbooks
 COPY benchmarks ./benchmarks

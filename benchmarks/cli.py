@@ -1,40 +1,58 @@
-"""`whytree bench NAME`: run a benchmark, print readable figures or one JSON object."""
+"""`whytree bench`: the one way into benchmarks/ from the bot's CLI.
+
+`add_bench_parsers` registers the subcommands; `run_bench` runs one and prints
+readable figures, or one JSON object with --json. Importing this module is cheap:
+the runners (`benchmarks.runners`), which import bot and the test fakes, load only
+in `run_bench`.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-import tempfile
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.deep import format_deep_report, run_deep_bench
-from benchmarks.incidents.runner import (
-    default_cases,
-    format_incidents_report,
-    run_incidents_bench,
-)
-from benchmarks.memory import format_memory_report, run_memory_bench
-from benchmarks.quick import format_quick_report, run_quick_bench
-from benchmarks.reflection import format_reflection_report, run_reflection_bench
-from benchmarks.scratch import scratch_server
-from benchmarks.strategy.runner import (
-    CasesFileError,
-    format_strategy_report,
-    run_strategy_bench,
-)
-from bot.app import build_chat_model
+from benchmarks.strategy.runner import DEFAULT_CASES, CasesFileError
 from bot.config import Settings
 
-Figures = dict[str, Any]
-Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]
+
+def add_bench_parsers(bench: Any) -> None:
+    """Register the benchmark subcommands on the `bench` subparsers object."""
+    quick = bench.add_parser("quick", help="throughput and latency vs a bare aiogram bot")
+    quick.add_argument("--chats", type=int, default=50)
+    quick.add_argument("--questions", type=int, default=5)
+    quick.add_argument("--json", action="store_true")
+    deep = bench.add_parser("deep", help="deep-analysis wall time vs its critical path")
+    deep.add_argument("--latency-ms", type=float, default=100.0)
+    deep.add_argument(
+        "--concurrency", type=int, default=None, help="default REASONING_CONCURRENCY"
+    )
+    deep.add_argument("--json", action="store_true")
+    incidents = bench.add_parser("incidents", help="incident cases: AC@1, AC@3, Brier, ECE")
+    incidents.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
+    incidents.add_argument("--seed", type=int, default=None, help="seed of the fresh set")
+    incidents.add_argument("--json", action="store_true")
+    reflection = bench.add_parser("reflection", help="incident cases with reflection on and off")
+    reflection.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
+    reflection.add_argument("--json", action="store_true")
+    memory = bench.add_parser("memory", help="memory retrieval latency, recall and prompt budget")
+    memory.add_argument(
+        "--sizes", default="10000,100000,1000000", help="memory rows per run, comma-separated"
+    )
+    memory.add_argument("--json", action="store_true")
+    strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
+    strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
+    strategy.add_argument("--json", action="store_true")
 
 
 async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     """Run the named benchmark; print readable figures, or one JSON object with --json."""
-    runner, fmt = _BENCHES[args.bench]
+    # The runners load bot and the test fakes (fake Telegram and LLM servers): only here.
+    from benchmarks.runners import BENCHES  # noqa: PLC0415
+
+    runner, fmt = BENCHES[args.bench]
     try:
         result = await runner(settings, args)
     except CasesFileError as e:
@@ -42,51 +60,3 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
         return 2
     print(json.dumps(result) if args.json else fmt(result))
     return 0
-
-
-async def _quick(settings: Settings, args: argparse.Namespace) -> Figures:
-    return await run_quick_bench(chats=args.chats, questions=args.questions)
-
-
-async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:
-    concurrency = args.concurrency or settings.reasoning_concurrency
-    async with scratch_server() as dsn:
-        return await run_deep_bench(dsn=dsn, latency_ms=args.latency_ms, concurrency=concurrency)
-
-
-async def _incidents(settings: Settings, args: argparse.Namespace) -> Figures:
-    """On --cases, or on a freshly generated set; no LLM (the runbook planner)."""
-    with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
-        cases = args.cases or default_cases(Path(scratch), seed=args.seed)
-        async with scratch_server() as dsn:
-            return await run_incidents_bench(cases, dsn=dsn)
-
-
-async def _reflection(settings: Settings, args: argparse.Namespace) -> Figures:
-    async with scratch_server() as dsn:
-        return await run_reflection_bench(dsn=dsn, cases_dir=args.cases)
-
-
-async def _memory(settings: Settings, args: argparse.Namespace) -> Figures:
-    sizes = tuple(int(size) for size in args.sizes.split(","))
-    async with scratch_server() as dsn:
-        return await run_memory_bench(dsn, sizes=sizes)
-
-
-async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
-    model = build_chat_model(settings)
-    try:
-        return await run_strategy_bench(args.cases, model)
-    finally:
-        if model is not None:
-            await model.aclose()
-
-
-_BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
-    "quick": (_quick, format_quick_report),
-    "deep": (_deep, format_deep_report),
-    "incidents": (_incidents, format_incidents_report),
-    "reflection": (_reflection, format_reflection_report),
-    "memory": (_memory, format_memory_report),
-    "strategy": (_strategy, format_strategy_report),
-}

@@ -9,12 +9,11 @@ import sys
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from benchmarks.args import add_bench_parsers
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
-from bot.demo import describe_demo, load_demo_dataset
 from bot.logging_setup import setup_logging
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
+from demo import describe_demo, load_demo_dataset
 from reasoning_core.errors import ConfigurationError, StoreError
 
 log = logging.getLogger("whytree")
@@ -38,6 +37,10 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run a benchmark").add_subparsers(
         dest="bench", required=True, metavar="BENCH"
     )
+    # benchmarks/ imports bot and the test fakes, which the bot must not load at start-up:
+    # only its light entry point benchmarks.cli is imported here (its runners load in run_bench).
+    from benchmarks.cli import add_bench_parsers  # noqa: PLC0415
+
     add_bench_parsers(bench)
     return parser
 
@@ -90,7 +93,7 @@ async def _demo(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _bench(settings: Settings, args: argparse.Namespace) -> int:
-    # The runners load the test fakes (fake Telegram and LLM servers): only when benchmarking.
+    # Lazily, like add_bench_parsers in _parser: run_bench loads the runners and test fakes.
     from benchmarks.cli import run_bench  # noqa: PLC0415
 
     return await run_bench(settings, args)

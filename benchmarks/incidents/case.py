@@ -8,7 +8,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from storage.demo_csv import CASE_FILE, CELLS_FILE, HOURS_FILE
+from demo.case_files import CASE_FILE, CELLS_FILE, HOURS_FILE
 
 Primary = Literal["technical", "demand", "external", "none"]
 

@@ -1,7 +1,7 @@
 """Write incident benchmark cases: a small simulated area, one subject cell, one question.
 
 Each case is an area of 3-5 sites (9-15 cells), 28 days hourly, produced by the
-physical simulation in `storage.demo_sim` with the effects of one scenario
+physical simulation in `demo.simulation` with the effects of one scenario
 (`scenarios.CATALOGUE`, taken in turn), sometimes with random missing rows and
 NULL values on top. The question asks about the subject in English or Russian,
 with or without "since DATE". Every case depends only on (seed, index), so
@@ -20,10 +20,10 @@ from pathlib import Path
 
 from benchmarks.incidents.questions import question
 from benchmarks.incidents.scenarios import CATALOGUE, CaseWorld, Scenario
-from storage.demo_csv import write_case_dir
-from storage.demo_dataset import DemoDataset, DemoIncident, grid_cells
-from storage.demo_render import render
-from storage.demo_sim import CellSpec, Simulation, random_spec
+from demo.case_files import write_case_dir
+from demo.dataset import DemoDataset, DemoIncident, grid_cells
+from demo.render import render
+from demo.simulation import CellSpec, Simulation, random_spec
 
 DAYS = 28
 LAYOUTS = ((3, 1), (2, 2), (4, 1), (5, 1))  # sites in columns x rows

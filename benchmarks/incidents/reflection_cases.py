@@ -23,11 +23,11 @@ from pathlib import Path
 
 from benchmarks.incidents.generate import DAYS, LAYOUTS, case_end, write_simulated_case
 from benchmarks.incidents.questions import question
-from storage.demo_csv import write_case_dir
-from storage.demo_dataset import DemoDataset, DemoIncident, grid_cells
-from storage.demo_incidents import Detail
-from storage.demo_render import render
-from storage.demo_sim import Simulation
+from demo.case_files import write_case_dir
+from demo.dataset import DemoDataset, DemoIncident, grid_cells
+from demo.incidents import Detail
+from demo.render import render
+from demo.simulation import Simulation
 
 DEFAULT_COUNT = 12
 

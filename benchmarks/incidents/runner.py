@@ -22,6 +22,7 @@ import asyncpg
 from benchmarks.incidents.case import IncidentCase, find_cases, read_case
 from benchmarks.incidents.generate import generate_cases
 from benchmarks.incidents.metrics import CaseResult, figures, format_figures
+from demo.loader import load_case_dir
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer
 from reasoning_core.planners.contract import PlanningContext
@@ -32,7 +33,6 @@ from reasoning_core.ports import ChatModel, Planner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
-from storage.demo import load_case_dir
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool

@@ -14,8 +14,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from storage.demo_incidents import Detail, Kind
-from storage.demo_sim import Shape, Simulation
+from demo.incidents import Detail, Kind
+from demo.simulation import Shape, Simulation
 
 
 @dataclass

@@ -14,9 +14,9 @@ import pytest
 from benchmarks.incidents.case import CaseFormatError, IncidentCase, find_cases, read_case
 from benchmarks.incidents.generate import generate_cases, main
 from benchmarks.incidents.scenarios import CATALOGUE
-from storage.demo import load_case_dir
-from storage.demo_csv import read_case_dir
-from storage.demo_sim import CellRow, HourRow
+from demo.case_files import read_case_dir
+from demo.loader import load_case_dir
+from demo.simulation import CellRow, HourRow
 
 Case = tuple[Path, IncidentCase, list[CellRow], list[HourRow]]
 

@@ -12,8 +12,8 @@ from typing import Any
 import asyncpg
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedHypothesis
-from storage.demo import load_demo
-from storage.demo_dataset import generate_demo
+from demo.dataset import generate_demo
+from demo.loader import load_demo
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
 from tests.fakes.bot_harness import harness_settings, quick_path_settings, running_bot

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from storage.demo import load_demo
-from storage.demo_dataset import ExampleQuestion, example_questions, generate_demo
+from demo.dataset import ExampleQuestion, example_questions, generate_demo
+from demo.loader import load_demo
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
 from tests.fakes.bot_harness import harness_settings, running_bot

@@ -10,10 +10,10 @@ from typing import Any
 import asyncpg
 import pytest
 
+from demo.loader import load_rows
+from demo.simulation import CellRow, HourRow
 from reasoning_core.errors import ToolError
 from reasoning_core.tools import Tool, ToolRequest
-from storage.demo import load_rows
-from storage.demo_sim import CellRow, HourRow
 from storage.sql_tool import PgSqlTool
 
 START = datetime(2026, 10, 1, tzinfo=UTC)

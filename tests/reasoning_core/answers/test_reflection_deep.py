@@ -15,6 +15,7 @@ import pytest
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
 from benchmarks.incidents.case import read_case
 from benchmarks.incidents.reflection_cases import missing_data_case
+from demo.loader import load_case_dir
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm import prompts
@@ -25,7 +26,6 @@ from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import load_runbooks
-from storage.demo import load_case_dir
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
 from tests.fakes.openai_replies import Reply

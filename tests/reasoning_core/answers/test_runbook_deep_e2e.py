@@ -1,7 +1,7 @@
 """Deep analysis with the runbook planner end to end, no LLM: DeepAnalyst, the explorer,
 trees in PostgreSQL, read-only SQL on the generated demo dataset, Prometheus over HTTP.
 
-The demo dataset (storage.demo_dataset, seed 7) has incidents of every kind and
+The demo dataset (demo.dataset, seed 7) has incidents of every kind and
 healthy cells; its example questions are asked in English and Russian, with
 and without "since DATE". Also: a hostile entity value, a dataset missing a
 column, a question without its cell, and service_error_spike against the
@@ -18,6 +18,8 @@ from typing import Any
 import asyncpg
 import pytest
 
+from demo.dataset import DemoDataset, ExampleQuestion, example_questions, generate_demo
+from demo.loader import load_demo
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer, Tree
 from reasoning_core.planners.contract import PlanningContext
@@ -27,8 +29,6 @@ from reasoning_core.planners.runbook.words import detail_of
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.tools.prometheus import PrometheusTool
-from storage.demo import load_demo
-from storage.demo_dataset import DemoDataset, ExampleQuestion, example_questions, generate_demo
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
 from tests.fakes.prometheus_server import FakePrometheus

@@ -15,7 +15,7 @@ import random
 from datetime import timedelta
 from typing import NamedTuple
 
-from storage.demo_sim import CellSpec, HourRow, Simulation, expected_demand, lognormal
+from demo.simulation import CellSpec, HourRow, Simulation, expected_demand, lognormal
 
 #: Share of the interference loss that shows as fewer attempts (the rest: drops, throughput).
 _ATTEMPT_SHARE = 0.45

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Literal, NamedTuple
 
-from storage.demo_profiles import daily_profile
+from demo.profiles import daily_profile
 
 Shape = Literal["residential", "business", "mixed"]
 COLUMNS = ("cell_availability", "cs_att", "ps_att", "cs_traffic", "ps_traffic", "rtwp")

@@ -12,10 +12,10 @@ from typing import Any
 import asyncpg
 import pytest
 
-from storage.demo import DemoDataError, LoadStats, load_case_dir, load_demo, write_case_dir
-from storage.demo_csv import format_text_array, parse_text_array, read_case_dir
-from storage.demo_dataset import DemoDataset, DemoIncident, example_questions, generate_demo
-from storage.demo_sim import HourRow
+from demo.case_files import format_text_array, parse_text_array, read_case_dir
+from demo.dataset import DemoDataset, DemoIncident, example_questions, generate_demo
+from demo.loader import DemoDataError, LoadStats, load_case_dir, load_demo, write_case_dir
+from demo.simulation import HourRow
 
 Rows = dict[str, dict[datetime, HourRow]]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Literal
 
-from storage.demo_sim import Simulation
+from demo.simulation import Simulation
 
 Kind = Literal["technical", "demand", "external", "none"]
 Detail = Literal["availability", "interference"]

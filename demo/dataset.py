@@ -3,7 +3,7 @@
 Pure and deterministic: the same seed (and start) gives the same rows. The
 ground truth is kept as `DemoIncident`s so `whytree demo` can print example
 questions whose right answers are known. Tables: see ARCHITECTURE.md, "Demo
-incident data"; loading lives in `storage.demo`.
+incident data"; loading lives in `demo.loader`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from storage.demo_incidents import DemoIncident, Detail, Kind, plant_incidents
-from storage.demo_render import render
-from storage.demo_sim import CellRow, CellSpec, HourRow, Simulation, random_spec
+from demo.incidents import DemoIncident, Detail, Kind, plant_incidents
+from demo.render import render
+from demo.simulation import CellRow, CellSpec, HourRow, Simulation, random_spec
 
 __all__ = [
     "CellRow",

@@ -17,8 +17,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from demo.simulation import CellRow, HourRow
 from reasoning_core.errors import StoreError
-from storage.demo_sim import CellRow, HourRow
 
 CELLS_FILE = "cells.csv"
 HOURS_FILE = "hour_stats.csv"

@@ -7,8 +7,8 @@ from typing import Any
 
 import asyncpg
 
-from storage.demo import LoadStats, load_demo
-from storage.demo_dataset import DemoDataset, example_questions, generate_demo
+from demo.dataset import DemoDataset, example_questions, generate_demo
+from demo.loader import LoadStats, load_demo
 
 
 async def load_demo_dataset(

@@ -18,9 +18,9 @@ import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 from pydantic import BaseModel
 
-from storage.demo_csv import DemoDataError, read_case_dir, write_case_dir
-from storage.demo_dataset import DemoDataset
-from storage.demo_sim import CellRow, HourRow
+from demo.case_files import DemoDataError, read_case_dir, write_case_dir
+from demo.dataset import DemoDataset
+from demo.simulation import CellRow, HourRow
 
 __all__ = [
     "DemoDataError",
