@@ -100,10 +100,11 @@ async def test_start_help_and_new(bot: RunningBot, telegram: FakeTelegramServer)
     telegram.push_message(CHAT, "/start")
     telegram.push_message(CHAT, "/help")
     telegram.push_message(CHAT, "/new")
-    start, help_, new = await telegram.wait_for_messages(CHAT, 3)
-    assert "whytree" in start.text
-    assert "/new" in help_.text and "confidence" in help_.text
-    assert "New session" in new.text
+    # Updates are handled concurrently: the three replies may arrive in any order.
+    texts = [m.text for m in await telegram.wait_for_messages(CHAT, 3)]
+    assert any("I'm <b>whytree</b>" in t for t in texts), texts
+    assert any("/new" in t and "confidence" in t for t in texts), texts
+    assert any("New session" in t for t in texts), texts
     sessions = await bot.runtime.pool.fetch(
         "SELECT ended_at FROM sessions WHERE chat_id = $1 ORDER BY id", CHAT
     )
