@@ -34,9 +34,9 @@ from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarificatio
 from reasoning_core.reflection.uncertainty import with_uncertainty
 from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
-from reasoning_core.strategy.entities import find_entities
-from reasoning_core.strategy.lexicon import fold
 from reasoning_core.strategy.selector import StrategySelector
+from reasoning_core.understanding.lexicon import fold
+from reasoning_core.understanding.shapes import find_entities
 
 log = logging.getLogger(__name__)
 

@@ -299,6 +299,11 @@ def _candidates(text: str) -> list[tuple[int, int, DateExpr, str | None]]:
     return sorted(found, key=lambda item: item[0])
 
 
+def date_spans(text: str) -> list[tuple[int, int]]:
+    """Where the date expressions stand in `text` (lower-cased), as (start, end) pairs."""
+    return [(start, end) for start, end, _, _ in _candidates(text.lower())]
+
+
 def find_dates(text: str) -> DateSpan:
     """The first date that is not an "until" date is the start; the first "until" one the end."""
     candidates = _candidates(text.lower())

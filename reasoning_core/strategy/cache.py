@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 
 from reasoning_core.models import StrategyDecision
-from reasoning_core.strategy.lexicon import fold
+from reasoning_core.understanding.lexicon import fold
 
 
 def cache_key(goal: str, *, user_id: int, project: str) -> str:

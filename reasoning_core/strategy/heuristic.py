@@ -12,9 +12,9 @@ from collections.abc import Sequence
 
 from reasoning_core.models import ClarifyingQuestion, StrategyDecision
 from reasoning_core.strategy import texts
-from reasoning_core.strategy.heuristic_rules import Signals, decline_kind, read_signals
-from reasoning_core.strategy.lexicon import fold
 from reasoning_core.strategy.texts import Lang
+from reasoning_core.understanding.lexicon import fold
+from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
 
 HEURISTIC_MAX_CONFIDENCE = 0.7
 _CYRILLIC = re.compile(r"[а-яёА-ЯЁ]")

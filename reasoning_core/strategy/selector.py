@@ -33,9 +33,9 @@ from reasoning_core.strategy.heuristic import (
     detect_language,
     normalise_text,
 )
-from reasoning_core.strategy.heuristic_rules import decline_kind
-from reasoning_core.strategy.lexicon import fold
 from reasoning_core.strategy.llm_selector import LLMStrategySelector
+from reasoning_core.understanding.lexicon import fold
+from reasoning_core.understanding.signals import decline_kind
 
 logger = logging.getLogger(__name__)
 

@@ -1,18 +1,19 @@
 """Signals the heuristic strategy reads from a question, and the decline rules.
 
-`read_signals` reports what kinds of words and names a question contains;
-`decline_kind` says whether it asks for something the bot must refuse. Both work
-on folded text (`lexicon.fold`) and know nothing about particular sentences.
+`read_signals` reports what kinds of words a question contains (the names in it
+come from the parse, `understanding.parse`); `decline_kind` says whether it asks
+for something the bot must refuse. Both work on folded text (`lexicon.fold`) and
+know nothing about particular sentences.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from reasoning_core.strategy import lexicon as lx
-from reasoning_core.strategy.entities import find_entities
+from reasoning_core.understanding import lexicon as lx
 
 DeclineKind = Literal["injection", "change", "command", "secret", "attack"]
 
@@ -52,8 +53,8 @@ class Signals:
         )
 
 
-def read_signals(folded: str) -> Signals:
-    """Read every signal of a folded question."""
+def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
+    """Read every signal of a folded question that names `names`."""
     # "compare A and B" is analysis when it asks why, or compares data over time.
     compare = bool(lx.COMPARE.search(folded)) and bool(
         lx.EXPLAIN.search(folded) or lx.DOMAIN.search(folded) or lx.TIME_HINT.search(folded)
@@ -63,7 +64,7 @@ def read_signals(folded: str) -> Signals:
         for p in (lx.GREETING, lx.THANKS, lx.ACKNOWLEDGEMENT, lx.SMALL_TALK, lx.ABOUT_BOT)
     )
     return Signals(
-        entities=tuple(find_entities(folded)),
+        entities=tuple(names),
         causal=bool(lx.CAUSAL.search(folded)),
         analytic=bool(lx.ANALYTIC.search(folded)) or compare,
         symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),

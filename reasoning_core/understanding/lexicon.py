@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 
-def _words(*alternatives: str, hyphen_bound: bool = True) -> re.Pattern[str]:
+def words(*alternatives: str, hyphen_bound: bool = True) -> re.Pattern[str]:
     """A pattern matching any alternative as whole words (stems carry their own \\w*).
 
     With `hyphen_bound` a hyphen also joins words, so "api" is not found in "payments-api".
@@ -35,7 +35,7 @@ GREETING = re.compile(
     r"|привет\w*|здравствуй\w*|здрасьте|добр(?:ое|ый|ого) (?:утр\w*|дн\w*|день|вечер\w*)"
     r"|доброй ночи|салют|хай|хелло)(?![\w-])"
 )
-THANKS = _words(
+THANKS = words(
     r"thanks?", "thx", "ty", "thank you", "cheers", "appreciated?", "much obliged",
     r"спасиб\w*", r"благодар\w*", "спс", r"пасиб\w*", "мерси",
 )
@@ -43,11 +43,11 @@ ACKNOWLEDGEMENT = re.compile(
     r"^(?:ok|okay|k|got it|cool|great|nice|perfect|understood|sure|fine|i see|noted"
     r"|понятно|ясно|ок|окей|хорошо|отлично|ладно|супер|принято|понял\w*)(?![\w-])"
 )
-SMALL_TALK = _words(
+SMALL_TALK = words(
     "how are you", r"how's it going", "how is it going", r"what's up", "joke", "как дела",
     r"как (?:ты|у тебя дела|поживаешь)", r"анекдот\w*", r"шутк\w*", "пошути",
 )
-ABOUT_BOT = _words(
+ABOUT_BOT = words(
     r"(?:who|what) are you", r"what can you do", r"what do you (?:do|know|support)",
     r"your name", r"are you (?:a |an )?(?:bot|human|robot|ai|person|real)",
     r"how do you (?:work|decide|choose|think|pick|know)", r"what languages do you \w+", "help",
@@ -74,20 +74,20 @@ HOW_TO = re.compile(
 
 # --- diagnostic: causes, analysis, symptoms ----------------------------------------
 
-CAUSAL = _words(
+CAUSAL = words(
     "why", r"what caused", r"causes?d?", r"reasons?", r"root[ -]cause", "how come",
     r"what(?:'s| is) behind", r"what led to", r"responsible for", "почему", "отчего", "откуда",
     r"из-за чего", r"причин\w*", r"в чем (?:дело|проблема)", r"с чем связан\w*",
     r"что (?:повлияло|вызвало)",
 )
-ANALYTIC = _words(
+ANALYTIC = words(
     r"investigate\w*", r"diagnos\w*", r"troubleshoot\w*", "debug", r"analy[sz]\w*",
     r"find out", r"figure out", r"look into", r"dig into", "explain the", r"разбер\w*",
     r"выясн\w*", r"расслед\w*", r"проанализ\w*", r"анализ\w*", r"продиагност\w*",
     r"диагност\w*", r"объясни (?:падени|рост|всплеск|провал|просадк)\w*",
 )
-COMPARE = _words(r"compare\w*", r"comparison", r"versus", "vs", r"сравни\w*", r"сравнени\w*")
-EXPLAIN = _words(
+COMPARE = words(r"compare\w*", r"comparison", r"versus", "vs", r"сравни\w*", r"сравнени\w*")
+EXPLAIN = words(
     r"explain\w*", "why", r"differen\w*", r"объясни\w*", "почему", r"разниц\w*", r"отлич\w*"
 )
 VAGUE_INCIDENT = re.compile(
@@ -96,7 +96,7 @@ VAGUE_INCIDENT = re.compile(
     r"|что (?:случилось|произошло|происходит|не так|сломалось|за фигня|там)"
     r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
 )
-SYMPTOM_EN = _words(
+SYMPTOM_EN = words(
     r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing)?", r"declin\w*", r"decreas\w*",
     r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down", "lost",
     "loss", r"spik\w*", r"surg\w*", r"jump(?:s|ed)?", r"increas\w*",
@@ -113,7 +113,7 @@ SYMPTOM_EN = _words(
     r"incidents?", r"burning",
     r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
 )
-SYMPTOM_RU = _words(
+SYMPTOM_RU = words(
     r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",
     r"снизил\w*", r"снижени\w*", r"уменьшил\w*", r"сократил\w*", r"обвал\w*", r"провал\w*",
     r"рухн\w*", r"всплеск\w*", r"скач\w*", r"подскочи\w*", r"вырос\w*", r"раст(?:ет|ут)",
@@ -126,7 +126,7 @@ SYMPTOM_RU = _words(
     r"инцидент\w*", r"гор(?:ит|им|ят)", r"пожар\w*", r"плохо", r"хуже", r"нулев\w*",
     r"нет (?:трафик|данны|запрос|звонк|заказ|пользовател|соединени)\w*",
 )
-DOMAIN = _words(
+DOMAIN = words(
     r"traffic", r"services?", r"servers?", r"hosts?", r"cells?", r"sites?", "database", "db",
     r"apis?", r"apps?", r"application", r"queues?", r"deploy\w*", r"releases?", r"clusters?",
     r"network", r"users?", r"conversions?", r"orders?", r"revenue", r"sales", r"signups?",
@@ -138,7 +138,7 @@ DOMAIN = _words(
     r"цифр\w*", r"показател\w*", r"дашборд\w*", r"алерт\w*", r"запрос\w*", r"время ответа",
     r"доступност\w*",
 )
-TIME_HINT = _words(
+TIME_HINT = words(
     r"since", r"yesterday", r"today", r"tonight", r"this (?:morning|week|month|evening)",
     r"last (?:night|week|hour|month|day|\d+ \w+)", r"ago", r"overnight", r"hours?",
     r"minutes?", r"(?:mon|tues|wednes|thurs|fri|satur|sun)day", r"\d{1,2}:\d{2}",
@@ -171,7 +171,7 @@ SHELL = re.compile(
     r"|kubectl\s+(?:delete|scale|apply|exec)|docker\s+(?:rm|kill|stop|exec)"
     r"|curl\s+\S+\s*\|\s*(?:ba)?sh|wget\s+\S+\s*\|\s*(?:ba)?sh|:\(\)\s*\{)"
 )
-CODE_OBJECT = _words(  # compounds too: "bash-скрипт", "shell-команда"
+CODE_OBJECT = words(  # compounds too: "bash-скрипт", "shell-команда"
     r"commands?", r"scripts?", "shell", "bash", r"terminal", "code", r"programs?",
     r"[\w-]+\.(?:sh|py|ps1|bat|exe|pl|rb)", r"`[^`]+`", r"cron\w*", r"команд\w*", r"скрипт\w*",
     r"код\w*", r"программ\w*", r"консол\w*", r"терминал\w*",
@@ -213,7 +213,7 @@ NOUN_USE = re.compile(
     r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?)\b"
 )
 
-SECRET = _words(
+SECRET = words(
     r"passwords?", "passwd", "passphrase", r"tokens?", r"api[ -]?keys?", r"secrets?",
     r"secret keys?", r"credentials?", "creds", r"private keys?", r"ssh keys?", r"access keys?",
     r"\.env", r"env(?:ironment)? var\w*", r"connection strings?", "dsn", r"system prompt",
@@ -225,7 +225,7 @@ SECRET = _words(
     r"(?:твой|твои|свой|свои|скрыт\w*|исходн\w*) (?:промп?т\w*|инструкц\w*|правил\w*)",
     r"переменн\w* окружени\w*",
 )
-REVEAL = _words(
+REVEAL = words(
     "show", "print", "reveal", "tell", "give", "display", "dump", "output", "send", "leak",
     "share", "list", "expose", "paste", "cat", "echo", "repeat", "read out",
     r"what(?:'s| is| are) (?:the|your|our|his|her|their|my|admin)", r"where(?:'s| is) the",
@@ -233,7 +233,7 @@ REVEAL = _words(
     r"отправ\w*", r"скин\w*", r"назов\w*", r"повтор\w*", r"где (?:лежит|хранится|найти)",
     r"как(?:ой|ая|ие|ое) (?:у (?:тебя|вас|нас) )?(?:парол|токен|ключ|api|апи|секрет)\w*",
 )
-ATTACK = _words(
+ATTACK = words(
     r"hack(?:ing)?(?: into| in)? (?:my|his|her|their|the|an?|someone'?s?|somebody'?s?|this"
     r"|that|into)",
     r"break into", r"crack(?:ing)? (?:the |a |his |her |their |my )?\w+", r"ddos[\w-]*",
@@ -250,7 +250,7 @@ ATTACK = _words(
     r"фейков\w* (?:страниц|сайт|письм|аккаунт|счет)\w*",
 )
 #: Asking how to defend, or reporting being the victim, is not an attack request.
-DEFENSIVE = _words(
+DEFENSIVE = words(
     r"protect\w*", r"defend\w*", r"prevent\w*", r"detect\w*", r"recogni[sz]\w*", r"mitigat\w*",
     r"avoid\w*", r"spot", r"block\w*", r"is (?:this|it|that) (?:a )?(?:scam|phishing)",
     r"(?:were|got|been|was|are|is|under) (?:being )?"

@@ -1,0 +1,24 @@
+"""Understanding: a question parsed once into a typed `Request` that every later step reads.
+
+`understand` (``parse``) fills the `Request` (``request``) by the rules: language,
+intent, metrics, direction, dates, and the names it mentions, linked against
+the data's known names (``catalogue``: `EntityCatalogue`, read through the tools
+from what runbooks declare). ``lexicon``, ``signals``, ``vocabulary`` and
+``shapes`` are the word lists and name shapes behind it; ``pending`` decides
+whether a message answers a pending clarifying question or is a new request.
+"""
+
+from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames, NameSource
+from reasoning_core.understanding.parse import detect_language, normalise, understand
+from reasoning_core.understanding.request import Mention, Request
+
+__all__ = [
+    "EntityCatalogue",
+    "KnownNames",
+    "Mention",
+    "NameSource",
+    "Request",
+    "detect_language",
+    "normalise",
+    "understand",
+]

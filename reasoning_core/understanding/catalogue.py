@@ -1,0 +1,125 @@
+"""The names the data knows: cells, sites, services — for linking what a question names.
+
+Runbooks declare, per entity kind, a read-only query that lists the known names
+(``SELECT cellname AS value, site AS parent FROM demo.cells``). The catalogue
+runs those queries through the tools, keeps the result for ``ttl_sec`` and
+refreshes it on the next use after that. A query that fails leaves the previous
+names in place (or none): linking then falls back to unchecked mentions.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+from reasoning_core.tools.base import Tool, ToolRequest
+
+log = logging.getLogger(__name__)
+
+DEFAULT_TTL_SEC = 300.0
+MAX_NAMES_PER_KIND = 100_000
+
+
+@dataclass(frozen=True)
+class NameSource:
+    """How to list the known names of one kind: a tool and its query."""
+
+    kind: str
+    tool: str
+    query: str
+
+
+@dataclass(frozen=True)
+class KnownNames:
+    """A snapshot of the known names per kind, matched without regard to case."""
+
+    #: kind -> lower-cased name -> the name as the data spells it.
+    names: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: kind -> name -> its parent (a cell's site).
+    parents: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds that have a list of names."""
+        return [kind for kind, names in self.names.items() if names]
+
+    def lookup(self, token: str) -> list[tuple[str, str]]:
+        """Every (kind, name) the token is, case-insensitively."""
+        lowered = token.lower()
+        return [(kind, names[lowered]) for kind, names in self.names.items() if lowered in names]
+
+    def suggest(self, kind: str, typed: str, *, limit: int = 3) -> list[str]:
+        """The known names of `kind` closest to `typed` (for "did you mean ...?")."""
+        names = self.names.get(kind, {})
+        close = difflib.get_close_matches(typed.lower(), list(names), n=limit, cutoff=0.6)
+        return [names[c] for c in close]
+
+    def children(self, parent: str) -> list[str]:
+        """Names whose parent is `parent` (a site's cells), sorted."""
+        return sorted(
+            name for parents in self.parents.values() for name, p in parents.items() if p == parent
+        )
+
+
+class EntityCatalogue:
+    """Known names per kind, read through the tools and refreshed on a TTL."""
+
+    def __init__(
+        self,
+        *,
+        sources: Callable[[], Iterable[NameSource]],
+        tools: Mapping[str, Tool],
+        ttl_sec: float = DEFAULT_TTL_SEC,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._sources = sources
+        self._tools = tools
+        self._ttl = ttl_sec
+        self._clock = clock
+        self._known = KnownNames()
+        self._loaded_at: float | None = None
+
+    async def snapshot(self) -> KnownNames:
+        """The current names, refreshed first when older than the TTL."""
+        now = self._clock()
+        if self._loaded_at is None or now - self._loaded_at >= self._ttl:
+            self._loaded_at = now
+            self._known = await self._load(self._known)
+        return self._known
+
+    async def _load(self, previous: KnownNames) -> KnownNames:
+        names: dict[str, dict[str, str]] = {}
+        parents: dict[str, dict[str, str]] = {}
+        for source in self._sources():
+            rows = await self._rows(source)
+            if rows is None:  # keep what we had for this kind
+                names[source.kind] = dict(previous.names.get(source.kind, {}))
+                parents[source.kind] = dict(previous.parents.get(source.kind, {}))
+                continue
+            kind_names = names.setdefault(source.kind, {})
+            kind_parents = parents.setdefault(source.kind, {})
+            for value, parent in rows:
+                kind_names[value.lower()] = value
+                if parent:
+                    kind_parents[value] = parent
+        return KnownNames(names=names, parents=parents)
+
+    async def _rows(self, source: NameSource) -> list[tuple[str, str | None]] | None:
+        tool = self._tools.get(source.tool)
+        if tool is None:
+            return None
+        request = ToolRequest(query=source.query, max_rows=MAX_NAMES_PER_KIND)
+        result = await tool.run(request)
+        if not result.ok:
+            log.warning("could not list the known %s names: %s", source.kind, result.error)
+            return None
+        rows = []
+        for row in result.rows:
+            value = row.get("value")
+            if value is not None and str(value).strip():
+                parent = row.get("parent")
+                rows.append((str(value).strip(), str(parent) if parent is not None else None))
+        return rows

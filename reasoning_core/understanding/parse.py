@@ -1,0 +1,251 @@
+"""The rules that parse a question into a `Request`, and link its names against the data.
+
+One pass over the folded text: language, what is asked (intent), the metrics,
+the direction of the change, the dates, and the names. A token the data knows
+(a cell, a site, a service) is that entity whatever word precedes it — "cell",
+"BS", "сектор", or nothing; an id-shaped token after a kind word that the data
+does not know is an unknown mention with the nearest known names; names of
+other shapes (hosts, URLs, metrics) are kept for the strategy. Ids that are
+part of a date ("12.10.2026", "2025") are never names.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from reasoning_core.runbooks.timewindow import date_spans, find_dates
+from reasoning_core.understanding.catalogue import KnownNames
+from reasoning_core.understanding.lexicon import fold
+from reasoning_core.understanding.request import Direction, Intent, Language, Mention, Request
+from reasoning_core.understanding.shapes import find_entities
+from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
+from reasoning_core.understanding.vocabulary import KIND_WORDS, direction_in, metrics_in
+
+#: Longer questions are cut before parsing (a pasted log around a question).
+MAX_PARSED_CHARS = 6000
+#: Words a diagnosis or another question needs to stand on its own.
+MIN_DIAGNOSIS_WORDS = 3
+MIN_QUESTION_WORDS = 4
+
+_CYRILLIC = re.compile(r"[а-яё]")
+_LATIN = re.compile(r"[a-z]")
+_TOKEN = re.compile(r"[\w][\w.\-]*\w|\w+")
+_ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
+_BARE_ID = re.compile(r"^\d{4,7}$")
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_NAME = r"(?P<name>[a-z][a-z0-9_.\-]*[a-z0-9])"
+#: Where a service name stands: "service X", "X service", "X 5xx", "errors on X", "у X".
+_SERVICE_PLACES = tuple(
+    re.compile(p)
+    for p in (
+        rf"(?<![\w-])(?:service|svc|сервис\w*|приложени\w*)\s+[\"'«`]?{_NAME}",
+        rf"(?<![\w-]){_NAME}\s+(?:service|svc|сервис\w*)(?![\w-])",
+        rf"(?<![\w-]){_NAME}(?:'s)?\s+(?:http\s+)?(?:5\d\d|5xx|errors?|error rate|latency|"
+        rf"timeouts?|p9\d|pods?)(?![\w-])",
+        r"(?<![\w-])(?:5xx|5\d\d|errors?|latency|timeouts?|p9\d|ошибк\w*|задержк\w*|таймаут\w*"
+        r"|латентн\w*)(?:\s+(?:are\s+|is\s+)?(?:up|high|rising|increased|spiking|spiked"
+        rf"|выросл\w*|растут))?\s+(?:on|in|at|for|of|from|в|на|у)\s+[\"'«`]?{_NAME}",
+        rf"(?<![\w-])(?:у|в|на)\s+{_NAME}(?![\w-])",
+        rf"(?<![\w-]){_NAME}\s+(?:is\s+|keeps\s+)?(?:failing|down|erroring|crashing|slow"
+        r"|timing out|throwing|returning|отдает|отдаёт|тормозит|падает|лежит|сыпет)",
+    )
+)
+_NOT_SERVICES = frozenset(
+    """
+    a an the is are was were it its this that my our your their all any some there here
+    http https api 5xx errors error latency traffic service services app apps prod staging
+    cell cells site sites bs why what when how which who so very up down since after before
+    today yesterday now it everything something p95 p99 p50 pods pod and or but not no
+    """.split()  # noqa: SIM905 - a word list reads better as text
+)
+
+
+@dataclass(frozen=True)
+class _Token:
+    text: str
+    start: int
+    end: int
+
+
+def normalise(text: str) -> str:
+    """NFKC, every Unicode decimal digit as ASCII, no NUL, lone surrogate or control char."""
+    text = unicodedata.normalize("NFKC", text)
+    out = []
+    for ch in text:
+        if ch.isdigit() and not ch.isascii():
+            digit = unicodedata.digit(ch, None)
+            out.append(str(digit) if digit is not None else ch)
+        elif ch in "\n\t" or (unicodedata.category(ch) not in ("Cc", "Cs")):
+            out.append(ch)
+    return "".join(out)
+
+
+def detect_language(text: str) -> Language:
+    """Russian when at least a third of the letters are Cyrillic, else English."""
+    lowered = text.lower()
+    cyrillic = len(_CYRILLIC.findall(lowered))
+    latin = len(_LATIN.findall(lowered))
+    return "ru" if cyrillic and cyrillic * 2 >= latin else "en"
+
+
+def understand(
+    text: str, known: KnownNames | None = None, *, language: Language | None = None
+) -> Request:
+    """Parse `text` by the rules, linking its names against `known` (see the module doc)."""
+    clean = normalise(text)[:MAX_PARSED_CHARS]
+    folded = fold(clean)
+    names = known or KnownNames()
+    mentions = _link(folded, names)
+    others = [n for n in find_entities(folded) if not _covers(n, mentions)]
+    signals = read_signals(folded, [*(m.value for m in mentions), *others])
+    decline = decline_kind(folded)
+    direction = direction_in(folded)
+    metrics = metrics_in(folded)
+    intent = _intent(signals, decline, direction, metrics, bool(mentions))
+    if intent != "diagnose":  # a bare number in small talk is no unknown cell
+        mentions = [m for m in mentions if m.known is not False or m.labelled]
+    mentions += [Mention(kind="name", value=n) for n in others]
+    return Request(
+        text=clean,
+        language=language or detect_language(clean),
+        intent=intent,
+        metrics=metrics,
+        direction=direction,
+        mentions=mentions,
+        dates=find_dates(clean),
+        decline=decline,
+        complete=_complete(folded, intent, signals, mentions, metrics),
+    )
+
+
+def _intent(
+    signals: Signals,
+    decline: str | None,
+    direction: Direction | None,
+    metrics: list[str],
+    named: bool,
+) -> Intent:
+    if decline is not None:
+        return "act"
+    if signals.diagnostic or (named and (direction is not None or bool(metrics))):
+        return "diagnose"
+    if signals.framed_as_definition:
+        return "explain"
+    return "chat"
+
+
+def _complete(
+    folded: str,
+    intent: Intent,
+    signals: Signals,
+    mentions: Sequence[Mention],
+    metrics: Sequence[str],
+) -> bool:
+    """A request of its own, not a fragment: it says what is wrong, or asks a whole question."""
+    words = len(folded.split())
+    if intent == "act":
+        return True
+    if intent == "diagnose":
+        return words >= MIN_DIAGNOSIS_WORDS and (
+            bool(metrics) or signals.causal or signals.symptom
+        )
+    return words >= MIN_QUESTION_WORDS and (
+        intent == "explain" or signals.social or folded.endswith("?")
+    )
+
+
+# --- linking -------------------------------------------------------------------------
+
+
+def _tokens(folded: str) -> Iterator[_Token]:
+    dated = date_spans(folded)
+    for m in _TOKEN.finditer(folded):
+        if not any(s < m.end() and m.start() < e for s, e in dated):
+            yield _Token(m.group(0), m.start(), m.end())
+
+
+def _label_before(folded: str, token: _Token) -> str | None:
+    """The kind word right before a token ("cell 10291", "БС №10291", "site: S1003")."""
+    before = folded[max(0, token.start - 40) : token.start]
+    before = re.sub(r"[\s#№:=\"'«`]*(?:id|no\.?|номер)?[\s#№:=\"'«`]*$", "", before)
+    for kind, pattern in KIND_WORDS.items():
+        if any(m.end() == len(before) for m in pattern.finditer(before)):
+            return kind
+    return None
+
+
+def _link(folded: str, known: KnownNames) -> list[Mention]:
+    found: list[Mention] = []
+    for token in _tokens(folded):
+        label = _label_before(folded, token)
+        hits = known.lookup(token.text)
+        if label is not None and any(kind == label for kind, _ in hits):
+            hits = [(kind, name) for kind, name in hits if kind == label]
+        if hits:
+            found += [Mention(kind=k, value=n, known=True, labelled=label == k) for k, n in hits]
+        elif (mention := _unlinked(token.text, label, known)) is not None:
+            found.append(mention)
+    found += _services(folded, known, {m.value.lower() for m in found})
+    return _unique(found)
+
+
+def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | None:
+    """An id-shaped token the data does not have (or that cannot be checked)."""
+    if not _ID_SHAPE.match(token) or (label is None and _YEAR.match(token)):
+        return None
+    if label is None and not _BARE_ID.match(token):
+        return None  # "web-3", "p95": names of other shapes, not ids
+    kind = label or ("cell" if "cell" in known.kinds else "id")
+    if kind == "service":
+        return None  # services are found by where they stand (below)
+    if kind in known.kinds:
+        return Mention(
+            kind=kind,
+            value=token,
+            known=False,
+            suggestions=known.suggest(kind, token),
+            labelled=label is not None,
+        )
+    return Mention(kind=kind, value=token, labelled=label is not None)
+
+
+def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
+    found = []
+    for pattern in _SERVICE_PLACES:
+        for m in pattern.finditer(folded):
+            name = m.group("name").strip(".-_")
+            if name in _NOT_SERVICES or name in taken or name.isdigit():
+                continue
+            found.append(_service(name, known))
+    return found
+
+
+def _service(name: str, known: KnownNames) -> Mention:
+    if "service" not in known.kinds:
+        return Mention(kind="service", value=name)
+    hits = [n for kind, n in known.lookup(name) if kind == "service"]
+    if hits:
+        return Mention(kind="service", value=hits[0], known=True)
+    return Mention(
+        kind="service", value=name, known=False, suggestions=known.suggest("service", name)
+    )
+
+
+def _unique(found: list[Mention]) -> list[Mention]:
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for mention in found:
+        key = (mention.kind, mention.value.lower())
+        if key not in seen:
+            seen.add(key)
+            unique.append(mention)
+    return unique
+
+
+def _covers(name: str, mentions: Sequence[Mention]) -> bool:
+    """A shape-found name that is (or contains) an already linked mention."""
+    lowered = name.lower()
+    return any(m.value.lower() in lowered for m in mentions) or bool(_BARE_ID.match(lowered))

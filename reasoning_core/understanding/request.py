@@ -1,0 +1,76 @@
+"""`Request`: a question parsed once, read by every later step.
+
+Strategy selection, runbook matching and parameters, clarification and memory
+reuse all read the `Request`, never the raw text again. Entities are linked
+against the data where a runbook says how to list them: a `Mention` is
+``known`` when the data has that name, unknown (with the nearest known names as
+``suggestions``) when it does not, and unchecked (``known is None``) when no
+list of names is available.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from reasoning_core.runbooks.timewindow import DateSpan
+
+Language = Literal["en", "ru"]
+Intent = Literal["diagnose", "explain", "act", "chat"]
+Direction = Literal["drop", "rise", "spike", "outage", "any"]
+DeclineKind = Literal["injection", "change", "command", "secret", "attack"]
+Source = Literal["rules", "llm"]
+
+
+class Mention(BaseModel):
+    """One thing the question names: a cell, a site, a service."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    #: The name as the data spells it (as typed when unknown or unchecked).
+    value: str
+    #: True: the data has it; False: it does not; None: no list to check against.
+    known: bool | None = None
+    #: The nearest known names, for "did you mean ...?" (unknown mentions only).
+    suggestions: list[str] = Field(default_factory=list)
+    #: How it was found: after a kind word ("cell 10291"), or bare ("10291").
+    labelled: bool = False
+
+
+class Request(BaseModel):
+    """What a question asks, as a typed value (see the module docstring)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    text: str
+    language: Language
+    intent: Intent
+    #: What is measured: traffic, errors, latency, availability, restarts, cpu, memory.
+    metrics: list[str] = Field(default_factory=list)
+    direction: Direction | None = None
+    mentions: list[Mention] = Field(default_factory=list)
+    dates: DateSpan = Field(default_factory=DateSpan)
+    decline: DeclineKind | None = None
+    #: A question or request that stands on its own (not a fragment answering another).
+    complete: bool = False
+    source: Source = "rules"
+
+    def known(self, kind: str) -> list[Mention]:
+        """Mentions of `kind` the data has (or that could not be checked), in order."""
+        return [m for m in self.mentions if m.kind == kind and m.known is not False]
+
+    def unknown(self) -> list[Mention]:
+        """Mentions the data does not have."""
+        return [m for m in self.mentions if m.known is False]
+
+    def entity(self, kind: str) -> str | None:
+        """The first usable value of `kind`, or None."""
+        found = self.known(kind)
+        return found[0].value if found else None
+
+    @property
+    def names(self) -> list[str]:
+        """Every usable mentioned name, in order (for the strategy's "what to look at")."""
+        return [m.value for m in self.mentions if m.known is not False]

@@ -1,0 +1,108 @@
+"""What a question measures, which way it moved, and what kind of thing it names.
+
+Word lists on folded text (see `lexicon.fold`), Russian by stems. They describe
+the vocabulary of incident questions, not particular sentences; the kinds of
+things (cell, site, service) are those runbooks declare entities of.
+"""
+
+from __future__ import annotations
+
+import re
+
+from reasoning_core.understanding.lexicon import words
+from reasoning_core.understanding.request import Direction
+
+# fmt: off
+
+#: metric id -> the words that name it.
+METRICS: dict[str, re.Pattern[str]] = {
+    "traffic": words(
+        r"traffic", r"erlangs?", "throughput", "volume", "payload", r"data volume",
+        r"трафик\w*", r"эрланг\w*", r"нагрузк\w*", r"объем\w*",
+    ),
+    "attempts": words(
+        r"attempts?", r"calls?", r"sessions?", r"попыт\w*", r"звонк\w*", r"вызов\w*"
+    ),
+    "availability": words(
+        r"availability", r"available", r"unavailable", "outage", r"доступност\w*",
+        r"недоступ\w*", r"авари\w*",
+    ),
+    "interference": words(r"rtwp", r"interference", r"noise", r"помех\w*", r"шум\w*"),
+    "errors": words(
+        r"errors?", r"5\d\d'?s?", "5xx", r"fail\w*", r"exceptions?", r"ошиб\w*", r"отказ\w*",
+        r"сбо(?:й|и|ев|ем|ях)",
+    ),
+    "latency": words(
+        "latency", r"slow\w*", r"p9\d", "p50", "response time", r"time[sd]? ?-?outs?",
+        "timing out", r"задерж\w*", r"латентн\w*", r"тормоз\w*", r"медлен\w*", r"таймаут\w*",
+        r"время ответа", r"отклик\w*",
+    ),
+    "restarts": words(
+        r"restart\w*", r"crash\w*", "oom", r"crash ?loop\w*", r"рестарт\w*", r"перезапуск\w*",
+        r"пада(?:ют|ет) поды",
+    ),
+    "saturation": words(r"cpu", r"memory", r"ram", r"throttl\w*", r"памят\w*", r"процессор\w*"),
+}
+
+#: direction -> the words that say it (checked in this order: the first that matches wins).
+DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
+    ("rise", words(
+        r"increas\w*", r"ris(?:e|es|en|ing)", "rose", r"gr[eo]w(?:s|n|ing|th)?", "higher",
+        r"(?:went|go|goes|going) up", r"doubled", r"tripled", r"jump(?:s|ed)?",
+        r"вырос\w*", r"раст(?:ет|ут|ёт)", r"рост\w*", r"увелич\w*", r"выше",
+        r"поднял\w*", r"прибавил\w*",
+    )),
+    ("drop", words(
+        r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing|en)?", r"declin\w*", r"decreas\w*",
+        r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down",
+        "lost", "loss", "lower", "less", r"shr[iu]nk\w*", r"collaps\w*", r"halv\w*", "half",
+        r"(?:zero|no) traffic",
+        r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",
+        r"снизил\w*", r"снижа\w*", r"снижени\w*", r"уменьш\w*", r"сократил\w*", r"обвал\w*",
+        r"провал\w*", r"рухн\w*", r"ниже", r"меньше", r"пропа[лд]\w*", r"нет трафик\w*",
+        r"ушел", r"ушла", r"ушло", r"потер\w*",
+    )),
+    ("spike", words(
+        r"spik\w*", r"surg\w*", r"burst\w*", r"всплеск\w*", r"скач\w*", r"подскочи\w*",
+    )),
+    ("outage", words(
+        "outage", "down", "dead", "offline", r"unreachable", r"not (?:working|responding)",
+        r"doesn'?t work", r"isn'?t working", r"лежит", r"лежат", r"легл\w*", r"не работа\w*",
+        r"не отвеча\w*", r"умер\w*", r"сдох\w*",
+    )),
+    ("any", words(
+        r"problems?", r"issues?", r"wrong", r"anomal\w*", r"weird", "broken", r"check",
+        r"look at", "ok", "okay", "fine", r"strange", r"healthy",
+        r"проблем\w*", r"не так", r"случилось", r"происходит", r"аномал\w*", r"странн\w*",
+        r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*",
+    )),
+)
+
+#: kind -> words that label a name of that kind ("cell 10291", "БС 10291", "site S1003").
+KIND_WORDS: dict[str, re.Pattern[str]] = {
+    "cell": words(
+        r"cells?", r"cell ?ids?", "cellname", "bs", "bts", r"base stations?", r"e?nodeb", "enb",
+        r"gnodeb", "gnb", r"sectors?", r"сот(?:а|ы|е|у|ой|ам|ах|ка|ку|ке|ки)?", "бс", "бтс",
+        r"базов\w* станци\w*", r"станци\w*", r"сектор\w*", r"ячейк\w*", "енб", r"нодб\w*",
+    ),
+    "site": words(r"sites?", r"towers?", r"площадк\w*", r"сайт\w*", r"вышк\w*", r"allocation"),
+    "service": words(
+        r"services?", "svc", r"microservices?", r"apps?", r"application", r"сервис\w*",
+        r"микросервис\w*", r"приложени\w*",
+    ),
+}
+
+# fmt: on
+
+
+def metrics_in(folded: str) -> list[str]:
+    """Metric ids the question names, in a fixed order."""
+    return [metric for metric, pattern in METRICS.items() if pattern.search(folded)]
+
+
+def direction_in(folded: str) -> Direction | None:
+    """Which way the question says something moved, or None."""
+    for direction, pattern in DIRECTIONS:
+        if pattern.search(folded):
+            return direction
+    return None
