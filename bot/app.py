@@ -42,6 +42,7 @@ from reasoning_core.ports import ChatModel, Job
 from reasoning_core.service import Deps, ReasoningService
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
+from reasoning_core.understanding.catalogue import EntityCatalogue
 from storage.admin import PgAccountStore
 from storage.audit import PgAuditStore
 from storage.clarifications import PgClarificationStore
@@ -95,8 +96,8 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
             )
             async with open_deep(
                 settings, pool=pool, dsn=dsn, chat_model=llm, runbooks=lambda: ops.runbooks.current
-            ) as deep:
-                runtime = _wire(settings, pool, llm, ops, deep)
+            ) as (deep, catalogue):
+                runtime = _wire(settings, pool, llm, ops, deep, catalogue=catalogue)
                 await runtime.service.purge_memory(ttl_days=settings.memory_ttl_days)
                 yield runtime
         finally:
@@ -114,6 +115,8 @@ def _wire(
     llm: ChatModel | None,
     ops: Ops,
     deep: DeepPath,
+    *,
+    catalogue: EntityCatalogue,
 ) -> Runtime:
     memories, projects = PgMemoryStore(pool), PgProjectStore(pool)
     sessions, exchanges = PgSessionStore(pool), PgExchangeStore(pool)
@@ -149,6 +152,7 @@ def _wire(
         clarifier=Clarifier(PgClarificationStore(pool), ttl_sec=settings.clarification_ttl_sec),
         deep=deep,
         deep_slots=ops.deep_slots,
+        catalogue=catalogue,
     )
     return Runtime(
         settings=settings,

@@ -54,6 +54,7 @@ class Settings(BaseSettings):
     # Deep analysis: the hypothesis tree, its budgets and the data-source tools
     reasoning_concurrency: int = Field(default=4, ge=1, le=64)
     deep_deadline_sec: float = Field(default=120.0, gt=0, le=3600)
+    entity_names_ttl_sec: float = Field(default=300.0, ge=0, le=86_400)
     max_plan_revisions: int = Field(default=1, ge=0, le=5)
     reflection_every: int = Field(default=3, ge=0, le=100)
     tools_sql_dsn: SecretStr | None = None

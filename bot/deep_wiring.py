@@ -28,6 +28,8 @@ from reasoning_core.runbooks import RunbookSet
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
 from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.understanding.catalogue import EntityCatalogue
+from reasoning_core.understanding.request import Request
 from storage.jobs import PgJobStore
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
@@ -46,9 +48,10 @@ async def open_deep(
     dsn: str,
     chat_model: ChatModel | None,
     runbooks: Callable[[], RunbookSet],
-) -> AsyncIterator[DeepPath]:
+) -> AsyncIterator[tuple[DeepPath, EntityCatalogue]]:
     """The deep path: the LLM planner with the runbook planner as its fallback and
-    runbooks as guidance, or the runbook planner alone when no LLM is configured.
+    runbooks as guidance, or the runbook planner alone when no LLM is configured;
+    and the catalogue of the names the data knows, read through the same tools.
 
     `runbooks` is read on every use, so /reload_runbooks takes effect at once.
     """
@@ -63,9 +66,9 @@ async def open_deep(
             schema = await _describe(sql)
             planner = LLMPlanner(chat_model, schema_description=schema, tools=tuple(tools))
 
-            def guidance(goal: str, language: str) -> str | None:
+            def guidance(request: Request, language: str) -> str | None:
                 return runbook_guidance(
-                    runbooks(), goal, language="ru" if language == "ru" else "en"
+                    runbooks(), request, language="ru" if language == "ru" else "en"
                 )
 
         trees = PgTreeStore(pool)
@@ -82,12 +85,18 @@ async def open_deep(
             ),
             critic=chat_model,
         )
-        yield DeepPath(
+        path = DeepPath(
             runner=DeepJobRunner(PgJobStore(pool), analyst),
             trees=trees,
             guidance=guidance,
             missing_details=runbook.clarifying_questions,
         )
+        catalogue = EntityCatalogue(
+            sources=lambda: runbooks().name_sources(),
+            tools=tools,
+            ttl_sec=settings.entity_names_ttl_sec,
+        )
+        yield path, catalogue
     finally:
         if sql is not None:
             await sql.close()

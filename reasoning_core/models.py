@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+#: The languages questions, reports and replies come in.
+Language = Literal["en", "ru"]
 Strategy = Literal["quick", "deep", "clarify", "decline"]
 STRATEGIES: tuple[Strategy, ...] = ("quick", "deep", "clarify", "decline")
 DecisionSource = Literal["llm", "heuristic", "cache"]
@@ -40,6 +42,8 @@ class ClarifyingQuestion(BaseModel):
 
     text: str = Field(min_length=1, max_length=300)
     options: list[str] = Field(default_factory=list, max_length=4)
+    #: What it asks for: an entity kind ("cell", "service"), "period", "subject", "symptom".
+    asks: str | None = None
 
     @field_validator("options")
     @classmethod

@@ -23,20 +23,22 @@ from reasoning_core.answers.fixed import (
     no_llm_answer,
 )
 from reasoning_core.answers.quick import answer_quickly
-from reasoning_core.errors import LLMError, StoreError
+from reasoning_core.errors import LLMError, ReasoningError, StoreError
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
-from reasoning_core.models import Answer, Event, Question, StrategyDecision, Usage
+from reasoning_core.models import Answer, Event, Language, Question, StrategyDecision, Usage
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarification, SessionStore
 from reasoning_core.reflection.uncertainty import with_uncertainty
 from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
-from reasoning_core.understanding.lexicon import fold
-from reasoning_core.understanding.shapes import find_entities
+from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
+from reasoning_core.understanding.parse import understand
+from reasoning_core.understanding.pending import answers_pending
+from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
 
@@ -66,6 +68,8 @@ class Deps:
     #: None: deep questions get a quick answer with a note (no planner available).
     deep: DeepPath | None = None
     deep_slots: DeepSlotLimiter | None = None
+    #: The names the data knows, for linking what questions name (None: none listed).
+    catalogue: EntityCatalogue | None = None
 
 
 class ReasoningService:
@@ -112,11 +116,16 @@ class ReasoningService:
     async def ask(self, question: Question) -> AsyncIterator[Event]:
         yield Event(kind="reasoning_started", message="Thinking…")
         turn = await self._deps.turns.load(question)
+        known = await self._known_names()
+        request = understand(turn.question.text, known)
         pending = await self._active_clarification(turn.question)
+        if pending is not None and not _answers(request, pending):
+            await self._drop_clarification(pending)  # a request of its own
+            pending = None
         steps = (
-            self._continue_clarification(turn, pending)
+            self._continue_clarification(turn, pending, known)
             if pending is not None
-            else self._decide(turn, turn.question.text)
+            else self._decide(turn, request, known)
         )
         final: Event | None = None
         async for event in steps:
@@ -136,11 +145,15 @@ class ReasoningService:
 
     # --- the decision point -------------------------------------------------------
 
-    async def _decide(self, turn: Turn, goal: str) -> AsyncIterator[Event]:
-        recall = await self._recall(turn, goal)
+    async def _decide(
+        self, turn: Turn, request: Request, known: KnownNames
+    ) -> AsyncIterator[Event]:
+        recall = await self._recall(turn, request.text)
         yield _memory_event(recall)
-        decision, usage = await self._select(turn, recall.question)
-        decision = await self._require_details(turn, recall, decision)
+        if recall.question != request.text:  # "like yesterday": the goal now names more
+            request = understand(recall.question, known, language=request.language)
+        decision, usage = await self._select(turn, request)
+        decision = await self._require_details(turn, recall, decision, request)
         yield _selected(decision)
         if decision.strategy == "clarify" and decision.questions:
             try:
@@ -151,11 +164,12 @@ class ReasoningService:
                 yield _clarification_event(pending)
                 yield _answer(clar.prompt_answer(pending), usage)
                 return
-        async for event in self._execute(turn, recall, decision, usage, assumptions=[]):
+        steps = self._execute(turn, recall, decision, usage, request=request, assumptions=[])
+        async for event in steps:
             yield event
 
     async def _continue_clarification(
-        self, turn: Turn, pending: PendingClarification
+        self, turn: Turn, pending: PendingClarification, known: KnownNames
     ) -> AsyncIterator[Event]:
         words = clar.texts(pending.decision.language)
         if not turn.question.text.strip():
@@ -167,8 +181,10 @@ class ReasoningService:
             return
         recall = await self._recall(turn, clar.goal_with_answers(pending))
         yield _memory_event(recall)
-        decision, usage = await self._select(turn, recall.question)
-        decision = await self._require_details(turn, recall, decision)
+        language: Language = "ru" if pending.decision.language == "ru" else "en"
+        request = understand(recall.question, known, language=language)
+        decision, usage = await self._select(turn, request)
+        decision = await self._require_details(turn, recall, decision, request)
         yield _selected(decision)
         assumptions: list[str] = []
         if decision.strategy == "clarify" and decision.questions:
@@ -180,7 +196,10 @@ class ReasoningService:
             assumptions = clar.assumptions(pending)
             decision = _proceed_anyway(decision)
         await self._deps.clarifier.close(pending)
-        async for event in self._execute(turn, recall, decision, usage, assumptions=assumptions):
+        steps = self._execute(
+            turn, recall, decision, usage, request=request, assumptions=assumptions
+        )
+        async for event in steps:
             yield event
 
     async def _execute(
@@ -190,6 +209,7 @@ class ReasoningService:
         decision: StrategyDecision,
         usage: Usage,
         *,
+        request: Request,
         assumptions: list[str],
     ) -> AsyncIterator[Event]:
         done = {"goal": recall.question, "parameters": recall.parameters}
@@ -197,7 +217,7 @@ class ReasoningService:
             yield _answer(decline_answer(decision), usage, done)
             return
         if decision.strategy == "deep" and self._deps.deep is not None:
-            async for event in self._deep(turn, recall, decision):
+            async for event in self._deep(turn, recall, decision, request):
                 if event.answer is None:
                     yield event
                 else:
@@ -213,26 +233,26 @@ class ReasoningService:
         yield _answer(answer, usage, done)
 
     async def _deep(
-        self, turn: Turn, recall: Recall, decision: StrategyDecision
+        self, turn: Turn, recall: Recall, decision: StrategyDecision, request: Request
     ) -> AsyncIterator[Event]:
         """The deep path under the user's slot limit (MAX_CONCURRENT_DEEP_PER_USER)."""
         slots = self._deps.deep_slots
         if slots is None:
-            async for event in self._run_deep(turn, recall, decision):
+            async for event in self._run_deep(turn, recall, decision, request):
                 yield event
             return
         async with slots.slot(turn.question.user_id) as acquired:
             if not acquired:
                 yield Event(kind="answer", answer=deep_busy_answer(slots.limit, decision))
                 return
-            async for event in self._run_deep(turn, recall, decision):
+            async for event in self._run_deep(turn, recall, decision, request):
                 yield event
 
     def _run_deep(
-        self, turn: Turn, recall: Recall, decision: StrategyDecision
+        self, turn: Turn, recall: Recall, decision: StrategyDecision, request: Request
     ) -> AsyncIterator[Event]:
         assert self._deps.deep is not None
-        ctx = _planning_context(turn, recall, decision)
+        ctx = _planning_context(turn, recall, decision, request)
         question = turn.question
         return self._deps.deep.run(
             ctx, decision, user_id=question.user_id, chat_id=question.chat_id
@@ -251,16 +271,21 @@ class ReasoningService:
         return await self._deps.deep.tree_lines(tree_id, user_id=user_id)
 
     async def _require_details(
-        self, turn: Turn, recall: Recall, decision: StrategyDecision
+        self, turn: Turn, recall: Recall, decision: StrategyDecision, request: Request
     ) -> StrategyDecision:
-        """A deep question missing what the analysis needs (e.g. which cell) becomes a
-        clarifying question, with the runbook's options."""
-        if decision.strategy != "deep" or self._deps.deep is None:
+        """Ask only what cannot be defaulted: when a runbook fits a diagnosis, its missing
+        parameters (which cell: unknown, several, a site's cells) are the only questions,
+        and a runbook with everything it needs goes deep at once."""
+        if decision.strategy not in ("deep", "clarify") or self._deps.deep is None:
             return decision
-        ctx = _planning_context(turn, recall, decision)
+        if decision.strategy == "clarify" and request.intent != "diagnose":
+            return decision
+        ctx = _planning_context(turn, recall, decision, request)
         questions = await self._deps.deep.missing_details(ctx)
-        if not questions:
+        if questions is None:  # no runbook fits: the strategy's own questions stand
             return decision
+        if not questions:
+            return decision.model_copy(update={"strategy": "deep", "questions": []})
         return decision.model_copy(update={"strategy": "clarify", "questions": questions[:3]})
 
     async def _recall(self, turn: Turn, goal: str) -> Recall:
@@ -269,10 +294,10 @@ class ReasoningService:
             user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal
         )
 
-    async def _select(self, turn: Turn, goal: str) -> tuple[StrategyDecision, Usage]:
-        recent = [e for past in turn.history[-3:] for e in find_entities(fold(past.question))]
+    async def _select(self, turn: Turn, request: Request) -> tuple[StrategyDecision, Usage]:
+        recent = [n for past in turn.history[-3:] for n in understand(past.question).names]
         return await self._deps.strategy.decide(
-            goal,
+            request,
             user_id=turn.question.user_id,
             project=turn.question.project,
             recent_entities=list(dict.fromkeys(recent)),
@@ -295,6 +320,21 @@ class ReasoningService:
             log.warning("quick answer failed: %s: %s", type(e).__name__, e)
             return llm_failure_answer(e)
 
+    async def _known_names(self) -> KnownNames:
+        if self._deps.catalogue is None:
+            return KnownNames()
+        try:
+            return await self._deps.catalogue.snapshot()
+        except ReasoningError as e:  # the names are a help; the question is still answered
+            log.warning("could not read the known names: %s", e)
+            return KnownNames()
+
+    async def _drop_clarification(self, pending: PendingClarification) -> None:
+        try:
+            await self._deps.clarifier.close(pending)
+        except StoreError as e:
+            log.error("could not drop a pending clarification: %s", e)
+
     async def _active_clarification(self, question: Question) -> PendingClarification | None:
         try:
             return await self._deps.clarifier.active(question)
@@ -303,7 +343,14 @@ class ReasoningService:
             return None
 
 
-def _planning_context(turn: Turn, recall: Recall, decision: StrategyDecision) -> PlanningContext:
+def _answers(request: Request, pending: PendingClarification) -> bool:
+    asked = pending.next_question
+    return answers_pending(request, asked.asks if asked is not None else None)
+
+
+def _planning_context(
+    turn: Turn, recall: Recall, decision: StrategyDecision, request: Request
+) -> PlanningContext:
     question = turn.question
     return PlanningContext(
         question=question.text,
@@ -312,6 +359,7 @@ def _planning_context(turn: Turn, recall: Recall, decision: StrategyDecision) ->
         user_id=question.user_id,
         parameters=dict(recall.parameters),
         memory=[recall.prompt_text] if recall.prompt_text else [],
+        request=request,
     )
 
 

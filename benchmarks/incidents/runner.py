@@ -33,6 +33,7 @@ from reasoning_core.ports import ChatModel, Planner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
+from reasoning_core.understanding import understand
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
@@ -129,7 +130,7 @@ async def _run_case(
         schema = await sql.describe_schema(("demo",))
         planner = LLMPlanner(chat_model, schema_description=schema, tools=("sql",))
         fallback = runbook
-        guidance = runbook_guidance(runbooks, case.question, language=case.language)
+        guidance = runbook_guidance(runbooks, understand(case.question), language=case.language)
     analyst = DeepAnalyst(
         tree_store=PgTreeStore(pool), planner=planner, fallback_planner=fallback, tools=tools,
         reflection=reflection, critic=chat_model,

@@ -26,6 +26,7 @@ from reasoning_core.models import STRATEGIES, Strategy
 from reasoning_core.ports import ChatModel
 from reasoning_core.strategy.heuristic import decide_heuristically
 from reasoning_core.strategy.selector import StrategySelector
+from reasoning_core.understanding import understand
 
 DEFAULT_CASES = Path(__file__).with_name("cases.yaml")
 
@@ -80,7 +81,7 @@ async def run_strategy_bench(
     """Accuracy, per-class precision and recall, and the confusion matrix of each path."""
     cases = load_cases(cases_path)
     expected = [c.expected for c in cases]
-    heuristic = [decide_heuristically(c.question).strategy for c in cases]
+    heuristic = [decide_heuristically(understand(c.question)).strategy for c in cases]
     result: dict[str, Any] = {"heuristic": score(expected, heuristic), "llm": None}
     if chat_model is not None:
         predicted = await _llm_predictions(cases, chat_model, timeout_sec, concurrency)
@@ -102,7 +103,9 @@ async def _llm_predictions(
 
     async def one(case: StrategyCase) -> Strategy:
         async with gate:
-            decision, _ = await selector.decide(case.question, user_id=0, project="bench")
+            decision, _ = await selector.decide(
+                understand(case.question), user_id=0, project="bench"
+            )
             return decision.strategy
 
     return list(await asyncio.gather(*(one(c) for c in cases)))

@@ -16,6 +16,7 @@ from reasoning_core.models import Answer, ClarifyingQuestion, Event, StrategyDec
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import TreeStore
 from reasoning_core.tree.render import render_tree_text
+from reasoning_core.understanding.request import Request
 
 QUEUED_TEXT = {
     "en": "Your deep analysis is queued; I'll send the report here when it is done.",
@@ -23,10 +24,11 @@ QUEUED_TEXT = {
 }
 
 
-#: Guidance text for the LLM planner from matching runbooks: (goal, language) -> text.
-Guidance = Callable[[str, str], str | None]
-#: Details an analysis needs before it can start: (goal, parameters) -> questions.
-MissingDetails = Callable[[str, Mapping[str, Any]], Awaitable[list[ClarifyingQuestion]]]
+#: Guidance text for the LLM planner from matching runbooks: (parsed goal, language) -> text.
+Guidance = Callable[[Request, str], str | None]
+#: Details an analysis needs before it can start: (parsed goal, parameters) -> questions;
+#: None when no runbook fits the goal.
+MissingDetails = Callable[[Request, Mapping[str, Any]], Awaitable[list[ClarifyingQuestion] | None]]
 
 
 class DeepPath:
@@ -43,18 +45,20 @@ class DeepPath:
         self._guidance = guidance
         self._missing_details = missing_details
 
-    async def missing_details(self, ctx: PlanningContext) -> list[ClarifyingQuestion]:
-        """What to ask the user before the analysis can run (e.g. which cell); [] if nothing."""
+    async def missing_details(self, ctx: PlanningContext) -> list[ClarifyingQuestion] | None:
+        """What to ask before the analysis can run (e.g. which cell); [] if nothing; None
+        when no runbook fits (or none is loaded)."""
         if self._missing_details is None:
-            return []
-        return await self._missing_details(ctx.goal, ctx.parameters)
+            return None
+        return await self._missing_details(ctx.parsed(), ctx.parameters)
 
     async def run(
         self, ctx: PlanningContext, decision: StrategyDecision, *, user_id: int, chat_id: int
     ) -> AsyncIterator[Event]:
         """The job's events, then an `answer` (a "queued" note if another worker took it)."""
         if self._guidance is not None:
-            ctx = ctx.model_copy(update={"guidance": self._guidance(ctx.goal, ctx.language)})
+            guidance = self._guidance(ctx.parsed(), ctx.language)
+            ctx = ctx.model_copy(update={"guidance": guidance})
         answer: Answer | None = None
         async for event in self._runner.submit(ctx, user_id=user_id, chat_id=chat_id):
             if event.kind == "answer" and event.answer is not None:

@@ -22,6 +22,8 @@ from pydantic import BaseModel, Field
 
 from reasoning_core.models import Evidence
 from reasoning_core.tools.base import ToolRequest
+from reasoning_core.understanding.parse import understand
+from reasoning_core.understanding.request import Request
 
 
 class HypothesisProposal(BaseModel):
@@ -77,3 +79,9 @@ class PlanningContext(BaseModel):
     guidance: str | None = None
     #: "Previously for this user/project" lines from long-term memory.
     memory: list[str] = Field(default_factory=list)
+    #: The goal, parsed once (understanding); None in contexts saved before it existed.
+    request: Request | None = None
+
+    def parsed(self) -> Request:
+        """The parsed goal (parsed now, without the data's names, if it was not before)."""
+        return self.request if self.request is not None else understand(self.goal or self.question)

@@ -10,6 +10,7 @@ same id, so admins can replace a shipped runbook by dropping in their own.
 from __future__ import annotations
 
 import importlib.resources
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -19,17 +20,12 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from reasoning_core.models import ClarifyingQuestion
-from reasoning_core.runbooks.entities import (
-    Language,
-    compile_pattern,
-    detect_language,
-    entity_hits,
-    extract,
-    keyword_hits,
-)
-from reasoning_core.runbooks.model import FieldError, Runbook
-from reasoning_core.runbooks.timewindow import DateSpan, TimeWindow, find_dates, resolve_window
+from reasoning_core.models import ClarifyingQuestion, Language
+from reasoning_core.runbooks.model import FieldError, Parameter, Runbook
+from reasoning_core.runbooks.timewindow import DateSpan, TimeWindow, resolve_window
+from reasoning_core.understanding.catalogue import NameSource
+from reasoning_core.understanding.lexicon import fold
+from reasoning_core.understanding.request import Request
 
 SHIPPED_PACKAGE = "runbooks"
 _MAX_ERRORS_PER_FILE = 5
@@ -102,7 +98,10 @@ class RunbookMatch(BaseModel):
         for parameter in self.runbook.parameters:
             if parameter.name in self.missing and parameter.question is not None:
                 text = parameter.question.get(self.language)
-                questions.append(ClarifyingQuestion(text=text, options=parameter.options))
+                asks = parameter.entity_kind if parameter.source == "entity" else parameter.name
+                questions.append(
+                    ClarifyingQuestion(text=text, options=parameter.options, asks=asks)
+                )
         return questions[:3]
 
 
@@ -119,32 +118,34 @@ class RunbookSet:
     def get(self, runbook_id: str) -> Runbook | None:
         return self.runbooks.get(runbook_id)
 
-    def match(self, question: str) -> list[RunbookMatch]:
+    def name_sources(self) -> list[NameSource]:
+        """How to list the known names of each entity kind the runbooks declare."""
+        return [
+            NameSource(kind=kind, tool=declared.values.tool, query=declared.values.query)
+            for runbook in self.runbooks.values()
+            for kind, declared in runbook.triggers.entities.items()
+            if declared.values is not None
+        ]
+
+    def match(self, request: Request) -> list[RunbookMatch]:
         """Runbooks whose triggers score at least their `min_score`, best first."""
-        matches = [m for r in self.runbooks.values() if (m := match_runbook(r, question))]
+        matches = [m for r in self.runbooks.values() if (m := match_runbook(r, request))]
         return sorted(matches, key=lambda m: (-m.score, m.runbook.id))
 
 
-def match_runbook(runbook: Runbook, question: str) -> RunbookMatch | None:
-    """Score one runbook against a question; None when it does not match."""
+def match_runbook(runbook: Runbook, request: Request) -> RunbookMatch | None:
+    """Score one runbook against a parsed question; None when it does not match."""
     triggers = runbook.triggers
-    keywords = keyword_hits(question, [*triggers.keywords.en, *triggers.keywords.ru])
-    entities = entity_hits(question, [compile_pattern(p) for p in triggers.entities])
-    score = len(keywords) + 2 * len(entities)
+    keywords = keyword_hits(fold(request.text), [*triggers.keywords.en, *triggers.keywords.ru])
+    metrics = [m for m in triggers.metrics if m in request.metrics]
+    kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
+    score = len(keywords) + 2 * len(metrics) + 2 * len(kinds)
     if score < triggers.min_score:
         return None
-    dates = find_dates(question)
     params: dict[str, str] = {}
     missing: list[str] = []
     for parameter in runbook.parameters:
-        value: str | None
-        if parameter.source == "entity":
-            patterns = parameter.pattern or [p for p in triggers.entities]
-            value = extract(question, [compile_pattern(p) for p in patterns], parameter.name)
-        elif parameter.source == "date":
-            value = dates.start.text if dates.start else None
-        else:
-            value = None
+        value = _value(runbook, parameter, request)
         value = value if value is not None else parameter.default
         if value is not None:
             params[parameter.name] = value
@@ -154,11 +155,42 @@ def match_runbook(runbook: Runbook, question: str) -> RunbookMatch | None:
         runbook=runbook,
         score=score,
         keywords=keywords,
-        language=detect_language(question),
+        language=request.language,
         params=params,
         missing=missing,
-        dates=dates,
+        dates=request.dates,
     )
+
+
+def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | None:
+    """A parameter's value from the parsed question: one known entity of its kind, or a date.
+
+    An unchecked id ("12345" when the known names could not be read) stands for a kind
+    whose names are listed by a query. Unknown names and several names of the kind give
+    no value: the question about which one is asked instead (planners/runbook/asking.py).
+    """
+    if parameter.source == "date":
+        return request.dates.start.text if request.dates.start else None
+    if parameter.source != "entity":
+        return None
+    kind = parameter.entity_kind
+    found = request.known(kind)
+    declared = runbook.triggers.entities.get(kind)
+    if not found and declared is not None and declared.values is not None:
+        found = request.known("id")
+    if len({m.value for m in found}) != 1:
+        return None
+    return found[0].value
+
+
+def keyword_hits(folded: str, keywords: Iterable[str]) -> list[str]:
+    """Keywords found at the start of a word (so a stem "упал" also finds "упала")."""
+    hits = []
+    for keyword in keywords:
+        word = keyword.strip().lower()
+        if word and re.search(r"(?<!\w)" + re.escape(word), folded):
+            hits.append(keyword)
+    return hits
 
 
 def parse_runbook(text: str, *, file: str) -> Runbook | list[LoadError]:

@@ -8,8 +8,7 @@ are checked here too and reported as `FieldError`s that carry the field path.
 
 from __future__ import annotations
 
-import re
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -21,7 +20,7 @@ from pydantic import (
     model_validator,
 )
 
-from reasoning_core.runbooks.entities import Language, compile_pattern
+from reasoning_core.models import Language
 from reasoning_core.runbooks.rules import VerdictRule
 from reasoning_core.runbooks.sqltext import ensure_read_only, sql_parameter_names
 from reasoning_core.runbooks.templates import template_parameter_names
@@ -67,40 +66,53 @@ class LocalizedList(_Strict):
         return self.ru if language == "ru" else self.en
 
 
-def _pattern_list(value: object) -> object:
-    return [value] if isinstance(value, str) else value
-
-
-def _check_regexes(patterns: list[str], *, group: str | None) -> list[str]:
-    for pattern in patterns:
-        try:
-            compiled = compile_pattern(pattern)
-        except re.error as e:
-            raise ValueError(f"invalid regex {pattern!r}: {e}") from e
-        if group is None and not compiled.groupindex:
-            raise ValueError(f"pattern {pattern!r} needs a named group (?P<name>...)")
-        if group is not None and group not in compiled.groupindex:
-            raise ValueError(f"pattern {pattern!r} needs the named group (?P<{group}>...)")
-    return patterns
-
-
 class Keywords(_Strict):
     en: list[str] = Field(default_factory=list)
     ru: list[str] = Field(default_factory=list)
 
 
+class KnownValues(_Strict):
+    """A read-only query listing the names of one entity kind (columns value[, parent])."""
+
+    tool: Literal["sql"] = "sql"
+    query: str = Field(min_length=1)
+
+    @field_validator("query")
+    @classmethod
+    def _read_only(cls, value: str) -> str:
+        ensure_read_only(value)
+        if sql_parameter_names(value):
+            raise ValueError("a known-values query takes no parameters")
+        return value
+
+
+class EntityKind(_Strict):
+    """An entity kind the runbook's questions name (cell, site, service)."""
+
+    #: How to list the names the data knows; none: names are taken as written.
+    values: KnownValues | None = None
+
+
 class Triggers(_Strict):
-    """What makes a question match: keywords (word starts) and entity patterns."""
+    """What makes a parsed question match: its metrics, its entities, keywords (word starts)."""
 
     keywords: Keywords = Field(default_factory=Keywords)
-    entities: list[str] = Field(default_factory=list)
-    #: Score needed to match: one per keyword found, two per entity pattern that hits.
+    #: Metric ids the question must measure (understanding/vocabulary.py: traffic, errors, ...).
+    metrics: list[Identifier] = Field(default_factory=list)
+    #: Entity kinds by name; questions naming one of them match.
+    entities: dict[Identifier, EntityKind] = Field(default_factory=dict)
+    #: Score needed to match: one per keyword found, two per metric and per entity kind named.
     min_score: float = Field(default=2.0, gt=0)
 
-    @field_validator("entities")
+    @field_validator("entities", mode="before")
     @classmethod
-    def _regexes(cls, value: list[str]) -> list[str]:
-        return _check_regexes(value, group=None)
+    def _kinds(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            raise ValueError(
+                "entity regexes were replaced by entity kinds, e.g. "
+                "{cell: {values: {query: SELECT ...}}} (docs/runbooks.md)"
+            )
+        return value
 
 
 class Parameter(_Strict):
@@ -108,20 +120,14 @@ class Parameter(_Strict):
 
     name: Identifier
     source: Literal["entity", "date", "constant"]
-    pattern: list[str] = Field(default_factory=list)
+    #: The entity kind an entity parameter takes (default: its name), from triggers.entities.
+    kind: Identifier | None = None
     default: str | None = None
     required: bool = False
     question: Localized | None = None
     options: list[str] = Field(default_factory=list, max_length=4)
     #: Read-only SQL whose first column suggests options (window parameters only).
     options_query: str | None = None
-
-    _patterns = field_validator("pattern", mode="before")(_pattern_list)
-
-    @field_validator("pattern")
-    @classmethod
-    def _regexes(cls, value: list[str], info: ValidationInfo) -> list[str]:
-        return _check_regexes(value, group=info.data.get("name"))
 
     @field_validator("options_query")
     @classmethod
@@ -142,6 +148,11 @@ class Parameter(_Strict):
         if self.required and self.question is None:
             raise FieldError("question", "a required parameter needs a clarifying question")
         return self
+
+    @property
+    def entity_kind(self) -> str:
+        """The entity kind this parameter takes."""
+        return self.kind or self.name
 
 
 class Anchor(_Strict):
@@ -279,16 +290,12 @@ class Runbook(_Strict):
                     raise FieldError(f"checks[{i}].{field}", f"undeclared parameter {name!r}")
 
     def _check_entities(self) -> None:
-        groups = {g for p in self.triggers.entities for g in compile_pattern(p).groupindex}
         for i, parameter in enumerate(self.parameters):
-            if (
-                parameter.source == "entity"
-                and not parameter.pattern
-                and parameter.name not in groups
-            ):
+            kind = parameter.entity_kind
+            if parameter.source == "entity" and kind not in self.triggers.entities:
                 raise FieldError(
-                    f"parameters[{i}].pattern",
-                    f"no pattern, and no trigger entity pattern has a group {parameter.name!r}",
+                    f"parameters[{i}].kind",
+                    f"entity kind {kind!r} is not in triggers.entities",
                 )
 
     def check(self, check_id: str) -> Check:

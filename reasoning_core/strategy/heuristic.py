@@ -1,4 +1,5 @@
-"""The heuristic strategy: keyword rules that choose quick / deep / clarify / decline.
+"""The heuristic strategy: rules over the parsed `Request` that choose quick / deep /
+clarify / decline.
 
 It serves when no LLM is configured and whenever the LLM path fails, so every
 question still gets a decision. Its confidence never exceeds `HEURISTIC_MAX_CONFIDENCE`:
@@ -7,18 +8,15 @@ keyword rules are a fallback, not a judgement.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from reasoning_core.models import ClarifyingQuestion, StrategyDecision
 from reasoning_core.strategy import texts
 from reasoning_core.strategy.texts import Lang
-from reasoning_core.understanding.lexicon import fold
-from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
+from reasoning_core.understanding.request import Request
+from reasoning_core.understanding.signals import Signals
 
 HEURISTIC_MAX_CONFIDENCE = 0.7
-_CYRILLIC = re.compile(r"[а-яёА-ЯЁ]")
-_LATIN = re.compile(r"[a-zA-Z]")
 _DECLINE_CONFIDENCE = {
     "injection": 0.7,
     "change": 0.65,
@@ -33,22 +31,16 @@ def normalise_text(text: str) -> str:
     return " ".join(text.split())[:1000]
 
 
-def detect_language(text: str) -> Lang:
-    """The language code: "ru" when at least a third of the letters are Cyrillic, else "en"."""
-    cyrillic = len(_CYRILLIC.findall(text))
-    latin = len(_LATIN.findall(text))
-    return "ru" if cyrillic and cyrillic * 2 >= latin else "en"
-
-
-def decide_heuristically(text: str, *, recent_entities: Sequence[str] = ()) -> StrategyDecision:
-    """Choose a strategy for `text` by keyword rules (source "heuristic", confidence <= 0.7).
+def decide_heuristically(
+    request: Request, *, recent_entities: Sequence[str] = ()
+) -> StrategyDecision:
+    """Choose a strategy for a parsed question by rules (source "heuristic", confidence <= 0.7).
 
     `recent_entities` (cells or services the user mentioned lately) become the
     suggested options when the question has to be clarified.
     """
-    language = detect_language(text)
-    folded = fold(text)
-    kind = decline_kind(folded)
+    text, language, signals = request.text, request.language, request.signals
+    kind = request.decline
     if kind is not None:
         return _decision(
             "decline",
@@ -57,8 +49,7 @@ def decide_heuristically(text: str, *, recent_entities: Sequence[str] = ()) -> S
             text,
             language,
         )
-    signals = read_signals(folded)
-    if not any(ch.isalnum() for ch in folded):
+    if not any(ch.isalnum() for ch in text):
         return _clarify(text, language, signals, recent_entities, confidence=0.5)
     if signals.diagnostic:
         if signals.entities:
@@ -68,12 +59,11 @@ def decide_heuristically(text: str, *, recent_entities: Sequence[str] = ()) -> S
 
 
 def clarifying_questions(
-    text: str, *, language: str | None = None, recent_entities: Sequence[str] = ()
+    request: Request, *, language: str | None = None, recent_entities: Sequence[str] = ()
 ) -> list[ClarifyingQuestion]:
     """Concrete questions for a diagnostic question that lacks details (1 to 3)."""
-    lang: Lang = "ru" if (language or detect_language(text)) == "ru" else "en"
-    signals = read_signals(fold(text))
-    return _questions_for(lang, signals, recent_entities)
+    lang: Lang = "ru" if (language or request.language) == "ru" else "en"
+    return _questions_for(lang, request.signals, recent_entities)
 
 
 def _questions_for(

@@ -29,7 +29,8 @@ from reasoning_core.models import (
 )
 from reasoning_core.ports import ChatMessage, ChatModel
 from reasoning_core.strategy import texts
-from reasoning_core.strategy.heuristic import clarifying_questions, detect_language, normalise_text
+from reasoning_core.strategy.heuristic import clarifying_questions, normalise_text
+from reasoning_core.understanding.request import Request
 
 _SYNONYMS: dict[str, Strategy] = {
     "direct": "quick",
@@ -147,30 +148,36 @@ class LLMStrategySelector:
 
     async def decide(
         self,
-        text: str,
+        request: Request,
         *,
         recent_entities: Sequence[str] = (),
         recent_context: Sequence[str] = (),
     ) -> tuple[StrategyDecision, Usage]:
         """One structured call; the decision has source "llm"."""
         messages = build_messages(
-            text, recent_entities=recent_entities, recent_context=recent_context
+            request, recent_entities=recent_entities, recent_context=recent_context
         )
         wire, usage = await complete_json(
             self._model, messages, StrategyWire, max_tokens=self._max_tokens
         )
-        return to_decision(wire, text, recent_entities=recent_entities), usage
+        return to_decision(wire, request, recent_entities=recent_entities), usage
 
 
 def build_messages(
-    text: str, *, recent_entities: Sequence[str] = (), recent_context: Sequence[str] = ()
+    request: Request,
+    *,
+    recent_entities: Sequence[str] = (),
+    recent_context: Sequence[str] = (),
 ) -> list[ChatMessage]:
     """The system prompt and the user turn: recent context (if any), then the message."""
+    text = request.text
     lines = [_clip(line, _MAX_CONTEXT_LINE_CHARS) for line in recent_context if line.strip()]
     lines = lines[-_MAX_CONTEXT_LINES:]
     entities = [_clip(e, 60) for e in recent_entities if e.strip()][:8]
     if entities:
         lines.append("Recently mentioned: " + ", ".join(entities))
+    if (checked := _checked_names(request)) is not None:
+        lines.append(checked)
     context = prompts.STRATEGY_CONTEXT.format(lines="\n".join(lines)) if lines else ""
     user = prompts.STRATEGY_USER.format(context=context, message=text[:_MAX_MESSAGE_CHARS])
     return [
@@ -179,11 +186,22 @@ def build_messages(
     ]
 
 
+def _checked_names(request: Request) -> str | None:
+    """The message's names as checked against the data, so the model need not guess."""
+    checked = [
+        f"{m.kind} {_clip(m.value, 60)} ({'in the data' if m.known else 'NOT in the data'})"
+        for m in request.mentions
+        if m.known is not None
+    ]
+    return "Names in the message, checked: " + ", ".join(checked[:8]) if checked else None
+
+
 def to_decision(
-    wire: StrategyWire, text: str, *, recent_entities: Sequence[str] = ()
+    wire: StrategyWire, request: Request, *, recent_entities: Sequence[str] = ()
 ) -> StrategyDecision:
     """Clip, fill and check the model's answer into a `StrategyDecision` (source "llm")."""
-    language = _language(wire.language, text)
+    text = request.text
+    language = _language(wire.language, request)
     lang: texts.Lang = "ru" if language == "ru" else "en"
     uncertainty = _clip(wire.uncertainty_reason or "", 300) or None
     if uncertainty is None and wire.confidence < UNCERTAINTY_THRESHOLD:
@@ -191,7 +209,7 @@ def to_decision(
     questions: list[ClarifyingQuestion] = []
     if wire.strategy == "clarify":
         questions = _questions(wire.questions) or clarifying_questions(
-            text, language=language, recent_entities=recent_entities
+            request, language=language, recent_entities=recent_entities
         )
     return StrategyDecision(
         strategy=wire.strategy,
@@ -216,9 +234,9 @@ def _questions(wire_questions: Sequence[WireQuestion]) -> list[ClarifyingQuestio
     return questions[:3]
 
 
-def _language(code: str, text: str) -> str:
+def _language(code: str, request: Request) -> str:
     code = code.strip().lower()
-    return code if _LANGUAGE.match(code) else detect_language(text)
+    return code if _LANGUAGE.match(code) else request.language
 
 
 def _clip(value: str, limit: int) -> str:

@@ -28,14 +28,9 @@ from reasoning_core.models import StrategyDecision, Usage
 from reasoning_core.ports import ChatModel
 from reasoning_core.strategy import texts
 from reasoning_core.strategy.cache import DecisionCache, cache_key
-from reasoning_core.strategy.heuristic import (
-    decide_heuristically,
-    detect_language,
-    normalise_text,
-)
+from reasoning_core.strategy.heuristic import decide_heuristically, normalise_text
 from reasoning_core.strategy.llm_selector import LLMStrategySelector
-from reasoning_core.understanding.lexicon import fold
-from reasoning_core.understanding.signals import decline_kind
+from reasoning_core.understanding.request import Request
 
 logger = logging.getLogger(__name__)
 
@@ -62,57 +57,57 @@ class StrategySelector:
 
     async def decide(
         self,
-        text: str,
+        request: Request,
         *,
         user_id: int,
         project: str,
         recent_entities: Sequence[str] = (),
         recent_context: Sequence[str] = (),
     ) -> tuple[StrategyDecision, Usage]:
-        """The decision for `text` and the LLM usage it cost (zero without an LLM call)."""
+        """The decision for a parsed question and the LLM usage it cost (zero without a call)."""
         if not self._enabled:
-            return _disabled_decision(text), Usage()
-        if self._llm is None or decline_kind(fold(text)) == "injection":
-            return decide_heuristically(text, recent_entities=recent_entities), Usage()
-        key = cache_key(text, user_id=user_id, project=project)
+            return _disabled_decision(request), Usage()
+        if self._llm is None or request.decline == "injection":
+            return decide_heuristically(request, recent_entities=recent_entities), Usage()
+        key = cache_key(request.text, user_id=user_id, project=project)
         cached = self._cache.get(key)
         if cached is not None:
             return cached.model_copy(update={"source": "cache"}), Usage()
         try:
             async with asyncio.timeout(self._timeout):
                 decision, usage = await self._llm.decide(
-                    text, recent_entities=recent_entities, recent_context=recent_context
+                    request, recent_entities=recent_entities, recent_context=recent_context
                 )
         except TimeoutError:
             logger.warning(
                 "strategy: LLM timed out after %.1fs; using the heuristic", self._timeout
             )
-            return _fallback(text, recent_entities, texts.LLM_TIMEOUT), Usage()
+            return _fallback(request, recent_entities, texts.LLM_TIMEOUT), Usage()
         except (LLMError, ValueError) as e:  # ValueError covers pydantic's ValidationError
             logger.warning("strategy: LLM path failed (%s); using the heuristic", _describe(e))
-            return _fallback(text, recent_entities, texts.LLM_FAILED), Usage()
+            return _fallback(request, recent_entities, texts.LLM_FAILED), Usage()
         self._cache.put(key, decision)
         return decision, usage
 
 
-def _disabled_decision(text: str) -> StrategyDecision:
-    language = detect_language(text)
+def _disabled_decision(request: Request) -> StrategyDecision:
+    language = request.language
     return StrategyDecision(
         strategy="quick",
         confidence=0.5,
         reason=texts.REASONS["disabled"][language],
         uncertainty_reason=texts.REASONS["disabled"][language],
-        restated_goal=normalise_text(text),
+        restated_goal=normalise_text(request.text),
         language=language,
         source="heuristic",
     )
 
 
 def _fallback(
-    text: str, recent_entities: Sequence[str], why: dict[texts.Lang, str]
+    request: Request, recent_entities: Sequence[str], why: dict[texts.Lang, str]
 ) -> StrategyDecision:
     """The heuristic's decision, saying in its uncertainty why the LLM was not used."""
-    decision = decide_heuristically(text, recent_entities=recent_entities)
+    decision = decide_heuristically(request, recent_entities=recent_entities)
     lang: texts.Lang = "ru" if decision.language == "ru" else "en"
     return decision.model_copy(update={"uncertainty_reason": why[lang]})
 

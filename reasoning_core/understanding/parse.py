@@ -16,10 +16,11 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from reasoning_core.models import Language
 from reasoning_core.runbooks.timewindow import date_spans, find_dates
 from reasoning_core.understanding.catalogue import KnownNames
 from reasoning_core.understanding.lexicon import fold
-from reasoning_core.understanding.request import Direction, Intent, Language, Mention, Request
+from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
 from reasoning_core.understanding.vocabulary import KIND_WORDS, direction_in, metrics_in
@@ -102,8 +103,10 @@ def understand(
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
     decline = decline_kind(folded)
-    direction = direction_in(folded)
     metrics = metrics_in(folded)
+    direction = direction_in(folded)
+    if direction == "rise" and "errors" in metrics:
+        direction = "spike"  # errors "went up": a spike
     intent = _intent(signals, decline, direction, metrics, bool(mentions))
     if intent != "diagnose":  # a bare number in small talk is no unknown cell
         mentions = [m for m in mentions if m.known is not False or m.labelled]
@@ -117,6 +120,7 @@ def understand(
         mentions=mentions,
         dates=find_dates(clean),
         decline=decline,
+        signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
     )
 
@@ -185,7 +189,12 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
         if label is not None and any(kind == label for kind, _ in hits):
             hits = [(kind, name) for kind, name in hits if kind == label]
         if hits:
-            found += [Mention(kind=k, value=n, known=True, labelled=label == k) for k, n in hits]
+            found += [
+                Mention(
+                    kind=k, value=n, known=True, labelled=label == k, members=known.children(n)
+                )
+                for k, n in hits
+            ]
         elif (mention := _unlinked(token.text, label, known)) is not None:
             found.append(mention)
     found += _services(folded, known, {m.value.lower() for m in found})

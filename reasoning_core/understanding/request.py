@@ -14,12 +14,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from reasoning_core.models import Language
 from reasoning_core.runbooks.timewindow import DateSpan
+from reasoning_core.understanding.signals import DeclineKind, Signals
 
-Language = Literal["en", "ru"]
 Intent = Literal["diagnose", "explain", "act", "chat"]
 Direction = Literal["drop", "rise", "spike", "outage", "any"]
-DeclineKind = Literal["injection", "change", "command", "secret", "attack"]
 Source = Literal["rules", "llm"]
 
 
@@ -37,6 +37,8 @@ class Mention(BaseModel):
     suggestions: list[str] = Field(default_factory=list)
     #: How it was found: after a kind word ("cell 10291"), or bare ("10291").
     labelled: bool = False
+    #: The known names under it (a site's cells), sorted.
+    members: list[str] = Field(default_factory=list)
 
 
 class Request(BaseModel):
@@ -53,6 +55,8 @@ class Request(BaseModel):
     mentions: list[Mention] = Field(default_factory=list)
     dates: DateSpan = Field(default_factory=DateSpan)
     decline: DeclineKind | None = None
+    #: The kinds of words it contains, for the heuristic strategy.
+    signals: Signals = Field(default_factory=Signals)
     #: A question or request that stands on its own (not a fragment answering another).
     complete: bool = False
     source: Source = "rules"

@@ -28,17 +28,17 @@ _RUN_START = re.compile(r"^(?:" + "|".join((*lx.RUN_VERBS_EN, *lx.RUN_VERBS_RU))
 
 @dataclass(frozen=True)
 class Signals:
-    """What a question contains, as the heuristic sees it."""
+    """What a question contains, as the heuristic strategy reads it."""
 
-    entities: tuple[str, ...]
-    causal: bool  # why / почему / root cause
-    analytic: bool  # analyse, investigate, compare ... and explain
-    symptom: bool  # drop, spike, errors, latency, outage, ...
-    vague_incident: bool  # "what happened?", "something is wrong"
-    domain: bool  # traffic, service, users, metrics: things one diagnoses
-    framed_as_definition: bool  # "what is ...", "how do I ..."
-    social: bool  # greeting, thanks, small talk, a question about the bot
-    time_hint: bool  # since Monday, вчера, 14:00
+    entities: tuple[str, ...] = ()
+    causal: bool = False  # why / почему / root cause
+    analytic: bool = False  # analyse, investigate, compare ... and explain
+    symptom: bool = False  # drop, spike, errors, latency, outage, ...
+    vague_incident: bool = False  # "what happened?", "something is wrong"
+    domain: bool = False  # traffic, service, users, metrics: things one diagnoses
+    framed_as_definition: bool = False  # "what is ...", "how do I ..."
+    social: bool = False  # greeting, thanks, small talk, a question about the bot
+    time_hint: bool = False  # since Monday, вчера, 14:00
 
     @property
     def diagnostic(self) -> bool:

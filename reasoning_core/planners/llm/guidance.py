@@ -8,18 +8,19 @@ decides there is nothing to explain. The text is plain and bounded.
 
 from __future__ import annotations
 
+from reasoning_core.models import Language
 from reasoning_core.runbooks import Runbook, RunbookSet
-from reasoning_core.runbooks.entities import Language
+from reasoning_core.understanding.request import Request
 
 #: Characters of guidance at most (the LLM planner cuts it again at its prompt budget).
 MAX_GUIDANCE_CHARS = 3000
 
 
 def runbook_guidance(
-    runbooks: RunbookSet, question: str, *, language: Language = "en", limit: int = 2
+    runbooks: RunbookSet, request: Request, *, language: Language = "en", limit: int = 2
 ) -> str | None:
     """Guidance from the best `limit` matching runbooks, or None when none matches."""
-    matches = runbooks.match(question)[:limit]
+    matches = runbooks.match(request)[:limit]
     if not matches:
         return None
     parts = []

@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
 from reasoning_core.errors import ReasoningError
-from reasoning_core.models import Evidence
+from reasoning_core.models import Evidence, Language
 from reasoning_core.runbooks import (
     Check,
     Runbook,
@@ -33,7 +33,6 @@ from reasoning_core.runbooks import (
     prometheus_rows,
     render_template,
 )
-from reasoning_core.runbooks.entities import Language
 from reasoning_core.runbooks.sqltext import mask_sql
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tree.wording import phrase

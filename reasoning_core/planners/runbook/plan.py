@@ -31,6 +31,7 @@ from reasoning_core.planners.runbook.checks import (
 from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet
 from reasoning_core.runbooks.rows import as_datetime, as_number
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
+from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +61,9 @@ class NoDataError(ReasoningError):
     """The data source has no rows for what the question asks about."""
 
 
-def best_match(runbooks: RunbookSet, question: str) -> RunbookMatch:
-    """The best-scoring runbook for the question; NoRunbookError if none matches."""
-    matches = runbooks.match(question)
+def best_match(runbooks: RunbookSet, request: Request) -> RunbookMatch:
+    """The best-scoring runbook for the parsed question; NoRunbookError if none matches."""
+    matches = runbooks.match(request)
     if not matches:
         known = ", ".join(sorted(runbooks.runbooks)) or "none loaded"
         raise NoRunbookError(f"no runbook matches this question (runbooks: {known})")

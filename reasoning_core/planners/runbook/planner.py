@@ -34,13 +34,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from reasoning_core.errors import ReasoningError
-from reasoning_core.models import ClarifyingQuestion, Evidence, Synthesis, Tree
+from reasoning_core.models import ClarifyingQuestion, Evidence, Language, Synthesis, Tree
 from reasoning_core.planners.contract import (
     CheckProposal,
     HypothesisProposal,
     Plan,
     PlanningContext,
 )
+from reasoning_core.planners.runbook.asking import which_one
 from reasoning_core.planners.runbook.checks import (
     DEFAULT_MAX_ROWS,
     STATE_KEY,
@@ -68,9 +69,9 @@ from reasoning_core.planners.runbook.words import (
     state_in_tree,
 )
 from reasoning_core.runbooks import NONE_ID, Check, Runbook, RunbookMatch, RunbookSet
-from reasoning_core.runbooks.entities import Language
 from reasoning_core.tools.base import Tool, ToolResult
 from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
+from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
 
@@ -114,27 +115,33 @@ class RunbookPlanner:
         return self._runbooks if isinstance(self._runbooks, RunbookSet) else self._runbooks()
 
     async def clarifying_questions(
-        self, question: str, parameters: Mapping[str, Any] | None = None
-    ) -> list[ClarifyingQuestion]:
+        self, request: Request, parameters: Mapping[str, Any] | None = None
+    ) -> list[ClarifyingQuestion] | None:
         """Questions to ask before a deep analysis can run; [] when none is needed.
 
-        Also [] when no runbook matches (the analysis then says so itself).
+        None when no runbook matches (the strategy's own questions then stand).
         """
-        matches = self.runbooks.match(question)
+        matches = self.runbooks.match(request)
         if not matches:
-            return []
+            return None
         match = matches[0]
         _, missing = parameters_of(match, parameters or {})
         if not missing:
             return []
-        return (await self._missing(match, missing)).questions
+        asked = [
+            question
+            for p in match.runbook.parameters
+            if p.name in missing and p.source == "entity"
+            if (question := which_one(p, request)) is not None
+        ]
+        return asked or (await self._missing(match, missing)).questions
 
     async def propose_hypotheses(self, ctx: PlanningContext) -> Plan:
         """The runbook's hypotheses, or the gate's `none` conclusion (see the module doc)."""
         known = state_of(ctx.parameters)
         if known is not None:
             return self._follow_up(ctx, known)
-        match = best_match(self.runbooks, ctx.question)
+        match = best_match(self.runbooks, ctx.parsed())
         runbook = match.runbook
         params, missing = parameters_of(match, ctx.parameters)
         if missing:
@@ -269,7 +276,9 @@ class RunbookPlanner:
         options = await options_for(runbook, missing, self._tools, state)
         questions = [
             ClarifyingQuestion(
-                text=p.question.get(match.language), options=options.get(p.name, [])
+                text=p.question.get(match.language),
+                options=options.get(p.name, []),
+                asks=p.entity_kind if p.source == "entity" else p.name,
             )
             for p in runbook.parameters
             if p.name in missing and p.question is not None

@@ -1,0 +1,71 @@
+"""Which one? The question to ask when a question names its entity ambiguously.
+
+A runbook parameter takes exactly one known name of its kind. When the question
+names one the data does not have, several, or a parent of them (a site instead
+of one of its cells), the runbook asks — with the names that fit as options:
+"There is no cell 10219. Did you mean 10291 or 10129?"
+"""
+
+from __future__ import annotations
+
+from reasoning_core.models import ClarifyingQuestion, Language
+from reasoning_core.runbooks import Parameter
+from reasoning_core.understanding.request import Request
+
+_KIND_NAMES: dict[str, dict[Language, str]] = {
+    "cell": {"en": "cell", "ru": "соты"},
+    "site": {"en": "site", "ru": "площадки"},
+    "service": {"en": "service", "ru": "сервиса"},
+}
+_TEXTS: dict[str, dict[Language, str]] = {
+    "unknown": {
+        "en": "There is no {kind} {name} in the data. Did you mean {options}?",
+        "ru": "В данных нет {kind} {name}. Может быть, {options}?",
+    },
+    "unknown_no_options": {
+        "en": "There is no {kind} {name} in the data. Which {kind} should I look at?",
+        "ru": "В данных нет {kind} {name}. Какую проверить?",
+    },
+    "several": {
+        "en": "You named several: {options}. Which one should I analyse first?",
+        "ru": "Вы назвали несколько: {options}. С какой начать?",
+    },
+    "members": {
+        "en": "{parent} has {options}. Which one should I look at?",
+        "ru": "На {parent} — {options}. Какую проверить?",
+    },
+}
+_OR = {"en": " or ", "ru": " или "}
+
+
+def which_one(parameter: Parameter, request: Request) -> ClarifyingQuestion | None:
+    """The question about an entity parameter the question names ambiguously, or None."""
+    kind, language = parameter.entity_kind, request.language
+    known = list(dict.fromkeys(m.value for m in request.known(kind)))
+    if len(known) > 1:
+        return _ask("several", language, kind, options=known)
+    if known:
+        return None
+    unknown = [m for m in request.unknown() if m.kind == kind]
+    if unknown:
+        name, suggestions = unknown[0].value, unknown[0].suggestions
+        key = "unknown" if suggestions else "unknown_no_options"
+        return _ask(key, language, kind, options=suggestions, name=name)
+    for parent in request.mentions:
+        if parent.known and parent.members:
+            return _ask("members", language, kind, options=parent.members, parent=parent.value)
+    return None
+
+
+def _ask(
+    key: str, language: Language, kind: str, *, options: list[str], **values: str
+) -> ClarifyingQuestion:
+    shown = options[:4]
+    text = _TEXTS[key][language].format(
+        kind=_KIND_NAMES.get(kind, {}).get(language, kind),
+        options=", ".join(shown[:-1]) + _OR[language] + shown[-1]
+        if len(shown) > 1
+        else "".join(shown),
+        **values,
+    )
+    return ClarifyingQuestion(text=text[:300], options=shown, asks=kind)

@@ -1,0 +1,29 @@
+"""Does a message answer the pending clarifying question, or is it a request of its own?
+
+A message is taken as the answer when it fits the question: it names a thing of
+the kind asked for ("10291" when a cell was asked), a period when a period was
+asked, or it is a short fragment. A complete question or request of its own
+drops the pending clarification and is handled as new; a request to decline
+never merges into an earlier goal.
+"""
+
+from __future__ import annotations
+
+from reasoning_core.understanding.request import Request
+
+#: What a clarifying question may ask for besides an entity kind.
+PERIOD, SUBJECT = "period", "subject"
+
+
+def answers_pending(request: Request, asks: str | None) -> bool:
+    """True when `request` answers a pending question that asks for `asks`."""
+    if request.decline is not None:
+        return False
+    named = [m for m in request.mentions if m.kind != "name" or asks == SUBJECT]
+    if asks is not None and any(m.kind in (asks, "id") for m in named):
+        return True
+    if asks == PERIOD and request.dates.start is not None:
+        return True
+    if asks == SUBJECT and named:
+        return True
+    return not request.complete
