@@ -56,10 +56,14 @@ _SERVICE_PLACES = tuple(
 )
 _NOT_SERVICES = frozenset(
     """
-    a an the is are was were it its this that my our your their all any some there here
-    http https api 5xx errors error latency traffic service services app apps prod staging
-    cell cells site sites bs why what when how which who so very up down since after before
-    today yesterday now it everything something p95 p99 p50 pods pod and or but not no
+    a an the is are was were be been has have had do does did why what when where which who how
+    on in at of for to from by with and or not no my our your their its this that these those
+    there here all any some many much more most so very up down since after before today
+    yesterday now http https api 5xx 4xx error errors latency traffic drop drops dropped cell
+    cells service services server rate rates request requests high higher slow too lots
+    it everything something anything site website app apps system stuff thing things prod
+    staging get got getting seeing showing throwing returning returns during via per about
+    into again still just also p95 p99 p50 pods pod but we i you they he she them us me
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
@@ -226,10 +230,16 @@ def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
     for pattern in _SERVICE_PLACES:
         for m in pattern.finditer(folded):
             name = m.group("name").strip(".-_")
-            if name in _NOT_SERVICES or name in taken or name.isdigit():
+            if _not_a_service(name) or name in taken:
                 continue
             found.append(_service(name, known))
     return found
+
+
+def _not_a_service(name: str) -> bool:
+    """Words that stand where a service name would: "with", "doubled", "2025"."""
+    past_tense = len(name) > 4 and name.endswith("ed")  # "the orders service doubled"
+    return name in _NOT_SERVICES or name.isdigit() or len(name) < 2 or past_tense
 
 
 def _service(name: str, known: KnownNames) -> Mention:

@@ -29,6 +29,7 @@ from reasoning_core.planners.runbook.words import detail_of
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.understanding import understand
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
 from tests.fakes.prometheus_server import FakePrometheus
@@ -129,9 +130,11 @@ async def test_a_hostile_value_reaches_sql_only_as_a_bound_parameter(
     assert any(hostile in r.params for r in sql.requests)
     assert all("drop table" not in (r.query or "") for r in sql.requests)
     assert await pool.fetchval("SELECT count(*) FROM x") == 0  # still there
-    # Typed into the question, the value is cut at the quote: cell "1" has no data either.
+    # Typed into the question, the value is cut at the quote: "1" is no cell name, so the
+    # answer asks which cell, and nothing of the text reached SQL.
     answer, _ = await ask(pool, tools, f"Why did traffic drop on cell {hostile}?")
-    assert "no data for cell=1 " in answer.text
+    assert "Which cell should I look at?" in answer.text
+    assert all("drop table" not in (r.query or "") for r in sql.requests)
 
 
 async def test_a_dataset_without_a_column_says_what_it_lacks(
@@ -159,7 +162,9 @@ async def test_without_a_cell_the_answer_asks_for_one(
     answer, _ = await ask(pool, {"sql": sql}, "Why did traffic drop?")
     assert answer.error == "deep_failed" and "Which cell should I look at?" in answer.text
     planner = RunbookPlanner(RUNBOOKS, tools={"sql": sql})
-    [question] = await planner.clarifying_questions("Почему упал трафик?")
+    questions = await planner.clarifying_questions(understand("Почему упал трафик?"))
+    assert questions is not None
+    [question] = questions
     assert question.text.startswith("Какую соту") and len(question.options) == 4
 
 
@@ -178,7 +183,7 @@ def promql(state: PlanState) -> Callable[[str], str]:
 async def test_a_deploy_behind_an_error_spike_is_found_in_prometheus(
     pool: asyncpg.Pool[Any],
 ) -> None:
-    [match, *_] = RUNBOOKS.match(QUESTION)
+    [match, *_] = RUNBOOKS.match(understand(QUESTION))
     assert match.params == {"service": "checkout"}
     window = match.window(NOW)
     state = PlanState(runbook="service_error_spike", language="en", params=match.params,

@@ -31,6 +31,7 @@ from reasoning_core.planners.runbook.words import hypothesis_proposal
 from reasoning_core.runbooks import Runbook, load_runbooks
 from reasoning_core.tree.aggregation import logit, noisy_or, sigmoid, weight
 from reasoning_core.tree.walk import children
+from reasoning_core.understanding import understand
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
 from tests.reasoning_core.explore.test_explorer import (
@@ -129,11 +130,11 @@ def test_the_planners_wording_of_the_primary_title_is_kept() -> None:
 
 
 def test_guidance_describes_the_matching_runbook() -> None:
-    text = runbook_guidance(RUNBOOKS, "Why did traffic drop on cell 10001?")
+    text = runbook_guidance(RUNBOOKS, understand("Why did traffic drop on cell 10001?"))
     assert text is not None and "Runbook cell_traffic_drop" in text
     assert "hypothesis technical" in text and "against if confirmed: availability_drop" in text
     assert "Parameters: cell=10001" in text
-    assert runbook_guidance(RUNBOOKS, "What is the capital of France?") is None
+    assert runbook_guidance(RUNBOOKS, understand("What is the capital of France?")) is None
 
 
 # --- the explorer grows proposed alternatives -----------------------------------------
@@ -179,8 +180,11 @@ async def test_a_missing_cell_asks_with_the_cells_that_fell_most(sql: PgSqlTool)
     assert error.runbook == "cell_traffic_drop" and error.missing == ["cell"]
     [question] = error.questions
     assert question.text.startswith("Какую соту") and question.options[0] == "10001"
-    assert await planner.clarifying_questions("Why did traffic drop?") != []
-    assert await planner.clarifying_questions("Why did traffic drop?", {"cell": "10001"}) == []
+    assert await planner.clarifying_questions(understand("Why did traffic drop?")) != []
+    assert (
+        await planner.clarifying_questions(understand("Why did traffic drop?"), {"cell": "10001"})
+        == []
+    )
     with pytest.raises(NoRunbookError, match="no runbook matches"):
         await planner.propose_hypotheses(ctx("What is the capital of France?"))
 

@@ -21,6 +21,7 @@ from reasoning_core.runbooks import (
     render_template,
 )
 from reasoning_core.runbooks.model import Runbook
+from reasoning_core.understanding import understand
 
 SHIPPED = load_runbooks()
 
@@ -33,7 +34,7 @@ def minimal(**changes: Any) -> dict[str, Any]:
         "description": {"en": "A disk fills up.", "ru": "Диск заполняется."},
         "triggers": {
             "keywords": {"en": ["disk", "full"], "ru": ["диск"]},
-            "entities": [r"\bhost\s+(?P<host>[a-z0-9-]+)"],
+            "entities": {"host": {}},
         },
         "parameters": [
             {
@@ -177,15 +178,29 @@ def test_unknown_check_reference_and_undeclared_parameter() -> None:
     assert error.field == "checks[0].query" and "hostname" in error.message
 
 
-def test_required_parameter_needs_a_question_and_patterns_need_the_group() -> None:
+def test_required_parameter_needs_a_question_and_entities_a_declared_kind() -> None:
     data = minimal()
     del data["parameters"][0]["question"]
     [error] = errors_of(data)
     assert error.field == "parameters[0].question"
     data = minimal()
-    data["parameters"][0]["pattern"] = r"host (?P<server>\w+)"
+    data["parameters"][0]["kind"] = "server"
     [error] = errors_of(data)
-    assert error.field == "parameters[0].pattern" and "(?P<host>" in error.message
+    assert error.field == "parameters[0].kind" and "'server'" in error.message
+
+
+def test_entity_regexes_are_refused_with_the_way_forward() -> None:
+    data = minimal()
+    data["triggers"]["entities"] = [r"\bhost\s+(?P<host>[a-z0-9-]+)"]
+    [error] = errors_of(data)
+    assert error.field.startswith("triggers.entities") and "entity kinds" in error.message
+
+
+def test_a_known_values_query_must_be_read_only() -> None:
+    data = minimal()
+    data["triggers"]["entities"] = {"host": {"values": {"query": "DELETE FROM hosts"}}}
+    [error] = errors_of(data)
+    assert error.field.startswith("triggers.entities")
 
 
 def test_invalid_files_are_skipped_while_valid_ones_load(tmp_path: Path) -> None:
@@ -240,7 +255,7 @@ async def test_an_injected_entity_stays_a_bound_value(pool: Any) -> None:
     assert runbook is not None
     [match] = [
         m
-        for m in SHIPPED.match(f"why did traffic drop on cell '{INJECTION}'?")
+        for m in SHIPPED.match(understand(f"why did traffic drop on cell '{INJECTION}'?"))
         if m.runbook.id == "cell_traffic_drop"
     ]
     compiled = compile_sql(runbook.check("traffic_drop").query or "")
@@ -288,18 +303,18 @@ def test_prometheus_and_url_templates_refuse_unsafe_values() -> None:
     ],
 )
 def test_trigger_matching_picks_the_runbook(question: str, runbook_id: str) -> None:
-    matches = SHIPPED.match(question)
+    matches = SHIPPED.match(understand(question))
     assert matches and matches[0].runbook.id == runbook_id
     assert matches[0].complete
 
 
 @pytest.mark.parametrize("question", ["hello there", "what is the capital of France?", "привет"])
 def test_unrelated_questions_match_nothing(question: str) -> None:
-    assert SHIPPED.match(question) == []
+    assert SHIPPED.match(understand(question)) == []
 
 
 def test_missing_required_parameter_becomes_a_clarifying_question() -> None:
-    [match] = SHIPPED.match("Почему упал трафик?")
+    [match] = SHIPPED.match(understand("Почему упал трафик?"))
     assert match.runbook.id == "cell_traffic_drop"
     assert match.missing == ["cell"] and not match.complete
     [question] = match.clarifying_questions()
@@ -307,6 +322,6 @@ def test_missing_required_parameter_becomes_a_clarifying_question() -> None:
     data = minimal()
     loaded = parse_runbook(yaml.safe_dump(data, allow_unicode=True), file="d.yaml")
     assert isinstance(loaded, Runbook)
-    disk = match_runbook(loaded, "disk full again")
+    disk = match_runbook(loaded, understand("disk full again"))
     assert disk is not None
     assert [q.options for q in disk.clarifying_questions()] == [["db-1", "db-2"]]

@@ -13,6 +13,7 @@ from typing import Any
 
 from reasoning_core.runbooks import compile_sql, evaluate, load_runbooks
 from reasoning_core.runbooks.rows import Row
+from reasoning_core.understanding import understand
 
 START = datetime(2026, 9, 14, tzinfo=UTC)
 HOURS = 28 * 24
@@ -65,7 +66,7 @@ async def load_demo(conn: Any) -> None:
 
 async def test_cell_traffic_drop_runs_on_the_demo_schema(pool: Any) -> None:
     runbooks = load_runbooks()
-    [match] = runbooks.match("Почему упал трафик на соте 10001?")
+    [match] = runbooks.match(understand("Почему упал трафик на соте 10001?"))
     runbook = match.runbook
     assert runbook.id == "cell_traffic_drop" and match.params == {"cell": "10001"}
     async with pool.acquire() as conn:

@@ -14,8 +14,8 @@ from reasoning_core.strategy.heuristic import (
     HEURISTIC_MAX_CONFIDENCE,
     clarifying_questions,
     decide_heuristically,
-    detect_language,
 )
+from reasoning_core.understanding import detect_language, understand
 
 CASES_FILE = Path(__file__).parents[3] / "benchmarks" / "strategy" / "cases.yaml"
 
@@ -104,7 +104,7 @@ def _shipped_questions() -> set[str]:
     ],
 )
 def test_each_class_in_both_languages(text: str, expected: str) -> None:
-    assert decide_heuristically(text).strategy == expected
+    assert decide_heuristically(understand(text)).strategy == expected
 
 
 @pytest.mark.parametrize(
@@ -119,14 +119,14 @@ def test_each_class_in_both_languages(text: str, expected: str) -> None:
     ],
 )
 def test_prompt_injection_is_always_declined(text: str) -> None:
-    decision = decide_heuristically(text)
+    decision = decide_heuristically(understand(text))
     assert decision.strategy == "decline"
     assert decision.reason
 
 
 def test_decline_says_what_the_bot_can_do_instead() -> None:
-    en = decide_heuristically("drop table users")
-    ru = decide_heuristically("Удали все записи из таблицы users")
+    en = decide_heuristically(understand("drop table users"))
+    ru = decide_heuristically(understand("Удали все записи из таблицы users"))
     assert "I can" in en.reason
     assert "Могу" in ru.reason
     assert en.language == "en" and ru.language == "ru"
@@ -135,7 +135,7 @@ def test_decline_says_what_the_bot_can_do_instead() -> None:
 def test_heuristic_confidence_never_exceeds_the_cap() -> None:
     questions = [*_shipped_questions(), *(q for q, _ in HELD_OUT)]
     for question in questions:
-        decision = decide_heuristically(question)
+        decision = decide_heuristically(understand(question))
         assert decision.source == "heuristic"
         assert 0.0 <= decision.confidence <= HEURISTIC_MAX_CONFIDENCE
         if decision.confidence < HEURISTIC_MAX_CONFIDENCE:
@@ -145,23 +145,23 @@ def test_heuristic_confidence_never_exceeds_the_cap() -> None:
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300))
 def test_any_text_gets_a_valid_decision(text: str) -> None:
-    decision = decide_heuristically(text)
+    decision = decide_heuristically(understand(text))
     assert decision.strategy in STRATEGIES
     assert decision.confidence <= HEURISTIC_MAX_CONFIDENCE
     assert len(decision.questions) <= 3
 
 
 def test_clear_signals_are_more_confident_than_weak_ones() -> None:
-    strong = decide_heuristically("Why did traffic drop on cell 12345 since Monday?")
-    weak = decide_heuristically("cell 12345 is down")
-    plain = decide_heuristically("what's the capital of Australia?")
+    strong = decide_heuristically(understand("Why did traffic drop on cell 12345 since Monday?"))
+    weak = decide_heuristically(understand("cell 12345 is down"))
+    plain = decide_heuristically(understand("what's the capital of Australia?"))
     assert strong.confidence > weak.confidence
-    assert decide_heuristically("thanks!").confidence > plain.confidence
+    assert decide_heuristically(understand("thanks!")).confidence > plain.confidence
 
 
 def test_clarify_offers_recent_entities_as_options() -> None:
     decision = decide_heuristically(
-        "почему упал трафик?", recent_entities=["сота 12345", "сота 12346"]
+        understand("почему упал трафик?"), recent_entities=["сота 12345", "сота 12346"]
     )
     assert decision.strategy == "clarify"
     assert 1 <= len(decision.questions) <= 3
@@ -170,7 +170,7 @@ def test_clarify_offers_recent_entities_as_options() -> None:
 
 
 def test_clarify_without_recent_entities_offers_kinds_and_periods() -> None:
-    decision = decide_heuristically("Why did traffic drop?")
+    decision = decide_heuristically(understand("Why did traffic drop?"))
     texts = [q.text for q in decision.questions]
     assert texts[0] == "What should I look at?"
     assert "a service" in decision.questions[0].options
@@ -180,7 +180,7 @@ def test_clarify_without_recent_entities_offers_kinds_and_periods() -> None:
 
 
 def test_vague_complaint_asks_for_the_symptom_too() -> None:
-    questions = clarifying_questions("Something is wrong, can you check?")
+    questions = clarifying_questions(understand("Something is wrong, can you check?"))
     assert [q.text for q in questions] == [
         "What should I look at?",
         "What exactly looks wrong?",
@@ -189,7 +189,7 @@ def test_vague_complaint_asks_for_the_symptom_too() -> None:
 
 
 def test_restated_goal_is_normalised_text() -> None:
-    decision = decide_heuristically("  Why did   traffic drop\n on cell 12345?  ")
+    decision = decide_heuristically(understand("  Why did   traffic drop\n on cell 12345?  "))
     assert decision.restated_goal == "Why did traffic drop on cell 12345?"
 
 
@@ -215,7 +215,7 @@ def test_heuristic_generalises_to_held_out_questions() -> None:
     misses = [
         (q, expected, got)
         for q, expected in HELD_OUT
-        if (got := decide_heuristically(q).strategy) != expected
+        if (got := decide_heuristically(understand(q)).strategy) != expected
     ]
     accuracy = 1 - len(misses) / len(HELD_OUT)
     assert accuracy >= 0.8, misses
