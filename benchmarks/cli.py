@@ -45,6 +45,17 @@ def add_bench_parsers(bench: Any) -> None:
     strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
     strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     strategy.add_argument("--json", action="store_true")
+    understanding = bench.add_parser(
+        "understanding", help="questions as people type them, answered end to end"
+    )
+    understanding.add_argument(
+        "--cases",
+        type=Path,
+        action="append",
+        default=None,
+        help="a cases file (repeatable); default: the holdout, then the tuning set",
+    )
+    understanding.add_argument("--json", action="store_true")
 
 
 async def run_bench(settings: Settings, args: argparse.Namespace) -> int:

@@ -23,6 +23,12 @@ from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
 from benchmarks.scratch import scratch_server
 from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
+from benchmarks.understanding.runner import (
+    HOLDOUT,
+    TUNING,
+    format_understanding_report,
+    run_understanding_bench,
+)
 from bot.app import build_chat_model
 from bot.config import Settings
 
@@ -68,6 +74,13 @@ async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
             await model.aclose()
 
 
+async def _understanding(settings: Settings, args: argparse.Namespace) -> Figures:
+    paths = args.cases or [HOLDOUT, TUNING]
+    with tempfile.TemporaryDirectory(prefix="whytree-understanding-") as scratch:
+        async with scratch_server() as dsn:
+            return await run_understanding_bench(paths, dsn=dsn, data_dir=Path(scratch))
+
+
 BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "quick": (_quick, format_quick_report),
     "deep": (_deep, format_deep_report),
@@ -75,4 +88,5 @@ BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "reflection": (_reflection, format_reflection_report),
     "memory": (_memory, format_memory_report),
     "strategy": (_strategy, format_strategy_report),
+    "understanding": (_understanding, format_understanding_report),
 }

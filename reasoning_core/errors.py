@@ -57,6 +57,10 @@ class ToolError(ReasoningError):
     """A data-source tool failed; the message is safe to show to the user."""
 
 
+class OutsideDataError(ReasoningError):
+    """The question asks about a period the data does not cover; the message says which it does."""
+
+
 class TreeError(ReasoningError):
     """A hypothesis-tree operation was refused; the message says why (safe to show the model)."""
 

@@ -148,6 +148,7 @@ class ReasoningService:
     async def _decide(
         self, turn: Turn, request: Request, known: KnownNames
     ) -> AsyncIterator[Event]:
+        request = _with_previous_subject(turn, request, known)
         recall = await self._recall(turn, request.text)
         yield _memory_event(recall)
         if recall.question != request.text:  # "like yesterday": the goal now names more
@@ -182,7 +183,7 @@ class ReasoningService:
         recall = await self._recall(turn, clar.goal_with_answers(pending))
         yield _memory_event(recall)
         language: Language = "ru" if pending.decision.language == "ru" else "en"
-        request = understand(recall.question, known, language=language)
+        request = understand(clar.question_with_answers(pending), known, language=language)
         decision, usage = await self._select(turn, request)
         decision = await self._require_details(turn, recall, decision, request)
         yield _selected(decision)
@@ -341,6 +342,15 @@ class ReasoningService:
         except StoreError as e:
             log.error("clarification lookup failed, treating the message as new: %s", e)
             return None
+
+
+def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> Request:
+    """A bare period after a question ("since tuesday") asks that question again for it."""
+    fragment = not request.complete and not request.mentions and not request.metrics
+    if not fragment or request.dates.start is None or not turn.history:
+        return request
+    previous = turn.history[-1].question
+    return understand(f"{previous} {request.text}", known, language=request.language)
 
 
 def _answers(request: Request, pending: PendingClarification) -> bool:

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
-from reasoning_core.errors import NotFoundError, ReasoningError, StoreError
+from reasoning_core.errors import NotFoundError, OutsideDataError, ReasoningError, StoreError
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
@@ -95,6 +95,10 @@ class DeepAnalyst:
         try:
             async for event in explorer.explore(ctx):
                 yield event
+        except OutsideDataError as e:  # not a failure: the answer says which period there is
+            await _close(manager, "completed")
+            yield Event(kind="answer", message="No data", answer=_outside_data(str(e), tree.id))
+            return
         except ReasoningError as e:
             log.warning("deep analysis of tree %s failed: %s", tree.id, e)
             await _close(manager, "failed")
@@ -186,6 +190,16 @@ async def _close(manager: TreeManager, status: str) -> None:
         await manager.finish("completed" if status == "completed" else "failed")
     except StoreError as e:
         log.error("could not close tree %s (the answer is still sent): %s", manager.tree.id, e)
+
+
+def _outside_data(text: str, tree_id: str) -> Answer:
+    return Answer(
+        strategy="deep",
+        text=text,
+        confidence=0.95,
+        tree_id=tree_id,
+        error="outside_data",
+    )
 
 
 async def _failed(why: str, *, tree_id: str | None) -> AsyncIterator[Event]:

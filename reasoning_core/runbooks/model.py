@@ -99,6 +99,11 @@ class Triggers(_Strict):
     keywords: Keywords = Field(default_factory=Keywords)
     #: Metric ids the question must measure (understanding/vocabulary.py: traffic, errors, ...).
     metrics: list[Identifier] = Field(default_factory=list)
+    #: Directions of change the runbook explains (empty: any); a question asking about
+    #: another one (a rise, to a drop runbook) is answered with what the data shows instead.
+    directions: list[Literal["drop", "rise", "spike", "outage", "any"]] = Field(
+        default_factory=list
+    )
     #: Entity kinds by name; questions naming one of them match.
     entities: dict[Identifier, EntityKind] = Field(default_factory=dict)
     #: Score needed to match: one per keyword found, two per metric and per entity kind named.

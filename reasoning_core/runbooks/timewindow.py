@@ -213,6 +213,11 @@ def _week(weeks_ago: int) -> Builder:
 
 
 #: (pattern, builder, needs a since/until word before it)
+_SEASON_MONTH: dict[str, int] = {
+    "summer": 6, "летом": 6, "winter": 12, "зимой": 12,
+    "spring": 3, "весной": 3, "autumn": 9, "fall": 9, "осенью": 9,
+}  # fmt: skip
+
 _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
     (
         re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"),
@@ -269,6 +274,57 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
         lambda m: DateExpr(
             kind="weekday", text=m.group(0), weekday=_RU_WEEKDAYS.index(m.group(1)[:3])
         ),
+        False,
+    ),
+    # Whole months, quarters, seasons and years: their first day (a period's start).
+    (
+        re.compile(rf"\b(?:in|back in|during|since|from)\s+{_EN_MONTH}\b{_YEAR}"),
+        lambda m: _date(m.group(0), _full_year(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),
+        False,
+    ),
+    (
+        re.compile(rf"\b{_EN_MONTH}\.?,?\s+(\d{{4}})\b"),
+        lambda m: _date(m.group(0), int(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),
+        False,
+    ),
+    (
+        re.compile(rf"(?<!\w)(?:в|во|с|за|до)\s+{_RU_MONTH}(?!\w){_YEAR}"),
+        lambda m: _date(m.group(0), _full_year(m.group(2)), _ru_month(m.group(1)), 1),
+        False,
+    ),
+    (
+        re.compile(rf"(?<!\w){_RU_MONTH}\s+(\d{{4}})"),
+        lambda m: _date(m.group(0), int(m.group(2)), _ru_month(m.group(1)), 1),
+        False,
+    ),
+    (
+        re.compile(rf"(?<!\w)с\s+(\d{{1,2}})\s+по\s+\d{{1,2}}\s+{_RU_MONTH}(?!\w){_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _ru_month(m.group(2)), int(m.group(1))
+        ),
+        False,
+    ),
+    (
+        re.compile(r"\bq([1-4])\s*'?(\d{4})\b"),
+        lambda m: _date(m.group(0), int(m.group(2)), 3 * int(m.group(1)) - 2, 1),
+        False,
+    ),
+    (
+        re.compile(
+            r"(?<!\w)(summer|winter|spring|autumn|fall|летом|зимой|весной|осенью)"
+            r"\s+(?:of\s+)?(\d{4})"
+        ),
+        lambda m: _date(m.group(0), int(m.group(2)), _SEASON_MONTH[m.group(1)], 1),
+        False,
+    ),
+    (
+        re.compile(r"\blast\s+year\b|(?<!\w)в\s+прошлом\s+году(?!\w)"),
+        _relative(365),
+        False,
+    ),
+    (
+        re.compile(r"(?<!\w)(?:in|в|за|during)\s+((?:19|20)\d\d)(?:\s*(?:г\.|году|год))?(?!\w)"),
+        lambda m: _date(m.group(0), int(m.group(1)), 1, 1),
         False,
     ),
 ]

@@ -142,6 +142,12 @@ def prompt_answer(pending: PendingClarification, *, note: str | None = None) -> 
     )
 
 
+def question_with_answers(pending: PendingClarification) -> str:
+    """The original question and the answers alone (what to parse: the questions' own
+    examples, like "e.g. cell 10001", are not the user's words)."""
+    return " ".join([pending.question, *pending.answers])
+
+
 def goal_with_answers(pending: PendingClarification) -> str:
     """The original question enriched with every question/answer pair so far."""
     pairs = [f"- {q.text} {a}" for q, a in zip(pending.questions, pending.answers, strict=False)]

@@ -183,7 +183,8 @@ CHANGE_VERBS_EN = (
     "modify", "change", "edit", "overwrite", "reset", "restart", "reboot", "shutdown",
     "shut down", "stop", "kill", "disable", "deploy", "rollback", "roll back", "install",
     "uninstall", "grant", "revoke", "chmod", "flush", "scale down", "turn off", "switch off",
-    "drop the", "drop all", "clear the", "clean up the",
+    "drop the", "drop all", "clear the", "clean up the", "lock", "block", "unlock",
+    "zero out", "blank out",
 )
 RUN_VERBS_EN = ("run", "execute", "exec", "launch", "start", "invoke", "eval", "ssh")
 CHANGE_VERBS_RU = (
@@ -194,7 +195,8 @@ CHANGE_VERBS_RU = (
     r"останов(?:и|ите|ить)", r"перезапуст(?:и|ите|ить)", r"перезагруз(?:и|ите|ить)",
     r"рестартан?(?:и|уть)", r"убе(?:й|йте)|убить", r"задепло(?:й|йте|ить)",
     r"откат(?:и|ите|ить)", r"установ(?:и|ите|ить)", r"отформатиру(?:й|йте)", r"переименуй",
-    r"выда(?:й|йте|ть) права",
+    r"выда(?:й|йте|ть) права", r"почист(?:и|ите|ить)", r"обнул(?:и|ите|ить)",
+    r"заблокиру(?:й|йте)", r"блокиру(?:й|йте)", r"разблокиру(?:й|йте)",
 )
 RUN_VERBS_RU = (r"выполн(?:и|ите|ить)", r"запуст(?:и|ите|ить)", r"исполн(?:и|ите|ить)")
 #: Words that may precede an imperative: "please", "can you", "пожалуйста", "надо".

@@ -34,6 +34,15 @@ MIN_QUESTION_WORDS = 4
 _CYRILLIC = re.compile(r"[а-яё]")
 _LATIN = re.compile(r"[a-z]")
 _TOKEN = re.compile(r"[\w][\w.\-]*\w|\w+")
+#: "бс-10291", "cell#10291", "bs_10291": a kind word glued to an id.
+_LABEL_JOINED = re.compile(
+    r"(?<![\w-])(cells?|bs|bts|enb|gnb|sites?|сота|соты|соте|соту|бс|бтс|енб|sector)[-_#№:](?=\d)"
+)
+#: Services so common that a question naming them needs no "service" word.
+_COMMON_SERVICES = re.compile(
+    r"(?<![\w-])(?P<name>checkout|payments?|billing|auth|authentication|login|signup|search|cart"
+    r"|catalog|inventory|shipping|orders|notifications?|api-gateway|gateway)(?![\w-])"
+)
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
 _BARE_ID = re.compile(r"^\d{4,7}$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
@@ -101,7 +110,7 @@ def understand(
 ) -> Request:
     """Parse `text` by the rules, linking its names against `known` (see the module doc)."""
     clean = normalise(text)[:MAX_PARSED_CHARS]
-    folded = fold(clean)
+    folded = _LABEL_JOINED.sub(r"\1 ", fold(clean))
     names = known or KnownNames()
     mentions = _link(folded, names)
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
@@ -111,7 +120,10 @@ def understand(
     direction = direction_in(folded)
     if direction == "rise" and "errors" in metrics:
         direction = "spike"  # errors "went up": a spike
-    intent = _intent(signals, decline, direction, metrics, bool(mentions))
+    named = any(m.known or m.labelled or m.kind == "service" for m in mentions) or (
+        any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
+    )
+    intent = _intent(signals, decline, direction, metrics, named)
     if intent != "diagnose":  # a bare number in small talk is no unknown cell
         mentions = [m for m in mentions if m.known is not False or m.labelled]
     mentions += [Mention(kind="name", value=n) for n in others]
@@ -138,10 +150,10 @@ def _intent(
 ) -> Intent:
     if decline is not None:
         return "act"
-    if signals.diagnostic or (named and (direction is not None or bool(metrics))):
-        return "diagnose"
-    if signals.framed_as_definition:
+    if signals.framed_as_definition and not (signals.causal or signals.vague_incident):
         return "explain"
+    if signals.diagnostic or (named and not signals.social):
+        return "diagnose"
     return "chat"
 
 
@@ -185,10 +197,19 @@ def _label_before(folded: str, token: _Token) -> str | None:
     return None
 
 
+def _label_after(folded: str, token: _Token) -> str | None:
+    """A kind word right after a token ("MSK0457B сота", "10291_2 cell")."""
+    after = folded[token.end : token.end + 30].lstrip(" -—:")
+    for kind, pattern in KIND_WORDS.items():
+        if (m := pattern.match(after)) is not None and m.start() == 0:
+            return kind
+    return None
+
+
 def _link(folded: str, known: KnownNames) -> list[Mention]:
     found: list[Mention] = []
     for token in _tokens(folded):
-        label = _label_before(folded, token)
+        label = _label_before(folded, token) or _label_after(folded, token)
         hits = known.lookup(token.text)
         if label is not None and any(kind == label for kind, _ in hits):
             hits = [(kind, name) for kind, name in hits if kind == label]
@@ -227,7 +248,7 @@ def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | Non
 
 def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
     found = []
-    for pattern in _SERVICE_PLACES:
+    for pattern in (*_SERVICE_PLACES, _COMMON_SERVICES):
         for m in pattern.finditer(folded):
             name = m.group("name").strip(".-_")
             if _not_a_service(name) or name in taken:
@@ -238,8 +259,8 @@ def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
 
 def _not_a_service(name: str) -> bool:
     """Words that stand where a service name would: "with", "doubled", "2025"."""
-    past_tense = len(name) > 4 and name.endswith("ed")  # "the orders service doubled"
-    return name in _NOT_SERVICES or name.isdigit() or len(name) < 2 or past_tense
+    past_tense = len(name) > len("feed") and name.endswith("ed")  # "the service doubled"
+    return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense
 
 
 def _service(name: str, known: KnownNames) -> Mention:

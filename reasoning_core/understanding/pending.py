@@ -19,6 +19,8 @@ def answers_pending(request: Request, asks: str | None) -> bool:
     """True when `request` answers a pending question that asks for `asks`."""
     if request.decline is not None:
         return False
+    if request.complete and request.metrics:
+        return False  # "why did traffic go up on cell 10081 yesterday": a question of its own
     named = [m for m in request.mentions if m.kind != "name" or asks == SUBJECT]
     if asks is not None and any(m.kind in (asks, "id") for m in named):
         return True

@@ -49,13 +49,15 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
     ("rise", words(
         r"increas\w*", r"ris(?:e|es|en|ing)", "rose", r"gr[eo]w(?:s|n|ing|th)?", "higher",
         r"(?:went|go|goes|going) up", r"doubled", r"tripled", r"jump(?:s|ed)?",
-        r"вырос\w*", r"раст(?:ет|ут|ёт)", r"рост\w*", r"увелич\w*", r"выше",
+        r"вырос\w*", r"раст(?:ет|ут|ёт)", r"рост\w*", r"увелич\w*", r"выше", r"прирост\w*",
+        r"вверх", r"больше трафик\w*", r"more traffic", r"upward", r"climb\w*",
         r"поднял\w*", r"прибавил\w*",
     )),
     ("drop", words(
         r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing|en)?", r"declin\w*", r"decreas\w*",
         r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down",
-        "lost", "loss", "lower", "less", r"shr[iu]nk\w*", r"collaps\w*", r"halv\w*", "half",
+        "lost", "loss", "lose", r"losing", "lower", "less", "fewer", "low", r"shr[iu]nk\w*",
+        r"collaps\w*", r"halv\w*", "half",
         r"(?:zero|no) traffic",
         r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",
         r"снизил\w*", r"снижа\w*", r"снижени\w*", r"уменьш\w*", r"сократил\w*", r"обвал\w*",
@@ -101,8 +103,12 @@ def metrics_in(folded: str) -> list[str]:
 
 
 def direction_in(folded: str) -> Direction | None:
-    """Which way the question says something moved, or None."""
-    for direction, pattern in DIRECTIONS:
-        if pattern.search(folded):
-            return direction
-    return None
+    """Which way the question says something moved, or None.
+
+    A question naming a drop and a rise ("noise went up and traffic went down") is
+    about the drop: that is what users ask to explain.
+    """
+    found = [direction for direction, pattern in DIRECTIONS if pattern.search(folded)]
+    if "drop" in found and "rise" in found:
+        return "drop"
+    return found[0] if found else None

@@ -8,6 +8,8 @@ of one of its cells), the runbook asks — with the names that fit as options:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from reasoning_core.models import ClarifyingQuestion, Language
 from reasoning_core.runbooks import Parameter
 from reasoning_core.understanding.request import Request
@@ -38,19 +40,24 @@ _TEXTS: dict[str, dict[Language, str]] = {
 _OR = {"en": " or ", "ru": " или "}
 
 
-def which_one(parameter: Parameter, request: Request) -> ClarifyingQuestion | None:
-    """The question about an entity parameter the question names ambiguously, or None."""
+def which_one(
+    parameter: Parameter, request: Request, kinds: Sequence[str] = ()
+) -> ClarifyingQuestion | None:
+    """The question about an entity parameter the question names ambiguously, or None.
+
+    `kinds` are the runbook's other entity kinds: an unknown site is reported like an
+    unknown cell."""
     kind, language = parameter.entity_kind, request.language
     known = list(dict.fromkeys(m.value for m in request.known(kind)))
     if len(known) > 1:
         return _ask("several", language, kind, options=known)
     if known:
         return None
-    unknown = [m for m in request.unknown() if m.kind == kind]
+    unknown = [m for m in request.unknown() if m.kind == kind or m.kind in kinds]
     if unknown:
         name, suggestions = unknown[0].value, unknown[0].suggestions
         key = "unknown" if suggestions else "unknown_no_options"
-        return _ask(key, language, kind, options=suggestions, name=name)
+        return _ask(key, language, unknown[0].kind, options=suggestions, name=name)
     for parent in request.mentions:
         if parent.known and parent.members:
             return _ask("members", language, kind, options=parent.members, parent=parent.value)

@@ -19,8 +19,8 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from reasoning_core.errors import ReasoningError, ToolError
-from reasoning_core.models import ClarifyingQuestion, Evidence
+from reasoning_core.errors import OutsideDataError, ReasoningError, ToolError
+from reasoning_core.models import ClarifyingQuestion, Evidence, Language
 from reasoning_core.planners.runbook.checks import (
     PlanState,
     RunbookInputError,
@@ -28,7 +28,7 @@ from reasoning_core.planners.runbook.checks import (
     build_request,
     judge,
 )
-from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet, TimeWindow
 from reasoning_core.runbooks.rows import as_datetime, as_number
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.understanding.request import Request
@@ -109,9 +109,20 @@ async def find_anchor(
     clock: Callable[[], datetime],
 ) -> datetime:
     """The data's "now": the runbook's anchor query, else the clock."""
+    last, _ = await find_data_span(runbook, params, tools, clock)
+    return last
+
+
+async def find_data_span(
+    runbook: Runbook,
+    params: Mapping[str, str],
+    tools: Mapping[str, Tool],
+    clock: Callable[[], datetime],
+) -> tuple[datetime, datetime | None]:
+    """The data's "now" and, when the anchor query also returns ``first``, its first time."""
     anchor = runbook.window.anchor
     if anchor is None:
-        return clock()
+        return clock(), None
     if anchor.tool == "sql":
         sql, args = bind_sql(anchor.query, dict(params))
         result = await run_tool(tools, "sql", ToolRequest(query=sql, params=args, max_rows=1))
@@ -124,7 +135,31 @@ async def find_anchor(
     moment = as_datetime(value) or _unix(value)
     if moment is None:
         raise NoDataError(f"the data source has no data for runbook {runbook.id}")
-    return moment
+    first = result.rows[0].get("first") if result.rows else None
+    return moment, as_datetime(first) if first is not None else None
+
+
+def check_period(
+    window: TimeWindow, *, first: datetime | None, last: datetime, language: Language
+) -> None:
+    """`OutsideDataError` when the question's own period lies outside [first, last]."""
+    if window.source != "question":
+        return
+    before = first is not None and window.recent_start < first
+    after = window.recent_start > last
+    if not (before or after):
+        return
+    asked = window.expression or window.recent_start.date().isoformat()
+    covered = f"{first:%d.%m.%Y} – {last:%d.%m.%Y}" if first else f"… – {last:%d.%m.%Y}"
+    if language == "ru":
+        raise OutsideDataError(
+            f"За «{asked}» данных нет: данные покрывают {covered}. "
+            "Спросите о дне в этом промежутке или без даты — о последних днях."
+        )
+    raise OutsideDataError(
+        f"There is no data for “{asked}”: the data covers {covered}. "
+        "Ask about a day in that range, or without a date for the latest days."
+    )
 
 
 def _first_value(result: ToolResult) -> Any:
@@ -133,6 +168,8 @@ def _first_value(result: ToolResult) -> Any:
     row = result.rows[0]
     if "value" in row and ("ts" in row or "metric" in row):  # a Prometheus sample
         return row["value"]
+    if "anchor" in row:
+        return row["anchor"]
     return next(iter(row.values()), None)
 
 

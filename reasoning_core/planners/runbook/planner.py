@@ -54,7 +54,9 @@ from reasoning_core.planners.runbook.checks import (
 from reasoning_core.planners.runbook.plan import (
     MissingParameterError,
     best_match,
+    check_period,
     find_anchor,
+    find_data_span,
     gate_refuted,
     options_for,
     parameters_of,
@@ -65,6 +67,7 @@ from reasoning_core.planners.runbook.words import (
     detail_of,
     gate_evidence,
     hypothesis_proposal,
+    other_direction,
     recommendations,
     state_in_tree,
 )
@@ -132,7 +135,8 @@ class RunbookPlanner:
             question
             for p in match.runbook.parameters
             if p.name in missing and p.source == "entity"
-            if (question := which_one(p, request)) is not None
+            if (question := which_one(p, request, list(match.runbook.triggers.entities)))
+            is not None
         ]
         return asked or (await self._missing(match, missing)).questions
 
@@ -146,7 +150,7 @@ class RunbookPlanner:
         params, missing = parameters_of(match, ctx.parameters)
         if missing:
             raise await self._missing(match, missing)
-        anchor = await find_anchor(runbook, params, self._tools, self._clock)
+        anchor, first = await find_data_span(runbook, params, self._tools, self._clock)
         state = PlanState(
             runbook=runbook.id,
             language=_language(match, ctx),
@@ -154,8 +158,13 @@ class RunbookPlanner:
             anchor=anchor,
             window=match.window(anchor),
         )
+        check_period(state.window, first=first, last=anchor, language=state.language)
         parameters: dict[str, Any] = {**params, STATE_KEY: state.model_dump(mode="json")}
         found = await run_gate(runbook, state, self._tools)
+        direction = ctx.parsed().direction
+        if direction is not None and not _explains(runbook, direction):
+            return Plan(conclusion=other_direction(runbook, found, direction, state.language),
+                        parameters=parameters)  # fmt: skip
         if gate_refuted(found):
             return Plan(conclusion=gate_evidence(runbook, found, state.language),
                         parameters=parameters)  # fmt: skip
@@ -288,6 +297,11 @@ class RunbookPlanner:
             f"runbook {runbook.id} needs {names}; " + " ".join(q.text for q in questions),
             runbook=runbook.id, missing=list(missing), questions=questions,
         )  # fmt: skip
+
+
+def _explains(runbook: Runbook, direction: str) -> bool:
+    """Whether the runbook investigates changes in this direction (empty list: any)."""
+    return not runbook.triggers.directions or direction in runbook.triggers.directions
 
 
 def _language(match: RunbookMatch, ctx: PlanningContext) -> Language:

@@ -80,6 +80,42 @@ def gate_evidence(
     )
 
 
+_OTHER_DIRECTION = {
+    "found": {
+        "en": "The data shows a fall, not a {asked}",
+        "ru": "Данные показывают падение, а не {asked}",
+    },
+    "not_found": {
+        "en": "No fall found, and a {asked} is not what this runbook measures",
+        "ru": "Падения не найдено, а {asked} этот runbook не измеряет",
+    },
+}
+_ASKED = {
+    "rise": {"en": "rise", "ru": "рост"},
+    "spike": {"en": "spike", "ru": "всплеск"},
+}
+
+
+def other_direction(
+    runbook: Runbook, found: Sequence[tuple[Check, Evidence]], asked: str, language: Language
+) -> Evidence:
+    """The `none` conclusion for a question about a change the runbook does not explain
+    (a rise, asked of a drop runbook): what the gate's numbers show instead."""
+    fell = any(evidence.confirmed for _, evidence in found)
+    key = "found" if fell else "not_found"
+    word = _ASKED.get(asked, {}).get(language, asked)
+    title = _OTHER_DIRECTION[key][language].format(asked=word)
+    lines = [evidence.text for _, evidence in found if evidence.text]
+    strength = max((evidence.confidence for _, evidence in found), default=0.5)
+    return Evidence(
+        confirmed=True,
+        confidence=max(strength, 0.6),
+        text=gate_conclusion(title, lines),
+        data={"gate": [check.id for check, _ in found], "runbook": runbook.id, "asked": asked},
+        has_data=bool(found),
+    )
+
+
 def recommendations(runbook: Runbook, synthesis: Synthesis, language: Language) -> list[str]:
     """The primary's recommendations, then the first of each secondary factor's."""
     primary = synthesis.primary.id
