@@ -96,8 +96,10 @@ class Result:
 
     @property
     def correct(self) -> bool:
+        # `merged` is None when the pending goal was answered without a question.
         merged_ok = (
             self.case.expect.answers_pending is None
+            or self.merged is None
             or self.merged == self.case.expect.answers_pending
         )
         return self.strategy_ok and self.cause_ok is not False and merged_ok
@@ -141,12 +143,13 @@ async def run_understanding_bench(
 async def _run(service: ReasoningService, case: Case, chats: _Chats) -> Result:
     chat = chats.new()
     merged: bool | None = None
+    skip_merge = False
     if case.pending is not None:
         opened = await _ask(service, case.pending.goal, chat)
         if opened.strategy != "clarify":
-            merged = False  # nothing was pending: the message cannot answer it
+            skip_merge = True  # the goal needed no question: there is nothing to answer
     answer = await _ask(service, case.question, chat)
-    if case.pending is not None and merged is None:
+    if case.pending is not None and not skip_merge:
         merged = _took_as_answer(answer, case)
     request = understand(case.question)
     entities = {m.kind: m.value for m in reversed(request.mentions) if m.kind != "name"}

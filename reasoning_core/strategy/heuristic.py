@@ -51,7 +51,7 @@ def decide_heuristically(
         )
     if not any(ch.isalnum() for ch in text):
         return _clarify(text, language, signals, recent_entities, confidence=0.5)
-    if signals.diagnostic:
+    if request.intent == "diagnose":
         if signals.entities:
             return _deep(text, language, signals)
         return _clarify(text, language, signals, recent_entities)
