@@ -9,6 +9,7 @@ names in place (or none): linking then falls back to unchecked mentions.
 
 from __future__ import annotations
 
+import asyncio
 import difflib
 import logging
 import time
@@ -81,14 +82,16 @@ class EntityCatalogue:
         self._clock = clock
         self._known = KnownNames()
         self._loaded_at: float | None = None
+        self._lock = asyncio.Lock()  # one refresh at a time; the others wait for its names
 
     async def snapshot(self) -> KnownNames:
         """The current names, refreshed first when older than the TTL."""
-        now = self._clock()
-        if self._loaded_at is None or now - self._loaded_at >= self._ttl:
-            self._loaded_at = now
-            self._known = await self._load(self._known)
-        return self._known
+        async with self._lock:
+            now = self._clock()
+            if self._loaded_at is None or now - self._loaded_at >= self._ttl:
+                self._known = await self._load(self._known)
+                self._loaded_at = self._clock()
+            return self._known
 
     async def _load(self, previous: KnownNames) -> KnownNames:
         names: dict[str, dict[str, str]] = {}
