@@ -177,13 +177,14 @@ class ReasoningService:
             yield _answer(clar.prompt_answer(pending, note=words["empty"]), Usage())
             return
         pending = await self._deps.clarifier.accept(pending, turn.question.text)
-        if pending.next_question is not None:
+        language: Language = "ru" if pending.decision.language == "ru" else "en"
+        request = understand(clar.question_with_answers(pending), known, language=language)
+        asked = pending.next_question
+        if asked is not None and not _covered(request, asked.asks):
             yield _answer(clar.prompt_answer(pending), Usage())
             return
         recall = await self._recall(turn, clar.goal_with_answers(pending))
         yield _memory_event(recall)
-        language: Language = "ru" if pending.decision.language == "ru" else "en"
-        request = understand(clar.question_with_answers(pending), known, language=language)
         decision, usage = await self._select(turn, request)
         decision = await self._require_details(turn, recall, decision, request)
         yield _selected(decision)
@@ -351,6 +352,17 @@ def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> R
         return request
     previous = turn.history[-1].question
     return understand(f"{previous} {request.text}", known, language=request.language)
+
+
+def _covered(request: Request, asks: str | None) -> bool:
+    """The answers so far already say what the next question asks ("cell 1, since Monday")."""
+    if asks == "period":
+        return request.dates.start is not None
+    if asks == "symptom":
+        return bool(request.metrics) or request.direction not in (None, "any")
+    if asks is not None:
+        return any(m.kind in (asks, "id") or asks == "subject" for m in request.mentions)
+    return False
 
 
 def _answers(request: Request, pending: PendingClarification) -> bool:

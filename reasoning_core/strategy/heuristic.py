@@ -73,20 +73,28 @@ def _questions_for(
     if not signals.entities:
         recent = [e.strip()[:60] for e in recent_entities if e.strip()][:4]
         options = recent or texts.WHAT_OPTIONS[lang]
-        questions.append(ClarifyingQuestion(text=texts.WHAT_QUESTION[lang], options=options))
+        questions.append(
+            ClarifyingQuestion(text=texts.WHAT_QUESTION[lang], options=options, asks="subject")
+        )
     if not signals.symptom:
         questions.append(
             ClarifyingQuestion(
-                text=texts.SYMPTOM_QUESTION[lang], options=texts.SYMPTOM_OPTIONS[lang]
+                text=texts.SYMPTOM_QUESTION[lang],
+                options=texts.SYMPTOM_OPTIONS[lang],
+                asks="symptom",
             )
         )
     if not signals.time_hint:
         questions.append(
-            ClarifyingQuestion(text=texts.WHEN_QUESTION[lang], options=texts.WHEN_OPTIONS[lang])
+            ClarifyingQuestion(
+                text=texts.WHEN_QUESTION[lang], options=texts.WHEN_OPTIONS[lang], asks="period"
+            )
         )
     if not questions:  # names everything, yet judged too vague: ask what to look at
         questions.append(
-            ClarifyingQuestion(text=texts.WHAT_QUESTION[lang], options=texts.WHAT_OPTIONS[lang])
+            ClarifyingQuestion(
+                text=texts.WHAT_QUESTION[lang], options=texts.WHAT_OPTIONS[lang], asks="subject"
+            )
         )
     return questions[:3]
 

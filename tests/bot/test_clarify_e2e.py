@@ -30,7 +30,7 @@ from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 
 CHAT = 701
 USER = 701
-VAGUE = "why did traffic drop?"
+VAGUE = "something is wrong again, why?"
 
 
 async def _next_message(telegram: FakeTelegramServer, chat_id: int = CHAT) -> RecordedCall:
@@ -66,7 +66,7 @@ async def test_buttons_then_typed_answer_resume_the_reasoning(
         asking = _next_message(telegram)
         telegram.push_callback(CHAT, USER, options[0][1], first.result["message_id"])
         second = await asking
-        assert "For which period?" in second.text
+        assert second.text.startswith("❓") and "What should I look at?" not in second.text
         assert telegram.callback_answers[-1].params.get("text", "").startswith("→")
         assert telegram.calls_of("editMessageReplyMarkup"), "the used keyboard is removed"
 
@@ -167,7 +167,7 @@ async def test_a_restart_between_question_and_answer(
     async with running_bot(settings, telegram):  # a new process, same database
         asking = _next_message(telegram)
         telegram.push_message(CHAT, "cell 12345", user_id=USER)
-        assert "For which period?" in (await asking).text
+        assert "What exactly looks wrong?" in (await asking).text
 
 
 async def test_llm_decisions_decline_deep_and_clarify(
