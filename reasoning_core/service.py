@@ -153,7 +153,7 @@ class ReasoningService:
         yield _memory_event(recall)
         if recall.question != request.text:  # "like yesterday": the goal now names more
             request = understand(recall.question, known, language=request.language)
-        decision, usage = await self._select(turn, request)
+        decision, usage, request = await self._select(turn, request, known)
         decision = await self._require_details(turn, recall, decision, request)
         yield _selected(decision)
         if decision.strategy == "clarify" and decision.questions:
@@ -185,7 +185,7 @@ class ReasoningService:
             return
         recall = await self._recall(turn, clar.goal_with_answers(pending))
         yield _memory_event(recall)
-        decision, usage = await self._select(turn, request)
+        decision, usage, request = await self._select(turn, request, known)
         decision = await self._require_details(turn, recall, decision, request)
         yield _selected(decision)
         assumptions: list[str] = []
@@ -296,10 +296,13 @@ class ReasoningService:
             user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal
         )
 
-    async def _select(self, turn: Turn, request: Request) -> tuple[StrategyDecision, Usage]:
+    async def _select(
+        self, turn: Turn, request: Request, known: KnownNames
+    ) -> tuple[StrategyDecision, Usage, Request]:
         recent = [n for past in turn.history[-3:] for n in understand(past.question).names]
-        return await self._deps.strategy.decide(
+        return await self._deps.strategy.decide_and_understand(
             request,
+            known=known,
             user_id=turn.question.user_id,
             project=turn.question.project,
             recent_entities=list(dict.fromkeys(recent)),

@@ -42,9 +42,15 @@ Reply with one JSON object only:
 {"strategy": "quick|deep|clarify|decline", "confidence": 0.0-1.0, \
 "reason": "one sentence", "uncertainty_reason": "why unsure, or null", \
 "restated_goal": "the goal in one sentence", "language": "ISO 639-1 code of the message", \
-"questions": [{"text": "...", "options": ["...", "..."]}]}
+"questions": [{"text": "...", "options": ["...", "..."]}], \
+"request": {"intent": "diagnose|explain|act|chat", \
+"direction": "drop|rise|spike|outage|any|null", \
+"entities": [{"kind": "cell|site|service", "name": "the name exactly as written"}], \
+"period": "the time asked about, as written, or null"}}
 Write reason, uncertainty_reason, restated_goal and questions in the user's language. \
-"questions" is empty unless the strategy is "clarify"."""
+"questions" is empty unless the strategy is "clarify". In "request", "intent" is diagnose \
+for finding why something changed or whether something is wrong, explain for a definition \
+or how-to, act for a request to change something; list only names the message contains."""
 
 #: User turn of the strategy call. Placeholders: {context}, {message}.
 STRATEGY_USER = """\

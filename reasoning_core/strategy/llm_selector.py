@@ -30,6 +30,7 @@ from reasoning_core.models import (
 from reasoning_core.ports import ChatMessage, ChatModel
 from reasoning_core.strategy import texts
 from reasoning_core.strategy.heuristic import clarifying_questions, normalise_text
+from reasoning_core.understanding.from_model import ModelParse
 from reasoning_core.understanding.request import Request
 
 _SYNONYMS: dict[str, Strategy] = {
@@ -93,6 +94,13 @@ class StrategyWire(BaseModel):
     restated_goal: str = ""
     language: str = ""
     questions: list[WireQuestion] = Field(default_factory=list)
+    #: What the message asks, as the model reads it (merged into the rules' parse).
+    request: ModelParse | None = None
+
+    @field_validator("request", mode="before")
+    @classmethod
+    def _request(cls, value: Any) -> Any:
+        return value if isinstance(value, dict) else None
 
     @field_validator("strategy", mode="before")
     @classmethod
@@ -152,15 +160,15 @@ class LLMStrategySelector:
         *,
         recent_entities: Sequence[str] = (),
         recent_context: Sequence[str] = (),
-    ) -> tuple[StrategyDecision, Usage]:
-        """One structured call; the decision has source "llm"."""
+    ) -> tuple[StrategyDecision, Usage, ModelParse | None]:
+        """One structured call: the decision (source "llm"), its usage, the model's parse."""
         messages = build_messages(
             request, recent_entities=recent_entities, recent_context=recent_context
         )
         wire, usage = await complete_json(
             self._model, messages, StrategyWire, max_tokens=self._max_tokens
         )
-        return to_decision(wire, request, recent_entities=recent_entities), usage
+        return to_decision(wire, request, recent_entities=recent_entities), usage, wire.request
 
 
 def build_messages(

@@ -30,6 +30,8 @@ from reasoning_core.strategy import texts
 from reasoning_core.strategy.cache import DecisionCache, cache_key
 from reasoning_core.strategy.heuristic import decide_heuristically, normalise_text
 from reasoning_core.strategy.llm_selector import LLMStrategySelector
+from reasoning_core.understanding.catalogue import KnownNames
+from reasoning_core.understanding.from_model import refine
 from reasoning_core.understanding.request import Request
 
 logger = logging.getLogger(__name__)
@@ -65,29 +67,51 @@ class StrategySelector:
         recent_context: Sequence[str] = (),
     ) -> tuple[StrategyDecision, Usage]:
         """The decision for a parsed question and the LLM usage it cost (zero without a call)."""
+        decision, usage, _ = await self.decide_and_understand(
+            request,
+            user_id=user_id,
+            project=project,
+            recent_entities=recent_entities,
+            recent_context=recent_context,
+        )
+        return decision, usage
+
+    async def decide_and_understand(
+        self,
+        request: Request,
+        *,
+        user_id: int,
+        project: str,
+        recent_entities: Sequence[str] = (),
+        recent_context: Sequence[str] = (),
+        known: KnownNames | None = None,
+    ) -> tuple[StrategyDecision, Usage, Request]:
+        """The decision, its usage, and the request completed by the model's reading of it
+        (the rules' request unchanged without a model call)."""
         if not self._enabled:
-            return _disabled_decision(request), Usage()
+            return _disabled_decision(request), Usage(), request
         if self._llm is None or request.decline == "injection":
-            return decide_heuristically(request, recent_entities=recent_entities), Usage()
+            decision = decide_heuristically(request, recent_entities=recent_entities)
+            return decision, Usage(), request
         key = cache_key(request.text, user_id=user_id, project=project)
         cached = self._cache.get(key)
         if cached is not None:
-            return cached.model_copy(update={"source": "cache"}), Usage()
+            return cached.model_copy(update={"source": "cache"}), Usage(), request
         try:
             async with asyncio.timeout(self._timeout):
-                decision, usage = await self._llm.decide(
+                decision, usage, parsed = await self._llm.decide(
                     request, recent_entities=recent_entities, recent_context=recent_context
                 )
         except TimeoutError:
             logger.warning(
                 "strategy: LLM timed out after %.1fs; using the heuristic", self._timeout
             )
-            return _fallback(request, recent_entities, texts.LLM_TIMEOUT), Usage()
+            return _fallback(request, recent_entities, texts.LLM_TIMEOUT), Usage(), request
         except (LLMError, ValueError) as e:  # ValueError covers pydantic's ValidationError
             logger.warning("strategy: LLM path failed (%s); using the heuristic", _describe(e))
-            return _fallback(request, recent_entities, texts.LLM_FAILED), Usage()
+            return _fallback(request, recent_entities, texts.LLM_FAILED), Usage(), request
         self._cache.put(key, decision)
-        return decision, usage
+        return decision, usage, refine(request, parsed, known or KnownNames())
 
 
 def _disabled_decision(request: Request) -> StrategyDecision:

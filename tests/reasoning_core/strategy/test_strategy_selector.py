@@ -14,7 +14,7 @@ from reasoning_core.errors import LLMHTTPError, LLMTimeoutError
 from reasoning_core.llm import prompts
 from reasoning_core.ports import ChatMessage
 from reasoning_core.strategy.selector import StrategySelector
-from reasoning_core.understanding import understand
+from reasoning_core.understanding import KnownNames, understand
 from tests.fakes.scripted import Reply, ScriptedChatModel
 
 INCIDENT = "Why did traffic drop on cell 12345 since Monday?"
@@ -291,3 +291,24 @@ async def test_prompt_injection_never_reaches_the_model() -> None:
     )
     assert decision.strategy == "decline"
     assert model.calls == []
+
+
+async def test_the_model_fills_the_request_and_names_are_linked_to_the_data() -> None:
+    known = KnownNames(names={"cell": {"10291": "10291"}})
+    reading = {"intent": "diagnose", "entities": [{"kind": "cell", "name": "10291"}]}
+    model = ScriptedChatModel(lambda _messages: _json(strategy="deep", request=reading))
+    request = understand("what's up with the cell from the alert?", known)
+    decision, _, understood = await _selector(model).decide_and_understand(
+        request, user_id=1, project="p", known=known
+    )
+    assert decision.strategy == "deep" and understood.source == "llm"
+    assert understood.entity("cell") == "10291" and understood.known("cell")[0].known is True
+
+
+async def test_a_garbled_reading_leaves_the_rules_parse() -> None:
+    model = ScriptedChatModel(lambda _messages: _json(strategy="deep", request="nonsense"))
+    request = understand("why did traffic drop on cell 10291?")
+    _, _, understood = await _selector(model).decide_and_understand(
+        request, user_id=1, project="p"
+    )
+    assert understood.mentions == request.mentions and understood.intent == request.intent

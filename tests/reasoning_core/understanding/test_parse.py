@@ -9,6 +9,7 @@ import pytest
 
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.understanding import EntityCatalogue, KnownNames, NameSource, understand
+from reasoning_core.understanding.from_model import ModelParse, refine
 from reasoning_core.understanding.pending import answers_pending
 
 CELLS = ["10291", "10129", "10033", "10081", "10392", "MSK0457B", "10291_2", "S1029"]
@@ -167,3 +168,28 @@ async def test_the_catalogue_reads_once_per_ttl_and_keeps_names_when_a_read_fail
     tool.ok = False
     kept = await catalogue.snapshot()
     assert tool.runs == 2 and kept.lookup("10291") == [("cell", "10291")]
+
+
+def test_the_models_reading_is_validated_and_linked() -> None:
+    rules = understand("what's up with the cell from my alert, traffic looks low", KNOWN)
+    assert rules.known("cell") == []
+    parsed = ModelParse.model_validate(
+        {
+            "intent": "diagnose",
+            "direction": "sideways",  # not a direction: dropped
+            "entities": [
+                {"kind": "cell", "name": "10291"},
+                {"kind": "cell", "name": "10291'; DROP TABLE x;--"},  # not a name: dropped
+                {"kind": "planet", "name": "mars"},  # not a kind: dropped
+                {"kind": "cell", "name": "10219"},
+            ],
+            "period": "since Monday",
+        }
+    )
+    refined = refine(rules, parsed, KNOWN)
+    assert refined.source == "llm" and refined.intent == "diagnose"
+    assert refined.direction == rules.direction
+    assert [(m.value, m.known) for m in refined.mentions] == [("10291", True), ("10219", False)]
+    assert refined.dates.start is not None and refined.dates.start.kind == "weekday"
+    declined = understand("delete all rows from demo.hour_stats", KNOWN)
+    assert refine(declined, ModelParse(intent="diagnose"), KNOWN).intent == "act"
