@@ -15,48 +15,7 @@ from datetime import UTC, datetime
 from pydantic import BaseModel, Field
 
 from reasoning_core.ports import MemoryEntry
-
-_FOLLOW_UP = re.compile(
-    r"(?<!\w)(?:again|once more|one more time|like yesterday|as yesterday|same as yesterday"
-    r"|like before|as before|like last time|as last time|same as last time|same as before"
-    r"|redo|repeat|как вчера|как и вчера|снова|опять|ещё раз|еще раз|повтори\w*"
-    r"|как в прошлый раз|как раньше|то же самое|то же, что)(?!\w)",
-    re.IGNORECASE,
-)
-_VALUE = r"[\"'«`]?(?P<{name}>[A-Za-z0-9_.\-]*\d[A-Za-z0-9_.\-]*)"
-_PATTERNS: dict[str, tuple[re.Pattern[str], ...]] = {
-    "cell": (
-        re.compile(r"\bcells?\s*(?:name|id)?\s*[#№:=]?\s*" + _VALUE.format(name="cell"), re.I),
-        re.compile(
-            r"(?<!\w)(?:сот(?:а|ы|е|у|ой|ам|ах)|ячейк\w*|бс)\s*[#№:=]?\s*"
-            + _VALUE.format(name="cell"),
-            re.I,
-        ),
-    ),
-    "service": (
-        re.compile(r"(?<!\w)(?P<service>[A-Za-z][\w.\-]*)\s+(?:service|svc)\b", re.I),
-        re.compile(
-            r"(?<!\w)(?:service|svc|сервис\w*)\s+[\"'«`]?(?P<service>[A-Za-z][\w.\-]*)", re.I
-        ),
-    ),
-    "date": (re.compile(r"(?<!\d)(?P<date>\d{4}-\d{2}-\d{2}|\d{1,2}\.\d{1,2}\.\d{2,4})(?!\d)"),),
-    "since": (
-        re.compile(
-            r"(?<!\w)(?:since|from)\s+(?P<since>monday|tuesday|wednesday|thursday|friday"
-            r"|saturday|sunday|yesterday|last week|\d{1,2}:\d{2})",
-            re.I,
-        ),
-        re.compile(
-            r"(?<!\w)(?:с|со|начиная с)\s+(?P<since>понедельника|вторника|среды|четверга"
-            r"|пятницы|субботы|воскресенья|вчерашнего дня|прошлой недели|\d{1,2}:\d{2})",
-            re.I,
-        ),
-    ),
-}
-_NOT_A_SERVICE = frozenset(
-    """the a an this that our my your same each every is are was were has had in on at for
-    to of and or down up errors error outage too also again""".split()  # noqa: SIM905 - a word list
-)
+from reasoning_core.understanding.parse import understand
 
 
 class Reuse(BaseModel):
@@ -70,25 +29,29 @@ class Reuse(BaseModel):
 
 def is_follow_up(question: str) -> bool:
     """Does the question point back at an earlier one ("again", "как вчера", "снова")?"""
-    return _FOLLOW_UP.search(question) is not None
+    return understand(question).follow_up
 
 
 def extract_parameters(text: str) -> dict[str, str]:
-    """Cell ids, services and dates a question names: what a later follow-up may reuse."""
+    """Cell ids, services and dates a question names: what a later follow-up may reuse.
+
+    Read off the question's one parse (reasoning_core/understanding), like every other
+    step: a calendar date is ``date``, a relative one ("since Monday") ``since``.
+    """
+    request = understand(text)
     found: dict[str, str] = {}
-    for name, patterns in _PATTERNS.items():
-        for pattern in patterns:
-            match = next(
-                (m for m in pattern.finditer(text) if _acceptable(name, m.group(name))), None
-            )
-            if match is not None:
-                found[name] = match.group(name).strip(".-")
-                break
+    cell = request.entity("cell") or request.entity("id")
+    if cell is not None:
+        found["cell"] = cell
+    service = request.entity("service")
+    if service is not None:
+        found["service"] = service
+    start = request.dates.start
+    if start is not None:
+        typed = re.search(re.escape(start.text), text, re.IGNORECASE)
+        key = "date" if start.kind == "date" and start.year else "since"
+        found[key] = typed.group(0) if typed else start.text
     return found
-
-
-def _acceptable(name: str, value: str) -> bool:
-    return name != "service" or value.lower() not in _NOT_A_SERVICE
 
 
 def reuse_parameters(question: str, entries: Sequence[MemoryEntry]) -> Reuse | None:

@@ -23,7 +23,12 @@ from reasoning_core.understanding.lexicon import fold
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
-from reasoning_core.understanding.vocabulary import KIND_WORDS, direction_in, metrics_in
+from reasoning_core.understanding.vocabulary import (
+    FOLLOW_UP,
+    KIND_WORDS,
+    direction_in,
+    metrics_in,
+)
 
 #: Longer questions are cut before parsing (a pasted log around a question).
 MAX_PARSED_CHARS = 6000
@@ -112,7 +117,7 @@ def understand(
     clean = normalise(text)[:MAX_PARSED_CHARS]
     folded = _LABEL_JOINED.sub(r"\1 ", fold(clean))
     names = known or KnownNames()
-    mentions = _link(folded, names)
+    mentions = [_as_typed(m, clean) for m in _link(folded, names)]
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
     decline = decline_kind(folded)
@@ -134,7 +139,8 @@ def understand(
         metrics=metrics,
         direction=direction,
         mentions=mentions,
-        dates=find_dates(clean),
+        dates=find_dates(FOLLOW_UP.sub(" ", clean)),  # "like yesterday" is no date
+        follow_up=FOLLOW_UP.search(clean) is not None,
         decline=decline,
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
@@ -272,6 +278,14 @@ def _service(name: str, known: KnownNames) -> Mention:
     return Mention(
         kind="service", value=name, known=False, suggestions=known.suggest("service", name)
     )
+
+
+def _as_typed(mention: Mention, text: str) -> Mention:
+    """A name the data did not spell for us keeps the user's spelling ("MSK0457B")."""
+    if mention.known:
+        return mention
+    typed = re.search(re.escape(mention.value), text, re.IGNORECASE)
+    return mention.model_copy(update={"value": typed.group(0)}) if typed else mention
 
 
 def _unique(found: list[Mention]) -> list[Mention]:

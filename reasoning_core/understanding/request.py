@@ -57,6 +57,8 @@ class Request(BaseModel):
     decline: DeclineKind | None = None
     #: The kinds of words it contains, for the heuristic strategy.
     signals: Signals = Field(default_factory=Signals)
+    #: It points back at an earlier question ("again", "like yesterday", "как вчера").
+    follow_up: bool = False
     #: A question or request that stands on its own (not a fragment answering another).
     complete: bool = False
     source: Source = "rules"

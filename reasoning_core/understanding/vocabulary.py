@@ -94,6 +94,15 @@ KIND_WORDS: dict[str, re.Pattern[str]] = {
     ),
 }
 
+#: A question pointing back at an earlier one: "again", "like yesterday", "как вчера".
+FOLLOW_UP = re.compile(
+    r"(?<!\w)(?:again|once more|one more time|like yesterday|as yesterday|same as yesterday"
+    r"|like before|as before|like last time|as last time|same as last time|same as before"
+    r"|redo|repeat|как вчера|как и вчера|снова|опять|ещё раз|еще раз|повтори\w*"
+    r"|как в прошлый раз|как раньше|то же самое|то же, что)(?!\w)",
+    re.IGNORECASE,
+)
+
 # fmt: on
 
 
