@@ -27,6 +27,7 @@ from reasoning_core.errors import LLMError, ReasoningError, StoreError
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
+from reasoning_core.memory.reuse import parameters_of
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
 from reasoning_core.models import Answer, Event, Language, Question, StrategyDecision, Usage
 from reasoning_core.planners.contract import PlanningContext
@@ -214,7 +215,9 @@ class ReasoningService:
         request: Request,
         assumptions: list[str],
     ) -> AsyncIterator[Event]:
-        done = {"goal": recall.question, "parameters": recall.parameters}
+        # What a later "like yesterday" may reuse: this request's names, then reused ones.
+        parameters = {**parameters_of(request), **recall.parameters}
+        done = {"goal": recall.question, "parameters": parameters}
         if decision.strategy == "decline":
             yield _answer(decline_answer(decision), usage, done)
             return

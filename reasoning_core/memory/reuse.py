@@ -16,6 +16,7 @@ from pydantic import BaseModel, Field
 
 from reasoning_core.ports import MemoryEntry
 from reasoning_core.understanding.parse import understand
+from reasoning_core.understanding.request import Request
 
 
 class Reuse(BaseModel):
@@ -38,7 +39,12 @@ def extract_parameters(text: str) -> dict[str, str]:
     Read off the question's one parse (reasoning_core/understanding), like every other
     step: a calendar date is ``date``, a relative one ("since Monday") ``since``.
     """
-    request = understand(text)
+    return parameters_of(understand(text), text)
+
+
+def parameters_of(request: Request, text: str | None = None) -> dict[str, str]:
+    """The reusable parameters of a parsed question (names as the user typed them)."""
+    text = request.text if text is None else text
     found: dict[str, str] = {}
     cell = request.entity("cell") or request.entity("id")
     if cell is not None:
