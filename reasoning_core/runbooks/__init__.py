@@ -36,13 +36,14 @@ from reasoning_core.runbooks.sqltext import (
     ensure_read_only,
 )
 from reasoning_core.runbooks.templates import TemplateError, render_template
-from reasoning_core.runbooks.timewindow import TimeWindow, find_dates, resolve_window
+from reasoning_core.runbooks.timewindow import DateSpan, TimeWindow, find_dates, resolve_window
 from reasoning_core.runbooks.verdicts import evaluate
 
 __all__ = [
     "NONE_ID",
     "Check",
     "CompiledSQL",
+    "DateSpan",
     "Gate",
     "Hypothesis",
     "LoadError",

@@ -160,7 +160,7 @@ _RU_MONTH = (
     r"|сентябр[ьяе]|октябр[ьяе]|ноябр[ьяе]|декабр[ьяе])"
 )
 _ORD = r"(?:st|nd|rd|th|-?го|-?е)?"
-_YEAR = r"(?:,?\s+(\d{4})(?:\s*(?:г\.|года?))?)?"
+_YEAR = r"(?:,?\s+(\d{4})(?!\d)(?:\s*(?:г\.|года?))?)?"
 _RU_WEEKDAY = (
     r"(понедельник\w*|вторник\w*|сред[аыуе]|средой|четверг\w*|пятниц[аыуе]|пятницей"
     r"|суббот[аыуе]|субботой|воскресень[еяю]|воскресеньем)"
@@ -219,6 +219,13 @@ _SEASON_MONTH: dict[str, int] = {
 }  # fmt: skip
 
 _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
+    (
+        re.compile(rf"(?<!\w)с\s+(\d{{1,2}})\s+по\s+\d{{1,2}}\s+{_RU_MONTH}(?!\w){_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _ru_month(m.group(2)), int(m.group(1))
+        ),
+        False,
+    ),
     (
         re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b"),
         lambda m: _date(m.group(0), int(m.group(1)), int(m.group(2)), int(m.group(3))),
@@ -295,13 +302,6 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
     (
         re.compile(rf"(?<!\w){_RU_MONTH}\s+(\d{{4}})"),
         lambda m: _date(m.group(0), int(m.group(2)), _ru_month(m.group(1)), 1),
-        False,
-    ),
-    (
-        re.compile(rf"(?<!\w)с\s+(\d{{1,2}})\s+по\s+\d{{1,2}}\s+{_RU_MONTH}(?!\w){_YEAR}"),
-        lambda m: _date(
-            m.group(0), _full_year(m.group(3)), _ru_month(m.group(2)), int(m.group(1))
-        ),
         False,
     ),
     (

@@ -58,11 +58,24 @@ class KnownNames:
         close = difflib.get_close_matches(typed.lower(), list(names), n=limit, cutoff=0.6)
         return [names[c] for c in close]
 
+    def kinds_shaped_like(self, token: str) -> list[str]:
+        """Kinds whose names have the token's shape (letters -> A, digits -> 9): "S1040"
+        is shaped like the sites, "10396" like the cells."""
+        shape = name_shape(token)
+        return [
+            kind for kind, names in self.names.items() if shape in {name_shape(n) for n in names}
+        ]
+
     def children(self, parent: str) -> list[str]:
         """Names whose parent is `parent` (a site's cells), sorted."""
         return sorted(
             name for parents in self.parents.values() for name, p in parents.items() if p == parent
         )
+
+
+def name_shape(name: str) -> str:
+    """ "S1040" -> "A9999": what a name looks like, whatever its letters and digits."""
+    return "".join("9" if ch.isdigit() else "A" if ch.isalpha() else ch for ch in name.lower())
 
 
 class EntityCatalogue:

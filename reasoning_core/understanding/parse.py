@@ -125,6 +125,8 @@ def understand(
     direction = direction_in(folded)
     if direction == "rise" and "errors" in metrics:
         direction = "spike"  # errors "went up": a spike
+    elif direction == "spike" and "errors" not in metrics and "latency" not in metrics:
+        direction = "rise"  # a traffic "surge" is a rise
     named = any(m.known or m.labelled or m.kind == "service" for m in mentions) or (
         any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
     )
@@ -236,9 +238,10 @@ def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | Non
     """An id-shaped token the data does not have (or that cannot be checked)."""
     if not _ID_SHAPE.match(token) or (label is None and _YEAR.match(token)):
         return None
-    if label is None and not _BARE_ID.match(token):
+    shaped = known.kinds_shaped_like(token) if label is None else []
+    if label is None and not shaped and not _BARE_ID.match(token):
         return None  # "web-3", "p95": names of other shapes, not ids
-    kind = label or ("cell" if "cell" in known.kinds else "id")
+    kind = label or (shaped[0] if shaped else "cell" if "cell" in known.kinds else "id")
     if kind == "service":
         return None  # services are found by where they stand (below)
     if kind in known.kinds:

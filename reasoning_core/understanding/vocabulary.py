@@ -65,7 +65,7 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"ушел", r"ушла", r"ушло", r"потер\w*",
     )),
     ("spike", words(
-        r"spik\w*", r"surg\w*", r"burst\w*", r"всплеск\w*", r"скач\w*", r"подскочи\w*",
+        r"spik\w*", r"surg\w*", r"burst\w*", r"всплеск\w*", r"подскочи\w*",
     )),
     ("outage", words(
         "outage", "down", "dead", "offline", r"unreachable", r"not (?:working|responding)",
@@ -76,6 +76,7 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"problems?", r"issues?", r"wrong", r"anomal\w*", r"weird", "broken", r"check",
         r"look at", "ok", "okay", "fine", r"strange", r"healthy",
         r"проблем\w*", r"не так", r"случилось", r"происходит", r"аномал\w*", r"странн\w*",
+        r"скач\w*", r"fluctuat\w*", r"jump(?:s|ing)? (?:up and down|around)",
         r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*",
     )),
 )

@@ -28,7 +28,7 @@ from reasoning_core.planners.runbook.checks import (
     build_request,
     judge,
 )
-from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet, TimeWindow
+from reasoning_core.runbooks import Check, DateSpan, Runbook, RunbookMatch, RunbookSet
 from reasoning_core.runbooks.rows import as_datetime, as_number
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.understanding.request import Request
@@ -140,16 +140,17 @@ async def find_data_span(
 
 
 def check_period(
-    window: TimeWindow, *, first: datetime | None, last: datetime, language: Language
+    dates: DateSpan, *, first: datetime | None, last: datetime, language: Language
 ) -> None:
-    """`OutsideDataError` when the question's own period lies outside [first, last]."""
-    if window.source != "question":
+    """`OutsideDataError` when the period the question asks about starts outside
+    [first, last] (before the data, or after its latest time)."""
+    if dates.start is None:
         return
-    before = first is not None and window.recent_start < first
-    after = window.recent_start > last
-    if not (before or after):
+    start = dates.start.resolve(last)
+    before = first is not None and start < first.replace(hour=0, minute=0, second=0)
+    if not (before or start > last):
         return
-    asked = window.expression or window.recent_start.date().isoformat()
+    asked = dates.start.text
     covered = f"{first:%d.%m.%Y} – {last:%d.%m.%Y}" if first else f"… – {last:%d.%m.%Y}"
     if language == "ru":
         raise OutsideDataError(

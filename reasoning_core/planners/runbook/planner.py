@@ -158,7 +158,7 @@ class RunbookPlanner:
             anchor=anchor,
             window=match.window(anchor),
         )
-        check_period(state.window, first=first, last=anchor, language=state.language)
+        check_period(match.dates, first=first, last=anchor, language=state.language)
         parameters: dict[str, Any] = {**params, STATE_KEY: state.model_dump(mode="json")}
         found = await run_gate(runbook, state, self._tools)
         direction = ctx.parsed().direction
