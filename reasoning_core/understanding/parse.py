@@ -78,6 +78,8 @@ _NOT_SERVICES = frozenset(
     it everything something anything site website app apps system stuff thing things prod
     staging get got getting seeing showing throwing returning returns during via per about
     into again still just also p95 p99 p50 pods pod but we i you they he she them us me
+    go goes going went keeps keep kept seems looks numbers number database db databases host
+    hosts network cluster queue website platform backend frontend api-server everything
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
