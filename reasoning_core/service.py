@@ -283,8 +283,10 @@ class ReasoningService:
         and a runbook with everything it needs goes deep at once."""
         if decision.strategy not in ("deep", "clarify") or self._deps.deep is None:
             return decision
-        if decision.strategy == "clarify" and request.intent != "diagnose":
-            return decision
+        if decision.strategy == "clarify" and (
+            request.intent != "diagnose" or decision.source == "llm"
+        ):
+            return decision  # the model's own question stands
         ctx = _planning_context(turn, recall, decision, request)
         questions = await self._deps.deep.missing_details(ctx)
         if questions is None:  # no runbook fits: the strategy's own questions stand
