@@ -289,6 +289,9 @@ class ReasoningService:
             return decision  # the model's own question stands
         ctx = _planning_context(turn, recall, decision, request)
         questions = await self._deps.deep.missing_details(ctx)
+        if questions is None and self._deps.chat_model is None and decision.strategy == "deep":
+            # No runbook fits and no model could plan: say so rather than fail the analysis.
+            return decision.model_copy(update={"strategy": "quick"})
         if questions is None:  # no runbook fits: the strategy's own questions stand
             return decision
         if not questions:
