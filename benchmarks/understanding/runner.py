@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,7 +35,7 @@ from bot.config import Settings
 from demo.setup import load_demo_dataset
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
-from reasoning_core.understanding import understand
+from reasoning_core.understanding import KnownNames, understand
 
 HERE = Path(__file__).parent
 TUNING = HERE / "cases.yaml"
@@ -132,15 +133,29 @@ async def run_understanding_bench(
     async with open_runtime(settings) as runtime:
         await load_demo_dataset(runtime.pool, seed=DEMO_SEED)
         await runtime.users.touch(_USER, username="bench", full_name="understanding bench")
+        known = await _known_names(runtime.pool)
         chats = _Chats()
         for path in paths:
-            results = [await _run(runtime.service, case, chats) for case in read_cases(path)]
+            cases = read_cases(path)
+            results = [await _run(runtime.service, case, chats, known) for case in cases]
             by_file[path.name] = figures(results)
     first = next(iter(by_file.values()))
     return {**first, "files": by_file}
 
 
-async def _run(service: ReasoningService, case: Case, chats: _Chats) -> Result:
+async def _known_names(pool: asyncpg.Pool[Any]) -> KnownNames:
+    """The names the service links questions against (the demo's cells and sites)."""
+    rows = await pool.fetch("SELECT cellname, site FROM demo.cells")
+    return KnownNames(
+        names={
+            "cell": {r["cellname"].lower(): r["cellname"] for r in rows},
+            "site": {r["site"].lower(): r["site"] for r in rows},
+        },
+        parents={"cell": {r["cellname"]: r["site"] for r in rows}},
+    )
+
+
+async def _run(service: ReasoningService, case: Case, chats: _Chats, known: KnownNames) -> Result:
     chat = chats.new()
     merged: bool | None = None
     skip_merge = False
@@ -151,7 +166,7 @@ async def _run(service: ReasoningService, case: Case, chats: _Chats) -> Result:
     answer = await _ask(service, case.question, chat)
     if case.pending is not None and not skip_merge:
         merged = _took_as_answer(answer, case)
-    request = understand(case.question)
+    request = understand(case.question, known)
     entities = {m.kind: m.value for m in reversed(request.mentions) if m.kind != "name"}
     return Result(
         case=case,

@@ -1,0 +1,78 @@
+"""`whytree bench understanding`: the labelled sets, and the runner end to end on a few cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from benchmarks.understanding.runner import (
+    HOLDOUT,
+    TUNING,
+    format_understanding_report,
+    read_cases,
+    run_understanding_bench,
+)
+
+FEW = [
+    {
+        "id": "x1",
+        "question": "Почему упал трафик на БС 10291?",
+        "language": "ru",
+        "pending": None,
+        "expect": {"strategy": "deep", "runbook": "cell_traffic_drop",
+                   "entities": {"cell": "10291"}, "direction": "drop", "outcome": "technical"},
+    },
+    {
+        "id": "x2",
+        "question": "why did traffic drop on cell 10219",
+        "language": "en",
+        "pending": None,
+        "expect": {"strategy": "clarify", "entities": {"cell": "10219"},
+                   "outcome": "unknown_entity"},
+    },
+    {
+        "id": "x3",
+        "question": "10033",
+        "language": "en",
+        "pending": {"goal": "Why did traffic drop?", "asked": "cell"},
+        "expect": {"strategy": "deep", "entities": {"cell": "10033"}, "outcome": "technical",
+                   "answers_pending": True},
+    },
+    {
+        "id": "x4",
+        "question": "what is an erlang?",
+        "language": "en",
+        "pending": None,
+        "expect": {"strategy": "deep", "outcome": "technical"},  # labelled wrong on purpose
+    },
+]  # fmt: skip
+
+
+def test_the_sets_are_large_varied_and_disjoint() -> None:
+    holdout, tuning = read_cases(HOLDOUT), read_cases(TUNING)
+    assert len(holdout) + len(tuning) >= 300 and len(holdout) * 3 >= len(holdout) + len(tuning)
+    ids = [c.id for c in holdout + tuning]
+    assert len(ids) == len(set(ids))
+    assert not {c.question for c in holdout} & {c.question for c in tuning}
+    for cases in (holdout, tuning):
+        assert {c.language for c in cases} == {"ru", "en"}
+        assert {c.expect.strategy for c in cases} == {"quick", "deep", "clarify", "decline"}
+        assert any(c.pending is not None for c in cases)
+    header = HOLDOUT.read_text(encoding="utf-8").split("\n-")[0].lower()
+    assert "written before" in header and "never\n# used to tune" in header
+
+
+async def test_the_runner_answers_each_case_through_the_service(
+    database_url: str, tmp_path: Path
+) -> None:
+    cases = tmp_path / "few.yaml"
+    cases.write_text(yaml.safe_dump(FEW, allow_unicode=True), encoding="utf-8")
+    figures = await run_understanding_bench([cases], dsn=database_url, data_dir=tmp_path)
+    assert figures["cases"] == 4
+    assert figures["accuracy"] == 0.75  # the three right, the mislabelled one wrong
+    assert [w["id"] for w in figures["wrong"]] == ["x4"]
+    assert figures["wrong"][0]["got"]["strategy"] == "quick"
+    assert figures["entity_accuracy"] == 1.0 and figures["cause_accuracy"] == 0.75
+    assert figures["by_language"]["ru"] == {"cases": 1, "accuracy": 1.0}
+    assert "accuracy (whole answer right) 0.750" in format_understanding_report(figures)
