@@ -62,7 +62,8 @@ DEFINITION = re.compile(
     r"|^(?:what|what's) (?:is|are) (?:a|an) "
     r"|^(?:what|what's) is [\w.-]+\??$"
     r"|^define\b|\bstands? for\b|\bdefinition of\b|\bdifference between\b"
-    r"|\bwhat does [\w\s.-]{1,40} mean\b"
+    r"|\bwhat does [\w\s.'\"«»-]{1,40} mean\b|^explain (?:what|the meaning|the difference)\b"
+    r"|^(?:объясни|поясни)\w*,? (?:что|чем)\b"
     r"|что (?:такое|значит|означает|обозначает)|\bрасшифр\w*|\bв чем разница\b"
     r"|\bчем отлича\w*|\bразниц\w* между\b"
 )

@@ -132,7 +132,8 @@ def understand(
     named = any(m.known or m.labelled or m.kind == "service" for m in mentions) or (
         any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
     )
-    intent = _intent(signals, decline, direction, metrics, named)
+    linked = any(m.known or m.labelled for m in mentions)
+    intent = _intent(signals, decline, direction, metrics, named, linked=linked)
     if intent != "diagnose":  # a bare number in small talk is no unknown cell
         mentions = [m for m in mentions if m.known is not False or m.labelled]
     mentions += [Mention(kind="name", value=n) for n in others]
@@ -157,11 +158,13 @@ def _intent(
     direction: Direction | None,
     metrics: list[str],
     named: bool,
+    *,
+    linked: bool,
 ) -> Intent:
     if decline is not None:
         return "act"
-    if signals.framed_as_definition and not (signals.causal or signals.vague_incident):
-        return "explain"
+    if signals.framed_as_definition and not linked:
+        return "explain"  # "what does 'external cause' mean?": a term, not an incident
     if signals.diagnostic or (named and not signals.social):
         return "diagnose"
     return "chat"
