@@ -30,6 +30,7 @@ from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
 from reasoning_core.tools.prometheus import PrometheusTool
 from storage.jobs import PgJobStore
 from storage.sql_tool import PgSqlTool
+from storage.tree_pages import PgTreeJournal
 from storage.trees import PgTreeStore
 
 log = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ async def open_deep(
                 reflection_every=settings.reflection_every,
             ),
             critic=chat_model,
+            journal=PgTreeJournal(pool),
         )
         yield DeepPath(
             runner=DeepJobRunner(PgJobStore(pool), analyst),

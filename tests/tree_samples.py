@@ -17,7 +17,7 @@ from reasoning_core.tree.manager import TreeManager
 
 XSS = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 
-_TEXT = {
+_TEXT: dict[str, dict[str, Any]] = {
     "en": {
         "question": "Why did traffic drop on cell 12345 since Monday?",
         "hypotheses": [
