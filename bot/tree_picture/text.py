@@ -53,3 +53,11 @@ def label_lines(text: str, *, width: int, max_lines: int) -> list[str]:
     return [
         html.escape(line, quote=True) for line in wrapped(text, width=width, max_lines=max_lines)
     ]
+
+
+def language_of(text: str) -> str:
+    """ "ru" when at least a third of the letters are Cyrillic, else "en" (the languages
+    whytree answers in)."""
+    cyrillic = sum(1 for char in text if "а" <= char.lower() <= "я" or char in "ёЁ")
+    latin = sum(1 for char in text if "a" <= char.lower() <= "z")
+    return "ru" if cyrillic and cyrillic * 2 >= latin else "en"
