@@ -40,7 +40,7 @@ from reasoning_core.memory.budget import ContextBudget
 from reasoning_core.memory.long_term import LongTermMemory
 from reasoning_core.memory.turn import SessionLimits, TurnLoader, TurnRecorder
 from reasoning_core.models import Answer
-from reasoning_core.ports import ChatModel, Job
+from reasoning_core.ports import ChatModel, Job, TreeJournal
 from reasoning_core.service import Deps, ReasoningService
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
@@ -74,6 +74,7 @@ class Runtime:
     projects: PgProjectStore
     ops: Ops
     pictures: TreePictures
+    journal: TreeJournal
     #: The analysis pages, served on METRICS_PORT; None without PUBLIC_URL.
     pages: AnalysisPages | None
 
@@ -157,11 +158,10 @@ def _wire(
         deep_slots=ops.deep_slots,
     )
     pictures = TreePictures(timeout=settings.tree_picture_timeout_sec)
+    journal = PgTreeJournal(pool)
     pages = None
     if ops.links.enabled:
-        pages = AnalysisPages(
-            links=ops.links, trees=ops.trees, journal=PgTreeJournal(pool), pictures=pictures
-        )
+        pages = AnalysisPages(links=ops.links, trees=ops.trees, journal=journal, pictures=pictures)
     return Runtime(
         settings=settings,
         pool=pool,
@@ -171,6 +171,7 @@ def _wire(
         projects=projects,
         ops=ops,
         pictures=pictures,
+        journal=journal,
         pages=pages,
     )
 

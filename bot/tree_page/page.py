@@ -21,6 +21,7 @@ from markupsafe import Markup
 from pydantic import ValidationError
 
 from bot.tree_page.words import page_words
+from bot.tree_picture.text import without_bidi_controls
 from bot.tree_picture.verdicts import (
     child_index,
     greyed,
@@ -49,10 +50,20 @@ _SVG = "{http://www.w3.org/2000/svg}"
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 _UNSAFE_TAGS = {"script", "foreignObject", "iframe", "object", "embed", "use", "image"}
 
+
+def _shown(value: object) -> object:
+    """Every printed value: bidi overrides dropped from text (they could reverse what
+    follows them), markup we made ourselves left as it is."""
+    if isinstance(value, str) and not isinstance(value, Markup):
+        return without_bidi_controls(value)
+    return value
+
+
 _environment = Environment(
     loader=PackageLoader("bot.tree_page", "templates"),
     autoescape=select_autoescape(["html"]),
     undefined=StrictUndefined,
+    finalize=_shown,
     trim_blocks=True,
     lstrip_blocks=True,
 )

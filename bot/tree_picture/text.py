@@ -17,6 +17,12 @@ _BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u20
 ELLIPSIS = "…"
 
 
+def without_bidi_controls(text: str) -> str:
+    """`text` without bidi embeddings, overrides and isolates (right-to-left text itself
+    stays and is shown right to left)."""
+    return "".join(char for char in text if char not in _BIDI_CONTROLS)
+
+
 def clean(text: str) -> str:
     """One line of printable text: control, format-override and unpaired surrogate
     characters dropped, whitespace runs collapsed to one space."""
