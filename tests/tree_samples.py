@@ -1,21 +1,27 @@
-"""Hypothesis trees of a chosen size, grown with the real `TreeManager`, for rendering tests.
+"""Hypothesis trees of a chosen size, grown with the real tree edits, for rendering tests.
 
-`grow_tree(store, size, language)` makes a finished analysis of exactly `size`
-nodes: the root question, hypotheses, and checks with confirming, refuting,
-inconclusive and not-run results; with two or more hypotheses the last one is
-rejected by a plan revision, with its reason, as reflection does. `hostile`
-puts markup, a 3,000-character description, emoji and right-to-left text in.
+`build_tree(size, language)` makes a finished analysis of exactly `size` nodes:
+the root question, hypotheses, and checks with confirming, refuting,
+inconclusive and not-run results (aggregated and synthesised as the explorer
+would); with two or more hypotheses the last one is rejected by a plan
+revision, with its reason, as reflection does. `hostile` puts markup, a
+3,000-character description, emoji and right-to-left text in.
+`store_tree` builds one and saves it.
 """
 
 from __future__ import annotations
 
+import uuid
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reasoning_core.models import Evidence, Node, Tree
+from reasoning_core.models import Evidence, Node, NodeType, Tree
 from reasoning_core.ports import TreeStore
-from reasoning_core.tree.manager import TreeManager
+from reasoning_core.tree.edits import NewNode, add_node, close_node, set_result
+from reasoning_core.tree.synthesis import synthesize
 
 XSS = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
+T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
 _TEXT: dict[str, dict[str, Any]] = {
     "en": {
@@ -42,14 +48,18 @@ _TEXT: dict[str, dict[str, Any]] = {
     },
 }  # fmt: skip
 
+#: Verdicts of the checks in turn, for the first hypothesis (the winner) and the others:
+#: True confirmed, False refuted, "?" inconclusive, None left pending ("not run").
+_WINNER: list[bool | str | None] = [True, True, True, None]
+_OTHERS: list[bool | str | None] = [False, "?", False, None]
+
 
 def hypothesis_count(size: int) -> int:
     """How many hypotheses a tree of `size` nodes gets (the rest are checks)."""
     return 0 if size <= 1 else max(1, (size - 1) // 5)
 
 
-async def grow_tree(
-    store: TreeStore,
+def build_tree(
     size: int,
     language: str = "en",
     *,
@@ -59,58 +69,66 @@ async def grow_tree(
 ) -> Tree:
     """A finished tree of exactly `size` nodes (see the module docstring)."""
     words = _TEXT["ru" if language == "ru" else "en"]
-    manager = TreeManager(store=store)
     question = words["question"] + (f" {XSS}" if hostile else "")
-    await manager.create_tree(question, user_id=user_id, chat_id=chat_id)
+    tree_id = uuid.uuid4().hex[:12]
+    root = Node(
+        id="root", tree_id=tree_id, node_type="root", status="in_progress", title=question,
+        description=question, created_at=T0, updated_at=T0,
+    )  # fmt: skip
+    tree = Tree(
+        id=tree_id, task=question, user_id=user_id, chat_id=chat_id, nodes={"root": root},
+        created_at=T0,
+    )  # fmt: skip
     count = hypothesis_count(size)
-    hypotheses = [await _hypothesis(manager, words, i, hostile) for i in range(count)]
+    hypotheses = [_hypothesis(tree, words, i, hostile) for i in range(count)]
     for index in range(size - 1 - count):
-        parent = hypotheses[index % count]
-        await _check(manager, words, parent, index, hostile)
+        _check(tree, words, hypotheses[index % count], index, hostile)
     if count >= 2:
-        await manager.begin_revision()
-        await manager.reject_node(hypotheses[-1].id, words["rejected"])
-    await manager.finish("completed")
-    return manager.tree
+        tree.revision = 1
+        close_node(tree, hypotheses[-1].id, "rejected", words["rejected"])
+    tree.status, root.status = "completed", "completed"
+    tree.synthesis = synthesize(tree)
+    return tree
 
 
-async def _hypothesis(
-    manager: TreeManager, words: dict[str, Any], index: int, hostile: bool
-) -> Node:
+async def store_tree(store: TreeStore, size: int, language: str = "en", **kwargs: Any) -> Tree:
+    """`build_tree`, saved in `store`."""
+    tree = build_tree(size, language, **kwargs)
+    await store.create(tree)
+    return tree
+
+
+def _add(tree: Tree, parent: str, text: str, kind: NodeType, **fields: Any) -> Node:
+    at = T0 + timedelta(seconds=len(tree.nodes))
+    node, _ = add_node(tree, NewNode(parent, text, kind, **fields), max_depth=5, now=at)
+    return node
+
+
+def _hypothesis(tree: Tree, words: dict[str, Any], index: int, hostile: bool) -> Node:
     titles: list[str] = words["hypotheses"]
     title = titles[index % len(titles)] + (f" #{index + 1}" if index >= len(titles) else "")
     description = title
     if hostile and index == 0:
-        title = f"{title} {XSS} 🔥 שלום עולם"
+        title = f"{title} 🔥 שלום {XSS}"
         description = "Длинное описание / long description. " * 80  # ~3,000 characters
-    return await manager.add_child(
-        "root", description, "hypothesis", title=title, prior=0.6 if index == 0 else 0.4
-    )
+    prior = 0.6 if index == 0 else 0.4
+    return _add(tree, "root", description, "hypothesis", title=title, prior=prior)
 
 
-#: Verdicts of the checks in turn: the first hypothesis (the winner), then the others;
-#: None in the second place of a pair means inconclusive, a missing pair means not run.
-_WINNER = [True, True, True, None]
-_OTHERS = [False, "inconclusive", False, None]
-
-
-async def _check(
-    manager: TreeManager, words: dict[str, Any], parent: Node, index: int, hostile: bool
-) -> None:
+def _check(tree: Tree, words: dict[str, Any], parent: Node, index: int, hostile: bool) -> None:
     title = words["check"].format(h=parent.title[:40], i=index + 1)
     if hostile and index == 1:
         title = f"{XSS} \u202eRTL override\u202c 😀"
-    node = await manager.add_child(
-        parent.id, title, "verification", title=title, context={"query": "SELECT 1"}
-    )
+    context = {"tool": "sql", "query": "SELECT day, availability FROM cell_days WHERE cell = $1",
+               "params": ["12345"]}  # fmt: skip
+    node = _add(tree, parent.id, title, "verification", title=title, context=context)
     turn = (_WINNER if parent.id == "h1" else _OTHERS)[(index // 2) % 4]
     if turn is None:
         return  # left pending: "not run"
-    finding = words["finding"].format(a=index % 7, h=44 + index)
+    rows = [["2024-05-06", str(index % 7)], ["2024-05-07", "100"]]
+    seen = {"columns": ["day", "availability"], "rows": rows, "row_count": 2}
     evidence = Evidence(
-        confirmed=None if turn == "inconclusive" else bool(turn), confidence=0.85,
-        text=finding, has_data=True,
-        data={"rows": 2, "seen": {"columns": ["day", "availability"],
-                                  "rows": [["2024-05-06", index % 7], ["2024-05-07", 100]]}},
+        confirmed=None if turn == "?" else bool(turn), confidence=0.85, has_data=True,
+        text=words["finding"].format(a=index % 7, h=44 + index), data={"rows": 2, "seen": seen},
     )  # fmt: skip
-    await manager.set_node_result(node.id, evidence)
+    set_result(tree, node.id, evidence)

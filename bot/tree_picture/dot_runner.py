@@ -34,6 +34,7 @@ async def run_dot(
     *,
     timeout: float,  # noqa: ASYNC109 - the kill deadline of the subprocess
     program: str = "dot",
+    dpi: int = PNG_DPI,
 ) -> bytes:
     """The picture of `source` in `fmt`; RenderError when it cannot be made in time."""
     path = find_dot(program)
@@ -41,7 +42,7 @@ async def run_dot(
         raise RenderError(f"Graphviz is not installed ({program!r} not found)")
     args = [path, f"-T{fmt}", "-Gcharset=UTF-8"]
     if fmt == "png":
-        args.append(f"-Gdpi={PNG_DPI}")
+        args.append(f"-Gdpi={dpi}")
     process = await asyncio.create_subprocess_exec(
         *args,
         stdin=asyncio.subprocess.PIPE,

@@ -15,7 +15,7 @@ import hashlib
 import struct
 
 from bot.tree_picture.cache import RenderCache
-from bot.tree_picture.dot_runner import PictureFormat, RenderError, find_dot, run_dot
+from bot.tree_picture.dot_runner import PNG_DPI, PictureFormat, RenderError, find_dot, run_dot
 from bot.tree_picture.dot_source import tree_to_dot
 from reasoning_core.models import Tree
 
@@ -63,9 +63,11 @@ class TreePictures:
         max_concurrent: int = 2,
         cache_size: int = 64,
         program: str = "dot",
+        png_dpi: int = PNG_DPI,
     ) -> None:
         self.timeout = timeout
         self._program = program
+        self._png_dpi = png_dpi
         self._slots = asyncio.Semaphore(max_concurrent)
         self._cache = RenderCache(cache_size)
         #: Renders actually run (not served from the cache): tests and benchmarks read it.
@@ -92,4 +94,6 @@ class TreePictures:
         source = await asyncio.to_thread(tree_to_dot, tree, language=language, links=links)
         async with self._slots:
             self.renders += 1
-            return await run_dot(source, fmt, timeout=self.timeout, program=self._program)
+            return await run_dot(
+                source, fmt, timeout=self.timeout, program=self._program, dpi=self._png_dpi
+            )
