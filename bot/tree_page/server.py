@@ -58,7 +58,8 @@ class AnalysisPages:
         self._clock = clock
 
     def install(self, app: web.Application) -> None:
-        app.router.add_get(PAGE_PREFIX + "{token}", self.handle)
+        # Anything under /t/ is ours (an empty or slashed token too): the same bare 404.
+        app.router.add_get(PAGE_PREFIX + "{token:.*}", self.handle)
 
     async def handle(self, request: web.Request) -> web.Response:
         try:

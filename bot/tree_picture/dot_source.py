@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.tree_picture.folding import MAX_NODES, Fold, fold
-from bot.tree_picture.text import label_lines
+from bot.tree_picture.text import cut, dot_quoted, label_lines
 from bot.tree_picture.verdicts import (
     Verdict,
     child_index,
@@ -149,8 +149,9 @@ def _node_attributes(ctx: _Context, node: Node) -> str:
         f"penwidth={3 if node.id in ctx.path else 1.2}",
         f'style="rounded,filled{",dashed" if dashed else ""}"',
     ]
-    if ctx.anchors is not None:
-        attributes.append(f'URL="#{ctx.anchors[node.id]}"')
+    if ctx.anchors is not None:  # a link to the page's details, the title on hover
+        tooltip = dot_quoted(cut(node.title or node.description or node.id, 200))
+        attributes.append(f'URL="#{ctx.anchors[node.id]}", tooltip="{tooltip}"')
     return ", ".join(attributes)
 
 

@@ -54,6 +54,12 @@ def wrapped(text: str, *, width: int, max_lines: int) -> list[str]:
     return [*lines[: max_lines - 1], last + ELLIPSIS]
 
 
+def dot_quoted(text: str) -> str:
+    """Cleaned text for inside a DOT "quoted string": backslashes (Graphviz escapes such
+    as \\N) and double quotes escaped. Graphviz escapes it again for XML on output."""
+    return clean(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
 def label_lines(text: str, *, width: int, max_lines: int) -> list[str]:
     """`wrapped` lines, each escaped for an HTML-like (XML) label."""
     return [

@@ -77,7 +77,8 @@ def greyed(tree: Tree, kids: dict[str, list[Node]]) -> set[str]:
 
 
 def winning_path(tree: Tree) -> set[str]:
-    """The root, the primary hypothesis and the checks under it that confirmed it.
+    """The root, the primary hypothesis, and below it every confirmed node whose parent is
+    on the path (sub-hypotheses that hold and the checks that confirmed them).
 
     Empty while there is no conclusion, or when the cause was not established.
     """
@@ -88,11 +89,9 @@ def winning_path(tree: Tree) -> set[str]:
     if primary is None or not is_active(primary):
         return set()
     path = {primary.id, *(n.id for n in ancestors(tree, primary.id))}
-    path.update(
-        n.id
-        for n in descendants(tree, primary.id)
-        if is_active(n) and n.node_type != "hypothesis" and verdict_of(tree, n) == "confirmed"
-    )
+    for node in descendants(tree, primary.id):  # parents come before their children
+        if node.parent_id in path and is_active(node) and verdict_of(tree, node) == "confirmed":
+            path.add(node.id)
     return path
 
 
