@@ -76,7 +76,7 @@ class NodeView:
     node: Node
     verdict: str
     verdict_word: str
-    confidence: float
+    confidence: float | None
     finding: str
     greyed: bool
     on_path: bool

@@ -103,7 +103,7 @@ def tree_to_dot(
 
 
 def _rank(ctx: _Context, node: Node) -> tuple[float, ...]:
-    return (node.id not in ctx.path, node.id in ctx.grey, -shown_confidence(node))
+    return (node.id not in ctx.path, node.id in ctx.grey, -(shown_confidence(node) or 0.0))
 
 
 def _wide(tree: Tree, drawn: list[str]) -> bool:
@@ -160,8 +160,9 @@ def _label(ctx: _Context, node: Node, verdict: Verdict, style: Style) -> str:
     name = node.title or node.description or node.id
     head = "" if is_root else f"{label_lines(node.id, width=16, max_lines=1)[0]} · "
     status = f"{head}{MARKS[verdict]} {verdict_word(verdict, ctx.language)}"
-    if node.confidence is not None or node.node_type == "hypothesis":
-        status += f" · {shown_confidence(node):.2f}"
+    confidence = shown_confidence(node)
+    if confidence is not None:
+        status += f" · {confidence:.2f}"
     parts = [f'<FONT POINT-SIZE="10" COLOR="{style.text}">{status}</FONT>']
     title = label_lines(name, width=44 if is_root else 30, max_lines=3)
     parts.append("<B>" + "<BR/>".join(title) + "</B>")
@@ -194,7 +195,8 @@ def _edge_label(node: Node) -> str:
             return ""
         signed = vote(node.result)
         return "±0" if signed == 0 else f"{signed:+.2f}".replace("-", "−")
-    return f"{shown_confidence(node):.2f}"
+    confidence = shown_confidence(node)
+    return "" if confidence is None else f"{confidence:.2f}"
 
 
 def _fold_lines(fold_id: str, parent: str, folded: Fold, ctx: _Context) -> list[str]:

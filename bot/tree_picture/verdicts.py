@@ -95,9 +95,11 @@ def winning_path(tree: Tree) -> set[str]:
     return path
 
 
-def shown_confidence(node: Node) -> float:
-    """The node's confidence, or its prior while it has none."""
-    return node.confidence if node.confidence is not None else node.prior
+def shown_confidence(node: Node) -> float | None:
+    """The node's confidence; a hypothesis without one shows its prior, a check nothing."""
+    if node.confidence is not None:
+        return node.confidence
+    return node.prior if node.node_type in ("root", "hypothesis") else None
 
 
 def key_number(node: Node) -> str:
