@@ -11,12 +11,12 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
+from benchmarks.tree_samples import build_tree
 from bot.tree_page import AnalysisPages, TreeLinks
 from bot.tree_picture import TreePictures
 from reasoning_core.ports import TreeEvent
 from storage.tree_pages import PgTreeJournal, PgTreeLinkStore
 from storage.trees import PgTreeStore
-from tests.tree_samples import build_tree
 
 PUBLIC_URL = "https://whytree.example.org"
 

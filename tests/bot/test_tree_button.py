@@ -14,6 +14,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
+from benchmarks.tree_samples import build_tree
 from bot.report_html import TreePictureCallback
 from bot.tree_photo import send_tree_picture
 from bot.tree_picture import TreePictures
@@ -25,7 +26,6 @@ from storage.trees import PgTreeStore
 from tests.bot.replies import buttons
 from tests.fakes.bot_harness import TEST_TOKEN, harness_settings, running_bot
 from tests.fakes.telegram_server import FakeTelegramServer
-from tests.tree_samples import build_tree
 
 OWNER = 8801
 STRANGER = 8802

@@ -12,11 +12,11 @@ import aiohttp
 import asyncpg
 import pytest
 
+from benchmarks.tree_samples import XSS
 from bot.tree_page.links import TOKEN_BYTES
 from bot.tree_picture.dot_runner import find_dot
 from storage.pool import create_pool
 from tests.bot.page_site import PageSite, page_site
-from tests.tree_samples import XSS
 
 NOT_FOUND = "Not found."
 

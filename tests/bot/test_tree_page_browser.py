@@ -16,9 +16,9 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
+from benchmarks.tree_samples import XSS
 from bot.tree_picture.dot_runner import find_dot
 from tests.bot.page_site import PageSite, page_site
-from tests.tree_samples import XSS
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

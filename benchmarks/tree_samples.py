@@ -83,7 +83,7 @@ def build_tree(
     hypotheses = [_hypothesis(tree, words, i, hostile) for i in range(count)]
     for index in range(size - 1 - count):
         _check(tree, words, hypotheses[index % count], index, hostile)
-    if count >= 2:
+    if count >= 2:  # noqa: PLR2004 - a rival to set aside
         tree.revision = 1
         close_node(tree, hypotheses[-1].id, "rejected", words["rejected"])
     tree.status, root.status = "completed", "completed"
