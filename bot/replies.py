@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 
 from aiogram import Bot
+from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import InlineKeyboardMarkup, Message
 
 from bot.keyboards import clarification_keyboard
@@ -42,17 +43,34 @@ async def send_answer(
     language = answer.decision.language if answer.decision else "en"
     report = report_of(answer)
     if report is not None:
-        markup = None
-        if answer.tree_id:
-            url = await _page_link(links, answer.tree_id)
-            markup = tree_button(answer.tree_id, language, url)
-        return await send_html(
-            bot, chat_id, render_report(report, answer, language), reply_markup=markup
+        html = render_report(report, answer, language)
+        if not answer.tree_id:
+            return await send_html(bot, chat_id, html)
+        return await _send_report(
+            bot, chat_id, html, answer.tree_id, language=language, links=links
         )
     markup = None
     if answer.clarification is not None:
         markup = clarification_keyboard(answer.clarification, language)
     return await send_html(bot, chat_id, render_answer(answer), reply_markup=markup)
+
+
+async def _send_report(
+    bot: Bot, chat_id: int, html: str, tree_id: str, *, language: str, links: TreeLinks | None
+) -> list[Message]:
+    """The report with its buttons. Should Telegram refuse the link button (a PUBLIC_URL it
+    does not take), the report's last part goes again with the tree button alone."""
+    url = await _page_link(links, tree_id)
+    try:
+        return await send_html(
+            bot, chat_id, html, reply_markup=tree_button(tree_id, language, url)
+        )
+    except TelegramBadRequest as e:
+        if url is None:
+            raise
+        log.warning("Telegram refused the Open in browser button (check PUBLIC_URL): %s", e)
+        last = split_html(html)[-1]
+        return [await bot.send_message(chat_id, last, reply_markup=tree_button(tree_id, language))]
 
 
 async def _page_link(links: TreeLinks | None, tree_id: str) -> str | None:

@@ -7,7 +7,9 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import asyncpg
 import pytest
 from aiogram import Bot
 from aiogram.client.default import DefaultBotProperties
@@ -15,13 +17,16 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from benchmarks.tree_samples import build_tree
+from bot.replies import send_answer
 from bot.report_html import TreePictureCallback
+from bot.tree_page import TreeLinks
 from bot.tree_photo import send_tree_picture
 from bot.tree_picture import TreePictures
 from bot.tree_picture.dot_runner import find_dot
 from bot.tree_picture.pictures import png_size
-from reasoning_core.models import Tree
+from reasoning_core.models import Answer, Tree
 from storage.pool import create_pool
+from storage.tree_pages import PgTreeLinkStore
 from storage.trees import PgTreeStore
 from tests.bot.replies import buttons
 from tests.fakes.bot_harness import TEST_TOKEN, harness_settings, running_bot
@@ -129,3 +134,28 @@ async def test_a_picture_too_big_for_a_photo_goes_as_an_svg_document(
     assert upload.filename == f"tree-{tree.id}.svg" and b"</svg>" in upload.data
     assert document.caption.startswith("🌳 <b>Основная причина:</b> Авария")
     assert buttons(document) == [("📝 Текстом", f"tree:{tree.id}:0:0")]
+
+
+async def test_a_report_links_its_page_and_survives_a_refused_link_button(
+    telegram: FakeTelegramServer,
+    bot: Bot,
+    pool: asyncpg.Pool[Any],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    tree = build_tree(12, "en")
+    await PgTreeStore(pool).create(tree)
+    links = TreeLinks(PgTreeLinkStore(pool), public_url="https://whytree.example.org", ttl_sec=60)
+    assert tree.synthesis is not None
+    answer = Answer(strategy="deep", text="report", confidence=tree.synthesis.confidence,
+                    tree_id=tree.id, synthesis=tree.synthesis)  # fmt: skip
+    await send_answer(bot, 91, answer, links=links)
+    [(_, picture), (browser, url)] = buttons(telegram.sent_messages(91)[0])
+    assert picture == f"treepic:{tree.id}" and browser == "🌐 Open in browser"
+    assert url.startswith("https://whytree.example.org/t/")
+    telegram.fail_next("sendMessage", 400, description="Bad Request: BUTTON_URL_INVALID")
+    with caplog.at_level(logging.WARNING):
+        await send_answer(bot, 92, answer, links=links)
+    [report] = telegram.sent_messages(92)  # sent again, with the tree button alone
+    assert buttons(report) == [("🌳 Show reasoning tree", f"treepic:{tree.id}")]
+    assert "Primary cause" in report.text
+    assert any("check PUBLIC_URL" in r.getMessage() for r in caplog.records)
