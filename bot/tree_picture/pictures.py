@@ -17,6 +17,7 @@ import struct
 from bot.tree_picture.cache import RenderCache
 from bot.tree_picture.dot_runner import PNG_DPI, PictureFormat, RenderError, find_dot, run_dot
 from bot.tree_picture.dot_source import tree_to_dot
+from reasoning_core.errors import TreeError
 from reasoning_core.models import Tree
 
 __all__ = ["PictureFormat", "RenderError", "TreePictures", "fits_telegram_photo", "png_size"]
@@ -91,7 +92,10 @@ class TreePictures:
             raise RenderError(f"the picture took longer than {self.timeout:g} s") from None
 
     async def _draw(self, tree: Tree, fmt: PictureFormat, *, language: str, links: bool) -> bytes:
-        source = await asyncio.to_thread(tree_to_dot, tree, language=language, links=links)
+        try:
+            source = await asyncio.to_thread(tree_to_dot, tree, language=language, links=links)
+        except TreeError as e:  # e.g. a stored tree without its root
+            raise RenderError(f"the tree cannot be drawn: {e}") from e
         async with self._slots:
             self.renders += 1
             return await run_dot(

@@ -129,6 +129,9 @@ async def test_pictures_are_cached_per_tree_version_and_shared_while_drawn() -> 
 
 async def test_graphviz_missing_failing_or_hanging_is_a_render_error(tmp_path: Path) -> None:
     tree = build_tree(1)
+    rootless = build_tree(12).model_copy(update={"nodes": {}})
+    with pytest.raises(RenderError, match=r"cannot be drawn: tree \w+ has no root node"):
+        await TreePictures().render(rootless, "svg")
     missing = TreePictures(program=str(tmp_path / "no-dot"))
     assert not missing.available
     with pytest.raises(RenderError, match="Graphviz is not installed"):
