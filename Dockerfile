@@ -6,6 +6,11 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     WHYTREE_DATA_DIR=/data
 
+# Graphviz and fonts with Cyrillic draw the reasoning tree (without them: its text view).
+RUN apt-get update -qq \
+    && apt-get install -y -qq --no-install-recommends graphviz fonts-dejavu-core \
+    && rm -rf /var/lib/apt/lists/*
+
 RUN useradd --create-home --uid 10001 whytree \
     && mkdir /data && chown whytree:whytree /data
 

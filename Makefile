@@ -4,6 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
+# Debian packages: Graphviz and fonts draw the reasoning tree (run and test); Chromium and
+# its driver open the analysis page in the browser tests (test only). Installed when missing
+# and possible (root with apt-get), else one line says so and the set-up goes on.
+RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core
+TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) chromium chromium-driver
+
 .PHONY: run test lint typecheck check bench clean
 
 $(STAMP): pyproject.toml
@@ -15,11 +21,13 @@ $(STAMP): pyproject.toml
 ## Set up and run whytree: demo data, then the Telegram bot if TELEGRAM_BOT_TOKEN is set,
 ## else the terminal chat.
 run: $(STAMP)
+	@bash scripts/system-packages.sh $(RUN_SYSTEM_PACKAGES)
 	$(BIN)/whytree demo
 	$(BIN)/whytree run
 
 ## Set up and run every check CI runs: format, lint, types, tests.
 test: $(STAMP)
+	@bash scripts/system-packages.sh $(TEST_SYSTEM_PACKAGES)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy .

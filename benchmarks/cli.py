@@ -42,6 +42,9 @@ def add_bench_parsers(bench: Any) -> None:
         "--sizes", default="10000,100000,1000000", help="memory rows per run, comma-separated"
     )
     memory.add_argument("--json", action="store_true")
+    tree = bench.add_parser("tree", help="tree picture render times by tree size")
+    tree.add_argument("--runs", type=int, default=3)
+    tree.add_argument("--json", action="store_true")
     strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
     strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     strategy.add_argument("--json", action="store_true")

@@ -23,6 +23,7 @@ from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
 from benchmarks.scratch import scratch_server
 from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
+from benchmarks.tree_pictures import format_tree_report, run_tree_bench
 from benchmarks.understanding.runner import (
     HOLDOUT,
     TUNING,
@@ -81,6 +82,10 @@ async def _understanding(settings: Settings, args: argparse.Namespace) -> Figure
             return await run_understanding_bench(paths, dsn=dsn, data_dir=Path(scratch))
 
 
+async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
+    return await run_tree_bench(runs=max(1, args.runs))
+
+
 BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "quick": (_quick, format_quick_report),
     "deep": (_deep, format_deep_report),
@@ -89,4 +94,5 @@ BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "memory": (_memory, format_memory_report),
     "strategy": (_strategy, format_strategy_report),
     "understanding": (_understanding, format_understanding_report),
+    "tree": (_tree, format_tree_report),
 }

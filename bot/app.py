@@ -31,6 +31,8 @@ from bot.ops_server import ops_server
 from bot.ratelimit import DeepSlots, SlidingWindow
 from bot.replies import send_answer
 from bot.telegram_session import install_request_middlewares
+from bot.tree_page import AnalysisPages, TreeLinks
+from bot.tree_picture import TreePictures
 from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.llm.openai_model import OpenAIChatModel
@@ -38,7 +40,7 @@ from reasoning_core.memory.budget import ContextBudget
 from reasoning_core.memory.long_term import LongTermMemory
 from reasoning_core.memory.turn import SessionLimits, TurnLoader, TurnRecorder
 from reasoning_core.models import Answer
-from reasoning_core.ports import ChatModel, Job
+from reasoning_core.ports import ChatModel, Job, TreeJournal
 from reasoning_core.service import Deps, ReasoningService
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
@@ -53,6 +55,7 @@ from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from storage.sessions import PgSessionStore
 from storage.stats import PgStatsStore
+from storage.tree_pages import PgTreeJournal, PgTreeLinkStore
 from storage.trees import PgTreeStore
 from storage.usage import PgUsageStore
 from storage.users import PgUserStore
@@ -71,6 +74,10 @@ class Runtime:
     memories: PgMemoryStore
     projects: PgProjectStore
     ops: Ops
+    pictures: TreePictures
+    journal: TreeJournal
+    #: The analysis pages, served on METRICS_PORT; None without PUBLIC_URL.
+    pages: AnalysisPages | None
 
 
 @asynccontextmanager
@@ -154,6 +161,11 @@ def _wire(
         deep_slots=ops.deep_slots,
         catalogue=catalogue,
     )
+    pictures = TreePictures(timeout=settings.tree_picture_timeout_sec)
+    journal = PgTreeJournal(pool)
+    pages = None
+    if ops.links.enabled:
+        pages = AnalysisPages(links=ops.links, trees=ops.trees, journal=journal, pictures=pictures)
     return Runtime(
         settings=settings,
         pool=pool,
@@ -162,6 +174,9 @@ def _wire(
         memories=memories,
         projects=projects,
         ops=ops,
+        pictures=pictures,
+        journal=journal,
+        pages=pages,
     )
 
 
@@ -176,6 +191,11 @@ def _build_ops(
         usage=PgUsageStore(pool),
         stats=PgStatsStore(pool),
         trees=PgTreeStore(pool),
+        links=TreeLinks(
+            PgTreeLinkStore(pool),
+            public_url=settings.public_url,
+            ttl_sec=settings.tree_link_ttl_sec,
+        ),
         metrics=Metrics(),
         window=SlidingWindow(limit=settings.rate_limit_per_min),
         deep_slots=DeepSlots(settings.max_concurrent_deep_per_user),
@@ -221,6 +241,8 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         users=runtime.users,
         chat_locks=ChatLocks(),
         background=set(),  # tasks started at start-up, kept referenced until done
+        pictures=runtime.pictures,
+        tree_links=runtime.ops.links,
     )
     user_middleware = UserMiddleware(runtime.users)
     dp.message.outer_middleware(user_middleware)
@@ -244,20 +266,26 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
 
 
 async def _on_startup(
-    bot: Bot, service: ReasoningService, background: set[asyncio.Task[Any]]
+    bot: Bot,
+    service: ReasoningService,
+    background: set[asyncio.Task[Any]],
+    pictures: TreePictures,
+    tree_links: TreeLinks,
 ) -> None:
     await bot.set_my_commands(common.COMMANDS)
     me = await bot.me()
     log.info("bot @%s is polling", me.username)
+    if not pictures.available:
+        log.warning("Graphviz (dot) is not installed: reasoning trees are sent as text")
     # Analyses a crashed process left running: finish them and answer their users.
-    task = asyncio.create_task(_resume_deep_jobs(bot, service))
+    task = asyncio.create_task(_resume_deep_jobs(bot, service, tree_links))
     background.add(task)
     task.add_done_callback(background.discard)
 
 
-async def _resume_deep_jobs(bot: Bot, service: ReasoningService) -> None:
+async def _resume_deep_jobs(bot: Bot, service: ReasoningService, links: TreeLinks) -> None:
     async def deliver(job: Job, answer: Answer) -> None:
-        await send_answer(bot, job.chat_id, answer)
+        await send_answer(bot, job.chat_id, answer, links=links)
 
     resumed = await service.resume_deep_jobs(deliver)
     if resumed:
@@ -269,7 +297,12 @@ async def run_bot(settings: Settings) -> None:
     bot = build_bot(settings)
     async with open_runtime(settings) as runtime:
         dp = build_dispatcher(runtime)
-        async with ops_server(runtime.ops, host=settings.metrics_host, port=settings.metrics_port):
+        async with ops_server(
+            runtime.ops,
+            host=settings.metrics_host,
+            port=settings.metrics_port,
+            pages=runtime.pages,
+        ):
             await dp.start_polling(
                 bot,
                 polling_timeout=settings.telegram_polling_timeout_sec,

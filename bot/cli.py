@@ -1,4 +1,4 @@
-"""The `whytree` command: run, chat, ask, migrate, bench."""
+"""The `whytree` command: run, chat, ask, migrate, demo, tree, bench."""
 
 from __future__ import annotations
 
@@ -7,12 +7,15 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable, Coroutine
+from pathlib import Path
 from typing import Any
 
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
 from bot.logging_setup import setup_logging
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
+from bot.tree_export import EXPORT_FORMATS, export_tree
+from bot.tree_picture import RenderError, TreePictures
 from demo import describe_demo, load_demo_dataset
 from reasoning_core.errors import ConfigurationError, StoreError
 
@@ -30,8 +33,15 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--json", action="store_true", help="print the Answer as JSON")
     sub.add_parser("migrate", help="apply database migrations")
-    tree = sub.add_parser("tree", help="print a reasoning tree")
+    tree = sub.add_parser("tree", help="print or save a reasoning tree (text, picture, page)")
     tree.add_argument("tree_id")
+    tree.add_argument(
+        "--format",
+        choices=EXPORT_FORMATS,
+        default="text",
+        help="text (default), svg or png (a picture, needs Graphviz), or html (the analysis page)",
+    )
+    tree.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     demo = sub.add_parser("demo", help="load the telecom demo dataset and show questions")
     demo.add_argument("--seed", type=int, default=7)
     bench = sub.add_parser("bench", help="run a benchmark").add_subparsers(
@@ -76,12 +86,35 @@ async def _migrate(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _tree(settings: Settings, args: argparse.Namespace) -> int:
+    if args.output is None and args.format == "png" and sys.stdout.isatty():
+        print("whytree: a PNG is binary: write it to a file with -o FILE", file=sys.stderr)
+        return 2
     async with open_runtime(settings) as runtime:
-        lines = await runtime.service.tree_lines(args.tree_id, user_id=None)  # the operator
-    if lines is None:
-        print(f"whytree: no reasoning tree {args.tree_id!r}", file=sys.stderr)
+        tree = await runtime.service.tree(args.tree_id, user_id=None)  # the operator: any tree
+        if tree is None:
+            print(f"whytree: no reasoning tree {args.tree_id!r}", file=sys.stderr)
+            return 1
+        events = await runtime.journal.events(tree.id) if args.format == "html" else []
+        pictures = TreePictures(timeout=max(30.0, settings.tree_picture_timeout_sec))
+        try:
+            data = await export_tree(tree, args.format, pictures=pictures, events=events)
+        except RenderError as e:
+            print(f"whytree: cannot draw the tree: {e}; try --format text", file=sys.stderr)
+            return 1
+    return _write(data, args.output)
+
+
+def _write(data: bytes, output: str | None) -> int:
+    if output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
+        return 0
+    try:
+        Path(output).write_bytes(data)
+    except OSError as e:
+        print(f"whytree: cannot write {output}: {e.strerror or e}", file=sys.stderr)
         return 1
-    print("\n".join(lines))
+    print(f"wrote {output} ({len(data):,} bytes)", file=sys.stderr)
     return 0
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Annotated, Literal
 
 import platformdirs
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
 
 from reasoning_core.errors import ConfigurationError
@@ -87,6 +87,11 @@ class Settings(BaseSettings):
     metrics_port: int | None = Field(default=None, ge=0, le=65535)
     metrics_host: str = "0.0.0.0"
 
+    # Analysis pages (/t/{token} on METRICS_PORT) and tree pictures
+    public_url: str | None = None
+    tree_link_ttl_sec: int = Field(default=30 * 24 * 3600, ge=60, le=10 * 365 * 24 * 3600)
+    tree_picture_timeout_sec: float = Field(default=4.0, gt=0, le=60)
+
     # Logging
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["json", "console"] = "json"
@@ -100,7 +105,7 @@ class Settings(BaseSettings):
             return [value]
         return value
 
-    @field_validator("telegram_api_url", "openai_base_url", "prometheus_url")
+    @field_validator("telegram_api_url", "openai_base_url", "prometheus_url", "public_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None or value == "":
@@ -116,12 +121,22 @@ class Settings(BaseSettings):
         "metrics_port",
         "tools_sql_dsn",
         "prometheus_url",
+        "public_url",
         "runbooks_dir",
         mode="before",
     )
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _pages_need_a_server(self) -> Settings:
+        if self.public_url is not None and self.metrics_port is None:
+            raise ValueError(
+                "PUBLIC_URL is set but METRICS_PORT is not: analysis pages are served on "
+                "METRICS_PORT"
+            )
+        return self
 
     @property
     def llm_configured(self) -> bool:
@@ -136,8 +151,10 @@ def load_settings(**overrides: object) -> Settings:
     except ValidationError as e:
         problems = []
         for err in e.errors():
-            variable = str(err["loc"][0]).upper() if err["loc"] else "?"
-            problems.append(f"{variable}: {err['msg']}")
+            if err["loc"]:
+                problems.append(f"{str(err['loc'][0]).upper()}: {err['msg']}")
+            else:  # a rule across settings: its message names them
+                problems.append(str(err["msg"]).removeprefix("Value error, "))
         raise ConfigurationError("invalid configuration: " + "; ".join(problems)) from e
     except SettingsError as e:  # a value pydantic-settings could not even decode
         raise ConfigurationError(f"invalid configuration: {e}") from e

@@ -7,11 +7,14 @@ from aiogram.utils.chat_action import ChatActionSender
 
 from bot.progress import ProgressMessage
 from bot.replies import send_answer
+from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
 
 
-async def run_and_reply(bot: Bot, service: ReasoningService, question: Question) -> Answer | None:
+async def run_and_reply(
+    bot: Bot, service: ReasoningService, question: Question, *, links: TreeLinks | None = None
+) -> Answer | None:
     """Typing action and live progress while the service works, then the answer."""
     progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
     answer: Answer | None = None
@@ -23,5 +26,5 @@ async def run_and_reply(bot: Bot, service: ReasoningService, question: Question)
                 await progress.update(event)
     await progress.finish()
     if answer is not None:
-        await send_answer(bot, question.chat_id, answer)
+        await send_answer(bot, question.chat_id, answer, links=links)
     return answer

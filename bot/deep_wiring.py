@@ -32,6 +32,7 @@ from reasoning_core.understanding.catalogue import EntityCatalogue
 from reasoning_core.understanding.request import Request
 from storage.jobs import PgJobStore
 from storage.sql_tool import PgSqlTool
+from storage.tree_pages import PgTreeJournal
 from storage.trees import PgTreeStore
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,7 @@ async def open_deep(
                 reflection_every=settings.reflection_every,
             ),
             critic=chat_model,
+            journal=PgTreeJournal(pool),
         )
         path = DeepPath(
             runner=DeepJobRunner(PgJobStore(pool), analyst),

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from bot.metrics import Metrics
 from bot.ratelimit import DeepSlots, SlidingWindow
+from bot.tree_page.links import TreeLinks
 from reasoning_core.ports import AccountStore, AuditStore, StatsStore, TreeStore, UsageStore
 from reasoning_core.runbooks.loader import RunbookSet, load_runbooks
 
@@ -55,6 +56,8 @@ class Ops:
     usage: UsageStore
     stats: StatsStore
     trees: TreeStore
+    #: Links to analysis pages (/revoke_links revokes them).
+    links: TreeLinks
     metrics: Metrics
     window: SlidingWindow
     deep_slots: DeepSlots

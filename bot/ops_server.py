@@ -1,10 +1,11 @@
-"""The operations HTTP server on METRICS_PORT: Prometheus ``/metrics`` and ``/healthz``.
+"""The operations HTTP server on METRICS_PORT: ``/metrics``, ``/healthz`` and analysis pages.
 
 - ``/metrics``: the registry in Prometheus' text format. Before answering it
   refreshes what lives in the database (``deep_jobs{state}``, ``database_up``);
   during a database outage it still answers 200 with ``database_up 0`` and the
   last known job counts, so the scrape itself never fails.
 - ``/healthz``: 200 when a database round trip succeeds, 503 otherwise.
+- ``/t/{token}``: an analysis page (bot/tree_page/), when PUBLIC_URL is set.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from bot.ops import Ops
+from bot.tree_page import AnalysisPages
 from reasoning_core.errors import StoreError
 
 log = logging.getLogger(__name__)
@@ -26,10 +28,18 @@ _REFRESH_TIMEOUT = 5.0
 
 
 class OpsServer:
-    """aiohttp app serving /metrics and /healthz for one runtime."""
+    """aiohttp app serving /metrics, /healthz and (with `pages`) /t/{token} for one runtime."""
 
-    def __init__(self, ops: Ops, *, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        ops: Ops,
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        pages: AnalysisPages | None = None,
+    ) -> None:
         self._ops = ops
+        self._pages = pages
         self._host = host
         self._port = port
         self._runner: web.AppRunner | None = None
@@ -48,6 +58,8 @@ class OpsServer:
         app = web.Application()
         app.router.add_get("/metrics", self._metrics)
         app.router.add_get("/healthz", self._healthz)
+        if self._pages is not None:
+            self._pages.install(app)
         self._runner = web.AppRunner(app, access_log=None, handle_signals=False)
         await self._runner.setup()
         await web.TCPSite(self._runner, self._host, self._port).start()
@@ -91,9 +103,11 @@ class OpsServer:
 
 
 @asynccontextmanager
-async def serve_ops(ops: Ops, *, host: str, port: int) -> AsyncIterator[OpsServer]:
+async def serve_ops(
+    ops: Ops, *, host: str, port: int, pages: AnalysisPages | None = None
+) -> AsyncIterator[OpsServer]:
     """Run the ops server for the duration of the block."""
-    server = OpsServer(ops, host=host, port=port)
+    server = OpsServer(ops, host=host, port=port, pages=pages)
     await server.start()
     try:
         yield server
@@ -102,9 +116,9 @@ async def serve_ops(ops: Ops, *, host: str, port: int) -> AsyncIterator[OpsServe
 
 
 def ops_server(
-    ops: Ops, *, host: str, port: int | None
+    ops: Ops, *, host: str, port: int | None, pages: AnalysisPages | None = None
 ) -> AbstractAsyncContextManager[OpsServer | None]:
     """`serve_ops`, or nothing when METRICS_PORT is not set."""
     if port is None:
         return nullcontext()
-    return serve_ops(ops, host=host, port=port)
+    return serve_ops(ops, host=host, port=port, pages=pages)

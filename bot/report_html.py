@@ -26,6 +26,8 @@ _LABELS = {
         "not_checked": "Could not check",
         "planner": "planner",
         "tree": "🌳 Show reasoning tree",
+        "browser": "🌐 Open in browser",
+        "text_view": "📝 Text view",
     },
     "ru": {
         "title": "🔎 Глубокий анализ",
@@ -39,16 +41,25 @@ _LABELS = {
         "not_checked": "Не удалось проверить",
         "planner": "планировщик",
         "tree": "🌳 Показать дерево рассуждений",
+        "browser": "🌐 Открыть в браузере",
+        "text_view": "📝 Текстом",
     },
 }
 
 
 class TreeCallback(CallbackData, prefix="tree"):
-    """`p` is the page; `e` is 1 on the tree message's own buttons (edit it in place)."""
+    """The text view: `p` is the page; `e` is 1 on the tree message's own buttons (edit it
+    in place)."""
 
     tid: str
     p: int
     e: int = 0
+
+
+class TreePictureCallback(CallbackData, prefix="treepic"):
+    """The report's tree button: the tree as a picture."""
+
+    tid: str
 
 
 def labels(language: str) -> dict[str, str]:
@@ -89,9 +100,23 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
     return "\n\n".join(parts)
 
 
-def tree_button(tree_id: str, language: str) -> InlineKeyboardMarkup:
+def tree_button(tree_id: str, language: str, url: str | None = None) -> InlineKeyboardMarkup:
+    """The report's buttons: the tree picture, and "Open in browser" when there is a link."""
     builder = InlineKeyboardBuilder()
-    builder.button(text=labels(language)["tree"], callback_data=TreeCallback(tid=tree_id, p=0))
+    words = labels(language)
+    builder.button(text=words["tree"], callback_data=TreePictureCallback(tid=tree_id))
+    if url is not None:
+        builder.button(text=words["browser"], url=url)
+    builder.adjust(1)
+    return builder.as_markup()
+
+
+def text_view_button(tree_id: str, language: str) -> InlineKeyboardMarkup:
+    """Under the tree picture: the same tree as text, one tap away."""
+    builder = InlineKeyboardBuilder()
+    builder.button(
+        text=labels(language)["text_view"], callback_data=TreeCallback(tid=tree_id, p=0)
+    )
     return builder.as_markup()
 
 

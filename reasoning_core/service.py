@@ -29,7 +29,7 @@ from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
 from reasoning_core.memory.reuse import parameters_of
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
-from reasoning_core.models import Answer, Event, Language, Question, StrategyDecision, Usage
+from reasoning_core.models import Answer, Event, Language, Question, StrategyDecision, Tree, Usage
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarification, SessionStore
 from reasoning_core.reflection.uncertainty import with_uncertainty
@@ -268,6 +268,13 @@ class ReasoningService:
         if self._deps.deep is None:
             return 0
         return await self._deps.deep.resume_stale(deliver)
+
+    async def tree(self, tree_id: str, *, user_id: int | None) -> Tree | None:
+        """A tree for its owner (any tree for `user_id=None`, the operator); None if
+        unknown, another user's, or no deep path."""
+        if self._deps.deep is None:
+            return None
+        return await self._deps.deep.tree(tree_id, user_id=user_id)
 
     async def tree_lines(self, tree_id: str, *, user_id: int | None) -> list[str] | None:
         """A tree as text lines for its owner; None if unknown, another user's, or no deep path."""

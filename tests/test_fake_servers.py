@@ -13,7 +13,13 @@ from aiogram import Bot, Dispatcher, F
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter, TelegramServerError
-from aiogram.types import BotCommand, InlineKeyboardButton, InlineKeyboardMarkup, Message
+from aiogram.types import (
+    BotCommand,
+    BufferedInputFile,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+)
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
@@ -155,6 +161,38 @@ async def test_edit_message_text(bot: Bot, telegram: FakeTelegramServer) -> None
     with pytest.raises(TelegramBadRequest, match="message to edit not found"):
         await bot.edit_message_text("x", chat_id=5, message_id=999)
     assert [e.text for e in telegram.edits(5)] == ["<b>done</b>"]
+
+
+def png_header(width: int, height: int) -> bytes:
+    """The start of a PNG: enough for Telegram (and the fake) to read its size."""
+    ihdr = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 6, 0, 0, 0])
+    return b"\x89PNG\r\n\x1a\n" + len(ihdr).to_bytes(4, "big") + b"IHDR" + ihdr + b"\0" * 4
+
+
+async def test_photo_and_document_uploads_with_captions_and_limits(
+    bot: Bot, telegram: FakeTelegramServer
+) -> None:
+    markup = InlineKeyboardMarkup(
+        inline_keyboard=[[InlineKeyboardButton(text="text", callback_data="t")]]
+    )
+    photo = BufferedInputFile(png_header(800, 600), filename="tree.png")
+    sent = await bot.send_photo(42, photo, caption="<b>tree</b> 0.86", parse_mode="HTML",
+                                reply_markup=markup)  # fmt: skip
+    assert sent.photo and (sent.photo[0].width, sent.photo[0].height) == (800, 600)
+    assert sent.caption == "tree 0.86" and sent.reply_markup is not None
+    assert sent.reply_markup.inline_keyboard[0][0].callback_data == "t"
+    [call] = telegram.sent_photos(42)
+    assert call.params["photo"].data == png_header(800, 600) and call.caption.startswith("<b>")
+    document = await bot.send_document(42, BufferedInputFile(b"<svg/>", filename="tree.svg"))
+    assert document.document is not None and document.document.file_name == "tree.svg"
+    assert telegram.sent_documents(42)[0].params["document"].data == b"<svg/>"
+    for width, height in ((9000, 1200), (100, 2500)):  # sides over 10000; ratio over 20
+        with pytest.raises(TelegramBadRequest, match="PHOTO_INVALID_DIMENSIONS"):
+            await bot.send_photo(42, BufferedInputFile(png_header(width, height), "x.png"))
+    with pytest.raises(TelegramBadRequest, match="IMAGE_PROCESS_FAILED"):
+        await bot.send_photo(42, BufferedInputFile(b"GIF89a", "x.gif"))
+    with pytest.raises(TelegramBadRequest, match="caption is too long"):
+        await bot.send_photo(42, BufferedInputFile(png_header(9, 9), "x.png"), caption="x" * 1025)
 
 
 async def test_other_methods_are_recorded(bot: Bot, telegram: FakeTelegramServer) -> None:

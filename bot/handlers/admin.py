@@ -34,6 +34,7 @@ ADMIN_COMMANDS = [
     ("disallow ID", "remove from the allowlist"),
     ("trees [n]", "recent analyses"),
     ("tree ID", "show one analysis tree"),
+    ("revoke_links ID", "end the browser links to one analysis"),
     ("health", "database, LLM, job queue, version, uptime"),
     ("runbooks", "loaded runbooks and load errors"),
     ("reload_runbooks", "read the runbook files again"),

@@ -1,4 +1,5 @@
-"""Admin views of analyses and runbooks: /trees [n], /tree ID, /runbooks, /reload_runbooks."""
+"""Admin views of analyses and runbooks: /trees [n], /tree ID, /revoke_links ID, /runbooks,
+/reload_runbooks."""
 
 from __future__ import annotations
 
@@ -60,6 +61,23 @@ async def tree_handler(message: Message, command: CommandObject, ops: Ops) -> st
     return f"shown {tree_id}"
 
 
+async def revoke_links_handler(message: Message, command: CommandObject, ops: Ops) -> str:
+    """End every live link to one analysis page (a leaked link stops working at once)."""
+    tree_id, _ = split_args(command.args)
+    if not tree_id:
+        raise ArgumentError(
+            "Which tree? Usage: <code>/revoke_links ID</code> (ids are listed by /trees)"
+        )
+    if not _TREE_ID.match(tree_id):
+        raise ArgumentError(f"“{shown(tree_id)}” is not a tree id (see /trees).")
+    revoked = await ops.links.revoke(tree_id)
+    shown_id = html.escape(tree_id)
+    await message.answer(
+        f"🔒 Revoked {revoked} link(s) to the analysis page of <code>{shown_id}</code>."
+    )
+    return f"revoked {revoked} links to {tree_id}"
+
+
 def format_runbooks(runbooks: RunbookSet, title: str) -> str:
     lines = [title]
     for runbook in sorted(runbooks.runbooks.values(), key=lambda r: r.id):
@@ -96,6 +114,7 @@ def create_router() -> Router:
     router = Router(name=__name__)
     router.message.register(trees_handler, Command("trees"))
     router.message.register(tree_handler, Command("tree"))
+    router.message.register(revoke_links_handler, Command("revoke_links"))
     router.message.register(runbooks_handler, Command("runbooks"))
     router.message.register(reload_runbooks_handler, Command("reload_runbooks"))
     return router

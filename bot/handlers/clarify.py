@@ -12,6 +12,7 @@ from aiogram.types import CallbackQuery, Message
 from bot.conversation import run_and_reply
 from bot.keyboards import OWN_ANSWER, ClarifyCallback
 from bot.middlewares import BUSY_TEXT, ChatLocks
+from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 
@@ -32,6 +33,8 @@ async def clarify_button_handler(
     bot: Bot,
     service: ReasoningService,
     chat_locks: ChatLocks,
+    *,
+    tree_links: TreeLinks | None = None,
 ) -> None:
     check = await service.check_button(
         callback_data.cid,
@@ -53,7 +56,7 @@ async def clarify_button_handler(
         await query.answer(f"→ {check.option}")
         await _remove_keyboard(bot, chat_id, query.message.message_id)
         question = Question(text=check.option, user_id=query.from_user.id, chat_id=chat_id)
-        await run_and_reply(bot, service, question)
+        await run_and_reply(bot, service, question, links=tree_links)
 
 
 async def _remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:

@@ -7,6 +7,7 @@ from aiogram.types import Message
 
 from bot.conversation import run_and_reply
 from bot.filters import AddressedToBot
+from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 
@@ -14,7 +15,11 @@ MAX_QUESTION_CHARS = 4000
 
 
 async def question_handler(
-    message: Message, bot: Bot, service: ReasoningService, question_text: str
+    message: Message,
+    bot: Bot,
+    service: ReasoningService,
+    question_text: str,
+    tree_links: TreeLinks | None = None,
 ) -> None:
     if message.from_user is None:
         return
@@ -28,7 +33,7 @@ async def question_handler(
         )
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
-    await run_and_reply(bot, service, question)
+    await run_and_reply(bot, service, question, links=tree_links)
 
 
 def create_router() -> Router:

@@ -19,7 +19,7 @@ from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.models import Answer, Event, Synthesis, Tree
 from reasoning_core.planners.contract import PlanningContext
-from reasoning_core.ports import ChatModel, Planner, TreeStore
+from reasoning_core.ports import ChatModel, Planner, TreeEvent, TreeJournal, TreeStore
 from reasoning_core.reflection.reflector import ReflectionSettings, Reflector
 from reasoning_core.reflection.report import (
     apply_not_established,
@@ -33,6 +33,9 @@ from reasoning_core.tree.report import build_report
 from reasoning_core.tree.wording import render_report
 
 log = logging.getLogger(__name__)
+
+#: Events kept in the tree's journal: what reflection found, decided and revised.
+JOURNALED = frozenset({"reflection", "plan_revised"})
 
 
 class DeepAnalyst:
@@ -51,8 +54,11 @@ class DeepAnalyst:
         clock: Callable[[], float] = time.monotonic,
         reflection: ReflectionSettings | None = None,
         critic: ChatModel | None = None,
+        journal: TreeJournal | None = None,
     ) -> None:
         self._store = tree_store
+        #: Where reflection events are kept for the analysis page (None: not kept).
+        self._journal = journal
         #: None or disabled: the plan runs to the end as planned (no checkpoints).
         self._reflection = reflection
         #: The LLM asked for a critique at checkpoints (None: the numbers decide alone).
@@ -71,18 +77,16 @@ class DeepAnalyst:
         """Analyse (or, with `tree_id`, continue analysing) and end with an answer event."""
         manager = TreeManager(store=self._store, max_depth=self._budgets.depth_limit)
         try:
-            if tree_id is None:
-                tree = await manager.create_tree(
-                    ctx.goal or ctx.question, user_id=user_id, chat_id=chat_id
-                )
-            else:
-                tree = await manager.load_tree(tree_id, user_id=user_id)
-        except NotFoundError:
-            async for event in _failed(f"there is no tree {tree_id} of yours", tree_id=None):
-                yield event
-            return
+            tree = await self._open(
+                manager, ctx, user_id=user_id, chat_id=chat_id, tree_id=tree_id
+            )
         except ReasoningError as e:
-            async for event in _failed(f"the analysis could not start: {e}", tree_id=None):
+            why = (
+                f"there is no tree {tree_id} of yours"
+                if isinstance(e, NotFoundError)
+                else f"the analysis could not start: {e}"
+            )
+            async for event in _failed(why, tree_id=None):
                 yield event
             return
         verb = "started" if tree_id is None else "resumed"
@@ -94,6 +98,8 @@ class DeepAnalyst:
         explorer = self._explorer(manager, ctx)
         try:
             async for event in explorer.explore(ctx):
+                if event.kind in JOURNALED:
+                    await self._record(tree.id, event)
                 yield event
         except OutsideDataError as e:  # not a failure: the answer says which period there is
             await _close(manager, "completed")
@@ -117,6 +123,32 @@ class DeepAnalyst:
             question=reflector.question if reflector is not None else None,
         )
         yield Event(kind="answer", message="Deep analysis done", answer=answer)
+
+    async def _open(
+        self,
+        manager: TreeManager,
+        ctx: PlanningContext,
+        *,
+        user_id: int,
+        chat_id: int,
+        tree_id: str | None,
+    ) -> Tree:
+        """A new tree for the goal, or the user's saved one to continue."""
+        if tree_id is None:
+            goal = ctx.goal or ctx.question
+            return await manager.create_tree(goal, user_id=user_id, chat_id=chat_id)
+        return await manager.load_tree(tree_id, user_id=user_id)
+
+    async def _record(self, tree_id: str, event: Event) -> None:
+        """Keep a reflection event in the tree's journal; a failure only loses the entry."""
+        if self._journal is None:
+            return
+        data = {k: v for k, v in event.data.items() if k != "tree_id"}
+        entry = TreeEvent(kind=event.kind, message=event.message, data=data)
+        try:
+            await self._journal.record(tree_id, entry)
+        except StoreError as e:
+            log.warning("could not journal a %s event of tree %s: %s", event.kind, tree_id, e)
 
     def _explorer(self, manager: TreeManager, ctx: PlanningContext) -> Explorer:
         settings = self._reflection

@@ -12,7 +12,7 @@ from typing import Any
 
 from reasoning_core.answers.deep_jobs import DeepJobRunner, Deliver
 from reasoning_core.errors import NotFoundError
-from reasoning_core.models import Answer, ClarifyingQuestion, Event, StrategyDecision
+from reasoning_core.models import Answer, ClarifyingQuestion, Event, StrategyDecision, Tree
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import TreeStore
 from reasoning_core.tree.render import render_tree_text
@@ -74,8 +74,8 @@ class DeepPath:
             )
         yield Event(kind="answer", answer=answer)
 
-    async def tree_lines(self, tree_id: str, *, user_id: int | None) -> list[str] | None:
-        """The tree as indented text lines, or None if unknown or another user's.
+    async def tree(self, tree_id: str, *, user_id: int | None) -> Tree | None:
+        """The tree, or None if unknown or another user's.
 
         `user_id=None` is the operator (`whytree tree`), who may see any tree.
         """
@@ -85,7 +85,12 @@ class DeepPath:
             return None
         if user_id is not None and tree.user_id is not None and tree.user_id != user_id:
             return None  # never reveal that another user's tree exists
-        return render_tree_text(tree)
+        return tree
+
+    async def tree_lines(self, tree_id: str, *, user_id: int | None) -> list[str] | None:
+        """The tree as indented text lines, or None if unknown or another user's."""
+        tree = await self.tree(tree_id, user_id=user_id)
+        return None if tree is None else render_tree_text(tree)
 
     async def resume_stale(self, deliver: Deliver) -> int:
         """Finish the jobs a crashed process left running; `deliver` sends each answer."""

@@ -31,12 +31,19 @@ from reasoning_core.explore.state import check_of, checks_under
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.models import Evidence, Node
 from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
-from reasoning_core.tools.base import Tool, ToolResult
+from reasoning_core.tools.base import Tool, ToolResult, sample_rows
 from reasoning_core.tree.aggregation import has_evidence
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import OPEN
 
 log = logging.getLogger(__name__)
+
+
+def with_rows_seen(evidence: Evidence, result: ToolResult) -> Evidence:
+    """The evidence with the first rows its tool returned (``data["seen"]``), so a reader
+    of the analysis can see the data behind the verdict."""
+    seen = sample_rows(result).model_dump(mode="json")
+    return evidence.model_copy(update={"data": {**evidence.data, "seen": seen}})
 
 
 class CheckRunner:
@@ -111,6 +118,7 @@ class CheckRunner:
             evidence = await self._interpret(ctx, check_id, proposal, check, result)
             if evidence is None:
                 return
+            evidence = with_rows_seen(evidence, result)
             updated = await self._manager.set_node_result(check_id, evidence)
         verdict = {True: "confirmed", False: "refuted", None: "inconclusive"}[evidence.confirmed]
         self._emit(

@@ -39,6 +39,9 @@ from reasoning_core.ports.jobs import (
     JobStatus,
     JobStore,
 )
+from reasoning_core.ports.links import (
+    TreeLinkStore,
+)
 from reasoning_core.ports.llm import (
     ChatMessage,
     ChatModel,
@@ -57,6 +60,8 @@ from reasoning_core.ports.planner import (
     Planner,
 )
 from reasoning_core.ports.trees import (
+    TreeEvent,
+    TreeJournal,
     TreeStore,
     TreeSummary,
 )
@@ -92,6 +97,9 @@ __all__ = [
     "StrategyStats",
     "ToolCall",
     "ToolSpec",
+    "TreeEvent",
+    "TreeJournal",
+    "TreeLinkStore",
     "TreeStore",
     "TreeSummary",
     "UsageDay",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import builtins
 from collections.abc import Collection
 from datetime import datetime
-from typing import Protocol
+from typing import Any, Protocol
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from reasoning_core.models import (
     Node,
@@ -57,4 +57,28 @@ class TreeStore(Protocol):
         self, user_id: int | None = None, limit: int = 20
     ) -> builtins.list[TreeSummary]:
         """The newest trees first, of one user or of everyone (user_id None)."""
+        ...
+
+
+class TreeEvent(BaseModel):
+    """One entry of an analysis's journal: a reflection, a plan revision."""
+
+    kind: str
+    message: str = ""
+    data: dict[str, Any] = Field(default_factory=dict)
+    created_at: datetime | None = None
+
+
+class TreeJournal(Protocol):
+    """The journal of an analysis: what reflection found and decided, in order.
+
+    Raises only `StoreError` subclasses (`NotFoundError` for an unknown tree).
+    """
+
+    async def record(self, tree_id: str, event: TreeEvent) -> None:
+        """Append one event to the tree's journal."""
+        ...
+
+    async def events(self, tree_id: str) -> builtins.list[TreeEvent]:
+        """The tree's events, oldest first ([] for an unknown tree)."""
         ...

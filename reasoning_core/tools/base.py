@@ -111,6 +111,45 @@ class ToolResult(BaseModel):
         return "\n".join(lines)
 
 
+#: What `ToolResult.sample` keeps: rows, and characters per cell.
+SAMPLE_ROWS = 20
+SAMPLE_CELL_CHARS = 200
+
+
+class RowSample(BaseModel):
+    """The first rows a check saw, kept on its evidence so a reader can see the data."""
+
+    columns: list[str] = Field(default_factory=list)
+    rows: list[list[str]] = Field(default_factory=list)
+    row_count: int = 0
+    truncated: bool = False
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        text = "NULL"
+    elif isinstance(value, dict | list):
+        text = json.dumps(value, default=str, ensure_ascii=False)
+    else:
+        isoformat = getattr(value, "isoformat", None)
+        text = str(isoformat()) if callable(isoformat) else str(value)
+    return text if len(text) <= SAMPLE_CELL_CHARS else text[: SAMPLE_CELL_CHARS - 1] + "…"
+
+
+def sample_rows(result: ToolResult, *, max_rows: int = SAMPLE_ROWS) -> RowSample:
+    """The first `max_rows` rows of a result as text cells (NULL for None, nested values as
+    JSON, "" where a row lacks the column), columns in order of first appearance;
+    `truncated` when rows were left out here or by the tool."""
+    kept = result.rows[:max_rows]
+    columns = list(dict.fromkeys(key for row in kept for key in row))
+    return RowSample(
+        columns=columns,
+        rows=[[_cell(row[c]) if c in row else "" for c in columns] for row in kept],
+        row_count=result.row_count,
+        truncated=result.truncated or len(result.rows) > len(kept),
+    )
+
+
 class Tool(Protocol):
     """A data source the explorer may query; see the module docstring for errors."""
 

@@ -12,9 +12,9 @@ depth-first in creation order::
 from __future__ import annotations
 
 from reasoning_core.models import Node, Tree
-from reasoning_core.tree.aggregation import evidence_signal
+from reasoning_core.tree.aggregation import evidence_signal, has_evidence
 from reasoning_core.tree.status import is_open_hypothesis
-from reasoning_core.tree.walk import OPEN, children, is_active, root_of
+from reasoning_core.tree.walk import OPEN, children, descendants, is_active, root_of
 
 CONFIRMED, REFUTED, INCONCLUSIVE, OPEN_MARK, PRUNED = "✅", "❌", "❔", "⏳", "✂"
 #: A hypothesis this close to 0.5 is shown as undecided.
@@ -75,12 +75,20 @@ def _root_mark(tree: Tree) -> str:
 
 
 def _hypothesis_mark(tree: Tree, node: Node) -> str:
-    if is_open_hypothesis(tree, node):
+    if is_open_hypothesis(tree, node) and not _judged_when_finished(tree, node):
         return OPEN_MARK
     p = node.confidence if node.confidence is not None else node.prior
     if abs(p - 0.5) < _UNDECIDED_BAND:
         return INCONCLUSIVE
     return CONFIRMED if p > 0.5 else REFUTED  # noqa: PLR2004 - even odds
+
+
+def _judged_when_finished(tree: Tree, node: Node) -> bool:
+    """A finished tree's hypothesis is judged by the results it got; checks left open
+    will not run any more. With no result at all it stays open (never checked)."""
+    if tree.status == "active":
+        return False
+    return any(has_evidence(tree, n) for n in descendants(tree, node.id) if is_active(n))
 
 
 def _result_text(node: Node) -> str:

@@ -27,10 +27,12 @@ async def next_reply(telegram: FakeTelegramServer, chat_id: int) -> RecordedCall
 
 
 def buttons(call: RecordedCall) -> list[tuple[str, str]]:
-    """(text, callback_data) of every inline button on a sent message."""
+    """(text, callback_data) of every inline button on a sent message (URL buttons: the URL)."""
     markup: Any = call.params.get("reply_markup") or {}
     if isinstance(markup, str):
         markup = json.loads(markup)
     return [
-        (b["text"], b["callback_data"]) for row in markup.get("inline_keyboard", []) for b in row
+        (b["text"], b.get("callback_data") or b.get("url", ""))
+        for row in markup.get("inline_keyboard", [])
+        for b in row
     ]

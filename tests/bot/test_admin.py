@@ -37,6 +37,7 @@ ADMIN_COMMANDS = [
     "/trees",
     "/trees 5",
     "/tree t1",
+    "/revoke_links t1",
     "/health",
     "/runbooks",
     "/reload_runbooks",
@@ -81,6 +82,7 @@ async def test_every_admin_command_answers_an_admin_and_is_audited(
     assert "Removed from the allowlist" in replies[f"/disallow {USER}"]
     assert "No analyses yet" in replies["/trees"]
     assert "No tree with id" in replies["/tree t1"]
+    assert "Revoked 0 link(s)" in replies["/revoke_links t1"]
     assert "Database: ✅" in replies["/health"] and "LLM: ✅" in replies["/health"]
     assert "Version:" in replies["/health"] and "uptime" in replies["/health"]
     assert "cell_traffic_drop" in replies["/runbooks"]
@@ -143,6 +145,8 @@ async def test_ban_and_unban_with_reason(
         ("/tree", "Which tree?"),
         ("/tree ../../etc/passwd", "is not a tree id"),
         ("/tree nosuchtree", "No tree with id <code>nosuchtree</code>"),
+        ("/revoke_links", "Which tree? Usage: <code>/revoke_links ID</code>"),
+        ("/revoke_links <b>x</b>", "is not a tree id"),
     ],
 )
 async def test_bad_arguments_get_a_clear_reply(

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from bot.cli import main
 from bot.config import Settings
+from bot.tree_picture.dot_runner import find_dot
+from bot.tree_picture.pictures import png_size
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -72,7 +79,20 @@ def test_ask_json_of_a_clarify_decision_prints_questions_and_options(database_ur
     assert answer["reason"] and 0 <= answer["confidence"] <= 1
 
 
-def test_tree_command_prints_a_tree_and_names_an_unknown_one(database_url: str) -> None:
+@pytest.fixture
+def restored_logging() -> Iterator[None]:
+    """`main` installs its log handler on the root logger: take it away again afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    root.handlers[:] = handlers
+    root.setLevel(level)
+
+
+@pytest.mark.usefixtures("restored_logging")
+def test_tree_command_prints_a_tree_and_names_an_unknown_one(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = {"DATABASE_URL": database_url}
     assert _whytree("demo", env=env).returncode == 0
     asked = _whytree("ask", "--json", "Why did traffic drop on cell 10291?", env=env)
@@ -82,6 +102,20 @@ def test_tree_command_prints_a_tree_and_names_an_unknown_one(database_url: str) 
     assert "availability" in shown.stdout.lower() and "·" in shown.stdout
     missing = _whytree("tree", "nope", env=env)
     assert missing.returncode == 1 and "no reasoning tree 'nope'" in missing.stderr
+    # The other formats in this process (the same `main`, without a Python start-up each).
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    assert main(["tree", tree_id, "--format", "html", "-o", "t.html"]) == 0
+    html = (tmp_path / "t.html").read_text()
+    assert html.startswith("<!DOCTYPE html>") and tree_id in html and "<details" in html
+    assert ("<svg" in html) == (find_dot() is not None)
+    if find_dot() is None:
+        pytest.skip("Graphviz (dot) is not installed: SVG and PNG not checked")
+    assert main(["tree", tree_id, "--format", "svg", "-o", "t.svg"]) == 0
+    assert "</svg>" in (tmp_path / "t.svg").read_text()
+    assert main(["tree", tree_id, "--format", "png", "-o", "t.png"]) == 0
+    assert png_size((tmp_path / "t.png").read_bytes())[0] > 100
+    assert main(["tree", tree_id, "--format", "png", "-o", str(tmp_path)]) == 1  # a directory
 
 
 def test_every_setting_is_documented_in_env_example() -> None:

@@ -10,6 +10,8 @@ import asyncpg
 import pytest
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
+from bot.tree_picture.dot_runner import find_dot
+from bot.tree_picture.pictures import png_size
 from reasoning_core.planners.contract import PlanningContext
 from storage.jobs import PgJobStore
 from storage.pool import create_pool
@@ -20,6 +22,8 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.telegram_server import FakeTelegramServer
 
 CHAT = 901
+#: Without Graphviz the tree button answers with the text view (tested in test_tree_picture).
+GRAPHVIZ = find_dot() is not None
 QUESTION = "why did traffic drop on cell 12345?"
 
 
@@ -81,23 +85,34 @@ async def test_deep_question_report_and_tree_button(
             )
             report = next(m for m in telegram.sent_messages(CHAT) if "Primary cause" in m.text)
             status = telegram.sent_messages(CHAT)[0]
-            [(label, data)] = buttons(report)
+            [(label, data)] = buttons(report)  # no PUBLIC_URL: no "Open in browser"
+            telegram.push_callback(CHAT, CHAT + 1, data, report.result["message_id"])  # a stranger
+            await telegram.wait_for(lambda: len(telegram.callback_answers) == 1)
             telegram.push_callback(CHAT, CHAT, data, report.result["message_id"])
+            if GRAPHVIZ:
+                await telegram.wait_for(lambda: bool(telegram.sent_photos(CHAT)), timeout=10)
+                [photo] = telegram.sent_photos(CHAT)
+                [(text_label, text_data)] = buttons(photo)
+                telegram.push_callback(CHAT, CHAT, text_data, photo.result["message_id"])
             await telegram.wait_for(
                 lambda: any("🌳" in m.text[:12] for m in telegram.sent_messages(CHAT))
             )
-            telegram.push_callback(CHAT, CHAT + 1, data, report.result["message_id"])  # a stranger
-            await telegram.wait_for(lambda: len(telegram.callback_answers) == 2)
     assert "Availability outage" in report.text and "availability 61% vs 99.7%" in report.text
     assert (
         "Check the cell&#x27;s alarms" in report.text or "Check the cell's alarms" in report.text
     )
     assert "confidence" in report.text and label.startswith("🌳")
+    assert (
+        telegram.callback_answers[0].params.get("text") == "That reasoning tree is not available."
+    )
+    assert not telegram.sent_photos(CHAT + 1) and len(telegram.sent_photos(CHAT)) <= 1
+    if GRAPHVIZ:  # the picture: a real PNG, captioned with the primary cause, text one tap away
+        width, height = png_size(photo.params["photo"].data)
+        assert width > 200 and height > 100 and photo.result["photo"][0]["width"] == width
+        assert "Primary cause:</b> Availability outage" in photo.caption
+        assert text_label == "📝 Text view"
     tree = next(m for m in telegram.sent_messages(CHAT) if "🌳" in m.text[:12])
     assert "Availability outage" in tree.text and "<pre>" in tree.params["text"]
-    assert (
-        telegram.callback_answers[1].params.get("text") == "That reasoning tree is not available."
-    )
     # Live progress: one status message, edited no more often than every 1.5 s, then removed.
     assert status.text.startswith("🔎")
     edits = [e.at for e in telegram.edits(CHAT, status.result["message_id"])]

@@ -1,5 +1,8 @@
 """A fake Telegram Bot API server over real HTTP, for tests and benchmarks.
 
+Besides text messages it takes photo and document uploads (multipart), checked
+against Telegram's limits (a photo: 10 MB, width + height <= 10000, ratio <= 20).
+
 The real bot reaches it through
 ``AiohttpSession(api=TelegramAPIServer.from_base(fake.base_url))``. It answers
 ``/bot{token}/{method}`` like Telegram (same JSON envelope, same error
@@ -57,6 +60,10 @@ class RecordedCall:
     @property
     def text(self) -> str:
         return str(self.params.get("text", ""))
+
+    @property
+    def caption(self) -> str:
+        return str(self.params.get("caption", ""))
 
     def __str__(self) -> str:
         shown = {k: v for k, v in self.params.items() if k != "text"}
@@ -140,6 +147,14 @@ class FakeTelegramServer:
     def sent_messages(self, chat_id: int | None = None) -> list[RecordedCall]:
         """sendMessage calls Telegram accepted, oldest first."""
         return self._ok_calls("sendMessage", chat_id)
+
+    def sent_photos(self, chat_id: int | None = None) -> list[RecordedCall]:
+        """sendPhoto calls Telegram accepted; ``params["photo"]`` is the `UploadedFile`."""
+        return self._ok_calls("sendPhoto", chat_id)
+
+    def sent_documents(self, chat_id: int | None = None) -> list[RecordedCall]:
+        """sendDocument calls Telegram accepted; ``params["document"]`` is the `UploadedFile`."""
+        return self._ok_calls("sendDocument", chat_id)
 
     def edits(
         self, chat_id: int | None = None, message_id: int | None = None

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.telegram_html import HtmlParseError, parse_html, utf16_len
+from tests.fakes.telegram_params import UploadedFile
 from tests.fakes.telegram_updates import (
     ChatType,
     Content,
@@ -24,6 +25,13 @@ from tests.fakes.telegram_updates import (
 )
 
 MAX_TEXT = 4096
+MAX_CAPTION = 1024
+#: Telegram's photo limits: 10 MB, width + height <= 10000, aspect ratio <= 20.
+PHOTO_MAX_BYTES = 10 * 1024 * 1024
+PHOTO_MAX_SIDES = 10_000
+PHOTO_MAX_RATIO = 20
+DOCUMENT_MAX_BYTES = 50 * 1024 * 1024
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup "
     "are exactly the same as a current content and reply markup of the message"
@@ -69,6 +77,8 @@ class TelegramState:
         self.methods: dict[str, Callable[[dict[str, Any]], Any]] = {
             "getme": self.get_me,
             "sendmessage": self.send_message,
+            "sendphoto": self.send_photo,
+            "senddocument": self.send_document,
             "editmessagetext": self.edit_message_text,
             "editmessagereplymarkup": self.edit_message_reply_markup,
             "deletemessage": self.delete_message,
@@ -133,6 +143,17 @@ class TelegramState:
             raise _bad_request("message text is empty")
         if utf16_len(plain) > MAX_TEXT:
             raise _bad_request("message is too long")
+        return plain, entities
+
+    @staticmethod
+    def caption(params: dict[str, Any]) -> tuple[str, list[dict[str, Any]]]:
+        """A media caption as Telegram stores it (optional; at most 1,024 characters)."""
+        caption = params.get("caption")
+        if not caption:
+            return "", []
+        plain, entities = TelegramState.render({**params, "text": caption})
+        if utf16_len(plain) > MAX_CAPTION:
+            raise _bad_request("message caption is too long")
         return plain, entities
 
     @staticmethod
@@ -239,6 +260,54 @@ class TelegramState:
         self.messages[(chat_id, message["message_id"])] = message
         return copy.deepcopy(message)
 
+    def send_photo(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A photo upload, checked against Telegram's photo limits (PNG only in this fake)."""
+        chat_id = self._chat_id(params)
+        photo = params.get("photo")
+        if not isinstance(photo, UploadedFile):
+            raise _bad_request("there is no photo in the request")
+        if len(photo.data) > PHOTO_MAX_BYTES:
+            raise TelegramApiError(413, "Request Entity Too Large")
+        width, height = _png_size(photo.data)
+        small, large = sorted((width, height))
+        if width + height > PHOTO_MAX_SIDES or small == 0 or large / small > PHOTO_MAX_RATIO:
+            raise _bad_request("PHOTO_INVALID_DIMENSIONS")
+        serial = next(self._serial)
+        size = {"file_id": f"photo{serial}", "file_unique_id": f"u{serial}",
+                "width": width, "height": height, "file_size": len(photo.data)}  # fmt: skip
+        return self._store_media(chat_id, params, {"photo": [size]})
+
+    def send_document(self, params: dict[str, Any]) -> dict[str, Any]:
+        chat_id = self._chat_id(params)
+        document = params.get("document")
+        if not isinstance(document, UploadedFile):
+            raise _bad_request("there is no document in the request")
+        if len(document.data) > DOCUMENT_MAX_BYTES:
+            raise TelegramApiError(413, "Request Entity Too Large")
+        serial = next(self._serial)
+        info = {"file_id": f"doc{serial}", "file_unique_id": f"u{serial}",
+                "file_name": document.filename, "mime_type": document.content_type,
+                "file_size": len(document.data)}  # fmt: skip
+        return self._store_media(chat_id, params, {"document": info})
+
+    def _store_media(
+        self, chat_id: int, params: dict[str, Any], media: dict[str, Any]
+    ) -> dict[str, Any]:
+        caption, entities = self.caption(params)
+        message: dict[str, Any] = {
+            "message_id": self.next_message_id(chat_id),
+            "from": self.bot_user,
+            "chat": self.chat(chat_id),
+            "date": now(),
+            **media,
+            "caption": caption,
+            "caption_entities": entities,
+            "reply_markup": self._inline_markup(params),
+        }
+        message = drop_empty(message)
+        self.messages[(chat_id, message["message_id"])] = message
+        return copy.deepcopy(message)
+
     def edit_message_text(self, params: dict[str, Any]) -> dict[str, Any] | bool:
         if params.get("inline_message_id"):
             self.render(params)
@@ -294,3 +363,10 @@ class TelegramState:
             raise _bad_request("can't parse commands JSON object")
         self.commands = commands
         return True
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    """(width, height) of a PNG; Telegram's IMAGE_PROCESS_FAILED for anything else."""
+    if len(data) < 24 or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
+        raise _bad_request("IMAGE_PROCESS_FAILED")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

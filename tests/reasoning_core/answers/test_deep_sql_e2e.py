@@ -194,7 +194,12 @@ async def test_three_hypotheses_with_sql_checks(
         "slow": "rejected", "dump": "completed", "neighbour_traffic": "completed",
     }  # fmt: skip
     dump = next(n for n in tree.nodes.values() if n.context.get("key") == "dump")
-    assert dump.result is not None and dump.result.data == {"rows": 50, "truncated": True}
+    assert dump.result is not None
+    seen = dump.result.data.pop("seen")
+    assert dump.result.data == {"rows": 50, "truncated": True}
+    # the first rows it saw are kept for the analysis page, as text cells
+    assert seen["row_count"] == 50 and seen["truncated"] is True and len(seen["rows"]) == 20
+    assert seen["columns"] == ["blob", "g"] and all(len(row) == 2 for row in seen["rows"])
     assert tree.status == "completed" and tree.user_id == 7
 
 

@@ -27,6 +27,7 @@ from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import load_runbooks
 from storage.sql_tool import PgSqlTool
+from storage.tree_pages import PgTreeJournal
 from storage.trees import PgTreeStore
 from tests.fakes.openai_replies import Reply
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -155,6 +156,7 @@ async def analyse(
         policy=POLICY,
         reflection=settings,
         critic=chat if critic else None,
+        journal=PgTreeJournal(pool),
     )
     events = [e async for e in analyst.run(CTX, user_id=5, chat_id=5)]
     answer = events[-1].answer
@@ -215,6 +217,11 @@ async def test_no_winner_revision_grows_a_new_hypothesis_that_wins(
     assert answer.confidence >= 0.7 and "min availability 60.0%" in answer.text
     # the repeat of "demand" and "neighbour" in the revised plan was refused
     assert sum(n.context.get("key") == "demand" for n in tree.nodes.values()) == 1
+    # the journal kept every reflection and the revision, in order, for the analysis page
+    journal = await PgTreeJournal(pool).events(tree.id)
+    emitted = [e for e in events if e.kind in ("reflection", "plan_revised")]
+    assert [(j.kind, j.message) for j in journal] == [(e.kind, e.message) for e in emitted]
+    assert "plan_revised" in [j.kind for j in journal] and journal[0].created_at is not None
 
 
 async def test_a_critique_that_always_says_revise_is_bounded(

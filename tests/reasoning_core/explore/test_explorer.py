@@ -182,7 +182,11 @@ async def test_three_hypotheses_give_the_right_primary_and_confidence(
     # persisted: a fresh load sees every node and the result of every check
     saved = await store.load(answer.tree_id or "")
     assert saved.status == "completed" and len(saved.nodes) == 13
-    assert saved.nodes["h1.v1"].result == ev(True, 0.9)
+    result = saved.nodes["h1.v1"].result
+    assert result is not None
+    seen = result.data.pop("seen")  # the rows the tool returned, kept for the analysis page
+    assert result == ev(True, 0.9)
+    assert seen == {"columns": ["v"], "rows": [["1"]], "row_count": 1, "truncated": False}
     assert saved.synthesis is not None and saved.synthesis.primary.id == "outage"
     kinds = [e.kind for e in events]
     assert kinds[0] == "tree_created" and kinds[-2:] == ["synthesis", "answer"]

@@ -69,3 +69,13 @@ def test_a_finished_tree_marks_its_root_by_the_conclusion() -> None:
     assert tree.synthesis is not None
     tree.synthesis.not_established = True
     assert render_tree_text(tree)[0].startswith("❔ ")
+
+
+def test_a_finished_tree_judges_hypotheses_by_the_results_they_got() -> None:
+    tree = grown()
+    add_node(tree, NewNode("h1", "Alarms", "verification"), max_depth=5, now=NOW)  # never ran
+    assert render_tree_text(tree)[1].startswith("  ⏳ h1 Outage")  # still running: open
+    tree.status = "completed"
+    lines = render_tree_text(tree)
+    assert lines[1].startswith("  ✅ h1 Outage")  # its confirming result stands
+    assert lines[8].startswith("  ⏳ h3 Neighbour")  # no result at all: never checked
