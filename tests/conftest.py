@@ -67,13 +67,14 @@ hypothesis_settings.load_profile("whytree")
 
 @pytest.fixture
 async def cell_days_sql(database_url: str) -> AsyncIterator[PgSqlTool]:
-    """The read-only SQL tool over a small `cell_days` table: cell 12345 drops to 60% on day 7."""
+    """The read-only SQL tool over a small `demo.cell_days`: cell 12345 drops to 60% on day 7."""
     conn = await asyncpg.connect(database_url)
     try:
         await conn.execute(
-            """CREATE TABLE cell_days (cellname text, day date, availability float8,
-                                       attempts int, neighbour_traffic float8);
-               INSERT INTO cell_days
+            """CREATE SCHEMA demo;
+               CREATE TABLE demo.cell_days (cellname text, day date, availability float8,
+                                            attempts int, neighbour_traffic float8);
+               INSERT INTO demo.cell_days
                SELECT '12345', DATE '2024-05-01' + d,
                       CASE WHEN d >= 7 THEN 60.0 ELSE 100.0 END, 1000 - d, 50.0
                FROM generate_series(0, 9) d;"""
