@@ -24,7 +24,12 @@ from bot.deep_wiring import open_deep
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
-from bot.middlewares import ChatLocks, OneQuestionPerChatMiddleware, UserMiddleware
+from bot.middlewares import (
+    ChatLocks,
+    NormalisedTextMiddleware,
+    OneQuestionPerChatMiddleware,
+    UserMiddleware,
+)
 from bot.operations import install_ops
 from bot.ops import Ops, RunbookLibrary
 from bot.ops_server import ops_server
@@ -218,6 +223,9 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         chat_locks=ChatLocks(),
         background=set(),  # tasks started at start-up, kept referenced until done
     )
+    normalised = NormalisedTextMiddleware()  # first: everything after sees clean text
+    dp.message.outer_middleware(normalised)
+    dp.edited_message.outer_middleware(normalised)
     user_middleware = UserMiddleware(runtime.users)
     dp.message.outer_middleware(user_middleware)
     dp.edited_message.outer_middleware(user_middleware)
