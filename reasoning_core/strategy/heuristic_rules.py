@@ -13,6 +13,7 @@ from typing import Literal
 
 from reasoning_core.strategy import lexicon as lx
 from reasoning_core.strategy.entities import find_entities
+from reasoning_core.strategy.exfiltration import exfiltration_kind
 
 DeclineKind = Literal["injection", "change", "command", "secret", "attack"]
 
@@ -84,7 +85,7 @@ def decline_kind(folded: str) -> DeclineKind | None:
     if lx.SHELL.search(folded):
         return "command"
     kind = _imperative_kind(folded)
-    if kind is None and lx.SECRET.search(folded) and lx.REVEAL.search(folded):
+    if kind is None and exfiltration_kind(folded) is not None:  # exfiltration.py
         kind = "secret"
     if kind is None and _asks_to_attack(folded):
         kind = "attack"

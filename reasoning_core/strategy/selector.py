@@ -3,8 +3,9 @@
 Order of precedence:
 
 1. the layer is off (STRATEGY_ENABLED=false) -> quick, source "heuristic";
-2. a prompt-injection attempt -> the heuristic's decline, without any LLM call
-   (the message never reaches a model it tries to subvert);
+2. a prompt-injection or exfiltration attempt (secrets, the system prompt:
+   ``exfiltration``) -> the heuristic's decline, without any LLM call (the
+   message never reaches a model it tries to subvert);
 3. a cached decision of this user and project for the same goal -> source "cache";
 4. no LLM configured -> the heuristic;
 5. the LLM path under `timeout_sec`; a timeout, an `LLMError` or an invalid answer
@@ -28,6 +29,7 @@ from reasoning_core.models import StrategyDecision, Usage
 from reasoning_core.ports import ChatModel
 from reasoning_core.strategy import texts
 from reasoning_core.strategy.cache import DecisionCache, cache_key
+from reasoning_core.strategy.exfiltration import exfiltration_kind
 from reasoning_core.strategy.heuristic import (
     decide_heuristically,
     detect_language,
@@ -72,7 +74,7 @@ class StrategySelector:
         """The decision for `text` and the LLM usage it cost (zero without an LLM call)."""
         if not self._enabled:
             return _disabled_decision(text), Usage()
-        if self._llm is None or decline_kind(fold(text)) == "injection":
+        if self._llm is None or _declined_by_rules(fold(text)):
             return decide_heuristically(text, recent_entities=recent_entities), Usage()
         key = cache_key(text, user_id=user_id, project=project)
         cached = self._cache.get(key)
@@ -93,6 +95,11 @@ class StrategySelector:
             return _fallback(text, recent_entities, texts.LLM_FAILED), Usage()
         self._cache.put(key, decision)
         return decision, usage
+
+
+def _declined_by_rules(folded: str) -> bool:
+    """Attempts the rules decline before any model sees them."""
+    return decline_kind(folded) == "injection" or exfiltration_kind(folded) is not None
 
 
 def _disabled_decision(text: str) -> StrategyDecision:
