@@ -53,7 +53,8 @@ _PROMPT_VERB = _words(
     r"show\w*", r"print\w*", r"reveal\w*", r"repeat\w*", r"translat\w*", r"summari[sz]\w*",
     r"quot\w*", r"recite", r"output\w*", r"display\w*", r"dump", r"paste", r"tell", r"give",
     r"list", r"spell out", r"write out", r"rewrite", r"paraphrase", r"copy",
-    r"what (?:is|are|was|were)", r"what's", r"what was written", r"покаж\w*", r"вывед\w*", r"выведи", r"повтор\w*",
+    r"what (?:is|are|was|were)", r"what's", r"what was written", r"покаж\w*", r"вывед\w*",
+    r"выведи", r"повтор\w*",
     r"перевед\w*", r"переведи", r"перескаж\w*", r"процитир\w*", r"напиш\w*", r"раскр\w*",
     r"скаж\w*", r"дай", r"сообщ\w*", r"перечисл\w*", r"какие", r"каки[ем] у тебя",
 )
