@@ -221,6 +221,7 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         service=runtime.service,
         users=runtime.users,
         chat_locks=ChatLocks(),
+        max_reply_messages=runtime.settings.max_reply_messages,
         background=set(),  # tasks started at start-up, kept referenced until done
     )
     normalised = NormalisedTextMiddleware()  # first: everything after sees clean text
@@ -248,20 +249,23 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
 
 
 async def _on_startup(
-    bot: Bot, service: ReasoningService, background: set[asyncio.Task[Any]]
+    bot: Bot,
+    service: ReasoningService,
+    background: set[asyncio.Task[Any]],
+    max_reply_messages: int,
 ) -> None:
     await bot.set_my_commands(common.COMMANDS)
     me = await bot.me()
     log.info("bot @%s is polling", me.username)
     # Analyses a crashed process left running: finish them and answer their users.
-    task = asyncio.create_task(_resume_deep_jobs(bot, service))
+    task = asyncio.create_task(_resume_deep_jobs(bot, service, max_reply_messages))
     background.add(task)
     task.add_done_callback(background.discard)
 
 
-async def _resume_deep_jobs(bot: Bot, service: ReasoningService) -> None:
+async def _resume_deep_jobs(bot: Bot, service: ReasoningService, max_messages: int) -> None:
     async def deliver(job: Job, answer: Answer) -> None:
-        await send_answer(bot, job.chat_id, answer)
+        await send_answer(bot, job.chat_id, answer, max_messages=max_messages)
 
     resumed = await service.resume_deep_jobs(deliver)
     if resumed:

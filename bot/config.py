@@ -79,6 +79,9 @@ class Settings(BaseSettings):
     memory_ttl_days: int = Field(default=180, ge=1, le=36_500)
     llm_context_budget_tokens: int = Field(default=4000, ge=512, le=2_000_000)
 
+    # Replies: one answer is at most this many Telegram messages; the rest goes as a file
+    max_reply_messages: int = Field(default=3, ge=1, le=20)
+
     # Access
     admin_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
     access_mode: Literal["open", "allowlist"] = "open"

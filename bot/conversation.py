@@ -6,12 +6,18 @@ from aiogram import Bot
 from aiogram.utils.chat_action import ChatActionSender
 
 from bot.progress import ProgressMessage
-from bot.replies import send_answer
+from bot.replies import DEFAULT_MAX_REPLY_MESSAGES, send_answer
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
 
 
-async def run_and_reply(bot: Bot, service: ReasoningService, question: Question) -> Answer | None:
+async def run_and_reply(
+    bot: Bot,
+    service: ReasoningService,
+    question: Question,
+    *,
+    max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
+) -> Answer | None:
     """Typing action and live progress while the service works, then the answer."""
     progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
     answer: Answer | None = None
@@ -23,5 +29,5 @@ async def run_and_reply(bot: Bot, service: ReasoningService, question: Question)
                 await progress.update(event)
     await progress.finish()
     if answer is not None:
-        await send_answer(bot, question.chat_id, answer)
+        await send_answer(bot, question.chat_id, answer, max_messages=max_messages)
     return answer

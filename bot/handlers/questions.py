@@ -14,7 +14,11 @@ MAX_QUESTION_CHARS = 4000
 
 
 async def question_handler(
-    message: Message, bot: Bot, service: ReasoningService, question_text: str
+    message: Message,
+    bot: Bot,
+    service: ReasoningService,
+    question_text: str,
+    max_reply_messages: int,
 ) -> None:
     if message.from_user is None:
         return
@@ -28,7 +32,7 @@ async def question_handler(
         )
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
-    await run_and_reply(bot, service, question)
+    await run_and_reply(bot, service, question, max_messages=max_reply_messages)
 
 
 def create_router() -> Router:

@@ -8,6 +8,7 @@ fake normalises all of them to the types Telegram would parse.
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
@@ -23,6 +24,18 @@ _INT_FIELDS = {
 _TEXT_FIELDS = {"text", "caption", "data", "callback_query_id", "inline_message_id", "url"}
 
 
+@dataclass(frozen=True)
+class UploadedFile:
+    """A file the bot uploaded in a multipart request (sendDocument and the like)."""
+
+    filename: str
+    content: bytes
+    content_type: str = "application/octet-stream"
+
+    def __str__(self) -> str:
+        return self.filename
+
+
 async def read_params(request: web.Request) -> dict[str, Any]:
     """Parameters as Telegram reads them: query string, then form or JSON body."""
     raw: dict[str, Any] = dict(request.query)
@@ -33,8 +46,16 @@ async def read_params(request: web.Request) -> dict[str, Any]:
     elif request.content_type in ("multipart/form-data", "application/x-www-form-urlencoded"):
         form = await request.post()
         for key, value in form.items():
-            raw[key] = value if isinstance(value, str) else getattr(value, "filename", "file")
+            raw[key] = value if isinstance(value, str) else _uploaded(value)
     return {key: _typed(key, value) for key, value in raw.items()}
+
+
+def _uploaded(field: Any) -> UploadedFile:
+    return UploadedFile(
+        filename=str(getattr(field, "filename", None) or "file"),
+        content=field.file.read(),
+        content_type=str(getattr(field, "content_type", None) or "application/octet-stream"),
+    )
 
 
 def _typed(key: str, value: Any) -> Any:

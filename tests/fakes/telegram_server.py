@@ -141,6 +141,10 @@ class FakeTelegramServer:
         """sendMessage calls Telegram accepted, oldest first."""
         return self._ok_calls("sendMessage", chat_id)
 
+    def documents(self, chat_id: int | None = None) -> list[RecordedCall]:
+        """sendDocument calls Telegram accepted; ``params["document"]`` is the UploadedFile."""
+        return self._ok_calls("sendDocument", chat_id)
+
     def edits(
         self, chat_id: int | None = None, message_id: int | None = None
     ) -> list[RecordedCall]:

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.fakes.telegram_html import HtmlParseError, parse_html, utf16_len
+from tests.fakes.telegram_params import UploadedFile
 from tests.fakes.telegram_updates import (
     ChatType,
     Content,
@@ -24,6 +25,8 @@ from tests.fakes.telegram_updates import (
 )
 
 MAX_TEXT = 4096
+MAX_CAPTION = 1024
+MAX_UPLOAD = 50 * 1024 * 1024
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup "
     "are exactly the same as a current content and reply markup of the message"
@@ -69,6 +72,7 @@ class TelegramState:
         self.methods: dict[str, Callable[[dict[str, Any]], Any]] = {
             "getme": self.get_me,
             "sendmessage": self.send_message,
+            "senddocument": self.send_document,
             "editmessagetext": self.edit_message_text,
             "editmessagereplymarkup": self.edit_message_reply_markup,
             "deletemessage": self.delete_message,
@@ -235,6 +239,42 @@ class TelegramState:
         reply_id = reply_id or params.get("reply_to_message_id")
         if reply_id and (chat_id, int(reply_id)) in self.messages:
             message["reply_to_message"] = copy.deepcopy(self.messages[(chat_id, int(reply_id))])
+        message = drop_empty(message)
+        self.messages[(chat_id, message["message_id"])] = message
+        return copy.deepcopy(message)
+
+    def send_document(self, params: dict[str, Any]) -> dict[str, Any]:
+        """A file upload (multipart) with an optional caption, as Telegram checks it."""
+        chat_id = self._chat_id(params)
+        document = params.get("document")
+        if isinstance(document, str) and document.startswith("attach://"):
+            document = params.get(document.removeprefix("attach://"))  # aiogram's form
+            params["document"] = document
+        if not isinstance(document, UploadedFile):
+            raise _bad_request("there is no document in the request")
+        if not document.content:
+            raise _bad_request("file must be non-empty")
+        if len(document.content) > MAX_UPLOAD:
+            raise TelegramApiError(413, "Request Entity Too Large")
+        message: dict[str, Any] = {
+            "message_id": self.next_message_id(chat_id),
+            "from": self.bot_user,
+            "chat": self.chat(chat_id),
+            "date": now(),
+            "document": {
+                "file_id": f"doc{next(self._serial)}",
+                "file_unique_id": f"u{next(self._serial)}",
+                "file_name": document.filename,
+                "mime_type": document.content_type,
+                "file_size": len(document.content),
+            },
+        }
+        caption = params.get("caption")
+        if caption:
+            plain, entities = self.render({**params, "text": caption})
+            if utf16_len(plain) > MAX_CAPTION:
+                raise _bad_request("message caption is too long")
+            message.update(caption=plain, caption_entities=entities)
         message = drop_empty(message)
         self.messages[(chat_id, message["message_id"])] = message
         return copy.deepcopy(message)
