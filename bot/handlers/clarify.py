@@ -32,6 +32,7 @@ async def clarify_button_handler(
     bot: Bot,
     service: ReasoningService,
     chat_locks: ChatLocks,
+    *,
     max_reply_messages: int,
 ) -> None:
     check = await service.check_button(
