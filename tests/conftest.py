@@ -17,6 +17,20 @@ from storage.embedded import EmbeddedPostgres
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
 from tests import pg
+from tests.fakes.telegram_server import USER_VISIBLE, internal_leaks
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_internals_reach_users() -> Iterator[None]:
+    """After the whole session: no message any fake Telegram server received showed a user
+    an exception class name or a traceback (internals go to the log, with an error id)."""
+    yield
+    leaks = internal_leaks(USER_VISIBLE)
+    if leaks:
+        pytest.fail(
+            f"{len(leaks)} message(s) sent to users show internals:\n" + "\n".join(leaks[:20]),
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session")

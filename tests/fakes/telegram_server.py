@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.telegram_params import read_params
+from tests.fakes.telegram_params import UploadedFile, read_params
 from tests.fakes.telegram_state import TelegramApiError, TelegramState
 from tests.fakes.telegram_updates import ChatType, Content
 
@@ -63,6 +64,29 @@ class RecordedCall:
         text = self.text if len(self.text) <= 120 else self.text[:117] + "..."
         outcome = "ok" if self.ok else f"{self.status} {self.description}"
         return f"{self.method} {shown} text={text!r} -> {outcome}"
+
+
+#: Every text the bot tried to show a user, from every fake server of this process:
+#: (method, text). tests/conftest.py checks them all at the end of the test session.
+USER_VISIBLE: list[tuple[str, str]] = []
+
+#: What an internal error looks like in a message: an exception class name or a traceback.
+INTERNALS = re.compile(r"\b\w+(?:Error|Exception)\b|Traceback")
+
+
+def internal_leaks(visible: Sequence[tuple[str, str]]) -> list[str]:
+    """The (method: text) entries that show a user an exception class name or a traceback."""
+    return [f"{method}: {text[:300]!r}" for method, text in visible if INTERNALS.search(text)]
+
+
+def _visible_texts(method: str, params: dict[str, Any]) -> list[tuple[str, str]]:
+    found = [(method, str(params[k])) for k in ("text", "caption") if params.get(k)]
+    found += [
+        (method, value.content.decode("utf-8", errors="replace"))
+        for value in params.values()
+        if isinstance(value, UploadedFile)
+    ]
+    return found
 
 
 @dataclass
@@ -304,6 +328,7 @@ class FakeTelegramServer:
         token, method = request.match_info["token"], request.match_info["method"]
         call = RecordedCall(method=method, params=await read_params(request), token=token)
         self.calls.append(call)
+        USER_VISIBLE.extend(_visible_texts(method, call.params))
         try:
             call.result = await self._dispatch(token, method, call.params)
         except TelegramApiError as e:
@@ -344,4 +369,10 @@ def _default_description(status: int, retry_after: int | None) -> str:
     return f"Error {status}"
 
 
-__all__: Sequence[str] = ["FakeTelegramServer", "RecordedCall", "TelegramApiError"]
+__all__: Sequence[str] = [
+    "USER_VISIBLE",
+    "FakeTelegramServer",
+    "RecordedCall",
+    "TelegramApiError",
+    "internal_leaks",
+]
