@@ -24,7 +24,12 @@ from bot.deep_wiring import open_deep
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
-from bot.middlewares import ChatLocks, OneQuestionPerChatMiddleware, UserMiddleware
+from bot.middlewares import (
+    ChatLocks,
+    NormalisedTextMiddleware,
+    OneQuestionPerChatMiddleware,
+    UserMiddleware,
+)
 from bot.operations import install_ops
 from bot.ops import Ops, RunbookLibrary
 from bot.ops_server import ops_server
@@ -240,10 +245,14 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         service=runtime.service,
         users=runtime.users,
         chat_locks=ChatLocks(),
+        max_reply_messages=runtime.settings.max_reply_messages,
         background=set(),  # tasks started at start-up, kept referenced until done
         pictures=runtime.pictures,
         tree_links=runtime.ops.links,
     )
+    normalised = NormalisedTextMiddleware()  # first: everything after sees clean text
+    dp.message.outer_middleware(normalised)
+    dp.edited_message.outer_middleware(normalised)
     user_middleware = UserMiddleware(runtime.users)
     dp.message.outer_middleware(user_middleware)
     dp.edited_message.outer_middleware(user_middleware)
@@ -269,8 +278,10 @@ async def _on_startup(
     bot: Bot,
     service: ReasoningService,
     background: set[asyncio.Task[Any]],
+    *,
     pictures: TreePictures,
     tree_links: TreeLinks,
+    max_reply_messages: int,
 ) -> None:
     await bot.set_my_commands(common.COMMANDS)
     me = await bot.me()
@@ -278,14 +289,18 @@ async def _on_startup(
     if not pictures.available:
         log.warning("Graphviz (dot) is not installed: reasoning trees are sent as text")
     # Analyses a crashed process left running: finish them and answer their users.
-    task = asyncio.create_task(_resume_deep_jobs(bot, service, tree_links))
+    task = asyncio.create_task(
+        _resume_deep_jobs(bot, service, tree_links, max_messages=max_reply_messages)
+    )
     background.add(task)
     task.add_done_callback(background.discard)
 
 
-async def _resume_deep_jobs(bot: Bot, service: ReasoningService, links: TreeLinks) -> None:
+async def _resume_deep_jobs(
+    bot: Bot, service: ReasoningService, links: TreeLinks, *, max_messages: int
+) -> None:
     async def deliver(job: Job, answer: Answer) -> None:
-        await send_answer(bot, job.chat_id, answer, links=links)
+        await send_answer(bot, job.chat_id, answer, links=links, max_messages=max_messages)
 
     resumed = await service.resume_deep_jobs(deliver)
     if resumed:

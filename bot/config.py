@@ -6,6 +6,7 @@ everything else receives plain values as keyword arguments.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -16,6 +17,9 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, Settin
 from reasoning_core.errors import ConfigurationError
 
 TELEGRAM_DEFAULT_API = "https://api.telegram.org"
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+#: Schemas that hold the bot's own tables or the system's, never data for tools.
+_NOT_DATA = frozenset({"public", "information_schema"})
 
 
 class Settings(BaseSettings):
@@ -58,6 +62,8 @@ class Settings(BaseSettings):
     max_plan_revisions: int = Field(default=1, ge=0, le=5)
     reflection_every: int = Field(default=3, ge=0, le=100)
     tools_sql_dsn: SecretStr | None = None
+    tools_sql_schemas: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["demo"])
+    tools_sql_allow_unsafe: bool = False
     tools_sql_timeout_ms: int = Field(default=5000, ge=100, le=600_000)
     tools_sql_max_rows: int = Field(default=200, ge=1, le=100_000)
     tools_http_allow: str = ""
@@ -73,6 +79,9 @@ class Settings(BaseSettings):
     memory_char_budget: int = Field(default=1500, ge=0, le=20_000)
     memory_ttl_days: int = Field(default=180, ge=1, le=36_500)
     llm_context_budget_tokens: int = Field(default=4000, ge=512, le=2_000_000)
+
+    # Replies: one answer is at most this many Telegram messages; the rest goes as a file
+    max_reply_messages: int = Field(default=3, ge=1, le=20)
 
     # Access
     admin_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)
@@ -103,6 +112,25 @@ class Settings(BaseSettings):
             return [part.strip() for part in value.split(",") if part.strip()]
         if isinstance(value, int):
             return [value]
+        return value
+
+    @field_validator("tools_sql_schemas", mode="before")
+    @classmethod
+    def _split_schemas(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("tools_sql_schemas")
+    @classmethod
+    def _data_schemas(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("name at least one schema, e.g. demo")
+        for name in value:
+            if not _SCHEMA_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a plain schema name")
+            if name in _NOT_DATA or name.startswith("pg_"):
+                raise ValueError(f"{name} is not a data schema (the bot's or the system's)")
         return value
 
     @field_validator("telegram_api_url", "openai_base_url", "prometheus_url", "public_url")

@@ -6,14 +6,19 @@ from aiogram import Bot
 from aiogram.utils.chat_action import ChatActionSender
 
 from bot.progress import ProgressMessage
-from bot.replies import send_answer
+from bot.replies import DEFAULT_MAX_REPLY_MESSAGES, send_answer
 from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
 
 
 async def run_and_reply(
-    bot: Bot, service: ReasoningService, question: Question, *, links: TreeLinks | None = None
+    bot: Bot,
+    service: ReasoningService,
+    question: Question,
+    *,
+    links: TreeLinks | None = None,
+    max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
 ) -> Answer | None:
     """Typing action and live progress while the service works, then the answer."""
     progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
@@ -26,5 +31,5 @@ async def run_and_reply(
                 await progress.update(event)
     await progress.finish()
     if answer is not None:
-        await send_answer(bot, question.chat_id, answer, links=links)
+        await send_answer(bot, question.chat_id, answer, links=links, max_messages=max_messages)
     return answer

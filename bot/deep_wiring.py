@@ -1,7 +1,10 @@
 """Composition root, deep part: tools, planner, explorer, durable jobs.
 
-The read-only SQL tool has its own pool on TOOLS_SQL_DSN (the bot's database
-when unset); http_check and prometheus are added only when configured.
+The read-only SQL tool has its own pool: on TOOLS_SQL_DSN, or, when unset, on the
+bot's database as the reader role (logged in as it, or switched to it per
+transaction where the server wants a password). Either way its rights are audited
+at start-up: a role that can write or read the bot's tables stops start-up unless
+TOOLS_SQL_ALLOW_UNSAFE=true. http_check and prometheus are added only when configured.
 """
 
 from __future__ import annotations
@@ -9,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -17,7 +21,7 @@ from bot.config import Settings
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.answers.deep_jobs import DeepJobRunner
 from reasoning_core.answers.deep_path import DeepPath, Guidance
-from reasoning_core.errors import ToolError
+from reasoning_core.errors import ConfigurationError, StoreError, ToolError
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.llm.planner import LLMPlanner
@@ -28,17 +32,17 @@ from reasoning_core.runbooks import RunbookSet
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
 from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.tools.sql_check import refusal_reason
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from reasoning_core.understanding.request import Request
 from storage.jobs import PgJobStore
+from storage.pool import redact_dsn
+from storage.reader import READER_ROLE, grant_reader, own_tables, reader_dsn
 from storage.sql_tool import PgSqlTool
 from storage.tree_pages import PgTreeJournal
 from storage.trees import PgTreeStore
 
 log = logging.getLogger(__name__)
-
-#: Schemas whose tables the LLM planner is shown (the demo-data contract).
-DATA_SCHEMAS = ("demo",)
 
 
 @asynccontextmanager
@@ -56,8 +60,7 @@ async def open_deep(
 
     `runbooks` is read on every use, so /reload_runbooks takes effect at once.
     """
-    tools_dsn = settings.tools_sql_dsn.get_secret_value() if settings.tools_sql_dsn else dsn
-    sql = await _connect_sql(settings, tools_dsn)
+    sql = await _sql_tool(settings, pool, dsn)
     try:
         tools = _tools(settings, sql)
         runbook = RunbookPlanner(runbooks, tools=tools)
@@ -65,7 +68,10 @@ async def open_deep(
         guidance: Guidance | None = None
         if chat_model is not None:
             schema = await _describe(sql)
-            planner = LLMPlanner(chat_model, schema_description=schema, tools=tuple(tools))
+            gate = partial(refusal_reason, schemas=settings.tools_sql_schemas)
+            planner = LLMPlanner(
+                chat_model, schema_description=schema, tools=tuple(tools), sql_gate=gate
+            )
 
             def guidance(request: Request, language: str) -> str | None:
                 return runbook_guidance(
@@ -104,16 +110,78 @@ async def open_deep(
             await sql.close()
 
 
-async def _connect_sql(settings: Settings, dsn: str) -> PgSqlTool | None:
+async def _sql_tool(settings: Settings, pool: asyncpg.Pool[Any], dsn: str) -> PgSqlTool | None:
+    """The SQL tool on its least-privileged role, audited; None when it cannot connect."""
+    if settings.tools_sql_dsn is not None:
+        sql = await _connect_sql(settings, settings.tools_sql_dsn.get_secret_value())
+    else:
+        sql = await _reader_sql(settings, pool, dsn)
+    if sql is None:
+        return None
+    try:
+        await _audit(settings, sql, pool)
+    except BaseException:
+        await sql.close()
+        raise
+    return sql
+
+
+async def _reader_sql(settings: Settings, pool: asyncpg.Pool[Any], dsn: str) -> PgSqlTool | None:
+    """The bot's database as the reader: its own login, else SET LOCAL ROLE per query."""
+    try:
+        await grant_reader(pool, settings.tools_sql_schemas)
+    except StoreError as e:  # e.g. a data schema the bot's user does not own
+        log.warning("could not grant %s the data schemas: %s", READER_ROLE, e)
+    login = reader_dsn(dsn)
+    if login is not None:
+        sql = await _connect_sql(settings, login, quiet=True)
+        if sql is not None:
+            return sql
+    log.warning(
+        "the SQL tool cannot log in as %s at DATABASE_URL; it switches to that role for "
+        "each query instead (a TOOLS_SQL_DSN with its own read-only login is stronger)",
+        READER_ROLE,
+    )
+    return await _connect_sql(settings, dsn, role=READER_ROLE)
+
+
+async def _connect_sql(
+    settings: Settings, dsn: str, *, role: str | None = None, quiet: bool = False
+) -> PgSqlTool | None:
     try:
         return await PgSqlTool.connect(
             dsn,
             statement_timeout_ms=settings.tools_sql_timeout_ms,
             max_rows=settings.tools_sql_max_rows,
+            schemas=settings.tools_sql_schemas,
+            role=role,
         )
     except ToolError as e:  # deep analysis goes on with the other tools
-        log.error("the SQL tool is unavailable (TOOLS_SQL_DSN): %s", e)
+        if not quiet:
+            log.error("the SQL tool is unavailable (TOOLS_SQL_DSN): %s", e)
         return None
+
+
+async def _audit(settings: Settings, sql: PgSqlTool, pool: asyncpg.Pool[Any]) -> None:
+    """Stop start-up when the tool's role can do more than read the data schemas."""
+    try:
+        role, problems = await sql.audit(await own_tables(pool))
+    except (ToolError, StoreError) as e:
+        raise ConfigurationError(f"TOOLS_SQL_DSN: {e}") from e
+    if not problems:
+        log.info("the SQL tool reads %s as %s", ", ".join(sql.schemas), role)
+        return
+    source = "the SQL tool"
+    if settings.tools_sql_dsn is not None:
+        source = f"TOOLS_SQL_DSN ({redact_dsn(settings.tools_sql_dsn.get_secret_value())})"
+    summary = f"{source}: role {role} {'; '.join(problems)}"
+    if settings.tools_sql_allow_unsafe:
+        log.warning("%s — running anyway (TOOLS_SQL_ALLOW_UNSAFE=true)", summary)
+        return
+    raise ConfigurationError(
+        f"{summary}. Use a role that may only SELECT the data schemas, "
+        "or set TOOLS_SQL_ALLOW_UNSAFE=true to start anyway"
+    )
 
 
 def _tools(settings: Settings, sql: PgSqlTool | None) -> dict[str, Tool]:
@@ -131,7 +199,7 @@ async def _describe(sql: PgSqlTool | None) -> str | None:
     if sql is None:
         return None
     try:
-        return await sql.describe_schema(DATA_SCHEMAS)
+        return await sql.describe_schema()
     except ToolError as e:
         log.warning("could not describe the data schemas for the planner: %s", e)
         return None

@@ -1,4 +1,4 @@
-"""Per-update middlewares: who is asking, and one question at a time per chat."""
+"""Per-update middlewares: clean text, who is asking, and one question at a time per chat."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject, User
 
+from bot.input_text import clean_text
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import UserStore
 
@@ -19,6 +20,28 @@ log = logging.getLogger(__name__)
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
 BUSY_TEXT = "⏳ Still working on your previous question — send this again once I've answered."
+
+
+class NormalisedTextMiddleware(BaseMiddleware):
+    """Every message's text and caption pass `clean_text` before any filter or handler.
+
+    Registered first, so the user middleware, the filters, the handlers and the
+    stores all see (and store) the same normalised text.
+    """
+
+    async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
+        if isinstance(event, Message):
+            event = _normalised(event)
+        return await handler(event, data)
+
+
+def _normalised(message: Message) -> Message:
+    changes: dict[str, str] = {}
+    for field in ("text", "caption"):
+        value = getattr(message, field)
+        if isinstance(value, str) and (clean := clean_text(value)) != value:
+            changes[field] = clean
+    return message.model_copy(update=changes) if changes else message
 
 
 class UserMiddleware(BaseMiddleware):
@@ -33,7 +56,9 @@ class UserMiddleware(BaseMiddleware):
         if tg_user is not None and not tg_user.is_bot:
             try:
                 data["user"] = await self._users.touch(
-                    tg_user.id, username=tg_user.username, full_name=tg_user.full_name
+                    tg_user.id,
+                    username=clean_text(tg_user.username) if tg_user.username else None,
+                    full_name=clean_text(tg_user.full_name),
                 )
             except StoreError as e:
                 # The question can still be answered; only persistence will suffer.

@@ -6,6 +6,7 @@ import asyncio
 import getpass
 import sys
 
+from bot.input_text import clean_text
 from bot.rendering import confidence_tag
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, ClarificationPrompt, Question
 from reasoning_core.ports import UserStore
@@ -50,7 +51,8 @@ async def touch_local_user(users: UserStore) -> None:
 
 
 def question(text: str, *, chat_id: int = CHAT_CHAT_ID) -> Question:
-    return Question(text=text, user_id=LOCAL_USER_ID, chat_id=chat_id)
+    """The typed line as a Question, normalised like a Telegram message (bot/input_text.py)."""
+    return Question(text=clean_text(text).strip(), user_id=LOCAL_USER_ID, chat_id=chat_id)
 
 
 async def ask_once(service: ReasoningService, text: str) -> Answer:
@@ -64,7 +66,7 @@ async def chat_loop(service: ReasoningService) -> None:
     pending: ClarificationPrompt | None = None
     while True:
         try:
-            text = (await asyncio.to_thread(input, "you> ")).strip()
+            text = clean_text(await asyncio.to_thread(input, "you> ")).strip()
         except (EOFError, KeyboardInterrupt):
             print()
             return

@@ -2,7 +2,8 @@
 
 The schema is dropped and created again in one transaction, rows go in with
 COPY (`copy_records_to_table`), and the (cellname, dt) index is built after the
-rows are in. Sources: a generated `DemoDataset`, or a case directory's CSVs.
+rows are in; the reader role the sql tool runs as gets SELECT on the new tables.
+Sources: a generated `DemoDataset`, or a case directory's CSVs.
 """
 
 from __future__ import annotations
@@ -57,6 +58,18 @@ _INDEX = """
 CREATE INDEX hour_stats_cellname_dt_idx ON demo.hour_stats (cellname, dt);
 ANALYZE demo.cells;
 ANALYZE demo.hour_stats;
+"""
+
+# The new schema lost the reader role's grants: give them back where the bot's
+# migrations are in (migrations/008_reader_role.sql); elsewhere nothing to do.
+_GRANT_READER = """
+DO $$
+BEGIN
+    IF to_regprocedure('whytree_grant_reader(text[])') IS NOT NULL THEN
+        PERFORM whytree_grant_reader(ARRAY['demo']);
+    END IF;
+END
+$$;
 """
 
 
@@ -116,6 +129,7 @@ async def _load(
                 "hour_stats", schema_name=SCHEMA, columns=HourRow._fields, records=hours
             )
             await conn.execute(_INDEX)
+            await conn.execute(_GRANT_READER)
     except asyncpg.UniqueViolationError as e:
         raise DemoDataError(f"cells: a cellname appears twice ({e.detail or e})") from e
     dts = [h.dt for h in hours]

@@ -9,9 +9,12 @@ The tree::
     │   ├── LLMHTTPError            non-retryable or exhausted HTTP failure (status kept)
     │   ├── LLMTimeoutError         no answer within LLM_TIMEOUT_SEC
     │   └── LLMResponseError        the answer was not valid JSON / did not fit the schema
+    ├── UnanswerableError           the question cannot be analysed as asked (no data, no
+    │                               runbook, an unusable value): its message is for the user
     ├── ToolError                   a data-source check failed (read-only SQL, HTTP, Prometheus)
     ├── TreeError                   a refused tree operation (unknown node, wrong type, duplicate)
     └── StoreError                  persistence failed (raised by storage adapters)
+        ├── StoreUnavailableError   the database cannot be reached (down, connection lost)
         └── NotFoundError           the row asked for does not exist
 
 Foreign exceptions are translated once, at the adapter that caught them, with
@@ -23,6 +26,13 @@ from __future__ import annotations
 
 class ReasoningError(Exception):
     """Root of every error the reasoning core raises or translates."""
+
+
+class UnanswerableError(ReasoningError):
+    """The question cannot be analysed as asked; the message says why, for the user.
+
+    Every other error is an internal failure: users get an error id, the log the details.
+    """
 
 
 class ConfigurationError(ReasoningError):
@@ -67,6 +77,10 @@ class TreeError(ReasoningError):
 
 class StoreError(ReasoningError):
     """Persistence failed; raised by storage adapters, translated from driver errors."""
+
+
+class StoreUnavailableError(StoreError):
+    """The database cannot be reached: the server is down or the connection was lost."""
 
 
 class NotFoundError(StoreError):

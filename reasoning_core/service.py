@@ -229,7 +229,7 @@ class ReasoningService:
                     answer = _decided(event.answer, decision, assumptions)
                     yield _answer(answer, usage, done)
             return
-        answer = await self._quick(turn, recall)
+        answer = await self._quick(turn, recall, decision.language)
         if answer.error and answer.error != "llm_not_configured":
             yield Event(kind="error", message=answer.error)
         answer = _decided(answer, decision, assumptions)
@@ -324,7 +324,7 @@ class ReasoningService:
             recent_context=[past.question for past in turn.history[-3:]],
         )
 
-    async def _quick(self, turn: Turn, recall: Recall) -> Answer:
+    async def _quick(self, turn: Turn, recall: Recall, language: str) -> Answer:
         model = self._deps.chat_model
         if model is None:
             return no_llm_answer()
@@ -338,7 +338,7 @@ class ReasoningService:
             return await answer_quickly(model, prompt.messages)
         except LLMError as e:
             log.warning("quick answer failed: %s: %s", type(e).__name__, e)
-            return llm_failure_answer(e)
+            return llm_failure_answer(e, language)
 
     async def _known_names(self) -> KnownNames:
         if self._deps.catalogue is None:

@@ -4,7 +4,7 @@ Every public store method runs inside `translate_errors` (directly or through th
 `translated` decorator), so nothing above storage ever sees an asyncpg exception:
 
 - the server is unreachable, the connection dropped, the pool is closed, or the
-  server is shutting down -> `StoreError` saying the database is unreachable;
+  server is shutting down -> `StoreUnavailableError` saying the database is unreachable;
 - a foreign key points at a row that does not exist -> `NotFoundError`;
 - any other PostgreSQL error -> `StoreError` with its SQLSTATE.
 
@@ -21,7 +21,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import asyncpg
 
-from reasoning_core.errors import NotFoundError, StoreError
+from reasoning_core.errors import NotFoundError, StoreError, StoreUnavailableError
 from storage.pool import CONNECTION_ERRORS
 
 P = ParamSpec("P")
@@ -54,7 +54,7 @@ async def translate_errors(action: str) -> AsyncIterator[None]:
     try:
         yield
     except _UNREACHABLE as e:
-        raise StoreError(unreachable_message(action, e)) from e
+        raise StoreUnavailableError(unreachable_message(action, e)) from e
     except asyncpg.ForeignKeyViolationError as e:
         raise NotFoundError(f"{action}: a referenced row does not exist ({e.detail or e})") from e
     except asyncpg.PostgresError as e:

@@ -1,12 +1,15 @@
 """The `sql` tool: read-only queries on a separate pool (TOOLS_SQL_DSN).
 
-Three fences keep it read-only and bounded: only SELECT-like statements are sent
-(`reasoning_core.tools.sql_text`), every query runs inside a READ ONLY
-transaction with a transaction-local `statement_timeout`, and at most
-`max_rows + 1` rows are fetched through a cursor (the extra row tells us the
-result was truncated). Values are bound, never formatted into the SQL. Driver
-errors become ``ToolResult(ok=False)`` with a message safe for users; a missing
-table or column reads "data source lacks ...".
+Four fences keep it read-only and bounded: PostgreSQL's own grammar admits only
+one SELECT over the data schemas with allowed functions
+(`reasoning_core.tools.sql_check`); the pool logs in as the reader role (or,
+with `role`, switches to it for each transaction) that may only SELECT the data
+schemas (storage/reader.py); every query runs inside a READ ONLY transaction
+with a transaction-local `statement_timeout`; and at most `max_rows + 1` rows
+are fetched through a cursor (the extra row tells us the result was truncated).
+Values are bound, never formatted into the SQL. Driver errors become
+``ToolResult(ok=False)`` with a message safe for users; a missing table or
+column reads "data source lacks ...".
 """
 
 from __future__ import annotations
@@ -25,14 +28,13 @@ import asyncpg
 
 from reasoning_core.errors import ToolError
 from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
-from reasoning_core.tools.sql_text import (
-    READ_STATEMENTS,
-    SqlTextError,
-    bind_named,
-    first_keyword,
-    has_multiple_statements,
-)
+from reasoning_core.tools.sql_check import SqlRefusedError, SqlSyntaxError, check_select
+from reasoning_core.tools.sql_text import SqlTextError, bind_named
 from storage.pool import CONNECTION_ERRORS, redact_dsn
+from storage.reader import AUDIT_SQL, POWERFUL_ROLES, audit_problems
+
+#: The data schemas when none are configured (TOOLS_SQL_SCHEMAS).
+DEFAULT_SCHEMAS = ("demo",)
 
 _CONNECT_ERRORS: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, asyncpg.PostgresError)
 _MISSING = re.compile(r'^(relation|column|schema|function)\s+"?(.+?)"?\s+does not exist')
@@ -67,8 +69,12 @@ class PgSqlTool:
         max_rows: int = 200,
         acquire_timeout_sec: float = 5.0,
         owns_pool: bool = False,
+        schemas: Sequence[str] = DEFAULT_SCHEMAS,
+        role: str | None = None,
     ) -> None:
         self._pool = pool
+        self.schemas = tuple(schemas)
+        self._role = role
         self._timeout_ms = statement_timeout_ms
         self._max_rows = max_rows
         self._acquire_timeout = acquire_timeout_sec
@@ -82,8 +88,13 @@ class PgSqlTool:
         statement_timeout_ms: int = 5000,
         max_rows: int = 200,
         pool_size: int = 4,
+        schemas: Sequence[str] = DEFAULT_SCHEMAS,
+        role: str | None = None,
     ) -> PgSqlTool:
-        """Open the tool's own pool; an unreachable server raises ToolError naming it."""
+        """Open the tool's own pool; an unreachable server raises ToolError naming it.
+
+        With `role`, every transaction first switches to that role (SET LOCAL ROLE).
+        """
         try:
             pool: asyncpg.Pool[Any] = await asyncpg.create_pool(
                 dsn, min_size=1, max_size=pool_size, timeout=10.0
@@ -93,7 +104,12 @@ class PgSqlTool:
                 f"cannot reach the SQL data source TOOLS_SQL_DSN ({redact_dsn(dsn)}): {e}"
             ) from e
         return cls(
-            pool, statement_timeout_ms=statement_timeout_ms, max_rows=max_rows, owns_pool=True
+            pool,
+            statement_timeout_ms=statement_timeout_ms,
+            max_rows=max_rows,
+            owns_pool=True,
+            schemas=schemas,
+            role=role,
         )
 
     async def close(self) -> None:
@@ -105,7 +121,7 @@ class PgSqlTool:
         """Run one read-only query; every failure comes back as ``ok=False``."""
         started = time.perf_counter()
         try:
-            sql, args = _prepare(request)
+            sql, args = _prepare(request, self.schemas)
         except _Refusal as e:
             return ToolResult.failure(self.name, e.kind, str(e))
         timeout_ms = int(request.timeout_sec * 1000) if request.timeout_sec else self._timeout_ms
@@ -127,8 +143,9 @@ class PgSqlTool:
             elapsed_ms=_ms(started),
         )
 
-    async def describe_schema(self, schemas: Sequence[str] = ("demo",)) -> str:
+    async def describe_schema(self, schemas: Sequence[str] | None = None) -> str:
         """The tables and columns the model may query, one line per table."""
+        schemas = self.schemas if schemas is None else schemas
         try:
             _, records = await self._fetch(
                 _DESCRIBE_SQL, [list(schemas)], self._timeout_ms, 10_000
@@ -144,6 +161,20 @@ class PgSqlTool:
         lines += [f"- {name}({', '.join(cols)})" for name, cols in tables.items()]
         return "\n".join(lines)
 
+    async def audit(self, own_tables: Sequence[str]) -> tuple[str, list[str]]:
+        """The tool's database role and what it may do beyond reading (empty: read-only).
+
+        Runs as the tool runs (same pool, same role switch), so it sees what a query sees.
+        """
+        try:
+            columns, records = await self._fetch(
+                AUDIT_SQL, [list(own_tables), list(POWERFUL_ROLES)], self._timeout_ms, 1
+            )
+        except _Refusal as e:
+            raise ToolError(f"cannot check what the SQL tool's role may do: {e}") from e
+        row = dict(zip(columns, records[0], strict=True))
+        return str(row["role"]), audit_problems(row)
+
     async def _fetch(
         self, sql: str, args: Sequence[Any], timeout_ms: int, n: int
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
@@ -154,9 +185,7 @@ class PgSqlTool:
                 self._pool.acquire(timeout=self._acquire_timeout) as conn,
                 conn.transaction(readonly=True),
             ):
-                await conn.execute(
-                    "SELECT set_config('statement_timeout', $1, true)", str(timeout_ms)
-                )
+                await conn.execute(_SETUP_SQL, str(timeout_ms), self._role or "")
                 statement = await conn.prepare(sql)
                 columns = [a.name for a in statement.get_attributes()]
                 records = await (await statement.cursor(*args)).fetch(n)
@@ -174,31 +203,37 @@ class PgSqlTool:
             raise _Refusal("unavailable", "the SQL data source is unavailable") from e
 
 
+#: Per transaction: the timeout, and the reader role when the pool logs in as another user.
+_SETUP_SQL = """
+SELECT set_config('statement_timeout', $1, true),
+       CASE WHEN $2 <> '' THEN set_config('role', $2, true) END
+"""
+
+
 class _Refusal(Exception):
     def __init__(self, kind: ToolErrorKind, message: str) -> None:
         super().__init__(message)
         self.kind: ToolErrorKind = kind
 
 
-def _prepare(request: ToolRequest) -> tuple[str, list[Any]]:
+def _prepare(request: ToolRequest, schemas: Sequence[str]) -> tuple[str, list[Any]]:
+    """The SQL and its arguments, once the SQL gate has let the query through."""
     sql = (request.query or "").strip()
     if not sql:
         raise _Refusal("syntax", "the sql tool needs a query")
-    keyword = first_keyword(sql)
-    if keyword not in READ_STATEMENTS:
-        raise _Refusal(
-            "refused",
-            f"refused: the sql tool runs read-only queries (SELECT, WITH, ...), "
-            f"not {keyword.upper() or 'this statement'}",
-        )
-    if has_multiple_statements(sql):
-        raise _Refusal("refused", "refused: the sql tool runs one statement at a time")
+    args: list[Any] = list(request.params) if isinstance(request.params, list) else []
     if isinstance(request.params, dict):
         try:
-            return bind_named(sql, request.params)
+            sql, args = bind_named(sql, request.params)
         except SqlTextError as e:
             raise _Refusal("syntax", str(e)) from e
-    return sql, list(request.params)
+    try:
+        check_select(sql, schemas=schemas)
+    except SqlSyntaxError as e:
+        raise _Refusal("syntax", str(e)) from e
+    except SqlRefusedError as e:
+        raise _Refusal("refused", f"refused: the sql tool runs one read-only SELECT: {e}") from e
+    return sql, args
 
 
 def _translate(e: asyncpg.PostgresError, timeout_ms: int) -> tuple[ToolErrorKind, str]:

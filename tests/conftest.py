@@ -17,6 +17,20 @@ from storage.embedded import EmbeddedPostgres
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
 from tests import pg
+from tests.fakes.telegram_server import USER_VISIBLE, internal_leaks
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_internals_reach_users() -> Iterator[None]:
+    """After the whole session: no message any fake Telegram server received showed a user
+    an exception class name or a traceback (internals go to the log, with an error id)."""
+    yield
+    leaks = internal_leaks(USER_VISIBLE)
+    if leaks:
+        pytest.fail(
+            f"{len(leaks)} message(s) sent to users show internals:\n" + "\n".join(leaks[:20]),
+            pytrace=False,
+        )
 
 
 @pytest.fixture(scope="session")
@@ -67,13 +81,14 @@ hypothesis_settings.load_profile("whytree")
 
 @pytest.fixture
 async def cell_days_sql(database_url: str) -> AsyncIterator[PgSqlTool]:
-    """The read-only SQL tool over a small `cell_days` table: cell 12345 drops to 60% on day 7."""
+    """The read-only SQL tool over a small `demo.cell_days`: cell 12345 drops to 60% on day 7."""
     conn = await asyncpg.connect(database_url)
     try:
         await conn.execute(
-            """CREATE TABLE cell_days (cellname text, day date, availability float8,
-                                       attempts int, neighbour_traffic float8);
-               INSERT INTO cell_days
+            """CREATE SCHEMA demo;
+               CREATE TABLE demo.cell_days (cellname text, day date, availability float8,
+                                            attempts int, neighbour_traffic float8);
+               INSERT INTO demo.cell_days
                SELECT '12345', DATE '2024-05-01' + d,
                       CASE WHEN d >= 7 THEN 60.0 ELSE 100.0 END, 1000 - d, 50.0
                FROM generate_series(0, 9) d;"""

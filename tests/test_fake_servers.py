@@ -25,7 +25,8 @@ from openai.types.chat import ChatCompletionMessageParam
 
 from tests.fakes.openai_replies import Reply
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from tests.fakes.telegram_params import UploadedFile
+from tests.fakes.telegram_server import USER_VISIBLE, FakeTelegramServer, internal_leaks
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
 MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hello"}]
@@ -437,3 +438,37 @@ async def test_api_key_check(llm: FakeOpenAIServer) -> None:
     async with AsyncOpenAI(base_url=llm.base_url, api_key="wrong-key", max_retries=0) as client:
         with pytest.raises(openai.AuthenticationError):
             await client.models.list()
+
+
+# --- Telegram: documents, and what users were shown --------------------------------------
+
+
+async def test_send_document_keeps_the_upload_and_its_caption(
+    bot: Bot, telegram: FakeTelegramServer
+) -> None:
+    sent = await bot.send_document(
+        7, BufferedInputFile(b"the whole answer", filename="answer.txt"), caption="all of it"
+    )
+    assert sent.document is not None and sent.document.file_name == "answer.txt"
+    assert sent.document.file_size == len(b"the whole answer") and sent.caption == "all of it"
+    [call] = telegram.sent_documents(7)
+    upload = call.params["document"]
+    assert isinstance(upload, UploadedFile) and upload.data == b"the whole answer"
+    assert (("sendDocument", "the whole answer") in USER_VISIBLE) and (
+        ("sendDocument", "all of it") in USER_VISIBLE
+    )
+    with pytest.raises(TelegramBadRequest, match="file must be non-empty"):
+        await bot.send_document(7, BufferedInputFile(b"", filename="empty.txt"))
+
+
+def test_internal_leaks_finds_exception_names_and_tracebacks() -> None:
+    shown = [
+        ("sendMessage", "Sorry — something went wrong (error 3fa9c1). Please try again."),
+        ("sendMessage", "the database is unreachable: ConnectionDoesNotExistError: closed"),
+        ("editMessageText", "🔎 The llm planner failed (LLMTimeoutError)"),
+        ("sendDocument", "Traceback (most recent call last):"),
+        ("sendMessage", "An error rate of 5% is high; errors and exceptions are counted."),
+    ]
+    leaks = internal_leaks(shown)
+    assert len(leaks) == 3
+    assert "ConnectionDoesNotExistError" in leaks[0] and leaks[2].startswith("sendDocument")

@@ -4,7 +4,8 @@ Result shape (also what `whytree bench strategy --json` prints)::
 
     {"heuristic": {"accuracy": x, "precision": {class: x}, "recall": {class: x},
                    "confusion": {expected: {predicted: n}}},
-     "llm": same, or None when no chat model is given}
+     "llm": same, or None when no chat model is given,
+     "exfiltration": {"tuned": {...}, "holdout": {...}}  (benchmarks/strategy/exfiltration.py)}
 
 Precision or recall of a class is None when undefined (nothing predicted as, or
 expected to be, that class). The LLM path goes through `StrategySelector` with the
@@ -22,6 +23,10 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from benchmarks.strategy.exfiltration import (
+    format_exfiltration_report,
+    run_exfiltration_bench,
+)
 from reasoning_core.models import STRATEGIES, Strategy
 from reasoning_core.ports import ChatModel
 from reasoning_core.strategy.heuristic import decide_heuristically
@@ -86,6 +91,7 @@ async def run_strategy_bench(
     if chat_model is not None:
         predicted = await _llm_predictions(cases, chat_model, timeout_sec, concurrency)
         result["llm"] = score(expected, predicted)
+    result["exfiltration"] = run_exfiltration_bench()
     return result
 
 
@@ -148,6 +154,8 @@ def format_strategy_report(result: dict[str, Any]) -> str:
             continue
         lines.extend(_path_report(figures))
         lines.append("")
+    if result.get("exfiltration"):
+        lines.extend(format_exfiltration_report(result["exfiltration"]))
     return "\n".join(lines).rstrip() + "\n"
 
 

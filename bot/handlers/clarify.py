@@ -34,6 +34,7 @@ async def clarify_button_handler(
     service: ReasoningService,
     chat_locks: ChatLocks,
     *,
+    max_reply_messages: int,
     tree_links: TreeLinks | None = None,
 ) -> None:
     check = await service.check_button(
@@ -56,7 +57,9 @@ async def clarify_button_handler(
         await query.answer(f"→ {check.option}")
         await _remove_keyboard(bot, chat_id, query.message.message_id)
         question = Question(text=check.option, user_id=query.from_user.id, chat_id=chat_id)
-        await run_and_reply(bot, service, question, links=tree_links)
+        await run_and_reply(
+            bot, service, question, links=tree_links, max_messages=max_reply_messages
+        )
 
 
 async def _remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:

@@ -1,4 +1,9 @@
-"""The one place where an exception from a handler becomes a reply to the user."""
+"""The one place where an exception from a handler becomes a reply to the user.
+
+The user reads what happened in plain words, what to do, and an error id, in
+their language (ru/en); the exception, its message and traceback go to the log
+line carrying the same id, for the admin the user quotes it to.
+"""
 
 from __future__ import annotations
 
@@ -6,39 +11,88 @@ import logging
 
 from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import ErrorEvent
+from aiogram.types import ErrorEvent, Update
 
-from reasoning_core.errors import StoreError
+from reasoning_core.error_ids import new_error_id
+from reasoning_core.errors import StoreError, StoreUnavailableError
+from reasoning_core.understanding import detect_language
 
 log = logging.getLogger(__name__)
 
-GENERIC_TEXT = "Sorry — something went wrong on my side. It has been logged; please try again."
-STORE_TEXT = "Sorry — my database is unreachable right now. Please try again in a minute."
+TEXTS: dict[str, dict[str, str]] = {
+    "generic": {
+        "en": "Sorry — something went wrong on my side (error {id}). Please try again; "
+        "if it keeps happening, give your admin the error id {id}.",
+        "ru": "Извините — у меня что-то пошло не так (ошибка {id}). Попробуйте ещё раз; "
+        "если повторится, сообщите администратору номер ошибки {id}.",
+    },
+    "store": {
+        "en": "Sorry — I could not save or load your data just now (error {id}). Please try "
+        "again in a minute; if it keeps happening, give your admin the error id {id}.",
+        "ru": "Извините — сейчас не получилось сохранить или прочитать ваши данные (ошибка "
+        "{id}). Попробуйте через минуту; если повторится, сообщите администратору номер "
+        "ошибки {id}.",
+    },
+    "store_down": {
+        "en": "Sorry — my database is unreachable right now (error {id}). Please try again "
+        "in a few minutes; if it keeps happening, give your admin the error id {id}.",
+        "ru": "Извините — моя база данных сейчас недоступна (ошибка {id}). Попробуйте через "
+        "несколько минут; если не пройдёт, сообщите администратору номер ошибки {id}.",
+    },
+}
 
 
 async def error_handler(event: ErrorEvent, bot: Bot) -> bool:
     update = event.update
+    error_id = new_error_id()
     log.error(
-        "unhandled error in update %s: %s: %s",
+        "unhandled error %s in update %s: %s: %s",
+        error_id,
         update.update_id,
         type(event.exception).__name__,
         event.exception,
         exc_info=event.exception,
+        extra={"error_id": error_id},
     )
-    message = update.message or update.edited_message
-    chat_id = message.chat.id if message else None
-    if update.callback_query and update.callback_query.message:
-        chat_id = update.callback_query.message.chat.id
+    chat_id = _chat_id(update)
     if chat_id is None:
         return True
-    text = STORE_TEXT if isinstance(event.exception, StoreError) else GENERIC_TEXT
+    text = user_text(event.exception, error_id, _language(update))
     try:
         await bot.send_message(chat_id, text)
-    except (
-        TelegramAPIError
-    ) as e:  # Telegram itself is failing; the log line above is all we can do
-        log.error("could not tell chat %s about the error: %s", chat_id, e)
+    except TelegramAPIError as e:  # Telegram itself is failing; the log line is all we have
+        log.error("could not tell chat %s about error %s: %s", chat_id, error_id, e)
     return True
+
+
+def user_text(error: BaseException, error_id: str, language: str) -> str:
+    """What the user reads about `error`: no internals, what to do, the error id."""
+    kind = "generic"
+    if isinstance(error, StoreUnavailableError):
+        kind = "store_down"
+    elif isinstance(error, StoreError):
+        kind = "store"
+    return TEXTS[kind]["ru" if language == "ru" else "en"].format(id=error_id)
+
+
+def _chat_id(update: Update) -> int | None:
+    message = update.message or update.edited_message
+    if update.callback_query and update.callback_query.message:
+        return update.callback_query.message.chat.id
+    return message.chat.id if message else None
+
+
+def _language(update: Update) -> str:
+    """The language of the user's message, else of their Telegram client."""
+    message = update.message or update.edited_message
+    text = (message.text or message.caption or "") if message else ""
+    if any(ch.isalpha() for ch in text):
+        return detect_language(text)
+    user = message.from_user if message else None
+    if update.callback_query:
+        user = update.callback_query.from_user
+    code = (user.language_code or "") if user else ""
+    return "ru" if code.startswith("ru") else "en"
 
 
 def create_router() -> Router:

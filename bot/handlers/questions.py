@@ -18,7 +18,9 @@ async def question_handler(
     message: Message,
     bot: Bot,
     service: ReasoningService,
+    *,
     question_text: str,
+    max_reply_messages: int,
     tree_links: TreeLinks | None = None,
 ) -> None:
     if message.from_user is None:
@@ -33,7 +35,7 @@ async def question_handler(
         )
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
-    await run_and_reply(bot, service, question, links=tree_links)
+    await run_and_reply(bot, service, question, links=tree_links, max_messages=max_reply_messages)
 
 
 def create_router() -> Router:

@@ -13,7 +13,15 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
-from reasoning_core.errors import NotFoundError, OutsideDataError, ReasoningError, StoreError
+from reasoning_core.answers.fixed import deep_failure_answer, unanswerable_answer
+from reasoning_core.error_ids import new_error_id
+from reasoning_core.errors import (
+    NotFoundError,
+    OutsideDataError,
+    ReasoningError,
+    StoreError,
+    UnanswerableError,
+)
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
@@ -82,11 +90,11 @@ class DeepAnalyst:
             )
         except ReasoningError as e:
             why = (
-                f"there is no tree {tree_id} of yours"
+                f"there is no tree {tree_id} of user {user_id}"
                 if isinstance(e, NotFoundError)
                 else f"the analysis could not start: {e}"
             )
-            async for event in _failed(why, tree_id=None):
+            async for event in _failed(why, tree_id=None, language=ctx.language):
                 yield event
             return
         verb = "started" if tree_id is None else "resumed"
@@ -108,7 +116,13 @@ class DeepAnalyst:
         except ReasoningError as e:
             log.warning("deep analysis of tree %s failed: %s", tree.id, e)
             await _close(manager, "failed")
-            async for event in _failed(f"the analysis failed: {e}", tree_id=tree.id):
+            if isinstance(e, UnanswerableError):  # e.g. no data for the cell: say so
+                answer = unanswerable_answer(str(e), language=ctx.language, tree_id=tree.id)
+                yield Event(kind="error", message=str(e), data={"tree_id": tree.id})
+                yield Event(kind="answer", message="Deep analysis failed", answer=answer)
+                return
+            why = f"the analysis failed: {e}"
+            async for event in _failed(why, tree_id=tree.id, language=ctx.language):
                 yield event
             return
         assert explorer.synthesis is not None, "explore() always concludes"
@@ -234,14 +248,11 @@ def _outside_data(text: str, tree_id: str) -> Answer:
     )
 
 
-async def _failed(why: str, *, tree_id: str | None) -> AsyncIterator[Event]:
-    yield Event(kind="error", message=why, data={"tree_id": tree_id})
-    answer = Answer(
-        strategy="deep",
-        text=f"Sorry — I could not finish the deep analysis: {why}.",
-        confidence=0.0,
-        uncertainty_reason=why,
-        tree_id=tree_id,
-        error="deep_failed",
-    )
+async def _failed(why: str, *, tree_id: str | None, language: str) -> AsyncIterator[Event]:
+    """The failure in the log under an error id; the user gets the id and what to do."""
+    error_id = new_error_id()
+    log.error("deep analysis failed (error %s, tree %s): %s", error_id, tree_id, why)
+    yield Event(kind="error", message=f"deep analysis failed (error {error_id})",
+                data={"tree_id": tree_id, "error_id": error_id})  # fmt: skip
+    answer = deep_failure_answer(error_id, language=language, tree_id=tree_id)
     yield Event(kind="answer", message="Deep analysis failed", answer=answer)

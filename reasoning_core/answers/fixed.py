@@ -1,4 +1,9 @@
-"""Answers that need no reasoning: no LLM, an LLM failure, a decline."""
+"""Answers that need no reasoning: no LLM, an LLM failure, a failed analysis, a decline.
+
+Failures say what the user can do, in the question's language (ru/en); their
+internals go to the log only, under an error id the user can quote to an admin
+(reasoning_core/error_ids.py).
+"""
 
 from __future__ import annotations
 
@@ -22,17 +27,78 @@ def no_llm_answer() -> Answer:
     )
 
 
-def llm_failure_answer(error: LLMError) -> Answer:
-    if isinstance(error, LLMTimeoutError):
-        why, kind = "the language model did not answer in time", "llm_timeout"
-    else:
-        why, kind = "the language model returned an error or an unusable answer", "llm_error"
+_LLM_WHY = {
+    "llm_timeout": {
+        "en": "the language model did not answer in time",
+        "ru": "языковая модель не ответила вовремя",
+    },
+    "llm_error": {
+        "en": "the language model returned an error or an unusable answer",
+        "ru": "языковая модель вернула ошибку или непригодный ответ",
+    },
+}
+_LLM_FAILED = {
+    "en": "Sorry — I couldn't answer this time: {why}. Please try again in a minute.",
+    "ru": "Извините, сейчас не получилось ответить: {why}. Попробуйте ещё раз через минуту.",
+}
+_DEEP_FAILED = {
+    "en": (
+        "Sorry — I could not finish the deep analysis (error {id}). Please try again in a few "
+        "minutes; if it keeps failing, give your admin the error id {id}."
+    ),
+    "ru": (
+        "Извините — глубокий анализ не удалось завершить (ошибка {id}). Попробуйте ещё раз "
+        "через несколько минут; если не получится, сообщите администратору номер ошибки {id}."
+    ),
+}
+_UNANSWERABLE = {
+    "en": "Sorry — I could not finish the deep analysis: {why}.",
+    "ru": "Извините — глубокий анализ не удалось довести до конца: {why}.",
+}
+_DEEP_FAILED_WHY = {
+    "en": "the analysis could not finish (error {id})",
+    "ru": "анализ не удалось завершить (ошибка {id})",
+}
+
+
+def _lang(language: str) -> str:
+    return "ru" if language == "ru" else "en"
+
+
+def llm_failure_answer(error: LLMError, language: str = "en") -> Answer:
+    kind = "llm_timeout" if isinstance(error, LLMTimeoutError) else "llm_error"
+    why = _LLM_WHY[kind][_lang(language)]
     return Answer(
         strategy="quick",
-        text=f"Sorry — I couldn't answer this time: {why}. Please try again in a minute.",
+        text=_LLM_FAILED[_lang(language)].format(why=why),
         confidence=0.0,
         uncertainty_reason=why,
         error=kind,
+    )
+
+
+def unanswerable_answer(why: str, *, language: str, tree_id: str | None) -> Answer:
+    """A deep analysis the question itself stopped (no data, no runbook): why, for the user."""
+    return Answer(
+        strategy="deep",
+        text=_UNANSWERABLE[_lang(language)].format(why=why),
+        confidence=0.0,
+        uncertainty_reason=why,
+        tree_id=tree_id,
+        error="deep_failed",
+    )
+
+
+def deep_failure_answer(error_id: str, *, language: str, tree_id: str | None) -> Answer:
+    """A deep analysis that failed: what to do and the error id; the details are logged."""
+    lang = _lang(language)
+    return Answer(
+        strategy="deep",
+        text=_DEEP_FAILED[lang].format(id=error_id),
+        confidence=0.0,
+        uncertainty_reason=_DEEP_FAILED_WHY[lang].format(id=error_id),
+        tree_id=tree_id,
+        error="deep_failed",
     )
 
 

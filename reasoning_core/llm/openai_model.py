@@ -193,7 +193,8 @@ class OpenAIChatModel:
             return LLMHTTPError("could not connect to the LLM server", status=None)
         if isinstance(error, openai.APIResponseValidationError | ValueError):
             return LLMResponseError("the LLM server sent a malformed response")
-        return LLMError(f"the LLM request failed ({type(error).__name__})")
+        log.warning("unexpected LLM client failure: %s", _describe(error))
+        return LLMError("the LLM request failed unexpectedly")
 
     def _redact(self, text: str) -> str:
         if len(self._api_key) >= 4:  # noqa: PLR2004 - shorter "keys" are not secrets

@@ -93,8 +93,10 @@ DEEP_CHECKS_SYSTEM = """\
 You plan checks of one hypothesis against data. Propose 1-3 checks by calling the tools, \
 one call per check. Every call gives "key" (short snake_case id), "description" (one \
 line: what the check measures) and "gain" (0-1: how much its result would tell). \
-SQL checks are one read-only SELECT on the listed tables only; bind values as $1, $2 \
-with "params". Aggregate (avg, min, max, count, per day) instead of returning raw rows."""
+SQL checks are one read-only SELECT on the listed tables only, always written as \
+schema.table; only built-in aggregate, window, math, date/time and string functions; bind \
+values as $1, $2 with "params". Aggregate (avg, min, max, count, per day) instead of \
+returning raw rows."""
 
 #: Placeholders: {goal}, {title}, {description}, {confirm_if}, {refute_if}, {extra}.
 DEEP_CHECKS_USER = """\
@@ -105,6 +107,11 @@ Refuted if: {refute_if}
 {extra}"""
 
 DEEP_CHECKS_NUDGE = "Call the tools now: one tool call per check, no prose."
+
+#: Placeholder: {refusals} (one "- key: reason" line per refused query).
+DEEP_CHECKS_REWRITE = """These SQL queries were refused before they ran:
+{refusals}
+Call the tools again for these checks only, with queries rewritten to follow the rules."""
 
 DEEP_INTERPRET_SYSTEM = """\
 You judge one check result as evidence about a hypothesis. Reply with one JSON object \

@@ -2,7 +2,8 @@
 
 `StrategySelector` (``selector``) asks the model (``llm_selector``) and falls back
 to bilingual rules (``heuristic``, ``heuristic_rules``, ``lexicon``,
-``entities``), with a decision cache (``cache``). `Clarifier`
+``entities``), with a decision cache (``cache``); requests for secrets or the
+system prompt (``exfiltration``) are declined by the rules before any model. `Clarifier`
 (``clarification``) asks the clarifying questions one at a time and stores them.
 """
 

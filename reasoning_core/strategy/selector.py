@@ -3,8 +3,9 @@
 Order of precedence:
 
 1. the layer is off (STRATEGY_ENABLED=false) -> quick, source "heuristic";
-2. a prompt-injection attempt -> the heuristic's decline, without any LLM call
-   (the message never reaches a model it tries to subvert);
+2. a prompt-injection or exfiltration attempt (secrets, the system prompt:
+   ``exfiltration``) -> the heuristic's decline, without any LLM call (the
+   message never reaches a model it tries to subvert);
 3. a cached decision of this user and project for the same goal -> source "cache";
 4. no LLM configured -> the heuristic;
 5. the LLM path under `timeout_sec`; a timeout, an `LLMError` or an invalid answer
@@ -35,6 +36,10 @@ from reasoning_core.understanding.from_model import refine
 from reasoning_core.understanding.request import Request
 
 logger = logging.getLogger(__name__)
+
+#: Attempts the rules decline before any model sees them: prompt injection, and asking
+#: for secrets or the system prompt (understanding/exfiltration.py).
+_DECLINED_BEFORE_ANY_MODEL = ("injection", "secret")
 
 _MAX_LOGGED_REASON = 200
 
@@ -90,7 +95,7 @@ class StrategySelector:
         (the rules' request unchanged without a model call)."""
         if not self._enabled:
             return _disabled_decision(request), Usage(), request
-        if self._llm is None or request.decline == "injection":
+        if self._llm is None or request.decline in _DECLINED_BEFORE_ANY_MODEL:
             decision = decide_heuristically(request, recent_entities=recent_entities)
             return decision, Usage(), request
         key = cache_key(request.text, user_id=user_id, project=project)

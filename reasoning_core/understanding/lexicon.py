@@ -164,7 +164,7 @@ INJECTION = re.compile(
 SQL_WRITE = re.compile(
     r"\b(?:delete\s+from|drop\s+(?:table|database|schema|index|view|column|user)"
     r"|truncate\s+(?:table\s+)?[\w.]+|update\s+[\w.]+\s+set|insert\s+into|alter\s+table"
-    r"|grant\s+\w+\s+on|revoke\s+\w+)\b"
+    r"|grant\s+\w+\s+on|revoke\s+\w+\s+(?:on|from))\b"
 )
 SHELL = re.compile(
     r"(?:^|[\s`;|&])(?:rm\s+-\w+|sudo\s+\w+|chmod\s+\S+|chown\s+\S+|mkfs\S*|dd\s+if="
@@ -216,26 +216,6 @@ NOUN_USE = re.compile(
     r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?)\b"
 )
 
-SECRET = words(
-    r"passwords?", "passwd", "passphrase", r"tokens?", r"api[ -]?keys?", r"secrets?",
-    r"secret keys?", r"credentials?", "creds", r"private keys?", r"ssh keys?", r"access keys?",
-    r"\.env", r"env(?:ironment)? var\w*", r"connection strings?", "dsn", r"system prompt",
-    r"pin(?: codes?)?", "cvv", "cvc", r"card numbers?",
-    r"(?:your|the|hidden|initial|original|system) (?:prompt|instructions)", r"парол\w*",
-    r"токен\w*", r"(?:api|апи)-?ключ\w*", r"ключ(?:и|а|ом)? (?:api|апи|доступа)", r"секрет\w*",
-    r"пин-?код\w*", r"номер\w* карт\w*", r"код\w* из смс", r"учетн\w* данн\w*", r"креды",
-    r"системн\w* (?:промп?т\w*|инструкц\w*)",
-    r"(?:твой|твои|свой|свои|скрыт\w*|исходн\w*) (?:промп?т\w*|инструкц\w*|правил\w*)",
-    r"переменн\w* окружени\w*",
-)
-REVEAL = words(
-    "show", "print", "reveal", "tell", "give", "display", "dump", "output", "send", "leak",
-    "share", "list", "expose", "paste", "cat", "echo", "repeat", "read out",
-    r"what(?:'s| is| are) (?:the|your|our|his|her|their|my|admin)", r"where(?:'s| is) the",
-    r"покаж\w*", r"вывед\w*", r"скаж\w*", r"дай\w*", r"напиш\w*", r"раскр\w*", r"пришл\w*",
-    r"отправ\w*", r"скин\w*", r"назов\w*", r"повтор\w*", r"где (?:лежит|хранится|найти)",
-    r"как(?:ой|ая|ие|ое) (?:у (?:тебя|вас|нас) )?(?:парол|токен|ключ|api|апи|секрет)\w*",
-)
 ATTACK = words(
     r"hack(?:ing)?(?: into| in)? (?:my|his|her|their|the|an?|someone'?s?|somebody'?s?|this"
     r"|that|into)",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from reasoning_core.understanding import lexicon as lx
+from reasoning_core.understanding.exfiltration import exfiltration_kind
 
 DeclineKind = Literal["injection", "change", "command", "secret", "attack"]
 
@@ -85,7 +86,7 @@ def decline_kind(folded: str) -> DeclineKind | None:
     if lx.SHELL.search(folded):
         return "command"
     kind = _imperative_kind(folded)
-    if kind is None and lx.SECRET.search(folded) and lx.REVEAL.search(folded):
+    if kind is None and exfiltration_kind(folded) is not None:  # exfiltration.py
         kind = "secret"
     if kind is None and _asks_to_attack(folded):
         kind = "attack"

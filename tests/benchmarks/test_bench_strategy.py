@@ -34,7 +34,14 @@ def test_shipped_cases_cover_every_class_in_both_languages() -> None:
 
 async def test_heuristic_meets_the_targets_on_the_shipped_set() -> None:
     result = await run_strategy_bench(DEFAULT_CASES, None)
-    assert set(result) == {"heuristic", "llm"}
+    assert set(result) == {"heuristic", "llm", "exfiltration"}
+    exfiltration = result["exfiltration"]
+    assert set(exfiltration) == {"tuned", "holdout"}
+    for figures in exfiltration.values():
+        assert {"precision", "recall", "tp", "fp", "fn", "tn"} <= set(figures)
+        assert figures["attempts"] + figures["lookalikes"] == sum(
+            figures[k] for k in ("tp", "fp", "fn", "tn")
+        )
     assert result["llm"] is None
     figures = result["heuristic"]
     assert set(figures) == {"accuracy", "precision", "recall", "confusion"}
@@ -44,6 +51,9 @@ async def test_heuristic_meets_the_targets_on_the_shipped_set() -> None:
     confusion = figures["confusion"]
     assert sum(sum(row.values()) for row in confusion.values()) == len(load_cases(DEFAULT_CASES))
     json.dumps(result)  # what `--json` prints
+    report = format_strategy_report(result)
+    assert "== exfiltration declines (rules, no LLM) ==" in report
+    assert re.search(r"^holdout\s+30\s+30\s+\d\.\d{3}\s+\d\.\d{3}", report, re.MULTILINE)
 
 
 def _answer_from_label(messages: Sequence[ChatMessage]) -> str:

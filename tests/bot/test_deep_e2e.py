@@ -32,7 +32,7 @@ def _scenario() -> DeepLLMScript:
         return ScriptedCheck(
             key=key,
             description=f"{key} on cell 12345",
-            query="SELECT min(availability) AS lowest FROM cell_days WHERE cellname = $1",
+            query="SELECT min(availability) AS lowest FROM demo.cell_days WHERE cellname = $1",
             params=["12345"],
             verdict=verdict,
             strength=strength,
@@ -61,8 +61,8 @@ async def cell_days(database_url: str) -> None:
     conn = await asyncpg.connect(database_url)
     try:
         await conn.execute(
-            "CREATE TABLE cell_days (cellname text, availability float8);"
-            "INSERT INTO cell_days VALUES ('12345', 61.0), ('12345', 99.7);"
+            "CREATE SCHEMA demo; CREATE TABLE demo.cell_days (cellname text, availability float8);"
+            "INSERT INTO demo.cell_days VALUES ('12345', 61.0), ('12345', 99.7);"
         )
     finally:
         await conn.close()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.telegram_params import read_params
+from tests.fakes.telegram_params import UploadedFile, read_params
 from tests.fakes.telegram_state import TelegramApiError, TelegramState
 from tests.fakes.telegram_updates import ChatType, Content
 
@@ -78,6 +79,29 @@ class _Failure:
     description: str
     retry_after: int | None
     remaining: int
+
+
+#: Every text the bot tried to show a user, from every fake server of this process:
+#: (method, text). tests/conftest.py checks them all at the end of the test session.
+USER_VISIBLE: list[tuple[str, str]] = []
+
+#: What an internal error looks like in a message: an exception class name or a traceback.
+INTERNALS = re.compile(r"\b\w+(?:Error|Exception)\b|Traceback")
+
+
+def internal_leaks(visible: Sequence[tuple[str, str]]) -> list[str]:
+    """The (method: text) entries that show a user an exception class name or a traceback."""
+    return [f"{method}: {text[:300]!r}" for method, text in visible if INTERNALS.search(text)]
+
+
+def _visible_texts(method: str, params: dict[str, Any]) -> list[tuple[str, str]]:
+    found = [(method, str(params[k])) for k in ("text", "caption") if params.get(k)]
+    found += [
+        (method, value.data.decode("utf-8", errors="replace"))
+        for value in params.values()
+        if isinstance(value, UploadedFile) and not value.filename.endswith((".png", ".svg"))
+    ]
+    return found
 
 
 class FakeTelegramServer:
@@ -315,6 +339,7 @@ class FakeTelegramServer:
         token, method = request.match_info["token"], request.match_info["method"]
         call = RecordedCall(method=method, params=await read_params(request), token=token)
         self.calls.append(call)
+        USER_VISIBLE.extend(_visible_texts(method, call.params))
         try:
             call.result = await self._dispatch(token, method, call.params)
         except TelegramApiError as e:
@@ -355,4 +380,10 @@ def _default_description(status: int, retry_after: int | None) -> str:
     return f"Error {status}"
 
 
-__all__: Sequence[str] = ["FakeTelegramServer", "RecordedCall", "TelegramApiError"]
+__all__: Sequence[str] = [
+    "USER_VISIBLE",
+    "FakeTelegramServer",
+    "RecordedCall",
+    "TelegramApiError",
+    "internal_leaks",
+]

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -50,6 +50,9 @@ log = logging.getLogger(__name__)
 
 M = TypeVar("M", bound=BaseModel)
 
+#: Why a SQL query would be refused by the sql tool, or None when it may run.
+SqlGate = Callable[[str], str | None]
+
 _MAX_QUESTION_CHARS = 4000
 _MAX_SCHEMA_CHARS = 6000
 _MAX_EVIDENCE_CHARS = 300
@@ -68,8 +71,10 @@ class LLMPlanner:
         tools: Sequence[str] = ("sql",),
         max_result_chars: int = 4000,
         max_tokens: int | None = 800,
+        sql_gate: SqlGate | None = None,
     ) -> None:
         self._model = model
+        self._sql_gate = sql_gate
         self._schema = (schema_description or "")[:_MAX_SCHEMA_CHARS]
         self._specs: list[ToolSpec] = [TOOL_SPECS[t] for t in tools if t in TOOL_SPECS]
         self._max_result_chars = max_result_chars
@@ -117,9 +122,37 @@ class LLMPlanner:
             messages += [ChatMessage(role="user", content=prompts.DEEP_CHECKS_NUDGE)]
             calls = await self._tool_calls(messages)
         checks = [c for i, call in enumerate(calls) if (c := check_from(call, i + 1))]
+        checks = await self._rewrite_refused(messages, checks)
         if not checks:
             raise LLMResponseError("the model proposed no usable check")
         return checks
+
+    async def _rewrite_refused(
+        self, messages: list[ChatMessage], checks: list[CheckProposal]
+    ) -> list[CheckProposal]:
+        """One round in which the model rewrites the SQL the gate would refuse.
+
+        The model sees each refusal reason. A rewrite that is still refused is kept:
+        the sql tool refuses it again, and the tree records why.
+        """
+        refused = {c.key: why for c in checks if (why := self._refusal(c)) is not None}
+        if not refused:
+            return checks
+        lines = "\n".join(f"- {key}: {why}" for key, why in refused.items())
+        log.info("asking the model to rewrite %d refused SQL checks", len(refused))
+        rewrite = ChatMessage(
+            role="user", content=prompts.DEEP_CHECKS_REWRITE.format(refusals=lines)
+        )
+        calls = await self._tool_calls([*messages, rewrite])
+        offset = len(checks)
+        rewritten = [c for i, call in enumerate(calls) if (c := check_from(call, offset + i + 1))]
+        kept = [c for c in checks if c.key not in refused]
+        return kept + (rewritten or [c for c in checks if c.key in refused])
+
+    def _refusal(self, check: CheckProposal) -> str | None:
+        if self._sql_gate is None or check.tool != "sql" or not check.request.query:
+            return None
+        return self._sql_gate(check.request.query)
 
     async def interpret(
         self,

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
 
-from reasoning_core.errors import ReasoningError
+from reasoning_core.errors import UnanswerableError
 from reasoning_core.models import Evidence, Language
 from reasoning_core.runbooks import (
     Check,
@@ -46,7 +46,7 @@ DEFAULT_MAX_ROWS = 50_000
 _POSITIONAL = re.compile(r"\$(\d+)(?!\d)")
 
 
-class RunbookInputError(ReasoningError):
+class RunbookInputError(UnanswerableError):
     """A value from the question cannot be used in a check (unsafe or missing)."""
 
 

@@ -1,6 +1,6 @@
 """Planning one runbook analysis: match the question, find the data's "now", run the gate.
 
-Errors the runbook planner raises (all `ReasoningError`s, so the explorer ends
+Errors the runbook planner raises (all `UnanswerableError`s, so the explorer ends
 the analysis with an answer that says why; messages are safe to show):
 
 * `NoRunbookError` — no runbook matches the question;
@@ -19,7 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
-from reasoning_core.errors import OutsideDataError, ReasoningError, ToolError
+from reasoning_core.errors import OutsideDataError, ToolError, UnanswerableError
 from reasoning_core.models import ClarifyingQuestion, Evidence, Language
 from reasoning_core.planners.runbook.checks import (
     PlanState,
@@ -36,11 +36,11 @@ from reasoning_core.understanding.request import Request
 log = logging.getLogger(__name__)
 
 
-class NoRunbookError(ReasoningError):
+class NoRunbookError(UnanswerableError):
     """No runbook matches the question."""
 
 
-class MissingParameterError(ReasoningError):
+class MissingParameterError(UnanswerableError):
     """A required parameter is missing; `questions` ask for it (with suggested options)."""
 
     def __init__(
@@ -53,11 +53,11 @@ class MissingParameterError(ReasoningError):
         self.questions = questions
 
 
-class DataSourceError(ToolError):
+class DataSourceError(ToolError, UnanswerableError):
     """The data source cannot serve the runbook (lacks a table or column, tool missing)."""
 
 
-class NoDataError(ReasoningError):
+class NoDataError(UnanswerableError):
     """The data source has no rows for what the question asks about."""
 
 

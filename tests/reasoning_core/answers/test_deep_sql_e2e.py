@@ -67,31 +67,34 @@ def scenario() -> DeepLLMScript:
     c = "cellname = $1"
     outage = [
         ScriptedCheck("avail_min", "Lowest availability since 8 May",
-                      f"SELECT min(availability) AS min_availability FROM cell_days "
+                      f"SELECT min(availability) AS min_availability FROM demo.cell_days "
                       f"WHERE {c} AND day >= {SINCE}", ["12345"], judge=judge_outage),
         ScriptedCheck("low_days", "Days with availability below 90%",
-                      f"SELECT count(*) AS low_days FROM cell_days WHERE {c} "
+                      f"SELECT count(*) AS low_days FROM demo.cell_days WHERE {c} "
                       "AND availability < 90", ["12345"], judge=judge_low_days),
         ScriptedCheck("fix_it", "Repair the statistics",  # a write: refused
-                      "DELETE FROM cell_days WHERE availability < 90"),
+                      "DELETE FROM demo.cell_days WHERE availability < 90"),
     ]  # fmt: skip
     demand = [
         ScriptedCheck("attempts", "Attempts before and after 8 May",
                       f"SELECT avg(attempts) FILTER (WHERE day < {SINCE}) AS before, "
-                      f"avg(attempts) FILTER (WHERE day >= {SINCE}) AS after FROM cell_days "
+                      f"avg(attempts) FILTER (WHERE day >= {SINCE}) AS after FROM demo.cell_days "
                       f"WHERE {c}", ["12345"], judge=judge_attempts),
-        ScriptedCheck("typo", "Attempts per day", "SELECT day, attempts FROM cell_days WHERE"),
+        ScriptedCheck("typo", "Attempts per day",
+                      "SELECT day, attempts FROM demo.cell_days WHERE"),
         ScriptedCheck("other_cell", "Attempts of the cell's twin",  # empty: judged without data
-                      "SELECT attempts FROM cell_days WHERE cellname = 'nope'",
+                      "SELECT attempts FROM demo.cell_days WHERE cellname = 'nope'",
                       verdict="refuted", strength=0.9, evidence="no attempts at all"),
     ]  # fmt: skip
     neighbour = [
-        ScriptedCheck("slow", "Neighbour handovers", "SELECT pg_sleep(5) AS slept"),
+        ScriptedCheck("slow", "Neighbour handovers",  # 10^10 joined rows: the timeout stops it
+                      "SELECT count(*) AS slept FROM generate_series(1, 100000) a, "
+                      "generate_series(1, 100000) b"),
         ScriptedCheck("dump", "Everything about the neighbours",  # a megabyte, truncated
                       "SELECT repeat('x', 20000) AS blob, g FROM generate_series(1, 80) g",
                       verdict="inconclusive", strength=0.2, evidence="too much to read"),
         ScriptedCheck("neighbour_traffic", "Neighbour traffic before and after",
-                      f"SELECT avg(neighbour_traffic) AS traffic FROM cell_days WHERE {c}",
+                      f"SELECT avg(neighbour_traffic) AS traffic FROM demo.cell_days WHERE {c}",
                       ["12345"], verdict="refuted", strength=0.7, evidence="traffic 50 -> 50"),
     ]  # fmt: skip
     return DeepLLMScript(
@@ -140,7 +143,7 @@ def make_analyst(
 ) -> DeepAnalyst:
     return DeepAnalyst(
         tree_store=PgTreeStore(pool),
-        planner=LLMPlanner(model, schema_description="Tables: cell_days(cellname, day, ...)"),
+        planner=LLMPlanner(model, schema_description="Tables: demo.cell_days(cellname, day, ...)"),
         tools={"sql": tool},
         policy=POLICY,
         concurrency=concurrency,
@@ -177,7 +180,7 @@ async def test_three_hypotheses_with_sql_checks(
         assert fragment in not_checked
     conn = await asyncpg.connect(database_url)
     try:
-        assert await conn.fetchval("SELECT count(*) FROM cell_days") == 10  # nothing deleted
+        assert await conn.fetchval("SELECT count(*) FROM demo.cell_days") == 10  # nothing deleted
     finally:
         await conn.close()
 

@@ -36,10 +36,10 @@ CTX = PlanningContext(question="Why did traffic drop on cell 12345 since 8 May?"
 POLICY = ExplorationPolicy(stop_confidence=1.0, contradiction_threshold=0.0)
 ON = ReflectionSettings(max_plan_revisions=1, reflection_every=3)
 SINCE = "DATE '2024-05-08'"
-AVAIL = f"SELECT min(availability) AS min_availability FROM cell_days WHERE day >= {SINCE}"
+AVAIL = f"SELECT min(availability) AS min_availability FROM demo.cell_days WHERE day >= {SINCE}"
 ATTEMPTS = (
     f"SELECT avg(attempts) FILTER (WHERE day < {SINCE}) AS before, "
-    f"avg(attempts) FILTER (WHERE day >= {SINCE}) AS after FROM cell_days"
+    f"avg(attempts) FILTER (WHERE day >= {SINCE}) AS after FROM demo.cell_days"
 )
 
 
@@ -72,7 +72,7 @@ def neighbour() -> ScriptedHypothesis:
     check = ScriptedCheck(
         "nb",
         "Neighbour traffic",
-        "SELECT avg(neighbour_traffic) AS t FROM cell_days",
+        "SELECT avg(neighbour_traffic) AS t FROM demo.cell_days",
         verdict="refuted",
         strength=0.7,
         evidence="50 -> 50",
@@ -151,7 +151,7 @@ async def analyse(
     server.script(script)
     analyst = DeepAnalyst(
         tree_store=PgTreeStore(pool),
-        planner=LLMPlanner(chat, schema_description="cell_days"),
+        planner=LLMPlanner(chat, schema_description="demo.cell_days"),
         tools={"sql": sql},
         policy=POLICY,
         reflection=settings,
@@ -175,7 +175,9 @@ async def test_a_check_that_timed_out_is_retried_with_more_time(
     cell_days_sql: PgSqlTool,
 ) -> None:
     slow = (
-        f"SELECT min(availability) AS min_availability FROM cell_days, pg_sleep(0.5) s "
+        # ~16M joined rows: well over the 300 ms default, well under the retry's 30 s
+        "SELECT min(availability) AS min_availability FROM demo.cell_days, "
+        "(SELECT count(*) FROM generate_series(1, 4000) a, generate_series(1, 4000) b) s "
         f"WHERE day >= {SINCE}"
     )
     events, answer, tree = await analyse(

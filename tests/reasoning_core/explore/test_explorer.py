@@ -407,12 +407,20 @@ async def test_the_fallback_planner_takes_over_when_the_llm_fails(store: PgTreeS
     assert answer.synthesis is not None and answer.synthesis.primary.id == "outage"
 
 
-async def test_a_planner_failure_without_fallback_is_an_error_answer(store: PgTreeStore) -> None:
+async def test_a_planner_failure_without_fallback_is_an_error_answer(
+    store: PgTreeStore, caplog: pytest.LogCaptureFixture
+) -> None:
     broken = ScriptedPlanner(LLMResponseError("not JSON"), name="llm")
     events, answer = await run(analyst(store, broken, RecordingTool()))
     assert [e.kind for e in events][-2:] == ["error", "answer"]
     assert answer.error == "deep_failed" and answer.confidence == 0.0
-    assert answer.uncertainty_reason and "not JSON" in answer.uncertainty_reason
+    # the user gets an error id; the reason is in the log line with the same id
+    error_id = events[-2].data["error_id"]
+    assert answer.uncertainty_reason == f"the analysis could not finish (error {error_id})"
+    assert f"give your admin the error id {error_id}" in answer.text
+    assert "not JSON" not in answer.text
+    [logged] = [r for r in caplog.records if error_id in r.getMessage()]
+    assert "not JSON" in logged.getMessage()
     assert answer.tree_id is not None
     assert (await store.load(answer.tree_id)).status == "failed"
 
@@ -423,7 +431,7 @@ async def test_another_users_tree_cannot_be_continued(store: PgTreeStore) -> Non
     events = [e async for e in other.run(CTX, user_id=8, chat_id=80, tree_id=first.tree_id)]
     answer = events[-1].answer
     assert answer is not None and answer.error == "deep_failed"
-    assert answer.tree_id is None and "no tree" in answer.text
+    assert answer.tree_id is None and "could not finish the deep analysis (error" in answer.text
 
 
 @pytest.mark.parametrize(

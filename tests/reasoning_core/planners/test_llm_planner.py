@@ -15,6 +15,7 @@ from reasoning_core.models import RankedHypothesis, Synthesis, Tree
 from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.tools.base import ToolRequest, ToolResult
+from reasoning_core.tools.sql_check import refusal_reason
 from tests.fakes.openai_replies import Reply
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -149,6 +150,36 @@ async def test_checks_written_as_text_or_after_a_nudge(
     llm.queue(Reply.text("no"), Reply.text("still no"))
     with pytest.raises(LLMResponseError, match="no usable check"):
         await planner.propose_checks(CTX, OUTAGE)
+
+
+async def test_refused_sql_is_sent_back_with_the_reason_for_one_rewrite(
+    llm: FakeOpenAIServer,
+) -> None:
+    model = OpenAIChatModel(
+        base_url=llm.base_url, api_key="test", model="fake-model", timeout=5.0, backoff=0.01
+    )
+    planner = LLMPlanner(
+        model,
+        schema_description=SCHEMA,
+        sql_gate=lambda sql: refusal_reason(sql, schemas=("demo",)),
+    )
+    good = "SELECT min(cell_availability) FROM demo.hour_stats"
+    llm.queue(
+        Reply.tool_calls_of(
+            ("sql", {"key": "availability", "query": good}),
+            ("sql", {"key": "leak", "query": "SELECT content FROM public.memories"}),
+        ),
+        Reply.tool_call("sql", {"key": "attempts",
+                                "query": "SELECT sum(ps_att) FROM demo.hour_stats"}),
+    )  # fmt: skip
+    try:
+        checks = await planner.propose_checks(CTX, OUTAGE)
+    finally:
+        await model.aclose()
+    assert [c.key for c in checks] == ["availability", "attempts"]
+    rewrite = _messages(llm.requests[1])[-1]["content"]
+    assert "- leak: table public.memories is outside the data schemas" in rewrite
+    assert "availability" not in rewrite  # only the refused query goes back
 
 
 async def test_interpretation_with_numbers_and_without_data(
