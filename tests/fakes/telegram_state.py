@@ -282,6 +282,8 @@ class TelegramState:
         document = params.get("document")
         if not isinstance(document, UploadedFile):
             raise _bad_request("there is no document in the request")
+        if not document.data:
+            raise _bad_request("file must be non-empty")
         if len(document.data) > DOCUMENT_MAX_BYTES:
             raise TelegramApiError(413, "Request Entity Too Large")
         serial = next(self._serial)
