@@ -14,44 +14,14 @@ import re
 from collections.abc import Iterable
 
 #: Tokens a Russian engineer writes in Latin letters too.
-TECHNICAL = frozenset(
-    [
-        "rtwp",
-        "5xx",
-        "sql",
-        "promql",
-        "cpu",
-        "p95",
-        "p99",
-        "oss",
-        "tma",
-        "http",
-        "https",
-        "api",
-        "url",
-        "id",
-        "ids",
-        "json",
-        "llm",
-        "ok",
-        "whytree",
-        "runbook",
-        "runbooks",
-        "telegram",
-        "openai",
-        "ollama",
-        "vllm",
-        "bs",
-        "enodeb",
-        "dbm",
-        "db",
-        "hour_stats",
-        "demo",
-        "cells",
-        "checkout",
-        "payments",
-    ]
-)
+# fmt: off
+TECHNICAL = frozenset({
+    "rtwp", "5xx", "sql", "promql", "cpu", "p95", "p99", "oss", "tma", "http", "https", "api",
+    "url", "id", "ids", "json", "llm", "ok", "whytree", "runbook", "runbooks", "telegram",
+    "openai", "ollama", "vllm", "bs", "enodeb", "dbm", "db", "hour_stats", "demo", "cells",
+    "checkout", "payments",
+})
+# fmt: on
 
 _TAG = re.compile(r"<[^>]+>")
 _ENTITY = re.compile(r"&(?:[a-z]+|#\d+);")
