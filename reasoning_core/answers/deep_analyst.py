@@ -17,7 +17,7 @@ from reasoning_core.errors import NotFoundError, OutsideDataError, ReasoningErro
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
-from reasoning_core.models import Answer, Event, Synthesis, Tree
+from reasoning_core.models import Answer, Event, Language, Synthesis, Tree, as_language
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatModel, Planner, TreeStore
 from reasoning_core.reflection.reflector import ReflectionSettings, Reflector
@@ -33,6 +33,37 @@ from reasoning_core.tree.report import build_report
 from reasoning_core.tree.wording import render_report
 
 log = logging.getLogger(__name__)
+
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "started": "Deep analysis started · tree {tree}",
+        "resumed": "Deep analysis resumed · tree {tree}",
+        "done": "Deep analysis done",
+        "failed": "Deep analysis failed",
+        "no_data": "No data",
+        "no_tree": "there is no tree {tree} of yours",
+        "no_start": "the analysis could not start: {error}",
+        "broke": "the analysis failed: {error}",
+        "sorry": "Sorry — I could not finish the deep analysis: {why}.",
+        "reason": "deep analysis of competing hypotheses",
+    },
+    "ru": {
+        "started": "Глубокий анализ начат · дерево {tree}",
+        "resumed": "Глубокий анализ продолжен · дерево {tree}",
+        "done": "Глубокий анализ завершён",
+        "failed": "Глубокий анализ не удался",
+        "no_data": "Нет данных",
+        "no_tree": "у вас нет дерева {tree}",
+        "no_start": "анализ не удалось начать: {error}",
+        "broke": "анализ прервался: {error}",
+        "sorry": "Не удалось завершить глубокий анализ: {why}.",
+        "reason": "глубокий анализ конкурирующих гипотез",
+    },
+}
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class DeepAnalyst:
@@ -70,6 +101,7 @@ class DeepAnalyst:
     ) -> AsyncIterator[Event]:
         """Analyse (or, with `tree_id`, continue analysing) and end with an answer event."""
         manager = TreeManager(store=self._store, max_depth=self._budgets.depth_limit)
+        words, language = _words(ctx.language), as_language(ctx.language)
         try:
             if tree_id is None:
                 tree = await manager.create_tree(
@@ -78,17 +110,19 @@ class DeepAnalyst:
             else:
                 tree = await manager.load_tree(tree_id, user_id=user_id)
         except NotFoundError:
-            async for event in _failed(f"there is no tree {tree_id} of yours", tree_id=None):
+            why = words["no_tree"].format(tree=tree_id)
+            async for event in _failed(why, tree_id=None, language=language):
                 yield event
             return
         except ReasoningError as e:
-            async for event in _failed(f"the analysis could not start: {e}", tree_id=None):
+            why = words["no_start"].format(error=e)
+            async for event in _failed(why, tree_id=None, language=language):
                 yield event
             return
         verb = "started" if tree_id is None else "resumed"
         yield Event(
             kind="tree_created",
-            message=f"Deep analysis {verb} · tree {tree.id}",
+            message=words[verb].format(tree=tree.id),
             data={"tree_id": tree.id, "resumed": tree_id is not None},
         )
         explorer = self._explorer(manager, ctx)
@@ -97,12 +131,14 @@ class DeepAnalyst:
                 yield event
         except OutsideDataError as e:  # not a failure: the answer says which period there is
             await _close(manager, "completed")
-            yield Event(kind="answer", message="No data", answer=_outside_data(str(e), tree.id))
+            answer = _outside_data(str(e), tree.id, language)
+            yield Event(kind="answer", message=words["no_data"], answer=answer)
             return
         except ReasoningError as e:
             log.warning("deep analysis of tree %s failed: %s", tree.id, e)
             await _close(manager, "failed")
-            async for event in _failed(f"the analysis failed: {e}", tree_id=tree.id):
+            why = words["broke"].format(error=e)
+            async for event in _failed(why, tree_id=tree.id, language=language):
                 yield event
             return
         assert explorer.synthesis is not None, "explore() always concludes"
@@ -116,7 +152,7 @@ class DeepAnalyst:
             tree=manager.tree,
             question=reflector.question if reflector is not None else None,
         )
-        yield Event(kind="answer", message="Deep analysis done", answer=answer)
+        yield Event(kind="answer", message=words["done"], answer=answer)
 
     def _explorer(self, manager: TreeManager, ctx: PlanningContext) -> Explorer:
         settings = self._reflection
@@ -139,6 +175,7 @@ class DeepAnalyst:
             concurrency=self._concurrency,
             clock=self._clock,
             reflector=reflector,
+            language=ctx.language,
         )
 
 
@@ -162,12 +199,12 @@ def deep_answer(
     )
     if unsettled is not None and tree is not None:
         synthesis = apply_not_established(synthesis, unsettled, tree, language=language)
-    sources = UncertaintySources(synthesis=synthesis, tree=tree)
+    sources = UncertaintySources(synthesis=synthesis, tree=tree, language=language)
     reason = uncertainty_reason(
         synthesis.confidence, sources, existing=synthesis.uncertainty_reason
     )
     synthesis = synthesis.model_copy(update={"uncertainty_reason": reason})
-    report = build_report(synthesis, tree_id=tree_id, planner=planner)
+    report = build_report(synthesis, tree_id=tree_id, planner=planner, language=language)
     uncertainty = reason or report.uncertainty
     text = render_report(report, language)
     if unsettled is not None:
@@ -178,10 +215,11 @@ def deep_answer(
         text=text,
         confidence=synthesis.confidence,
         uncertainty_reason=uncertainty,
-        reason="deep analysis of competing hypotheses",
+        reason=_words(language)["reason"],
         tree_id=tree_id,
         synthesis=synthesis,
         planner=planner,
+        language=as_language(language),
     )
 
 
@@ -192,24 +230,29 @@ async def _close(manager: TreeManager, status: str) -> None:
         log.error("could not close tree %s (the answer is still sent): %s", manager.tree.id, e)
 
 
-def _outside_data(text: str, tree_id: str) -> Answer:
+def _outside_data(text: str, tree_id: str, language: Language) -> Answer:
     return Answer(
         strategy="deep",
         text=text,
         confidence=0.95,
         tree_id=tree_id,
         error="outside_data",
+        language=language,
     )
 
 
-async def _failed(why: str, *, tree_id: str | None) -> AsyncIterator[Event]:
+async def _failed(why: str, *, tree_id: str | None, language: Language) -> AsyncIterator[Event]:
+    """The failure as an error event and an answer; `why` is an internal reason (the
+    planner's or the store's message), shown as it came."""
+    words = _words(language)
     yield Event(kind="error", message=why, data={"tree_id": tree_id})
     answer = Answer(
         strategy="deep",
-        text=f"Sorry — I could not finish the deep analysis: {why}.",
+        text=words["sorry"].format(why=why),
         confidence=0.0,
         uncertainty_reason=why,
         tree_id=tree_id,
         error="deep_failed",
+        language=language,
     )
-    yield Event(kind="answer", message="Deep analysis failed", answer=answer)
+    yield Event(kind="answer", message=words["failed"], answer=answer)

@@ -47,7 +47,7 @@ _LINES: dict[str, dict[str, str]] = {
     "follows": {
         "en": "{peers} {peer_change} vs {label} {own_change} "
         "(ratio {ratio}, {count} peers, {samples} samples)",
-        "ru": "{peers} {peer_change} против {label} {own_change} "
+        "ru": "{peers}: {peer_change}, {label}: {own_change} "
         "(отношение {ratio}, соседей: {count}, замеров: {samples})",
     },
     "offsets": {
