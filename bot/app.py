@@ -247,6 +247,7 @@ async def _on_startup(
     bot: Bot, service: ReasoningService, background: set[asyncio.Task[Any]]
 ) -> None:
     await bot.set_my_commands(common.COMMANDS)
+    await bot.set_my_commands(common.RUSSIAN_COMMANDS, language_code="ru")
     me = await bot.me()
     log.info("bot @%s is polling", me.username)
     # Analyses a crashed process left running: finish them and answer their users.

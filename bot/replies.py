@@ -30,7 +30,7 @@ async def send_html(
 
 async def send_answer(bot: Bot, chat_id: int, answer: Answer) -> list[Message]:
     """Clarifications get their option buttons, deep reports the tree button."""
-    language = answer.decision.language if answer.decision else "en"
+    language = answer.language
     report = report_of(answer)
     if report is not None:
         markup = tree_button(answer.tree_id, language) if answer.tree_id else None

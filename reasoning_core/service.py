@@ -94,6 +94,8 @@ class ButtonCheck:
 
     state: ClarificationState
     option: str | None = None
+    #: The language of the clarifying question (None: no such question).
+    language: Language | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -138,14 +140,16 @@ class ReasoningService:
         pending = await self._deps.clarifier.get(clarification_id)
         if pending is None:
             return ButtonCheck("unknown")
+        language = as_language(pending.decision.language)
         if pending.user_id != user_id:
-            return ButtonCheck("foreign")
+            return ButtonCheck("foreign", language=language)
         if not pending.is_open():
-            return ButtonCheck("expired")
+            return ButtonCheck("expired", language=language)
         if index != len(pending.answers) or index >= len(pending.questions):
-            return ButtonCheck("stale")
+            return ButtonCheck("stale", language=language)
         options = pending.questions[index].options
-        return ButtonCheck("open", options[option] if 0 <= option < len(options) else None)
+        chosen = options[option] if 0 <= option < len(options) else None
+        return ButtonCheck("open", chosen, language=language)
 
     async def answer(self, question: Question) -> Answer:
         """Run `ask` to the end and return the final answer."""
