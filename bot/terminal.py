@@ -27,13 +27,15 @@ _WORDS: dict[str, dict[str, str]] = {
     "en": {
         "hint": "  (answer with a number, or type your own answer; /cancel to drop it)",
         "hello": "whytree chat — hello {user}. /new starts a new session, /quit leaves.",
+        "prompt": "you> ",
         "new": "(new session)",
         "cancelled": "(cancelled)",
         "nothing": "(nothing to cancel)",
     },
     "ru": {
         "hint": "  (ответьте номером или напишите свой ответ; /cancel — отменить вопрос)",
-        "hello": "whytree chat — здравствуйте, {user}. /new — новая сессия, /quit — выход.",
+        "hello": "whytree — здравствуйте, {user}. /new — новая сессия, /quit — выход.",
+        "prompt": "вы> ",
         "new": "(новая сессия)",
         "cancelled": "(отменено)",
         "nothing": "(отменять нечего)",
@@ -110,7 +112,7 @@ async def chat_loop(service: ReasoningService) -> None:
     pending: ClarificationPrompt | None = None
     while True:
         try:
-            text = (await asyncio.to_thread(input, "you> ")).strip()
+            text = (await asyncio.to_thread(input, _words(language)["prompt"])).strip()
         except (EOFError, KeyboardInterrupt):
             print()
             return

@@ -2,7 +2,8 @@
 
 What is not a word of either language is taken out first: HTML tags and
 entities, tree and node ids ("a1b2c3d4e5f6", "h1.v2"), numbers with their
-units, cell and site names, quoted user text, and a small allow-list of
+units, cell and site names, identifiers (OPENAI_API_KEY, cell_traffic_drop),
+commands (/cancel), quoted user text, and a small allow-list of
 technical tokens that read the same in Russian and English (RTWP, 5xx, SQL,
 PromQL, CPU, p95, ...). What is left must be Russian words in a Russian reply
 and English words in an English one.
@@ -19,7 +20,7 @@ TECHNICAL = frozenset({
     "rtwp", "5xx", "sql", "promql", "cpu", "p95", "p99", "oss", "tma", "http", "https", "api",
     "url", "id", "ids", "json", "llm", "ok", "whytree", "runbook", "runbooks", "telegram",
     "openai", "ollama", "vllm", "bs", "enodeb", "dbm", "db", "hour_stats", "demo", "cells",
-    "checkout", "payments",
+    "checkout", "payments", "prometheus",
 })
 # fmt: on
 
@@ -30,14 +31,16 @@ _TREE_ID = re.compile(r"\b[0-9a-f]{12}\b")
 _NODE_ID = re.compile(r"\b(?:h\d+|v\d+)(?:\.(?:h\d+|v\d+|retry))*\b")
 _NAME = re.compile(r"\b[A-Za-z]*\d[\w-]*\b")  # 10291, S1029, MSK0457B, 10291_2, 5xx
 _COMMAND = re.compile(r"/[a-z_]+\b")
+_IDENTIFIER = re.compile(r"\b\w+_\w+\b")  # OPENAI_API_KEY, cell_traffic_drop
 _LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z'’-]*")
 _CYRILLIC_WORD = re.compile(r"[А-Яа-яЁё][А-Яа-яЁё-]*")
 
 
 def _bare(text: str, *, quoted: Iterable[str] = ()) -> str:
     for piece in quoted:
-        text = text.replace(piece, " ")
-    for pattern in (_TAG, _ENTITY, _QUOTED, _TREE_ID, _NODE_ID, _COMMAND, _NAME):
+        if len(piece.strip()) >= 4:  # noqa: PLR2004 - "1" typed as a choice is not a quote
+            text = text.replace(piece, " ")
+    for pattern in (_TAG, _ENTITY, _QUOTED, _TREE_ID, _NODE_ID, _COMMAND, _IDENTIFIER, _NAME):
         text = pattern.sub(" ", text)
     return text
 

@@ -20,7 +20,7 @@ _NOT_TEXT = {
 _TOO_LONG = {
     "en": "That message is {length:,} characters long; please keep a question under "
     "{limit:,} characters (the key facts are enough).",
-    "ru": "В сообщении {length:,} символов; пожалуйста, уложите вопрос в {limit:,} "
+    "ru": "В сообщении {length} символов; пожалуйста, уложите вопрос в {limit} "
     "символов (достаточно главных фактов).",
 }
 
