@@ -20,7 +20,7 @@ TECHNICAL = frozenset({
     "rtwp", "5xx", "sql", "promql", "cpu", "p95", "p99", "oss", "tma", "http", "https", "api",
     "url", "id", "ids", "json", "llm", "ok", "whytree", "runbook", "runbooks", "telegram",
     "openai", "ollama", "vllm", "bs", "enodeb", "dbm", "db", "hour_stats", "demo", "cells",
-    "checkout", "payments", "prometheus",
+    "checkout", "payments", "prometheus", "utc",
 })
 # fmt: on
 
@@ -38,7 +38,7 @@ _CYRILLIC_WORD = re.compile(r"[А-Яа-яЁё][А-Яа-яЁё-]*")
 
 def _bare(text: str, *, quoted: Iterable[str] = ()) -> str:
     for piece in quoted:
-        if len(piece.strip()) >= 4:  # noqa: PLR2004 - "1" typed as a choice is not a quote
+        if len(piece.strip()) >= 4:
             text = text.replace(piece, " ")
     for pattern in (_TAG, _ENTITY, _QUOTED, _TREE_ID, _NODE_ID, _COMMAND, _IDENTIFIER, _NAME):
         text = pattern.sub(" ", text)

@@ -46,7 +46,7 @@ _NOTES: dict[str, dict[str, str]] = {
         "en": "weighted vote: {title!r} scores {score:.2f} "
         "(p {p:.2f}, {share:.0%} of its checks conclusive)",
         "ru": "взвешенное голосование: «{title}» набирает {score:.2f} "
-        "(p {p:.2f}, определённых проверок: {share:.0%})",
+        "(вероятность {p:.2f}, определённых проверок: {share:.0%})",
     },
     "chose": {
         "en": "the planner chose {title!r} ({p:.2f}) over {other!r} ({p2:.2f})",
