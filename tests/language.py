@@ -3,7 +3,7 @@
 What is not a word of either language is taken out first: HTML tags and
 entities, tree and node ids ("a1b2c3d4e5f6", "h1.v2"), numbers with their
 units, cell and site names, identifiers (OPENAI_API_KEY, cell_traffic_drop),
-commands (/cancel), quoted user text, and a small allow-list of
+commands (/cancel), text to type (<code>…</code>), quoted user text, and a small allow-list of
 technical tokens that read the same in Russian and English (RTWP, 5xx, SQL,
 PromQL, CPU, p95, ...). What is left must be Russian words in a Russian reply
 and English words in an English one.
@@ -24,6 +24,7 @@ TECHNICAL = frozenset({
 })
 # fmt: on
 
+_CODE = re.compile(r"<code>.*?</code>", re.S)  # literal text to type, e.g. /project default
 _TAG = re.compile(r"<[^>]+>")
 _ENTITY = re.compile(r"&(?:[a-z]+|#\d+);")
 _QUOTED = re.compile(r"«[^»]*»|“[^”]*”|\"[^\"]*\"")
@@ -40,7 +41,17 @@ def _bare(text: str, *, quoted: Iterable[str] = ()) -> str:
     for piece in quoted:
         if len(piece.strip()) >= 4:
             text = text.replace(piece, " ")
-    for pattern in (_TAG, _ENTITY, _QUOTED, _TREE_ID, _NODE_ID, _COMMAND, _IDENTIFIER, _NAME):
+    for pattern in (
+        _CODE,
+        _TAG,
+        _ENTITY,
+        _QUOTED,
+        _TREE_ID,
+        _NODE_ID,
+        _COMMAND,
+        _IDENTIFIER,
+        _NAME,
+    ):
         text = pattern.sub(" ", text)
     return text
 

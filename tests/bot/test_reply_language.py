@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
+from typing import Any
 
 import pytest
 from aiogram.types import User
 
+from bot import middlewares, ratelimit, rendering, report_html, terminal
+from bot.handlers import clarify, common, fallback, memory, questions, usage
 from bot.handlers.common import RUSSIAN_COMMANDS
+from bot.handlers.memory import render_memory
 from bot.language import message_language, user_language
 from bot.ratelimit import budget_text, rate_limit_text
 from bot.rendering import confidence_tag, render_answer
 from bot.terminal import format_answer, locale_language
 from reasoning_core.models import Answer, ClarificationPrompt
+from reasoning_core.ports import MemoryEntry
 from tests.language import english_words, russian_words
 
 
@@ -73,3 +79,53 @@ def test_the_terminal_greets_in_the_locales_language(monkeypatch: pytest.MonkeyP
     assert locale_language() == "ru"
     monkeypatch.setenv("LC_ALL", "C")
     assert locale_language() == "en"
+
+
+def _tables() -> dict[str, dict[str, Any]]:
+    """Every {language: text} table of the bot's own words, by where it lives."""
+    return {
+        "memory": memory._WORDS,
+        "usage": usage._WORDS,
+        "clarify": clarify._WORDS,
+        "start": common._START,
+        "help": common._HELP,
+        "new": common._NEW,
+        "edited": fallback._EDITED,
+        "unknown command": fallback._UNKNOWN_COMMAND,
+        "unsupported": fallback._UNSUPPORTED,
+        "not text": questions._NOT_TEXT,
+        "too long": questions._TOO_LONG,
+        "busy": middlewares._BUSY,
+        "rate limit": ratelimit._WORDS,
+        "reply": rendering.REPLY_WORDS,
+        "report": report_html._LABELS,
+        "terminal": terminal._WORDS,
+    }
+
+
+_PLACEHOLDER = re.compile(r"\{[a-z_]+(?::[^}]*)?\}")
+
+
+def _texts(value: Any) -> list[str]:
+    texts = [str(v) for v in value.values()] if isinstance(value, dict) else [str(value)]
+    return [_PLACEHOLDER.sub(" ", text) for text in texts]
+
+
+@pytest.mark.parametrize("name", list(_tables()))
+def test_each_table_of_the_bots_words_holds_one_language_per_entry(name: str) -> None:
+    table = _tables()[name]
+    assert set(table) == {"en", "ru"}, name
+    for text in _texts(table["ru"]):
+        assert not english_words(text.replace("TELEGRAM_BOT_TOKEN", "")), (name, text)
+    for text in _texts(table["en"]):
+        assert not russian_words(text), (name, text)
+
+
+def test_memory_listing_in_russian() -> None:
+    entry = MemoryEntry(
+        id=1, user_id=1, chat_id=1, project="сеть", goal_summary="почему упал трафик на 10291",
+        outcome_summary="авария", strategy="deep", confidence=0.9,
+    )  # fmt: skip
+    text, markup = render_memory("сеть", [entry], 12, owner=1, language="ru")
+    assert markup is not None and "глубокий анализ" in text and not english_words(text), text
+    assert not english_words(render_memory("сеть", [], 0, owner=1, language="ru")[0])
