@@ -284,6 +284,7 @@ async def _on_startup(
     max_reply_messages: int,
 ) -> None:
     await bot.set_my_commands(common.COMMANDS)
+    await bot.set_my_commands(common.RUSSIAN_COMMANDS, language_code="ru")
     me = await bot.me()
     log.info("bot @%s is polling", me.username)
     if not pictures.available:

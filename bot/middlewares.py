@@ -12,6 +12,7 @@ from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject, User
 
 from bot.input_text import clean_text
+from bot.language import message_language, pick
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import UserStore
 
@@ -20,6 +21,15 @@ log = logging.getLogger(__name__)
 Handler = Callable[[TelegramObject, dict[str, Any]], Awaitable[Any]]
 
 BUSY_TEXT = "⏳ Still working on your previous question — send this again once I've answered."
+_BUSY = {
+    "en": BUSY_TEXT,
+    "ru": "⏳ Ещё отвечаю на ваш прошлый вопрос — пришлите это снова, когда я отвечу.",
+}
+
+
+def busy_text(language: str) -> str:
+    """The "one question at a time" notice in `language`."""
+    return pick(_BUSY, language)
 
 
 class NormalisedTextMiddleware(BaseMiddleware):
@@ -101,6 +111,6 @@ class OneQuestionPerChatMiddleware(BaseMiddleware):
             return await handler(event, data)
         with self._locks.claim(event.chat.id) as claimed:
             if not claimed:
-                await event.reply(BUSY_TEXT)
+                await event.reply(busy_text(message_language(event.text, event.from_user)))
                 return None
             return await handler(event, data)

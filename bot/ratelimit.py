@@ -23,6 +23,7 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject
 
+from bot.language import message_language
 from bot.middlewares import Handler
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import UsageStore
@@ -102,23 +103,42 @@ class DeepSlots:
                 del self._running[user_id]
 
 
-def rate_limit_text(limit: int, retry_after: float) -> str:
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "rate": "⏳ That's more than {limit} questions a minute — please slow down. "
+        "You can ask again in {seconds} s.",
+        "budget": "🪙 You've used today's token budget ({used:,} of {budget:,} tokens). "
+        "You can ask again after midnight UTC, in {wait}. /usage shows your usage.",
+        "hours": "{hours} h {minutes} min",
+        "minutes": "{minutes} min",
+    },
+    "ru": {
+        "rate": "⏳ Больше {limit} вопросов в минуту — пожалуйста, помедленнее. "
+        "Спросить снова можно через {seconds} с.",
+        "budget": "🪙 Дневной бюджет токенов исчерпан ({used} из {budget}). "
+        "Спросить снова можно после полуночи UTC, через {wait}. /usage покажет расход.",
+        "hours": "{hours} ч {minutes} мин",
+        "minutes": "{minutes} мин",
+    },
+}
+
+
+def rate_limit_text(limit: int, retry_after: float, language: str = "en") -> str:
     seconds = max(1, math.ceil(retry_after))
-    return (
-        f"⏳ That's more than {limit} questions a minute — please slow down. "
-        f"You can ask again in {seconds} s."
-    )
+    return _words(language)["rate"].format(limit=limit, seconds=seconds)
 
 
-def budget_text(used: int, budget: int, now: datetime) -> str:
+def budget_text(used: int, budget: int, now: datetime, language: str = "en") -> str:
+    words = _words(language)
     midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC)
     minutes = max(1, math.ceil((midnight - now).total_seconds() / 60))
     hours, minutes = divmod(minutes, 60)
-    wait = f"{hours} h {minutes} min" if hours else f"{minutes} min"
-    return (
-        f"🪙 You've used today's token budget ({used:,} of {budget:,} tokens). "
-        f"You can ask again after midnight UTC, in {wait}. /usage shows your usage."
-    )
+    wait = (words["hours"] if hours else words["minutes"]).format(hours=hours, minutes=minutes)
+    return words["budget"].format(used=used, budget=budget, wait=wait)
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class RateLimitMiddleware(BaseMiddleware):
@@ -142,18 +162,19 @@ class RateLimitMiddleware(BaseMiddleware):
         if not isinstance(event, Message) or event.from_user is None or not limited:
             return await handler(event, data)
         user_id = event.from_user.id
-        refusal = await self._over_budget(user_id)
+        language = message_language(event.text, event.from_user)
+        refusal = await self._over_budget(user_id, language)
         if refusal is None:
             retry_after = self._window.hit(user_id)
             if retry_after > 0:
-                refusal = rate_limit_text(self._window.limit, retry_after)
+                refusal = rate_limit_text(self._window.limit, retry_after, language)
         if refusal is not None:
             log.info("question refused: %s", refusal, extra={"user_id": user_id})
             await event.reply(refusal)
             return None
         return await handler(event, data)
 
-    async def _over_budget(self, user_id: int) -> str | None:
+    async def _over_budget(self, user_id: int, language: str) -> str | None:
         if self._budget <= 0:
             return None
         now = self._now()
@@ -163,4 +184,4 @@ class RateLimitMiddleware(BaseMiddleware):
             log.error("could not read the token usage of user %s: %s", user_id, e)
             return None
         used = usage.prompt_tokens + usage.completion_tokens
-        return budget_text(used, self._budget, now) if used >= self._budget else None
+        return budget_text(used, self._budget, now, language) if used >= self._budget else None

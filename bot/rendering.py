@@ -23,25 +23,50 @@ escape = partial(_escape, quote=False)
 _MARKS = {ConfidenceLevel.HIGH: "🟢", ConfidenceLevel.MEDIUM: "🟡", ConfidenceLevel.LOW: "🔴"}
 _TAG = re.compile(r"<(/?)([a-z]+)(?:\s[^>]*)?>")
 
+#: The words every reply adds to the answer's own text.
+REPLY_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "high": "high confidence",
+        "medium": "medium confidence",
+        "low": "low confidence",
+        "assumptions": "Assumptions",
+        "unsure": "Unsure",
+    },
+    "ru": {
+        "high": "высокая уверенность",
+        "medium": "средняя уверенность",
+        "low": "низкая уверенность",
+        "assumptions": "Допущения",
+        "unsure": "Не уверен",
+    },
+}
 
-def confidence_tag(confidence: float) -> str:
-    """'🟢 high confidence (0.86)' — the mark, the word and the number."""
+
+def reply_words(language: str) -> dict[str, str]:
+    return REPLY_WORDS["ru" if language == "ru" else "en"]
+
+
+def confidence_tag(confidence: float, language: str = "en") -> str:
+    """'🟢 high confidence (0.86)' — the mark, the words and the number, in `language`."""
     level = confidence_level(confidence)
-    return f"{_MARKS[level]} {level.value} confidence ({confidence:.2f})"
+    return f"{_MARKS[level]} {reply_words(language)[level.value]} ({confidence:.2f})"
 
 
 def render_answer(answer: Answer) -> str:
     """The reply as Telegram HTML: text, then the confidence tag and any uncertainty."""
     if answer.strategy == "clarify" and answer.clarification is not None:
         return f"❓ {escape(answer.text.strip())}"
+    words = reply_words(answer.language)
     parts = [escape(answer.text.strip())]
     if answer.assumptions:
         parts.append(
-            "<b>Assumptions</b>\n" + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
+            f"<b>{words['assumptions']}</b>\n"
+            + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
         )
-    footer = [f"<i>{escape(confidence_tag(answer.confidence))}</i>"]
+    footer = [f"<i>{escape(confidence_tag(answer.confidence, answer.language))}</i>"]
     if answer.confidence < UNCERTAINTY_THRESHOLD and answer.uncertainty_reason:
-        footer.append(f"<i>⚠ Unsure: {escape(answer.uncertainty_reason.strip())}</i>")
+        unsure = escape(answer.uncertainty_reason.strip())
+        footer.append(f"<i>⚠ {words['unsure']}: {unsure}</i>")
     parts.append("\n".join(footer))
     return "\n\n".join(p for p in parts if p)
 

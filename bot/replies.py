@@ -73,7 +73,7 @@ async def send_answer(
 ) -> list[Message]:
     """Clarifications get their option buttons, deep reports the tree button (and, with
     `links` enabled, an "Open in browser" link to the analysis page)."""
-    language = answer.decision.language if answer.decision else "en"
+    language = answer.language
     report = report_of(answer)
     if report is not None:
         html = render_report(report, answer, language)

@@ -25,6 +25,7 @@ _LABELS = {
         "unsure": "Unsure",
         "not_checked": "Could not check",
         "planner": "planner",
+        "assumptions": "Assumptions",
         "tree": "🌳 Show reasoning tree",
         "browser": "🌐 Open in browser",
         "text_view": "📝 Text view",
@@ -40,6 +41,7 @@ _LABELS = {
         "unsure": "Не уверен",
         "not_checked": "Не удалось проверить",
         "planner": "планировщик",
+        "assumptions": "Допущения",
         "tree": "🌳 Показать дерево рассуждений",
         "browser": "🌐 Открыть в браузере",
         "text_view": "📝 Текстом",
@@ -74,7 +76,7 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
     elif report.not_established:
         head = words["not_established"]
     parts = [
-        f"<b>{words['title']}</b> · <i>{escape(confidence_tag(report.confidence))}</i>",
+        f"<b>{words['title']}</b> · <i>{escape(confidence_tag(report.confidence, language))}</i>",
         f"<b>{head}:</b> {escape(report.primary)} ({report.primary_confidence:.2f})",
     ]
     for key, items in (
@@ -93,7 +95,8 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
         )
     if answer.assumptions:
         parts.append(
-            "<b>Assumptions</b>\n" + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
+            f"<b>{words['assumptions']}</b>\n"
+            + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
         )
     if report.planner:
         parts.append(f"<i>{words['planner']}: {escape(report.planner)}</i>")

@@ -1,16 +1,61 @@
-"""`whytree chat` and `whytree ask`: the same ReasoningService, in a terminal."""
+"""`whytree chat` and `whytree ask`: the same ReasoningService, in a terminal.
+
+Every reply speaks the answer's language (the question's); the chat's own lines
+(the greeting, "(new session)") speak the language of the last answer, or at
+first the language the terminal's locale (LANG) is set to.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import getpass
+import os
 import sys
 
 from bot.input_text import clean_text
-from bot.rendering import confidence_tag
-from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, ClarificationPrompt, Question
+from bot.rendering import confidence_tag, reply_words
+from reasoning_core.models import (
+    UNCERTAINTY_THRESHOLD,
+    Answer,
+    ClarificationPrompt,
+    Language,
+    Question,
+)
 from reasoning_core.ports import UserStore
 from reasoning_core.service import ReasoningService
+
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "hint": "  (answer with a number, or type your own answer; /cancel to drop it)",
+        "hello": "whytree chat — hello {user}. /new starts a new session, /quit leaves.",
+        "prompt": "you> ",
+        "new": "(new session)",
+        "cancelled": "(cancelled)",
+        "nothing": "(nothing to cancel)",
+    },
+    "ru": {
+        "hint": "  (ответьте номером или напишите свой ответ; /cancel — отменить вопрос)",
+        "hello": "whytree — здравствуйте, {user}. /new — новая сессия, /quit — выход.",
+        "prompt": "вы> ",
+        "new": "(новая сессия)",
+        "cancelled": "(отменено)",
+        "nothing": "(отменять нечего)",
+    },
+}
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
+
+
+def locale_language() -> Language:
+    """Russian when the terminal's locale (LC_ALL, LC_MESSAGES or LANG) is Russian."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name)
+        if value:
+            return "ru" if value.lower().startswith("ru") else "en"
+    return "en"
+
 
 #: The terminal user; Telegram users have their Telegram id.
 LOCAL_USER_ID = 0
@@ -20,21 +65,23 @@ ASK_CHAT_ID = -1
 
 
 def format_answer(answer: Answer) -> str:
+    """The answer as terminal text, every part in the answer's language."""
     if answer.clarification is not None:
-        return format_clarification(answer.text, answer.clarification)
+        return format_clarification(answer.text, answer.clarification, answer.language)
+    words = reply_words(answer.language)
     lines = [answer.text.strip()]
     if answer.assumptions:
-        lines += ["", "Assumptions:", *(f"  • {a}" for a in answer.assumptions)]
-    lines += ["", confidence_tag(answer.confidence)]
+        lines += ["", f"{words['assumptions']}:", *(f"  • {a}" for a in answer.assumptions)]
+    lines += ["", confidence_tag(answer.confidence, answer.language)]
     if answer.confidence < UNCERTAINTY_THRESHOLD and answer.uncertainty_reason:
-        lines.append(f"⚠ Unsure: {answer.uncertainty_reason}")
+        lines.append(f"⚠ {words['unsure']}: {answer.uncertainty_reason}")
     return "\n".join(lines)
 
 
-def format_clarification(text: str, prompt: ClarificationPrompt) -> str:
+def format_clarification(text: str, prompt: ClarificationPrompt, language: str = "en") -> str:
     lines = [f"❓ {text}"]
     lines += [f"  {number}) {option}" for number, option in enumerate(prompt.options, 1)]
-    lines.append("  (answer with a number, or type your own answer; /cancel to drop it)")
+    lines.append(_words(language)["hint"])
     return "\n".join(lines)
 
 
@@ -62,18 +109,19 @@ async def ask_once(service: ReasoningService, text: str) -> Answer:
 
 async def chat_loop(service: ReasoningService) -> None:
     """Read questions until EOF or /quit; /new starts a new session, /cancel drops a question."""
-    print(f"whytree chat — hello {getpass.getuser()}. /new starts a new session, /quit leaves.")
+    language = locale_language()
+    print(_words(language)["hello"].format(user=getpass.getuser()))
     pending: ClarificationPrompt | None = None
     while True:
         try:
-            text = clean_text(await asyncio.to_thread(input, "you> ")).strip()
+            text = clean_text(await asyncio.to_thread(input, _words(language)["prompt"])).strip()
         except (EOFError, KeyboardInterrupt):
             print()
             return
         if text in {"/quit", "/exit"}:
             return
         if text in {"/new", "/cancel"}:
-            await _command(service, text)
+            await _command(service, text, language)
             pending = None
             continue
         if not text and pending is None:
@@ -81,15 +129,17 @@ async def chat_loop(service: ReasoningService) -> None:
         async for event in service.ask(question(resolve_choice(text, pending))):
             if event.answer is not None:
                 pending = event.answer.clarification
+                language = event.answer.language
                 print(format_answer(event.answer), end="\n\n")
             elif event.message and event.kind not in {"reasoning_started", "reasoning_completed"}:
                 print(f"  … {event.message}", file=sys.stderr)
 
 
-async def _command(service: ReasoningService, command: str) -> None:
+async def _command(service: ReasoningService, command: str, language: str) -> None:
+    words = _words(language)
     if command == "/new":
         await service.new_session(user_id=LOCAL_USER_ID, chat_id=CHAT_CHAT_ID)
-        print("(new session)")
+        print(words["new"])
     else:
         dropped = await service.cancel_clarification(user_id=LOCAL_USER_ID, chat_id=CHAT_CHAT_ID)
-        print("(cancelled)" if dropped else "(nothing to cancel)")
+        print(words["cancelled"] if dropped else words["nothing"])

@@ -14,6 +14,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 #: The languages questions, reports and replies come in.
 Language = Literal["en", "ru"]
+
+
+def as_language(value: str | None) -> Language:
+    """A language tag as one of ours: "ru" stays Russian, anything else is English."""
+    return "ru" if value == "ru" else "en"
+
+
 Strategy = Literal["quick", "deep", "clarify", "decline"]
 STRATEGIES: tuple[Strategy, ...] = ("quick", "deep", "clarify", "decline")
 DecisionSource = Literal["llm", "heuristic", "cache"]
@@ -192,6 +199,9 @@ class Answer(BaseModel):
     assumptions: list[str] = Field(default_factory=list)
     error: str | None = None
     usage: Usage = Field(default_factory=Usage)
+    #: The language the answer is worded in (the question's): front ends word their own
+    #: parts of the reply (labels, hints, buttons) in it too.
+    language: Language = "en"
 
 
 # Events: what the reasoning core tells a front end while it works.

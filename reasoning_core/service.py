@@ -29,7 +29,16 @@ from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
 from reasoning_core.memory.reuse import parameters_of
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
-from reasoning_core.models import Answer, Event, Language, Question, StrategyDecision, Tree, Usage
+from reasoning_core.models import (
+    Answer,
+    Event,
+    Language,
+    Question,
+    StrategyDecision,
+    Tree,
+    Usage,
+    as_language,
+)
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarification, SessionStore
 from reasoning_core.reflection.uncertainty import with_uncertainty
@@ -37,11 +46,46 @@ from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
-from reasoning_core.understanding.parse import understand
+from reasoning_core.understanding.parse import detect_language, understand
 from reasoning_core.understanding.pending import answers_pending
 from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
+
+#: What the service itself says while it works, and the notes it adds to answers.
+_WORDS: dict[Language, dict[str, str]] = {
+    "en": {
+        "thinking": "Thinking…",
+        "done": "Done",
+        "strategy": "Strategy: {strategy} ({p:.2f})",
+        "quick": "quick",
+        "deep": "deep",
+        "clarify": "clarify",
+        "decline": "decline",
+        "detail": "I need a detail before I start",
+        "pending_note": "This question deserves a deep analysis; for now, here is a quick answer.",
+        "ambiguous": "the question stayed ambiguous after the clarification rounds",
+        "assumed": "answered on assumptions, since the question stayed ambiguous",
+    },
+    "ru": {
+        "thinking": "Думаю…",
+        "done": "Готово",
+        "strategy": "Стратегия: {strategy} ({p:.2f})",
+        "quick": "быстрый ответ",
+        "deep": "глубокий анализ",
+        "clarify": "уточнение",
+        "decline": "отказ",
+        "detail": "Прежде чем начать, нужна деталь",
+        "pending_note": "Это вопрос для глубокого анализа; пока отвечаю коротко.",
+        "ambiguous": "вопрос остался неоднозначным после уточнений",
+        "assumed": "ответ дан на допущениях: вопрос остался неоднозначным",
+    },
+}
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS[as_language(language)]
+
 
 ClarificationState = Literal["open", "expired", "foreign", "unknown", "stale"]
 
@@ -52,6 +96,8 @@ class ButtonCheck:
 
     state: ClarificationState
     option: str | None = None
+    #: The language of the clarifying question (None: no such question).
+    language: Language | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -96,14 +142,16 @@ class ReasoningService:
         pending = await self._deps.clarifier.get(clarification_id)
         if pending is None:
             return ButtonCheck("unknown")
+        language = as_language(pending.decision.language)
         if pending.user_id != user_id:
-            return ButtonCheck("foreign")
+            return ButtonCheck("foreign", language=language)
         if not pending.is_open():
-            return ButtonCheck("expired")
+            return ButtonCheck("expired", language=language)
         if index != len(pending.answers) or index >= len(pending.questions):
-            return ButtonCheck("stale")
+            return ButtonCheck("stale", language=language)
         options = pending.questions[index].options
-        return ButtonCheck("open", options[option] if 0 <= option < len(options) else None)
+        chosen = options[option] if 0 <= option < len(options) else None
+        return ButtonCheck("open", chosen, language=language)
 
     async def answer(self, question: Question) -> Answer:
         """Run `ask` to the end and return the final answer."""
@@ -115,7 +163,8 @@ class ReasoningService:
         return final
 
     async def ask(self, question: Question) -> AsyncIterator[Event]:
-        yield Event(kind="reasoning_started", message="Thinking…")
+        words = _words(detect_language(question.text))
+        yield Event(kind="reasoning_started", message=words["thinking"])
         turn = await self._deps.turns.load(question)
         known = await self._known_names()
         request = understand(turn.question.text, known)
@@ -135,7 +184,7 @@ class ReasoningService:
             else:
                 yield event
         assert final is not None and final.answer is not None
-        yield Event(kind="reasoning_completed", message="Done")
+        yield Event(kind="reasoning_completed", message=_words(final.answer.language)["done"])
         await self._deps.recorder.record(
             turn,
             final.answer,
@@ -327,7 +376,7 @@ class ReasoningService:
     async def _quick(self, turn: Turn, recall: Recall, language: str) -> Answer:
         model = self._deps.chat_model
         if model is None:
-            return no_llm_answer()
+            return no_llm_answer(language)
         prompt = self._deps.budget.fit(
             system=QUICK_SYSTEM,
             question=recall.question,
@@ -335,7 +384,7 @@ class ReasoningService:
             retrieved=recall.prompt_text,
         )
         try:
-            return await answer_quickly(model, prompt.messages)
+            return await answer_quickly(model, prompt.messages, language=language)
         except LLMError as e:
             log.warning("quick answer failed: %s: %s", type(e).__name__, e)
             return llm_failure_answer(e, language)
@@ -404,9 +453,10 @@ def _planning_context(
 
 
 def _selected(decision: StrategyDecision) -> Event:
+    words = _words(decision.language)
     return Event(
         kind="strategy_selected",
-        message=f"Strategy: {decision.strategy} ({decision.confidence:.2f})",
+        message=words["strategy"].format(strategy=words[decision.strategy], p=decision.confidence),
         data=decision.model_dump(),
     )
 
@@ -419,7 +469,7 @@ def _memory_event(recall: Recall) -> Event:
 def _clarification_event(pending: PendingClarification) -> Event:
     return Event(
         kind="clarification_required",
-        message="I need a detail before I start",
+        message=_words(pending.decision.language)["detail"],
         data={
             "clarification_id": pending.id,
             "questions": [q.model_dump() for q in pending.questions],
@@ -440,7 +490,7 @@ def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:
             "strategy": "deep",
             "questions": [],
             "confidence": min(decision.confidence, 0.5),
-            "uncertainty_reason": "the question stayed ambiguous after the clarification rounds",
+            "uncertainty_reason": _words(decision.language)["ambiguous"],
         }
     )
 
@@ -453,6 +503,7 @@ def _decided(answer: Answer, decision: StrategyDecision, assumptions: list[str])
             "decision": decision,
             "reason": decision.reason,
             "assumptions": assumptions,
+            "language": as_language(decision.language),
         }
     )
     return _with_assumptions(answer) if assumptions else answer
@@ -460,16 +511,12 @@ def _decided(answer: Answer, decision: StrategyDecision, assumptions: list[str])
 
 def _deep_pending_note(answer: Answer, language: str) -> Answer:
     """Deep analysis needs the hypothesis tree; until it runs, say so on the quick answer."""
-    note = (
-        "Это вопрос для глубокого анализа; пока отвечаю коротко."
-        if language == "ru"
-        else "This question deserves a deep analysis; for now, here is a quick answer."
-    )
+    note = _words(language)["pending_note"]
     return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
 
 
 def _with_assumptions(answer: Answer) -> Answer:
-    reason = "answered on assumptions, since the question stayed ambiguous"
+    reason = _words(answer.language)["assumed"]
     if answer.uncertainty_reason:
         reason = f"{answer.uncertainty_reason}; {reason}"
     return answer.model_copy(

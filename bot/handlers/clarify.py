@@ -11,7 +11,8 @@ from aiogram.types import CallbackQuery, Message
 
 from bot.conversation import run_and_reply
 from bot.keyboards import OWN_ANSWER, ClarifyCallback
-from bot.middlewares import BUSY_TEXT, ChatLocks
+from bot.language import user_language
+from bot.middlewares import ChatLocks, busy_text
 from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
@@ -25,6 +26,27 @@ NOTICES = {
     "stale": "That question was already answered.",
 }
 TYPE_OWN = "Type your answer as a message."
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        **NOTICES,
+        "type_own": TYPE_OWN,
+        "cancelled": "Cancelled: your next message starts a new question.",
+        "nothing": "There is no pending question to cancel.",
+    },
+    "ru": {
+        "foreign": "Этот вопрос задан другому человеку.",
+        "expired": "Этот вопрос устарел — спросите заново.",
+        "unknown": "Эта кнопка больше не действует.",
+        "stale": "На этот вопрос уже есть ответ.",
+        "type_own": "Напишите ответ сообщением.",
+        "cancelled": "Отменено: следующее сообщение начнёт новый вопрос.",
+        "nothing": "Нет вопроса, который можно отменить.",
+    },
+}
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
 
 
 async def clarify_button_handler(
@@ -43,16 +65,17 @@ async def clarify_button_handler(
         index=callback_data.q,
         option=callback_data.o,
     )
+    words = _words(check.language or user_language(query.from_user))
     if check.state != "open":
-        await query.answer(NOTICES[check.state])
+        await query.answer(words[check.state])
         return
     if callback_data.o == OWN_ANSWER or check.option is None or query.message is None:
-        await query.answer(TYPE_OWN)
+        await query.answer(words["type_own"])
         return
     chat_id = query.message.chat.id
     with chat_locks.claim(chat_id) as claimed:
         if not claimed:
-            await query.answer(BUSY_TEXT)
+            await query.answer(busy_text(check.language or "en"))
             return
         await query.answer(f"→ {check.option}")
         await _remove_keyboard(bot, chat_id, query.message.message_id)
@@ -73,7 +96,7 @@ async def _remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:
 
 async def unknown_button_handler(query: CallbackQuery) -> None:
     """Forged, malformed or outdated callback data: a notice, nothing else."""
-    await query.answer(NOTICES["unknown"])
+    await query.answer(_words(user_language(query.from_user))["unknown"])
 
 
 async def cancel_handler(message: Message, service: ReasoningService) -> None:
@@ -82,11 +105,8 @@ async def cancel_handler(message: Message, service: ReasoningService) -> None:
     cancelled = await service.cancel_clarification(
         user_id=message.from_user.id, chat_id=message.chat.id
     )
-    await message.answer(
-        "Cancelled: your next message starts a new question."
-        if cancelled
-        else "There is no pending question to cancel."
-    )
+    words = _words(user_language(message.from_user))
+    await message.answer(words["cancelled"] if cancelled else words["nothing"])
 
 
 def create_router() -> Router:

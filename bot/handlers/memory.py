@@ -25,6 +25,7 @@ from aiogram.types import (
 )
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
+from bot.language import user_language
 from bot.rendering import confidence_tag, escape
 from reasoning_core.memory.long_term import InvalidProjectNameError, shorten, validate_project_name
 from reasoning_core.ports import MemoryEntry, MemoryStore, ProjectStore
@@ -41,6 +42,71 @@ MEMORY_COMMANDS = [
 ]
 
 NOT_YOURS = "These buttons belong to someone else's /memory or /forget."
+
+#: The words of /memory, /forget and /project, in the language of the user's Telegram app.
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "not_yours": NOT_YOURS,
+        "empty": "🧠 I remember nothing for project <b>{name}</b> yet.",
+        "title": "🧠 What I remember for project <b>{name}</b> ({total}):",
+        "older": "<i>…and {count} older.</i>",
+        "tap": "Tap 🗑 to delete an entry; /forget erases them all.",
+        "deleted": "Deleted.",
+        "gone": "That entry is already gone.",
+        "nothing": "There is nothing to forget for project <b>{name}</b>.",
+        "yes": "🗑 Yes, erase it all",
+        "cancel": "Cancel",
+        "confirm": "Erase all {total} entries I remember for project <b>{name}</b>? "
+        "This cannot be undone.",
+        "changed": "Your project has changed since; send /forget again.",
+        "kept": "Kept.",
+        "not_erased": "Nothing was erased.",
+        "erased_short": "Erased {count}.",
+        "none_left": "Nothing left to erase.",
+        "erased": "🧹 Erased {count} entries for project <b>{name}</b>.",
+        "current": "📁 Current project: <b>{name}</b>.\n"
+        "Set another with <code>/project NAME</code>; <code>/project default</code> "
+        "goes back to the default one.",
+        "bad_name": "I can't use that project name: {error}.",
+        "set": "📁 Project set to <b>{name}</b>. /memory shows what I remember for it.",
+        "quick": "quick",
+        "deep": "deep",
+        "clarify": "clarify",
+        "decline": "decline",
+    },
+    "ru": {
+        "not_yours": "Эти кнопки относятся к чужой команде /memory или /forget.",
+        "empty": "🧠 По проекту <b>{name}</b> я пока ничего не помню.",
+        "title": "🧠 Что я помню по проекту <b>{name}</b> ({total}):",
+        "older": "<i>…и ещё старых записей: {count}.</i>",
+        "tap": "Нажмите 🗑, чтобы удалить запись; /forget стирает все.",
+        "deleted": "Удалено.",
+        "gone": "Этой записи уже нет.",
+        "nothing": "По проекту <b>{name}</b> стирать нечего.",
+        "yes": "🗑 Да, стереть всё",
+        "cancel": "Отмена",
+        "confirm": "Стереть все записи по проекту <b>{name}</b> ({total})? Это нельзя отменить.",
+        "changed": "Проект с тех пор сменился; отправьте /forget ещё раз.",
+        "kept": "Оставлено.",
+        "not_erased": "Ничего не стёрто.",
+        "erased_short": "Стёрто: {count}.",
+        "none_left": "Стирать уже нечего.",
+        "erased": "🧹 По проекту <b>{name}</b> стёрто записей: {count}.",
+        "current": "📁 Текущий проект: <b>{name}</b>.\n"
+        "Сменить: <code>/project ИМЯ</code>; <code>/project default</code> — вернуться "
+        "к проекту по умолчанию.",
+        "bad_name": "Такое имя проекта не подходит: {error}.",
+        "set": "📁 Текущий проект: <b>{name}</b>. /memory покажет, что я по нему помню.",
+        "quick": "быстрый ответ",
+        "deep": "глубокий анализ",
+        "clarify": "уточнение",
+        "decline": "отказ",
+    },
+}
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class MemoryDelete(CallbackData, prefix="memdel"):
@@ -66,45 +132,46 @@ def project_tag(project: str) -> str:
 # --- rendering ---------------------------------------------------------------------
 
 
-def _entry_html(number: int, entry: MemoryEntry) -> str:
+def _entry_html(number: int, entry: MemoryEntry, language: str) -> str:
     day = entry.created_at.date().isoformat() if entry.created_at else ""
     goal = escape(shorten(entry.goal_summary, 120))
     outcome = escape(shorten(entry.outcome_summary, 160)) or "—"
-    tag = escape(f"{entry.strategy}, {confidence_tag(entry.confidence)}")
+    strategy = _words(language).get(entry.strategy, entry.strategy)
+    tag = escape(f"{strategy}, {confidence_tag(entry.confidence, language)}")
     return f"<b>{number}.</b> <i>{day}</i> {goal}\n    → {outcome} <i>({tag})</i>"
 
 
 def render_memory(
-    project: str, entries: list[MemoryEntry], total: int, owner: int
+    project: str, entries: list[MemoryEntry], total: int, owner: int, language: str = "en"
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """The /memory message for `project` and its delete buttons (one per entry shown)."""
-    name = escape(project)
+    name, words = escape(project), _words(language)
     if not entries:
-        return f"🧠 I remember nothing for project <b>{name}</b> yet.", None
-    lines = [f"🧠 What I remember for project <b>{name}</b> ({total}):"]
+        return words["empty"].format(name=name), None
+    lines = [words["title"].format(name=name, total=total)]
     builder = InlineKeyboardBuilder()
     for number, entry in enumerate(entries, start=1):
-        line = _entry_html(number, entry)
+        line = _entry_html(number, entry, language)
         if entry.id is None or sum(map(len, lines)) + len(line) > _TEXT_LIMIT:
             break
         lines.append(line)
         builder.button(text=f"🗑 {number}", callback_data=MemoryDelete(entry=entry.id, owner=owner))
     if total > len(lines) - 1:
-        lines.append(f"<i>…and {total - len(lines) + 1} older.</i>")
-    lines.append("Tap 🗑 to delete an entry; /forget erases them all.")
+        lines.append(words["older"].format(count=total - len(lines) + 1))
+    lines.append(words["tap"])
     builder.adjust(5)
     return "\n".join(lines), builder.as_markup()
 
 
 async def _memory_view(
-    memories: MemoryStore, projects: ProjectStore, *, user_id: int, chat_id: int
+    memories: MemoryStore, projects: ProjectStore, *, user_id: int, chat_id: int, language: str
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     project = await projects.get(user_id=user_id, chat_id=chat_id)
     entries = await memories.list(
         user_id=user_id, chat_id=chat_id, project=project, limit=SHOWN_ENTRIES
     )
     total = await memories.count(user_id=user_id, chat_id=chat_id, project=project)
-    return render_memory(project, entries, total, user_id)
+    return render_memory(project, entries, total, user_id, language)
 
 
 # --- handlers ----------------------------------------------------------------------
@@ -114,8 +181,9 @@ async def memory_handler(message: Message, memories: MemoryStore, projects: Proj
     if message.from_user is None:
         return
     text, markup = await _memory_view(
-        memories, projects, user_id=message.from_user.id, chat_id=message.chat.id
-    )
+        memories, projects, user_id=message.from_user.id, chat_id=message.chat.id,
+        language=user_language(message.from_user),
+    )  # fmt: skip
     await message.answer(text, reply_markup=markup)
 
 
@@ -125,15 +193,18 @@ async def delete_button_handler(
     memories: MemoryStore,
     projects: ProjectStore,
 ) -> None:
+    language = user_language(query.from_user)
+    words = _words(language)
     if callback_data.owner != query.from_user.id or query.message is None:
-        await query.answer(NOT_YOURS)
+        await query.answer(words["not_yours"])
         return
     deleted = await memories.delete(user_id=query.from_user.id, entry_id=callback_data.entry)
-    await query.answer("Deleted." if deleted else "That entry is already gone.")
+    await query.answer(words["deleted"] if deleted else words["gone"])
     if deleted and not isinstance(query.message, InaccessibleMessage):
         text, markup = await _memory_view(
-            memories, projects, user_id=query.from_user.id, chat_id=query.message.chat.id
-        )
+            memories, projects, user_id=query.from_user.id, chat_id=query.message.chat.id,
+            language=language,
+        )  # fmt: skip
         await query.message.edit_text(text, reply_markup=markup)
 
 
@@ -141,20 +212,22 @@ async def forget_handler(message: Message, memories: MemoryStore, projects: Proj
     if message.from_user is None:
         return
     user_id, chat_id = message.from_user.id, message.chat.id
+    words = _words(user_language(message.from_user))
     project = await projects.get(user_id=user_id, chat_id=chat_id)
     total = await memories.count(user_id=user_id, chat_id=chat_id, project=project)
     if total == 0:
-        await message.answer(f"There is nothing to forget for project <b>{escape(project)}</b>.")
+        await message.answer(words["nothing"].format(name=escape(project)))
         return
     tag = project_tag(project)
     builder = InlineKeyboardBuilder()
     builder.button(
-        text="🗑 Yes, erase it all", callback_data=ForgetConfirm(yes=True, owner=user_id, tag=tag)
+        text=words["yes"], callback_data=ForgetConfirm(yes=True, owner=user_id, tag=tag)
     )
-    builder.button(text="Cancel", callback_data=ForgetConfirm(yes=False, owner=user_id, tag=tag))
+    builder.button(
+        text=words["cancel"], callback_data=ForgetConfirm(yes=False, owner=user_id, tag=tag)
+    )
     await message.answer(
-        f"Erase all {total} entries I remember for project <b>{escape(project)}</b>? "
-        "This cannot be undone.",
+        words["confirm"].format(total=total, name=escape(project)),
         reply_markup=builder.as_markup(),
     )
 
@@ -166,23 +239,26 @@ async def forget_button_handler(
     projects: ProjectStore,
 ) -> None:
     message = query.message
+    words = _words(user_language(query.from_user))
     if callback_data.owner != query.from_user.id or message is None:
-        await query.answer(NOT_YOURS)
+        await query.answer(words["not_yours"])
         return
     user_id, chat_id = query.from_user.id, message.chat.id
     project = await projects.get(user_id=user_id, chat_id=chat_id)
     if project_tag(project) != callback_data.tag:
-        await query.answer("Your project has changed since; send /forget again.")
+        await query.answer(words["changed"])
         return
     if not callback_data.yes:
-        await query.answer("Kept.")
-        text = "Nothing was erased."
+        await query.answer(words["kept"])
+        text = words["not_erased"]
     else:
         erased = await memories.forget_all(user_id=user_id, chat_id=chat_id, project=project)
-        await query.answer(f"Erased {erased}." if erased else "Nothing left to erase.")
+        await query.answer(
+            words["erased_short"].format(count=erased) if erased else words["none_left"]
+        )
         if not erased:
             return  # pressed twice: the first press already erased and edited the message
-        text = f"🧹 Erased {erased} entries for project <b>{escape(project)}</b>."
+        text = words["erased"].format(count=erased, name=escape(project))
     if not isinstance(message, InaccessibleMessage):
         await message.edit_text(text, reply_markup=None)
 
@@ -193,23 +269,18 @@ async def project_handler(
     if message.from_user is None:
         return
     user_id, chat_id = message.from_user.id, message.chat.id
+    words = _words(user_language(message.from_user))
     if command.args is None:
         project = await projects.get(user_id=user_id, chat_id=chat_id)
-        await message.answer(
-            f"📁 Current project: <b>{escape(project)}</b>.\n"
-            "Set another with <code>/project NAME</code>; <code>/project default</code> "
-            "goes back to the default one."
-        )
+        await message.answer(words["current"].format(name=escape(project)))
         return
     try:
         project = validate_project_name(command.args)
     except InvalidProjectNameError as e:
-        await message.answer(f"I can't use that project name: {escape(str(e))}.")
+        await message.answer(words["bad_name"].format(error=escape(str(e))))
         return
     await projects.set(user_id=user_id, chat_id=chat_id, project=project)
-    await message.answer(
-        f"📁 Project set to <b>{escape(project)}</b>. /memory shows what I remember for it."
-    )
+    await message.answer(words["set"].format(name=escape(project)))
 
 
 class _Inject(BaseMiddleware):

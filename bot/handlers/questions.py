@@ -7,11 +7,23 @@ from aiogram.types import Message
 
 from bot.conversation import run_and_reply
 from bot.filters import AddressedToBot
+from bot.language import message_language, pick
 from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 
 MAX_QUESTION_CHARS = 4000
+
+_NOT_TEXT = {
+    "en": "Please type your question as text.",
+    "ru": "Пожалуйста, напишите вопрос текстом.",
+}
+_TOO_LONG = {
+    "en": "That message is {length:,} characters long; please keep a question under "
+    "{limit:,} characters (the key facts are enough).",
+    "ru": "В сообщении {length} символов; пожалуйста, уложите вопрос в {limit} "
+    "символов (достаточно главных фактов).",
+}
 
 
 async def question_handler(
@@ -25,14 +37,13 @@ async def question_handler(
 ) -> None:
     if message.from_user is None:
         return
+    language = message_language(question_text, message.from_user)
     if not question_text:
-        await message.reply("Please type your question as text.")
+        await message.reply(pick(_NOT_TEXT, language))
         return
     if len(question_text) > MAX_QUESTION_CHARS:
-        await message.reply(
-            f"That message is {len(question_text):,} characters long; please keep a question "
-            f"under {MAX_QUESTION_CHARS:,} characters (the key facts are enough)."
-        )
+        text = pick(_TOO_LONG, language)
+        await message.reply(text.format(length=len(question_text), limit=MAX_QUESTION_CHARS))
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
     await run_and_reply(bot, service, question, links=tree_links, max_messages=max_reply_messages)

@@ -25,7 +25,7 @@ from reasoning_core.errors import (
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
-from reasoning_core.models import Answer, Event, Synthesis, Tree
+from reasoning_core.models import Answer, Event, Language, Synthesis, Tree, as_language
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatModel, Planner, TreeEvent, TreeJournal, TreeStore
 from reasoning_core.reflection.reflector import ReflectionSettings, Reflector
@@ -44,6 +44,37 @@ log = logging.getLogger(__name__)
 
 #: Events kept in the tree's journal: what reflection found, decided and revised.
 JOURNALED = frozenset({"reflection", "plan_revised"})
+
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "started": "Deep analysis started · tree {tree}",
+        "resumed": "Deep analysis resumed · tree {tree}",
+        "done": "Deep analysis done",
+        "failed": "Deep analysis failed",
+        "no_data": "No data",
+        "no_tree": "there is no tree {tree} of yours",
+        "no_start": "the analysis could not start: {error}",
+        "broke": "the analysis failed: {error}",
+        "sorry": "Sorry — I could not finish the deep analysis: {why}.",
+        "reason": "deep analysis of competing hypotheses",
+    },
+    "ru": {
+        "started": "Глубокий анализ начат · дерево {tree}",
+        "resumed": "Глубокий анализ продолжен · дерево {tree}",
+        "done": "Глубокий анализ завершён",
+        "failed": "Глубокий анализ не удался",
+        "no_data": "Нет данных",
+        "no_tree": "у вас нет дерева {tree}",
+        "no_start": "анализ не удалось начать: {error}",
+        "broke": "анализ прервался: {error}",
+        "sorry": "Не удалось завершить глубокий анализ: {why}.",
+        "reason": "глубокий анализ конкурирующих гипотез",
+    },
+}
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class DeepAnalyst:
@@ -84,45 +115,49 @@ class DeepAnalyst:
     ) -> AsyncIterator[Event]:
         """Analyse (or, with `tree_id`, continue analysing) and end with an answer event."""
         manager = TreeManager(store=self._store, max_depth=self._budgets.depth_limit)
+        words, language = _words(ctx.language), as_language(ctx.language)
         try:
             tree = await self._open(
                 manager, ctx, user_id=user_id, chat_id=chat_id, tree_id=tree_id
             )
         except ReasoningError as e:
             why = (
-                f"there is no tree {tree_id} of user {user_id}"
+                words["no_tree"].format(tree=tree_id)
                 if isinstance(e, NotFoundError)
-                else f"the analysis could not start: {e}"
+                else words["no_start"].format(error=e)
             )
-            async for event in _failed(why, tree_id=None, language=ctx.language):
+            async for event in _failed(why, tree_id=None, language=language):
                 yield event
             return
         verb = "started" if tree_id is None else "resumed"
         yield Event(
             kind="tree_created",
-            message=f"Deep analysis {verb} · tree {tree.id}",
+            message=words[verb].format(tree=tree.id),
             data={"tree_id": tree.id, "resumed": tree_id is not None},
         )
+        async for event in self._grow(manager, tree.id, ctx, language):
+            yield event
+
+    async def _grow(
+        self, manager: TreeManager, tree_id: str, ctx: PlanningContext, language: Language
+    ) -> AsyncIterator[Event]:
+        """The explorer's events, then the answer: the report, or what stopped it."""
+        words = _words(language)
         explorer = self._explorer(manager, ctx)
         try:
             async for event in explorer.explore(ctx):
                 if event.kind in JOURNALED:
-                    await self._record(tree.id, event)
+                    await self._record(tree_id, event)
                 yield event
         except OutsideDataError as e:  # not a failure: the answer says which period there is
             await _close(manager, "completed")
-            yield Event(kind="answer", message="No data", answer=_outside_data(str(e), tree.id))
+            answer = _outside_data(str(e), tree_id, language)
+            yield Event(kind="answer", message=words["no_data"], answer=answer)
             return
         except ReasoningError as e:
-            log.warning("deep analysis of tree %s failed: %s", tree.id, e)
+            log.warning("deep analysis of tree %s failed: %s", tree_id, e)
             await _close(manager, "failed")
-            if isinstance(e, UnanswerableError):  # e.g. no data for the cell: say so
-                answer = unanswerable_answer(str(e), language=ctx.language, tree_id=tree.id)
-                yield Event(kind="error", message=str(e), data={"tree_id": tree.id})
-                yield Event(kind="answer", message="Deep analysis failed", answer=answer)
-                return
-            why = f"the analysis failed: {e}"
-            async for event in _failed(why, tree_id=tree.id, language=ctx.language):
+            async for event in _stopped(e, tree_id=tree_id, language=language):
                 yield event
             return
         assert explorer.synthesis is not None, "explore() always concludes"
@@ -130,13 +165,13 @@ class DeepAnalyst:
         reflector = explorer.reflector
         answer = deep_answer(
             explorer.synthesis,
-            tree_id=tree.id,
+            tree_id=tree_id,
             planner=explorer.planner_name,
             language=ctx.language,
             tree=manager.tree,
             question=reflector.question if reflector is not None else None,
         )
-        yield Event(kind="answer", message="Deep analysis done", answer=answer)
+        yield Event(kind="answer", message=words["done"], answer=answer)
 
     async def _open(
         self,
@@ -185,6 +220,7 @@ class DeepAnalyst:
             concurrency=self._concurrency,
             clock=self._clock,
             reflector=reflector,
+            language=ctx.language,
         )
 
 
@@ -208,12 +244,12 @@ def deep_answer(
     )
     if unsettled is not None and tree is not None:
         synthesis = apply_not_established(synthesis, unsettled, tree, language=language)
-    sources = UncertaintySources(synthesis=synthesis, tree=tree)
+    sources = UncertaintySources(synthesis=synthesis, tree=tree, language=language)
     reason = uncertainty_reason(
         synthesis.confidence, sources, existing=synthesis.uncertainty_reason
     )
     synthesis = synthesis.model_copy(update={"uncertainty_reason": reason})
-    report = build_report(synthesis, tree_id=tree_id, planner=planner)
+    report = build_report(synthesis, tree_id=tree_id, planner=planner, language=language)
     uncertainty = reason or report.uncertainty
     text = render_report(report, language)
     if unsettled is not None:
@@ -224,10 +260,11 @@ def deep_answer(
         text=text,
         confidence=synthesis.confidence,
         uncertainty_reason=uncertainty,
-        reason="deep analysis of competing hypotheses",
+        reason=_words(language)["reason"],
         tree_id=tree_id,
         synthesis=synthesis,
         planner=planner,
+        language=as_language(language),
     )
 
 
@@ -238,21 +275,37 @@ async def _close(manager: TreeManager, status: str) -> None:
         log.error("could not close tree %s (the answer is still sent): %s", manager.tree.id, e)
 
 
-def _outside_data(text: str, tree_id: str) -> Answer:
+def _outside_data(text: str, tree_id: str, language: Language) -> Answer:
     return Answer(
         strategy="deep",
         text=text,
         confidence=0.95,
         tree_id=tree_id,
         error="outside_data",
+        language=language,
     )
 
 
-async def _failed(why: str, *, tree_id: str | None, language: str) -> AsyncIterator[Event]:
+async def _stopped(
+    error: ReasoningError, *, tree_id: str, language: Language
+) -> AsyncIterator[Event]:
+    """An analysis the question itself stopped (no data, no runbook) says why; any other
+    failure gets an error id (`_failed`)."""
+    if isinstance(error, UnanswerableError):
+        answer = unanswerable_answer(str(error), language=language, tree_id=tree_id)
+        yield Event(kind="error", message=str(error), data={"tree_id": tree_id})
+        yield Event(kind="answer", message=_words(language)["failed"], answer=answer)
+        return
+    why = _words(language)["broke"].format(error=error)
+    async for event in _failed(why, tree_id=tree_id, language=language):
+        yield event
+
+
+async def _failed(why: str, *, tree_id: str | None, language: Language) -> AsyncIterator[Event]:
     """The failure in the log under an error id; the user gets the id and what to do."""
     error_id = new_error_id()
     log.error("deep analysis failed (error %s, tree %s): %s", error_id, tree_id, why)
     yield Event(kind="error", message=f"deep analysis failed (error {error_id})",
                 data={"tree_id": tree_id, "error_id": error_id})  # fmt: skip
     answer = deep_failure_answer(error_id, language=language, tree_id=tree_id)
-    yield Event(kind="answer", message="Deep analysis failed", answer=answer)
+    yield Event(kind="answer", message=_words(language)["failed"], answer=answer)

@@ -21,13 +21,32 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.errors import StoreError
-from reasoning_core.models import Answer, Event
+from reasoning_core.models import Answer, Event, as_language
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import Job, JobStore
 
 log = logging.getLogger(__name__)
 
 Deliver = Callable[[Job, Answer], Awaitable[None]]
+
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "queued": "Deep analysis queued",
+        "started": "Deep analysis started",
+        "interrupted": "it was interrupted {count} times",
+        "gave_up": "Sorry — I could not finish the deep analysis of {question!r}: {why}.",
+    },
+    "ru": {
+        "queued": "Глубокий анализ в очереди",
+        "started": "Глубокий анализ начат",
+        "interrupted": "его прерывали {count} раз(а)",
+        "gave_up": "Не удалось завершить глубокий анализ вопроса «{question}»: {why}.",
+    },
+}
+
+
+def _words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class DeepJobRunner:
@@ -55,12 +74,11 @@ class DeepJobRunner:
         """Queue the analysis as a job and run it here; yields its events."""
         job = await self._jobs.enqueue(ctx, user_id=user_id, chat_id=chat_id)
         claimed = await self._jobs.claim(job.id)
+        words = _words(ctx.language)
         if claimed is None:  # another worker took it: it will answer
-            yield Event(kind="reasoning", message="Deep analysis queued", data={"job_id": job.id})
+            yield Event(kind="reasoning", message=words["queued"], data={"job_id": job.id})
             return
-        yield Event(
-            kind="reasoning_started", message="Deep analysis started", data={"job_id": job.id}
-        )
+        yield Event(kind="reasoning_started", message=words["started"], data={"job_id": job.id})
         async for event in self._run(claimed):
             yield event
 
@@ -82,7 +100,7 @@ class DeepJobRunner:
         log.info("resuming deep-analysis job %s (attempt %d, tree %s)", job.id, job.attempts,
                  job.tree_id)  # fmt: skip
         if job.attempts > self._max_attempts:
-            why = f"it was interrupted {job.attempts - 1} times"
+            why = _words(job.context.language)["interrupted"].format(count=job.attempts - 1)
             await self._jobs.fail(job.id, why)
             answer = _gave_up(job, why)
         else:
@@ -140,11 +158,13 @@ class DeepJobRunner:
 
 
 def _gave_up(job: Job, why: str) -> Answer:
+    text = _words(job.context.language)["gave_up"].format(question=job.question, why=why)
     return Answer(
         strategy="deep",
-        text=f"Sorry — I could not finish the deep analysis of {job.question!r}: {why}.",
+        text=text,
         confidence=0.0,
         uncertainty_reason=why,
         tree_id=job.tree_id,
         error="deep_failed",
+        language=as_language(job.context.language),
     )

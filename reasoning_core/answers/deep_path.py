@@ -12,7 +12,14 @@ from typing import Any
 
 from reasoning_core.answers.deep_jobs import DeepJobRunner, Deliver
 from reasoning_core.errors import NotFoundError
-from reasoning_core.models import Answer, ClarifyingQuestion, Event, StrategyDecision, Tree
+from reasoning_core.models import (
+    Answer,
+    ClarifyingQuestion,
+    Event,
+    StrategyDecision,
+    Tree,
+    as_language,
+)
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import TreeStore
 from reasoning_core.tree.render import render_tree_text
@@ -21,6 +28,10 @@ from reasoning_core.understanding.request import Request
 QUEUED_TEXT = {
     "en": "Your deep analysis is queued; I'll send the report here when it is done.",
     "ru": "Глубокий анализ поставлен в очередь; пришлю отчёт сюда, когда он будет готов.",
+}
+_NOT_FINISHED = {
+    "en": "the analysis has not finished yet",
+    "ru": "анализ ещё не закончен",
 }
 
 
@@ -66,11 +77,13 @@ class DeepPath:
             else:
                 yield event
         if answer is None:
+            language = as_language(decision.language)
             answer = Answer(
                 strategy="deep",
-                text=QUEUED_TEXT["ru" if decision.language == "ru" else "en"],
+                text=QUEUED_TEXT[language],
                 confidence=decision.confidence,
-                uncertainty_reason="the analysis has not finished yet",
+                uncertainty_reason=_NOT_FINISHED[language],
+                language=language,
             )
         yield Event(kind="answer", answer=answer)
 

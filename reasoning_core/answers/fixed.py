@@ -1,14 +1,15 @@
-"""Answers that need no reasoning: no LLM, an LLM failure, a failed analysis, a decline.
+"""Answers that need no reasoning: no LLM, an LLM failure, a failed analysis, a decline,
+too many analyses.
 
-Failures say what the user can do, in the question's language (ru/en); their
-internals go to the log only, under an error id the user can quote to an admin
-(reasoning_core/error_ids.py).
+Each is worded in the question's language (Russian or English). Failures say what the
+user can do; their internals go to the log only, under an error id the user can quote to
+an admin (reasoning_core/error_ids.py).
 """
 
 from __future__ import annotations
 
 from reasoning_core.errors import LLMError, LLMTimeoutError
-from reasoning_core.models import Answer, StrategyDecision
+from reasoning_core.models import Answer, Language, StrategyDecision, as_language
 
 NO_LLM_TEXT = (
     "No language model is configured, so I can't answer free-form questions yet. "
@@ -16,14 +17,45 @@ NO_LLM_TEXT = (
     "server such as Ollama or vLLM) and restart whytree."
 )
 
+_WORDS: dict[Language, dict[str, str]] = {
+    "en": {
+        "no_llm": NO_LLM_TEXT,
+        "no_llm_why": "no language model is configured",
+        "timeout": "the language model did not answer in time",
+        "llm_error": "the language model returned an error or an unusable answer",
+        "sorry": "Sorry — I couldn't answer this time: {why}. Please try again in a minute.",
+        "busy_one": "⏳ You already have {limit} deep analysis running (the limit per user). "
+        "You can start another one as soon as it finishes.",
+        "busy_many": "⏳ You already have {limit} deep analyses running (the limit per user). "
+        "You can start another one as soon as it finishes.",
+        "busy_why": "the analysis was not started: too many are running",
+    },
+    "ru": {
+        "no_llm": "Языковая модель не настроена, поэтому на вопросы в свободной форме я пока "
+        "не отвечаю. Задайте OPENAI_API_KEY и LLM_MODEL (или OPENAI_BASE_URL для локального "
+        "сервера, совместимого с OpenAI, например Ollama или vLLM) и перезапустите whytree.",
+        "no_llm_why": "языковая модель не настроена",
+        "timeout": "языковая модель не ответила вовремя",
+        "llm_error": "языковая модель вернула ошибку или непригодный ответ",
+        "sorry": "Не получилось ответить: {why}. Попробуйте ещё раз через минуту.",
+        "busy_one": "⏳ У вас уже идёт глубокий анализ (не больше {limit} одновременно). "
+        "Новый можно начать, как только он закончится.",
+        "busy_many": "⏳ У вас уже идут глубокие анализы: {limit} (больше одновременно нельзя). "
+        "Новый можно начать, как только один из них закончится.",
+        "busy_why": "анализ не начат: одновременно идёт слишком много анализов",
+    },
+}
 
-def no_llm_answer() -> Answer:
+
+def no_llm_answer(language: str = "en") -> Answer:
+    words = _WORDS[as_language(language)]
     return Answer(
         strategy="quick",
-        text=NO_LLM_TEXT,
+        text=words["no_llm"],
         confidence=0.0,
-        uncertainty_reason="no language model is configured",
+        uncertainty_reason=words["no_llm_why"],
         error="llm_not_configured",
+        language=as_language(language),
     )
 
 
@@ -74,6 +106,7 @@ def llm_failure_answer(error: LLMError, language: str = "en") -> Answer:
         confidence=0.0,
         uncertainty_reason=why,
         error=kind,
+        language=as_language(language),
     )
 
 
@@ -86,6 +119,7 @@ def unanswerable_answer(why: str, *, language: str, tree_id: str | None) -> Answ
         uncertainty_reason=why,
         tree_id=tree_id,
         error="deep_failed",
+        language=as_language(language),
     )
 
 
@@ -99,6 +133,7 @@ def deep_failure_answer(error_id: str, *, language: str, tree_id: str | None) ->
         uncertainty_reason=_DEEP_FAILED_WHY[lang].format(id=error_id),
         tree_id=tree_id,
         error="deep_failed",
+        language=as_language(language),
     )
 
 
@@ -111,20 +146,20 @@ def decline_answer(decision: StrategyDecision) -> Answer:
         uncertainty_reason=decision.uncertainty_reason,
         reason=decision.reason,
         decision=decision,
+        language=as_language(decision.language),
     )
 
 
 def deep_busy_answer(limit: int, decision: StrategyDecision) -> Answer:
     """The user already runs `limit` deep analyses (MAX_CONCURRENT_DEEP_PER_USER)."""
-    noun = "analysis" if limit == 1 else "analyses"
+    language = as_language(decision.language)
+    words = _WORDS[language]
     return Answer(
         strategy="deep",
-        text=(
-            f"⏳ You already have {limit} deep {noun} running (the limit per user). "
-            "You can start another one as soon as it finishes."
-        ),
+        text=words["busy_one" if limit == 1 else "busy_many"].format(limit=limit),
         confidence=0.0,
-        uncertainty_reason="the analysis was not started: too many are running",
+        uncertainty_reason=words["busy_why"],
         decision=decision,
         error="deep_busy",
+        language=language,
     )

@@ -24,12 +24,20 @@ class QuickReply(BaseModel):
         return min(1.0, max(0.0, value))
 
 
-async def answer_quickly(model: ChatModel, messages: Sequence[ChatMessage]) -> Answer:
+_NO_REASON = {
+    "en": "the model gave a low confidence without saying why",
+    "ru": "модель дала низкую уверенность, не объяснив почему",
+}
+
+
+async def answer_quickly(
+    model: ChatModel, messages: Sequence[ChatMessage], *, language: str = "en"
+) -> Answer:
     """One structured call over prepared messages; raises LLMError subclasses on failure."""
     reply, usage = await complete_json(model, messages, QuickReply)
     uncertainty = reply.uncertainty_reason
     if reply.confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
-        uncertainty = "the model gave a low confidence without saying why"
+        uncertainty = _NO_REASON["ru" if language == "ru" else "en"]
     return Answer(
         strategy="quick",
         text=reply.answer,

@@ -17,6 +17,7 @@ from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.growth import Growth
 from reasoning_core.explore.planner_gate import PlannerGate
 from reasoning_core.explore.policy import ExplorationPolicy, is_undecided, priority
+from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import checks_under, focused, hypotheses_under
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
@@ -69,10 +70,7 @@ class Brancher:
         if not self.should_branch(node_id):
             return False
         node = tree.nodes[node_id]
-        self._emit(
-            "reasoning", f"{node_id} is undecided ({node.confidence or node.prior:.2f}): "
-            "looking for the mechanisms behind it",
-        )  # fmt: skip
+        self._emit("reasoning", line("undecided", id=node_id, p=node.confidence or node.prior))
         sub_ctx = focused(ctx, proposal, tree)
         try:
             plan = await self._gate.ask(
@@ -82,7 +80,7 @@ class Brancher:
         except StoreError:
             raise
         except ReasoningError as e:
-            self._emit("reasoning", f"Could not branch {node_id}: {e}")
+            self._emit("reasoning", line("no_branch", id=node_id, error=e))
             return False
         if plan.conclusion is not None or not plan.hypotheses:
             return False

@@ -26,6 +26,7 @@ from reasoning_core.explore.policy import (
     is_contradicted,
     priority,
 )
+from reasoning_core.explore.progress import line
 from reasoning_core.explore.scheduler import PriorityScheduler
 from reasoning_core.explore.state import check_of, checks_under
 from reasoning_core.explore.stopping import StopSignal
@@ -123,7 +124,8 @@ class CheckRunner:
         verdict = {True: "confirmed", False: "refuted", None: "inconclusive"}[evidence.confirmed]
         self._emit(
             "node_completed",
-            f"{updated.id} {verdict} ({evidence.confidence:.2f}): {evidence.text[:120]}",
+            line("completed", id=updated.id, verdict=evidence.confirmed, p=evidence.confidence,
+                 text=evidence.text[:120]),
             node_id=updated.id, verdict=verdict, confidence=updated.confidence,
         )  # fmt: skip
         self._stop.after_result(self._manager.tree.synthesis)

@@ -49,6 +49,7 @@ from reasoning_core.explore.growth import Growth
 from reasoning_core.explore.merge import conclude
 from reasoning_core.explore.planner_gate import PlannerGate
 from reasoning_core.explore.policy import ROOT_PRIORITY, ExplorationPolicy, priority
+from reasoning_core.explore.progress import line
 from reasoning_core.explore.reflection_rounds import ReflectionRounds
 from reasoning_core.explore.scheduler import PriorityScheduler
 from reasoning_core.explore.state import (
@@ -85,6 +86,7 @@ class Explorer:
         clock: Callable[[], float] = time.monotonic,
         fallback_planner: Planner | None = None,
         reflector: Reflector | None = None,
+        language: str = "en",
     ) -> None:
         self._manager = manager
         self._reflector = reflector
@@ -92,7 +94,7 @@ class Explorer:
         self._policy = policy or ExplorationPolicy()
         tracker = BudgetTracker(self._budgets, clock)
         self._scheduler = PriorityScheduler(concurrency)
-        self._emit = Emitter(manager)
+        self._emit = Emitter(manager, language)
         self._stop = StopSignal(
             tracker=tracker, stop_confidence=self._policy.stop_confidence, emit=self._emit
         )
@@ -100,8 +102,9 @@ class Explorer:
             planner=planner, fallback=fallback_planner, tracker=tracker, scheduler=self._scheduler
         )
         self._growth = Growth(
-            manager=manager, budgets=self._budgets, tracker=tracker, emit=self._emit
-        )
+            manager=manager, budgets=self._budgets, tracker=tracker, emit=self._emit,
+            language=language,
+        )  # fmt: skip
         self._checks = CheckRunner(
             manager=manager, growth=self._growth, gate=self._gate, scheduler=self._scheduler,
             stop=self._stop, emit=self._emit, tools=tools, policy=self._policy,
@@ -187,7 +190,7 @@ class Explorer:
     async def _plan(self, ctx: PlanningContext, group: asyncio.TaskGroup) -> None:
         """Propose hypotheses; each one is explored as soon as it is in the tree."""
         gate = self._gate
-        self._emit("reasoning", "Proposing hypotheses…")
+        self._emit("reasoning", line("proposing"))
         try:
             plan = await gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(ctx))
         except LLMError as e:
@@ -196,8 +199,8 @@ class Explorer:
             failed = gate.name
             log.warning("%s planner failed (%s); falling back", failed, e)
             fallback = gate.fall_back()
-            self._emit("reasoning", f"The {failed} planner failed ({e}); "
-                       f"using the {fallback.name} planner")  # fmt: skip
+            self._emit("reasoning", line("fallback", failed=failed, error=e,
+                                         fallback=fallback.name))  # fmt: skip
             plan = await gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(ctx))
         if plan.conclusion is not None:
             await self._growth.record_conclusion(plan, gate.name)
@@ -279,7 +282,7 @@ class Explorer:
         )  # fmt: skip
         self._emit(
             "synthesis",
-            f"Primary: {final.primary.title} ({final.confidence:.2f})",
+            line("primary", title=final.primary.title, p=final.confidence),
             synthesis=final.model_dump(mode="json"),
         )
         return final

@@ -23,6 +23,7 @@ from reasoning_core.errors import TreeError
 from reasoning_core.explore.budgets import Budgets, BudgetTracker
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.policy import check_promise
+from reasoning_core.explore.progress import finding_title, line, nothing_title
 from reasoning_core.explore.state import (
     CONCLUSION_KEY,
     check_context,
@@ -38,30 +39,37 @@ from reasoning_core.planners.contract import (
     Plan,
     PlanningContext,
 )
+from reasoning_core.reflection.retry import how_text
 from reasoning_core.tree.edits import ROOT_ID, default_title, normalise
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import OPEN
 
 log = logging.getLogger(__name__)
 
-NOTHING_TO_INVESTIGATE = "Nothing to investigate"
-
 
 class Growth:
     """The explorer's tree edits: validated additions, rejections and prunings."""
 
     def __init__(
-        self, *, manager: TreeManager, budgets: Budgets, tracker: BudgetTracker, emit: Emit
+        self,
+        *,
+        manager: TreeManager,
+        budgets: Budgets,
+        tracker: BudgetTracker,
+        emit: Emit,
+        language: str = "en",
     ) -> None:
         self._manager = manager
+        #: The language of the titles it gives nodes of its own (a planner's conclusion).
+        self._language = language
         self._budgets = budgets
         self._tracker = tracker
         self._emit = emit
 
     def _drop(self, kind: str, title: str, reason: str) -> None:
         log.info("dropped a proposed %s %r: %s", kind, title, reason)
-        self._emit("node_rejected", f"Ignored {kind} {title!r}: {reason}", dropped=True,
-                   reason=reason)  # fmt: skip
+        self._emit("node_rejected", line(f"ignored_{kind}", title=title, reason=reason),
+                   dropped=True, reason=reason)  # fmt: skip
 
     async def add_hypotheses(
         self,
@@ -137,15 +145,17 @@ class Growth:
             )
         except TreeError as e:
             return "", str(e)
-        self._emit("node_added", f"Hypothesis {node.id}: {node.title}", node_id=node.id,
-                   node_type="hypothesis")  # fmt: skip
+        self._emit("node_added", line("hypothesis", id=node.id, title=node.title),
+                   node_id=node.id, node_type="hypothesis")  # fmt: skip
         return node.id, None
 
     async def record_conclusion(self, plan: Plan, planner: str) -> None:
         """A plan with nothing to investigate: the "none" hypothesis, judged by the conclusion."""
         conclusion = plan.conclusion or Evidence(confirmed=True, confidence=0.5)
         title = (
-            default_title(conclusion.text) if conclusion.text.strip() else NOTHING_TO_INVESTIGATE
+            default_title(conclusion.text)
+            if conclusion.text.strip()
+            else nothing_title(self._language)
         )
         proposal = HypothesisProposal(key=CONCLUSION_KEY, title=title, description=conclusion.text)
         node = await self._manager.add_child(
@@ -153,10 +163,10 @@ class Growth:
             context=hypothesis_context(proposal, planner=planner, parameters=plan.parameters),
         )  # fmt: skip
         check = await self._manager.add_child(
-            node.id, "The planner's finding", "verification", context={"conclusion": True}
+            node.id, finding_title(self._language), "verification", context={"conclusion": True}
         )
         await self._manager.set_node_result(check.id, conclusion)
-        self._emit("node_completed", f"Nothing to investigate: {title}", node_id=check.id)
+        self._emit("node_completed", line("nothing", title=title), node_id=check.id)
 
     async def add_checks(
         self,
@@ -210,7 +220,7 @@ class Growth:
         except TreeError as e:
             self._drop("check", check.description[:80], str(e))
             return None
-        self._emit("node_added", f"Check {node.id}: {node.title}", node_id=node.id,
+        self._emit("node_added", line("check", id=node.id, title=node.title), node_id=node.id,
                    node_type="verification")  # fmt: skip
         if check.tool not in tools:
             known = ", ".join(sorted(tools)) or "none"
@@ -237,8 +247,9 @@ class Growth:
         except TreeError as e:
             self._drop("check", check.description[:80], str(e))
             return None
-        self._emit("node_added", f"Check {node.id} retries {retry_of} ({how})", node_id=node.id,
-                   node_type="verification", retry_of=retry_of)  # fmt: skip
+        self._emit("node_added", line("retry", id=node.id, of=retry_of, how=how_text(how,
+                   self._language)), node_id=node.id, node_type="verification",
+                   retry_of=retry_of)  # fmt: skip
         return node.id
 
     async def close(self, node_id: str, reason: str, *, prune: bool) -> None:
@@ -248,7 +259,7 @@ class Growth:
         else:
             node = await self._manager.reject_node(node_id, reason)
         verb = "pruned" if prune else "rejected"
-        self._emit("node_rejected", f"{node.id} {verb}: {reason}", node_id=node.id,
+        self._emit("node_rejected", line(verb, id=node.id, reason=reason), node_id=node.id,
                    status=node.status, reason=reason)  # fmt: skip
 
     async def close_open_work(self, reason: str) -> None:

@@ -26,17 +26,41 @@ from reasoning_core.explore.budgets import BUDGET_REASON, DEADLINE_REASON
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.planner_gate import PlannerGate
 from reasoning_core.explore.policy import ROOT_PRIORITY, MergeStrategy
+from reasoning_core.explore.progress import line
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis, Synthesis, Tree
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.reflection.revision import SET_ASIDE
 from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES, adjusted_confidence
 from reasoning_core.tree.manager import TreeManager
+from reasoning_core.tree.reasons import reason_text
 from reasoning_core.tree.report import not_checked_line
 from reasoning_core.tree.synthesis import SECONDARY_MIN, label, synthesize
 from reasoning_core.tree.walk import descendants
+from reasoning_core.tree.words import tree_phrase
 
 log = logging.getLogger(__name__)
+
+_NOTES: dict[str, dict[str, str]] = {
+    "vote": {
+        "en": "weighted vote: {title!r} scores {score:.2f} "
+        "(p {p:.2f}, {share:.0%} of its checks conclusive)",
+        "ru": "взвешенное голосование: «{title}» набирает {score:.2f} "
+        "(вероятность {p:.2f}, определённых проверок: {share:.0%})",
+    },
+    "chose": {
+        "en": "the planner chose {title!r} ({p:.2f}) over {other!r} ({p2:.2f})",
+        "ru": "планировщик выбрал «{title}» ({p:.2f}), а не «{other}» ({p2:.2f})",
+    },
+    "unrun": {
+        "en": "{count} planned check(s) could not be run",
+        "ru": "не удалось выполнить запланированных проверок: {count}",
+    },
+}
+
+
+def _say(key: str, language: str, **values: object) -> str:
+    return _NOTES[key]["ru" if language == "ru" else "en"].format(**values)
 
 
 async def conclude(
@@ -50,11 +74,11 @@ async def conclude(
 ) -> Synthesis:
     """The final synthesis: aggregated, worded by the planner (unless out of time), merged."""
     tree = manager.tree
-    # The manager refreshed the synthesis with every change; `finish` saves it.
-    aggregated = tree.synthesis or synthesize(tree)
+    # The same numbers as the synthesis the manager keeps, worded in the user's language.
+    aggregated = synthesize(tree, language=ctx.language)
     worded: Synthesis | None = None
     if not stop.deadline_reached:
-        emit("reasoning", "Writing the synthesis…")
+        emit("reasoning", line("writing"))
         try:
             worded = await gate.ask(
                 ROOT_PRIORITY, lambda planner: planner.synthesize(ctx, tree, aggregated)
@@ -63,18 +87,23 @@ async def conclude(
             raise
         except ReasoningError as e:
             log.warning("the planner could not word the synthesis: %s", e)
-    merged = merge(strategy, manager.tree, aggregated, worded)
-    return with_unchecked(manager.tree, merged)
+    merged = merge(strategy, manager.tree, aggregated, worded, language=ctx.language)
+    return with_unchecked(manager.tree, merged, language=ctx.language)
 
 
 def merge(
-    strategy: MergeStrategy, tree: Tree, aggregated: Synthesis, worded: Synthesis | None
+    strategy: MergeStrategy,
+    tree: Tree,
+    aggregated: Synthesis,
+    worded: Synthesis | None,
+    *,
+    language: str = "en",
 ) -> Synthesis:
     """The final synthesis under `strategy`; `worded` is the planner's version, if any."""
     if strategy == "weighted_vote":
-        chosen = weighted_vote(tree, aggregated)
+        chosen = weighted_vote(tree, aggregated, language)
     elif strategy == "llm_synthesis" and worded is not None:
-        chosen = planner_choice(aggregated, worded)
+        chosen = planner_choice(aggregated, worded, language)
     else:
         chosen = aggregated
     if worded is None:
@@ -124,7 +153,7 @@ def coverage(tree: Tree, node_id: str | None) -> float:
     return conclusive / len(checks)
 
 
-def weighted_vote(tree: Tree, aggregated: Synthesis) -> Synthesis:
+def weighted_vote(tree: Tree, aggregated: Synthesis, language: str = "en") -> Synthesis:
     """Rank by p x coverage; confidence is the winning score, lowered by a close runner-up."""
     if not aggregated.ranking:
         return aggregated
@@ -139,15 +168,15 @@ def weighted_vote(tree: Tree, aggregated: Synthesis) -> Synthesis:
     uncertainty = aggregated.uncertainty_reason
     if confidence < UNCERTAINTY_THRESHOLD or margin < CLOSE_MARGIN:
         share = coverage(tree, primary.node_id)
-        note = (
-            f"weighted vote: {primary.title!r} scores {top:.2f} "
-            f"(p {primary.confidence:.2f}, {share:.0%} of its checks conclusive)"
+        note = _say(
+            "vote", language, title=primary.title, score=top, p=primary.confidence, share=share
         )
         uncertainty = f"{note}; {uncertainty}" if uncertainty else note
-    return _with_primary(aggregated, [r for r, _ in scored], confidence, margin, uncertainty)
+    ranking = [r for r, _ in scored]
+    return _with_primary(aggregated, ranking, confidence, margin, uncertainty, language=language)
 
 
-def planner_choice(aggregated: Synthesis, worded: Synthesis) -> Synthesis:
+def planner_choice(aggregated: Synthesis, worded: Synthesis, language: str = "en") -> Synthesis:
     """Honour the planner's primary if it is a ranked hypothesis, capped by the data."""
     ranking = aggregated.ranking
     chosen = next((r for r in ranking if r.id == worded.primary.id), None)
@@ -156,12 +185,11 @@ def planner_choice(aggregated: Synthesis, worded: Synthesis) -> Synthesis:
     others = [r.confidence for r in ranking if r.id != chosen.id]
     margin = max(0.0, chosen.confidence - max(others, default=0.0))
     confidence = adjusted_confidence(chosen.confidence, margin)
-    note = (
-        f"the planner chose {chosen.title!r} ({chosen.confidence:.2f}) over "
-        f"{aggregated.primary.title!r} ({aggregated.primary.confidence:.2f})"
-    )
+    primary = aggregated.primary
+    note = _say("chose", language, title=chosen.title, p=chosen.confidence,
+                other=primary.title, p2=primary.confidence)  # fmt: skip
     reordered = [chosen, *(r for r in ranking if r.id != chosen.id)]
-    return _with_primary(aggregated, reordered, confidence, margin, note)
+    return _with_primary(aggregated, reordered, confidence, margin, note, language=language)
 
 
 def _with_primary(
@@ -170,10 +198,12 @@ def _with_primary(
     confidence: float,
     margin: float,
     uncertainty: str | None,
+    *,
+    language: str,
 ) -> Synthesis:
     primary = ranking[0]
     if confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
-        uncertainty = f"the evidence for {primary.title!r} is weak ({confidence:.2f})"
+        uncertainty = tree_phrase("weak", language, title=primary.title, p=confidence)
     return aggregated.model_copy(
         update={
             "primary": primary,
@@ -187,14 +217,17 @@ def _with_primary(
     )
 
 
-def with_unchecked(tree: Tree, synthesis: Synthesis) -> Synthesis:
-    """Add "not checked" lines (rejected checks and hypotheses, work cut by a budget)."""
-    lines = [not_checked_line(where, reason) for where, reason in unchecked(tree)]
+def with_unchecked(tree: Tree, synthesis: Synthesis, *, language: str = "en") -> Synthesis:
+    """Add "not checked" lines (rejected checks and hypotheses, work cut by a budget),
+    their reasons worded in `language`."""
+    lines = [
+        not_checked_line(where, reason_text(reason, language)) for where, reason in unchecked(tree)
+    ]
     if not lines:
         return synthesis
     uncertainty = synthesis.uncertainty_reason
     if synthesis.confidence < UNCERTAINTY_THRESHOLD:
-        note = f"{len(lines)} planned check(s) could not be run"
+        note = _say("unrun", language, count=len(lines))
         uncertainty = f"{uncertainty}; {note}" if uncertainty else note
     return synthesis.model_copy(
         update={"evidence": [*synthesis.evidence, *lines], "uncertainty_reason": uncertainty}

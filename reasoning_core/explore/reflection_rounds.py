@@ -33,6 +33,7 @@ from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.growth import Growth
 from reasoning_core.explore.planner_gate import PlannerGate
 from reasoning_core.explore.policy import ROOT_PRIORITY, ExplorationPolicy, priority
+from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import check_of, proposal_of
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
@@ -93,7 +94,8 @@ class ReflectionRounds:
             if not checkpoints:
                 return
             reflection = await reflector.reflect(tree, checkpoints, may_ask=self._gate.may_ask_llm)
-            self._emit("reflection", reflection_message(reflection), **reflection_data(reflection))
+            message = reflection_message(reflection, ctx.language)
+            self._emit("reflection", message, **reflection_data(reflection))
             decision = reflection.decision
             acted = False
             if decision.action != "continue":
@@ -130,7 +132,10 @@ class ReflectionRounds:
         if check is None:
             return False
         node_id = await self._growth.add_retry(
-            hypothesis.id, finish(check, original, plan), retry_of=plan.node_id, how=plan.how
+            hypothesis.id,
+            finish(check, original, plan, ctx.language),
+            retry_of=plan.node_id,
+            how=plan.how,
         )
         if node_id is None:
             return False
@@ -155,7 +160,7 @@ class ReflectionRounds:
         except StoreError:
             raise
         except ReasoningError as e:
-            self._emit("reasoning", f"Could not retry {original.key}: {e}")
+            self._emit("reasoning", line("no_retry", key=original.key, error=e))
             return None
         return pick(list(checks), original)
 
@@ -167,24 +172,24 @@ class ReflectionRounds:
         revised = reflector.start_revision(ctx, tree, reason=reason)
         if revised is None:
             return False
-        self._emit("reasoning", "Revising the plan…")
+        self._emit("reasoning", line("revising"))
         try:
             plan = await self._gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(revised))
         except StoreError:
             raise
         except ReasoningError as e:
-            self._emit("reasoning", f"The plan could not be revised: {e}")
+            self._emit("reasoning", line("revise_failed", error=e))
             return False
         accepted, refused = reflector.screen(tree, plan.hypotheses)
         for proposal, why in refused:
             self._emit(
                 "node_rejected",
-                f"Ignored hypothesis {proposal.title!r}: {why}",
+                line("ignored_hypothesis", title=proposal.title, reason=why),
                 dropped=True,
                 reason=why,
             )
         if not accepted or plan.conclusion is not None:
-            self._emit("reasoning", "The plan was not revised: nothing new was proposed")
+            self._emit("reasoning", line("not_revised"))
             return False
         revision = await self._manager.begin_revision()
         aside = set_aside(tree, revision=revision, reason=reason)
@@ -194,7 +199,7 @@ class ReflectionRounds:
         titles = [p.title for p in accepted]
         self._emit(
             "plan_revised",
-            plan_revised_message(revision, failure, titles),
+            plan_revised_message(revision, failure, titles, ctx.language),
             revision=revision,
             previous_failure=failure,
             added=titles,

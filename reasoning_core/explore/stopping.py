@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from reasoning_core.explore.budgets import DEADLINE_REASON, BudgetTracker
 from reasoning_core.explore.emitter import Emit
+from reasoning_core.explore.progress import line
 from reasoning_core.models import Synthesis
 from reasoning_core.reflection.decision import EARLY_STOP
 
@@ -39,7 +40,7 @@ class StopSignal:
     def stop_at_deadline(self) -> None:
         """Record that the run was cut off by its deadline, and say so."""
         self._reason = self._deadline_reason()
-        self._emit("reasoning", self._reason, stopped=True)
+        self._emit("reasoning", line("stopped", reason=self._reason), stopped=True)
 
     def after_result(self, synthesis: Synthesis | None) -> None:
         """Stop early once the root is confident enough."""
@@ -47,7 +48,7 @@ class StopSignal:
             return
         if synthesis.confidence >= self._stop_confidence:
             self._reason = f"{EARLY_STOP}: the root is confident ({synthesis.confidence:.2f})"
-            self._emit("reasoning", self._reason, stopped=True)
+            self._emit("reasoning", line("stopped", reason=self._reason), stopped=True)
 
     def lift_early_stop(self) -> None:
         """Let new work start again after an early stop (reflection decided to look further)."""

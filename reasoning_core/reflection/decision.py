@@ -66,6 +66,46 @@ _RULED_OUT = 0.2
 _AGAIN: frozenset[str] = frozenset({"timeout", "unavailable"})
 _WIDER: frozenset[str] = frozenset({"empty", "inconclusive"})
 
+#: A decision's reason, in the analysis's language (it is shown as live progress).
+_REASONS: dict[str, dict[str, str]] = {
+    "retry": {"en": "retry {what}", "ru": "повторить: {what}"},
+    "again": {"en": "{id} again with more time", "ru": "{id} с большим запасом времени"},
+    "wider": {"en": "{id} over a wider window", "ru": "{id} на более широком окне"},
+    "unrun": {
+        "en": "the early stop skipped checks that may still decide it: run {count}",
+        "ru": "досрочная остановка пропустила проверки, которые ещё могут всё решить: "
+        "запускаю {count}",
+    },
+    "confident": {"en": "the leader is confident ({p:.2f})", "ru": "лидер уверен ({p:.2f})"},
+    "best": {"en": "best {title!r} at {p:.2f}", "ru": "лучшая: «{title}», {p:.2f}"},
+    "none": {"en": "no hypothesis", "ru": "гипотез нет"},
+    "no_winner": {
+        "en": "no hypothesis reached 0.5 ({best})",
+        "ru": "ни одна гипотеза не набрала 0.5 ({best})",
+    },
+    "no_winner_last": {
+        "en": "no hypothesis reached 0.5 ({best}) and no revision is left",
+        "ru": "ни одна гипотеза не набрала 0.5 ({best}), а пересмотров плана не осталось",
+    },
+    "contradiction": {
+        "en": "contradicting evidence: widen the weaker check",
+        "ru": "данные противоречат друг другу: расширяю окно более слабой проверки",
+    },
+    "close": {
+        "en": "two leaders are close: widen their thin checks",
+        "ru": "два лидера близки: расширяю окно их слабых проверок",
+    },
+    "nothing": {
+        "en": "none of {count} checks was conclusive",
+        "ru": "ни одна из {count} проверок не дала ответа",
+    },
+    "on_track": {"en": "the plan is on track", "ru": "план идёт своим ходом"},
+}
+
+
+def _reason(key: str, language: str, **values: object) -> str:
+    return _REASONS[key]["ru" if language == "ru" else "en"].format(**values)
+
 
 class RetryPlan(BaseModel):
     """Run one check again another way; the explorer and the planner act on it."""
@@ -163,7 +203,7 @@ def decide(
         plans = [retry_plan(f) for f in failures]
         return Decision(
             action="retry",
-            reason=_retry_reason(plans),
+            reason=_retry_reason(plans, language),
             triggers=triggers,
             retries=plans,
             firm=True,
@@ -172,7 +212,7 @@ def decide(
     if unrun:
         return Decision(
             action="retry",
-            reason=f"the early stop skipped checks that may still decide it: run {len(unrun)}",
+            reason=_reason("unrun", language, count=len(unrun)),
             triggers=triggers,
             retries=unrun,
             firm=True,
@@ -181,31 +221,36 @@ def decide(
         p = root_confidence(tree)
         return Decision(
             action="continue",
-            reason=f"the leader is confident ({p:.2f})",
+            reason=_reason("confident", language, p=p),
             triggers=triggers,
             firm=True,
         )
     if race(tree) == "no_winner":
         return _no_winner(tree, triggers, revisions_left, language)
-    soft = _soft_rules(tree, triggers, retried, revisions_left)
-    return soft or Decision(action="continue", reason="the plan is on track", triggers=triggers)
+    soft = _soft_rules(tree, triggers, retried, revisions_left, language)
+    on_track = _reason("on_track", language)
+    return soft or Decision(action="continue", reason=on_track, triggers=triggers)
 
 
 def _no_winner(
     tree: Tree, triggers: list[Trigger], revisions_left: int, language: str
 ) -> Decision:
     ranked = ranking(tree)
-    best = f"best {ranked[0][0].title!r} at {ranked[0][1]:.2f}" if ranked else "no hypothesis"
+    best = (
+        _reason("best", language, title=ranked[0][0].title, p=ranked[0][1])
+        if ranked
+        else _reason("none", language)
+    )
     if revisions_left > 0:
         return Decision(
             action="revise",
-            reason=f"no hypothesis reached 0.5 ({best})",
+            reason=_reason("no_winner", language, best=best),
             triggers=triggers,
             firm=True,
         )
     return Decision(
         action="continue",
-        reason=f"no hypothesis reached 0.5 ({best}) and no revision is left",
+        reason=_reason("no_winner_last", language, best=best),
         triggers=triggers,
         question=clarifying_question(tree, language=language),
         firm=True,
@@ -213,7 +258,11 @@ def _no_winner(
 
 
 def _soft_rules(
-    tree: Tree, triggers: list[Trigger], retried: Collection[str], revisions_left: int
+    tree: Tree,
+    triggers: list[Trigger],
+    retried: Collection[str],
+    revisions_left: int,
+    language: str,
 ) -> Decision | None:
     if "contradiction" in triggers:
         weaker = [_weaker_side(c) for c in contradictions(tree)]
@@ -221,7 +270,7 @@ def _soft_rules(
         if plans:
             return Decision(
                 action="retry",
-                reason="contradicting evidence: widen the weaker check",
+                reason=_reason("contradiction", language),
                 triggers=triggers,
                 retries=plans,
             )
@@ -235,14 +284,14 @@ def _soft_rules(
         if plans:
             return Decision(
                 action="retry",
-                reason="two leaders are close: widen their thin checks",
+                reason=_reason("close", language),
                 triggers=triggers,
                 retries=plans,
             )
     if "periodic" in triggers and revisions_left > 0 and _nothing_conclusive(tree):
         done = completed_checks(tree)
         return Decision(
-            action="revise", reason=f"none of {done} checks was conclusive", triggers=triggers
+            action="revise", reason=_reason("nothing", language, count=done), triggers=triggers
         )
     return None
 
@@ -298,9 +347,8 @@ def _nothing_conclusive(tree: Tree) -> bool:
     return bool(done) and all(n.result is None or n.result.confirmed is None for n in done)
 
 
-def _retry_reason(plans: Sequence[RetryPlan]) -> str:
+def _retry_reason(plans: Sequence[RetryPlan], language: str) -> str:
     parts = [
-        f"{p.node_id} {'again with more time' if p.how == 'again' else 'over a wider window'}"
-        for p in plans
+        _reason("again" if p.how == "again" else "wider", language, id=p.node_id) for p in plans
     ]
-    return "retry " + ", ".join(parts)
+    return _reason("retry", language, what=", ".join(parts))

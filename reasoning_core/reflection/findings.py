@@ -13,14 +13,16 @@ import re
 from reasoning_core.models import Node, Tree
 from reasoning_core.reflection.checkpoints import FailedCheck, failed_checks
 from reasoning_core.tree.aggregation import EVIDENCE_TYPES, strength
+from reasoning_core.tree.reasons import reason_text
 from reasoning_core.tree.synthesis import ESTABLISHED_MIN, label
 from reasoning_core.tree.walk import is_active
+from reasoning_core.tree.words import verdict_word
 
 #: A hypothesis at or below this p, with refuting evidence, is ruled out.
 RULED_OUT_MAX = 0.2
 _MAX_ITEMS = 8
 _QUESTION_MAX = 300
-_RETRY_SUFFIX = re.compile(r" \(retry: [^)]*\)$")
+_RETRY_SUFFIX = re.compile(r" \((?:retry|повтор): [^)]*\)$")
 
 _PHRASES: dict[str, dict[str, str]] = {
     "en": {
@@ -68,12 +70,7 @@ def _hypothesis_of(tree: Tree, node: Node) -> Node | None:
     return current
 
 
-def _verdict(node: Node) -> str:
-    assert node.result is not None
-    return {True: "confirmed", False: "refuted", None: "inconclusive"}[node.result.confirmed]
-
-
-def checked_lines(tree: Tree) -> list[str]:
+def checked_lines(tree: Tree, *, language: str = "en") -> list[str]:
     """One line per check that produced a result, rejected branches included."""
     lines = []
     for node in tree.nodes.values():
@@ -83,7 +80,8 @@ def checked_lines(tree: Tree) -> list[str]:
             continue
         hypothesis = _hypothesis_of(tree, node)
         where = f"{label(hypothesis)} / {label(node)}" if hypothesis else label(node)
-        line = f"{where}: {_verdict(node)} ({strength(node.result):.2f})"
+        verdict = verdict_word(node.result.confirmed, language)
+        line = f"{where}: {verdict} ({strength(node.result):.2f})"
         lines.append(f"{line}: {node.result.text}" if node.result.text else line)
     return lines
 
@@ -114,9 +112,12 @@ def _own_checks(tree: Tree, hypothesis: Node) -> list[Node]:
     ]
 
 
-def missing_lines(tree: Tree) -> list[str]:
-    """Checks that failed or found no data, with the reason."""
-    return [f"{f.hypothesis} / {f.title}: {f.reason}" for f in failed_checks(tree)]
+def missing_lines(tree: Tree, *, language: str = "en") -> list[str]:
+    """Checks that failed or found no data, with the reason (worded in `language`)."""
+    return [
+        f"{f.hypothesis} / {f.title}: {reason_text(f.reason, language)}"
+        for f in failed_checks(tree)
+    ]
 
 
 def settle_lines(tree: Tree, *, language: str = "en") -> list[str]:
@@ -143,7 +144,7 @@ def _settle_check(failure: FailedCheck, language: str) -> str:
         language,
         check=base_title(failure.title),
         hypothesis=failure.hypothesis,
-        reason=failure.reason[:160],
+        reason=reason_text(failure.reason, language)[:160],
     )
 
 

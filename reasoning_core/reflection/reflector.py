@@ -49,6 +49,33 @@ from reasoning_core.reflection.tracker import CheckpointTracker
 
 _MESSAGE_CHARS = 240
 
+_WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "reflection": "Reflection ({triggers}): {what} — {reason}",
+        "checkpoint": "checkpoint",
+        "check_failed": "check failed",
+        "periodic": "periodic",
+        "no_winner": "no winner",
+        "close_race": "close race",
+        "contradiction": "contradiction",
+        "continue": "continue",
+        "retry": "retry",
+        "revise": "revise the plan",
+    },
+    "ru": {
+        "reflection": "Рефлексия ({triggers}): {what} — {reason}",
+        "checkpoint": "контрольная точка",
+        "check_failed": "проверка не удалась",
+        "periodic": "плановая",
+        "no_winner": "нет лидера",
+        "close_race": "лидеры близки",
+        "contradiction": "противоречие",
+        "continue": "продолжаю",
+        "retry": "повторяю проверки",
+        "revise": "пересматриваю план",
+    },
+}
+
 
 class ReflectionSettings(BaseModel):
     """MAX_PLAN_REVISIONS and REFLECTION_EVERY, and whether to reflect at all."""
@@ -160,12 +187,14 @@ class Reflector:
         self.revisions += 1
 
 
-def reflection_message(reflection: Reflection) -> str:
-    """One line for the live progress: the triggers and the decision."""
+def reflection_message(reflection: Reflection, language: str = "en") -> str:
+    """One line for the live progress: the triggers and the decision, in `language`."""
+    words = _WORDS["ru" if language == "ru" else "en"]
     decision = reflection.decision
-    triggers = ", ".join(t.replace("_", " ") for t in decision.triggers) or "checkpoint"
-    what = {"continue": "continue", "retry": "retry", "revise": "revise the plan"}[decision.action]
-    line = f"Reflection ({triggers}): {what} — {decision.reason}"
+    triggers = ", ".join(words[t] for t in decision.triggers) or words["checkpoint"]
+    line = words["reflection"].format(
+        triggers=triggers, what=words[decision.action], reason=decision.reason
+    )
     return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
 
@@ -184,10 +213,19 @@ def reflection_data(reflection: Reflection) -> dict[str, Any]:
     }
 
 
-def plan_revised_message(revision: int, failure: str, added: Sequence[str]) -> str:
-    """One line for the live progress: the revision, why, and what is new."""
-    why = failure.split(". ", maxsplit=1)[0]
-    line = f"Plan revised ({revision}): {FAILURE_PREFIX} {why}; new: {', '.join(added)}"
+def plan_revised_message(
+    revision: int, failure: str, added: Sequence[str], language: str = "en"
+) -> str:
+    """One line for the live progress: the revision, why, and what is new.
+
+    The failure is the planner's prompt text (English); a Russian line leaves it out.
+    """
+    new = ", ".join(added)
+    if language == "ru":
+        line = f"План пересмотрен ({revision}); новые гипотезы: {new}"
+    else:
+        why = failure.split(". ", maxsplit=1)[0]
+        line = f"Plan revised ({revision}): {FAILURE_PREFIX} {why}; new: {new}"
     return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
 

@@ -24,6 +24,7 @@ from reasoning_core.reflection.findings import (
     ruled_out,
     settle_lines,
 )
+from reasoning_core.tree.reasons import reason_text
 from reasoning_core.tree.report import NOT_CHECKED, not_checked_line
 
 #: The confidence of a "not established" answer stays below this.
@@ -78,9 +79,9 @@ def not_established(
         return None
     return NotEstablished(
         confidence=min(synthesis.confidence, NOT_ESTABLISHED_MAX),
-        checked=checked_lines(tree),
+        checked=checked_lines(tree, language=language),
         ruled_out=ruled_out(tree),
-        missing=missing_lines(tree),
+        missing=missing_lines(tree, language=language),
         settle_with=settle_lines(tree, language=language),
         question=question or clarifying_question(tree, language=language),
     )
@@ -96,7 +97,7 @@ def apply_not_established(
         line
         for f in failed_checks(tree)
         if tree.nodes[f.node_id].status != "rejected"  # rejected ones are listed already
-        and (line := not_checked_line(f"{f.hypothesis} / {f.title}", f.reason)) not in present
+        and (line := _unchecked(f.hypothesis, f.title, f.reason, language)) not in present
     ]
     advice = [words["get"].format(what=line) for line in report.settle_with]
     if report.question:
@@ -113,6 +114,10 @@ def apply_not_established(
             "uncertainty_reason": reason,
         }
     )
+
+
+def _unchecked(hypothesis: str, title: str, reason: str, language: str) -> str:
+    return not_checked_line(f"{hypothesis} / {title}", reason_text(reason, language))
 
 
 def render_not_established(

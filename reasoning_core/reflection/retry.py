@@ -32,6 +32,13 @@ _HOW_TEXT = {
     "alternative_query": "with another query",
     "resume": "run after the early stop",
 }
+_HOW_RUSSIAN = {
+    "again": "ещё раз, с большим запасом времени",
+    "wider_window": "на более широком окне времени",
+    "alternative_query": "другим запросом",
+    "resume": "после досрочной остановки",
+}
+_RETRY = {"en": "retry", "ru": "повтор"}
 
 
 def retry_key(check: CheckProposal) -> str:
@@ -39,9 +46,16 @@ def retry_key(check: CheckProposal) -> str:
     return f"{check.key[:57]}.retry"
 
 
-def retry_description(check: CheckProposal, plan: RetryPlan) -> str:
-    """The retry's description: the check's, and how this run differs."""
-    return f"{check.description[:440]} (retry: {_HOW_TEXT[plan.how]})"
+def how_text(how: str, language: str) -> str:
+    """How a retry differs from its check ("over a wider time window"), in `language`."""
+    table = _HOW_RUSSIAN if language == "ru" else _HOW_TEXT
+    return table.get(how, how)
+
+
+def retry_description(check: CheckProposal, plan: RetryPlan, language: str = "en") -> str:
+    """The retry's description: the check's, and how this run differs (in `language`)."""
+    word = _RETRY["ru" if language == "ru" else "en"]
+    return f"{check.description[:440]} ({word}: {how_text(plan.how, language)})"
 
 
 def retry_hint(check: CheckProposal, plan: RetryPlan) -> str:
@@ -155,8 +169,9 @@ def pick(checks: list[CheckProposal], original: CheckProposal) -> CheckProposal 
     return checks[0] if checks else None
 
 
-def finish(check: CheckProposal, original: CheckProposal, plan: RetryPlan) -> CheckProposal:
+def finish(
+    check: CheckProposal, original: CheckProposal, plan: RetryPlan, language: str = "en"
+) -> CheckProposal:
     """The retry as it goes into the tree: its own key and a description saying how."""
-    return check.model_copy(
-        update={"key": retry_key(original), "description": retry_description(original, plan)}
-    )
+    description = retry_description(original, plan, language)
+    return check.model_copy(update={"key": retry_key(original), "description": description})

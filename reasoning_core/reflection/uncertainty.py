@@ -19,9 +19,64 @@ from reasoning_core.tree.report import NOT_CHECKED
 from reasoning_core.tree.synthesis import NONE_ID
 
 _MAX_CHARS = 600
-_INCONCLUSIVE = ": inconclusive ("
+#: How an inconclusive result reads in a synthesis evidence line, in either language.
+_INCONCLUSIVE = (": inconclusive (", ": без ответа (")
 #: A cause: the words that show a reason already covers it, and its text.
 Cause = tuple[tuple[str, ...], str]
+
+#: Each cause's text and the words (markers) by which a reason already covers it.
+_CAUSES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
+    "strategy": {
+        "en": (
+            "the choice of how to answer was itself uncertain ({p:.2f}){why}",
+            ("choice of how to answer",),
+        ),
+        "ru": ("сам выбор способа ответа был неуверенным ({p:.2f}){why}", ("способа ответа",)),
+    },
+    "no_winner": {
+        "en": ("no hypothesis reached 0.5", ("reached 0.5", "not established")),
+        "ru": ("ни одна гипотеза не набрала 0.5", ("не набрала 0.5", "не установлена")),
+    },
+    "runner_up": {
+        "en": ("the runner-up {title!r} ({p:.2f}) is only {margin:.2f} behind", ("runner-up",)),
+        "ru": (
+            "вторая гипотеза «{title}» ({p:.2f}) отстаёт всего на {margin:.2f}",
+            ("вторая гипотеза",),
+        ),
+    },
+    "inconclusive": {
+        "en": ("{count} check(s) were inconclusive", ("inconclusive",)),
+        "ru": ("проверок без ответа: {count}", ("без ответа", "не дали ответа")),
+    },
+    "missing": {
+        "en": (
+            "missing data: {count} check(s) failed or found none ({names})",
+            ("missing data", "could not be run"),
+        ),
+        "ru": (
+            "не хватает данных: проверок, которые не удались или ничего не нашли: "
+            "{count} ({names})",
+            ("не хватает данных", "не удалось выполнить"),
+        ),
+    },
+    "judgement_only": {
+        "en": ("this is the model's judgement, not backed by data", ("judgement",)),
+        "ru": ("это суждение модели, не подкреплённое данными", ("суждение",)),
+    },
+    "judgement_tree": {
+        "en": ("no conclusive check was backed by data (only judgement)", ("judgement",)),
+        "ru": ("ни одна проверка не дала ответа на данных (только суждение)", ("суждение",)),
+    },
+    "confidence": {
+        "en": ("the confidence is only {p:.2f}", ()),
+        "ru": ("уверенность всего {p:.2f}", ()),
+    },
+}
+
+
+def _cause(key: str, language: str, **values: object) -> Cause:
+    text, markers = _CAUSES[key]["ru" if language == "ru" else "en"]
+    return markers, text.format(**values)
 
 
 class UncertaintySources(BaseModel):
@@ -32,20 +87,22 @@ class UncertaintySources(BaseModel):
     tree: Tree | None = None
     #: The answer is the model's own judgement, with no data behind it (the quick path).
     judgement_only: bool = False
+    #: The language the causes are worded in.
+    language: str = "en"
 
 
 def uncertainty_causes(sources: UncertaintySources) -> list[Cause]:
     """The causes that apply, in a fixed order."""
-    causes = [*_strategy(sources.decision)]
+    language = sources.language
+    causes = [*_strategy(sources.decision, language)]
     synthesis, tree = sources.synthesis, sources.tree
     if synthesis is not None:
-        causes += _race(synthesis)
-        causes += _checks(synthesis, tree)
-    judgement = ("judgement",)
+        causes += _race(synthesis, language)
+        causes += _checks(synthesis, tree, language)
     if sources.judgement_only:
-        causes.append((judgement, "this is the model's judgement, not backed by data"))
+        causes.append(_cause("judgement_only", language))
     elif tree is not None and synthesis is not None and not _backed_by_data(tree):
-        causes.append((judgement, "no conclusive check was backed by data (only judgement)"))
+        causes.append(_cause("judgement_tree", language))
     return causes
 
 
@@ -61,60 +118,60 @@ def uncertainty_reason(
         if not any(marker in said for marker in markers):
             parts.append(text)
     if not parts:
-        parts.append(f"the confidence is only {confidence:.2f}")
+        parts.append(_cause("confidence", sources.language, p=confidence)[1])
     text = "; ".join(parts)
     return text if len(text) <= _MAX_CHARS else text[: _MAX_CHARS - 1] + "…"
 
 
 def with_uncertainty(answer: Answer, *, tree: Tree | None = None) -> Answer:
-    """The answer with an `uncertainty_reason` built from its causes when below 0.7."""
+    """The answer with an `uncertainty_reason` built from its causes when below 0.7,
+    worded in the answer's language."""
     judgement = answer.synthesis is None and answer.planner == "llm" and answer.error is None
     sources = UncertaintySources(
-        decision=answer.decision, synthesis=answer.synthesis, tree=tree, judgement_only=judgement
-    )
+        decision=answer.decision, synthesis=answer.synthesis, tree=tree,
+        judgement_only=judgement, language=answer.language,
+    )  # fmt: skip
     reason = uncertainty_reason(answer.confidence, sources, existing=answer.uncertainty_reason)
     if reason == answer.uncertainty_reason:
         return answer
     return answer.model_copy(update={"uncertainty_reason": reason})
 
 
-def _strategy(decision: StrategyDecision | None) -> list[Cause]:
+def _strategy(decision: StrategyDecision | None, language: str) -> list[Cause]:
     if decision is None or decision.confidence >= UNCERTAINTY_THRESHOLD:
         return []
     why = f": {decision.uncertainty_reason}" if decision.uncertainty_reason else ""
-    text = f"the choice of how to answer was itself uncertain ({decision.confidence:.2f}){why}"
-    return [(("choice of how to answer",), text)]
+    return [_cause("strategy", language, p=decision.confidence, why=why)]
 
 
-def _race(synthesis: Synthesis) -> list[Cause]:
+def _race(synthesis: Synthesis, language: str) -> list[Cause]:
     causes: list[Cause] = []
     if synthesis.not_established and synthesis.primary.id != NONE_ID:
-        causes.append((("reached 0.5", "not established"), "no hypothesis reached 0.5"))
+        causes.append(_cause("no_winner", language))
     if len(synthesis.ranking) > 1 and synthesis.margin < CLOSE_MARGIN:
         runner = synthesis.ranking[1]
-        text = (
-            f"the runner-up {runner.title!r} ({runner.confidence:.2f}) is only "
-            f"{synthesis.margin:.2f} behind"
-        )
-        causes.append((("runner-up",), text))
+        causes.append(
+            _cause("runner_up", language, title=runner.title, p=runner.confidence,
+                   margin=synthesis.margin)
+        )  # fmt: skip
     return causes
 
 
-def _checks(synthesis: Synthesis, tree: Tree | None) -> list[Cause]:
+def _checks(synthesis: Synthesis, tree: Tree | None, language: str) -> list[Cause]:
     if tree is not None:
         failures = failed_checks(tree)
         inconclusive = sum(1 for f in failures if f.kind == "inconclusive")
         missing = [f.title for f in failures if f.kind != "inconclusive"]
     else:
-        inconclusive = sum(1 for line in synthesis.evidence if _INCONCLUSIVE in line)
-        missing = [line.split(":")[0] for line in synthesis.evidence if NOT_CHECKED in line]
+        evidence = synthesis.evidence
+        inconclusive = sum(1 for line in evidence if any(m in line for m in _INCONCLUSIVE))
+        missing = [line.split(":")[0] for line in evidence if NOT_CHECKED in line]
     causes: list[Cause] = []
     if inconclusive:
-        causes.append((("inconclusive",), f"{inconclusive} check(s) were inconclusive"))
+        causes.append(_cause("inconclusive", language, count=inconclusive))
     if missing:
         names = ", ".join(dict.fromkeys(missing[:3]))
-        text = f"missing data: {len(missing)} check(s) failed or found none ({names})"
-        causes.append((("missing data", "could not be run"), text))
+        causes.append(_cause("missing", language, count=len(missing), names=names))
     return causes
 
 

@@ -22,6 +22,7 @@ from datetime import datetime
 
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks import baseline as bl
+from reasoning_core.runbooks.evidence_words import evidence_line
 from reasoning_core.runbooks.rows import Row, group_rows, index_points, points
 from reasoning_core.runbooks.rules import PeerCompareRule
 from reasoning_core.runbooks.strength import clip, inconclusive, pct, sample_factor
@@ -111,14 +112,17 @@ def _onset(rule: PeerCompareRule, subject: Sequence[Row], window: TimeWindow) ->
     return pairs[0].at
 
 
-def peer_compare_rows(rule: PeerCompareRule, rows: Sequence[Row], window: TimeWindow) -> Evidence:
-    """Evaluate a `peer_compare` rule over rows tagged subject / peer."""
+def peer_compare_rows(
+    rule: PeerCompareRule, rows: Sequence[Row], window: TimeWindow, language: str = "en"
+) -> Evidence:
+    """Evaluate a `peer_compare` rule over rows tagged subject / peer; worded in `language`."""
+    label, peers_label = rule.label.get(language), rule.peers_label.get(language)
     by_role = group_rows(rows, rule.role_column)
     subject = by_role.pop(rule.subject_role, [])
     peers = group_rows([r for group in by_role.values() for r in group], rule.series_column)
     onset = _onset(rule, subject, window)
     if onset is None:
-        return inconclusive(f"{rule.label}: too few comparable samples for the subject")
+        return inconclusive(evidence_line("few_subject", language, label=label))
     subject_changes, peer_changes, ratios, visible, samples = [], [], [], [], 0
     for column in rule.value:
         own = _totals(subject, rule, column, window, onset)
@@ -138,7 +142,9 @@ def peer_compare_rows(rule: PeerCompareRule, rows: Sequence[Row], window: TimeWi
         ratios.append(_ratio(rule, own, theirs, own_change, peer_change))
         visible.append(_visibility(rule, own, theirs))
     if not ratios:
-        return inconclusive(f"{rule.label}: no comparable data for the {rule.peers_label}")
+        return inconclusive(
+            evidence_line("no_peer_data", language, label=label, peers=peers_label)
+        )
     found = Comparison(
         own_change=_mean(subject_changes),
         peer_change=_mean(peer_changes),
@@ -148,7 +154,7 @@ def peer_compare_rows(rule: PeerCompareRule, rows: Sequence[Row], window: TimeWi
         peers=len(peers),
         onset=onset,
     )
-    return _verdict(rule, found)
+    return _verdict(rule, found, language)
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -192,12 +198,12 @@ def _visibility(rule: PeerCompareRule, own: Totals, theirs: Sequence[Totals]) ->
     return _mean(shares) if shares else 1.0
 
 
-def _verdict(rule: PeerCompareRule, found: Comparison) -> Evidence:
+def _verdict(rule: PeerCompareRule, found: Comparison, language: str) -> Evidence:
     own_change, peer_change, ratio = found.own_change, found.peer_change, found.ratio
     samples, n_peers, onset = found.samples, found.peers, found.onset
     moved = bl.directional(own_change, rule.direction)
     data = {
-        "label": rule.label,
+        "label": rule.label.get(language),
         "mode": rule.mode,
         "subject_change": own_change,
         "peer_change": peer_change,
@@ -209,7 +215,9 @@ def _verdict(rule: PeerCompareRule, found: Comparison) -> Evidence:
         "visibility": found.visibility,
     }
     if moved < rule.min_subject_change:
-        reason = f"{rule.label}: subject changed only {pct(own_change)}, nothing to compare"
+        reason = evidence_line(
+            "flat_subject", language, label=rule.label.get(language), change=pct(own_change)
+        )
         evidence = inconclusive(reason)
         evidence.data.update(data)
         return evidence
@@ -221,15 +229,10 @@ def _verdict(rule: PeerCompareRule, found: Comparison) -> Evidence:
         strength = clip(0.05 + 0.9 * (rule.min_ratio - ratio) / rule.min_ratio, 0.05, 0.95)
         strength *= found.visibility
     strength *= sample_factor(samples)
-    if rule.mode == "follows":
-        text = (
-            f"{rule.peers_label} {pct(peer_change)} vs {rule.label} {pct(own_change)} "
-            f"(ratio {ratio:.2f}, {n_peers} peers, {samples} samples)"
-        )
-    else:
-        text = (
-            f"{rule.peers_label} gained {ratio * 100:.0f}% of what {rule.label} lost "
-            f"({rule.label} {pct(own_change)}, {rule.peers_label} {pct(peer_change)}, "
-            f"{n_peers} peers, {samples} samples)"
-        )
+    text = evidence_line(
+        rule.mode, language, label=rule.label.get(language),
+        peers=rule.peers_label.get(language), peer_change=pct(peer_change),
+        own_change=pct(own_change), ratio=f"{ratio:.2f}", share=f"{ratio * 100:.0f}",
+        count=n_peers, samples=samples,
+    )  # fmt: skip
     return Evidence(confirmed=confirmed, confidence=strength, text=text, data=data, has_data=True)

@@ -9,9 +9,50 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from reasoning_core.runbooks.baseline import Align, Direction, Scale
+
+
+class Wording(BaseModel):
+    """A short text of an evidence line in both languages; a plain string serves both
+    (a name like "RTWP" or a unit like "%" reads the same in Russian)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    en: str = Field(max_length=60)
+    ru: str = Field(max_length=60)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain(cls, value: object) -> object:
+        return {"en": value, "ru": value} if isinstance(value, str) else value
+
+    def get(self, language: str) -> str:
+        return self.ru if language == "ru" else self.en
+
+
+def _named(value: Wording) -> Wording:
+    if not value.en.strip() or not value.ru.strip():
+        raise ValueError("a label must not be empty")
+    return value
+
+
+def _short(value: Wording) -> Wording:
+    if max(len(value.en), len(value.ru)) > 12:  # noqa: PLR2004 - a unit, not a phrase
+        raise ValueError("a unit is at most 12 characters")
+    return value
+
+
+Label = Annotated[Wording, AfterValidator(_named)]
+Unit = Annotated[Wording, AfterValidator(_short)]
 
 
 class _Rule(BaseModel):
@@ -19,10 +60,12 @@ class _Rule(BaseModel):
 
     #: Column with the sample time (SQL rows; Prometheus rows use "dt" too).
     time_column: str = "dt"
-    #: How the quantity is named in the evidence line ("availability", "traffic").
-    label: str = Field(default="value", min_length=1, max_length=60)
-    #: Unit printed after values ("%", " dBm"); relative changes print as percent.
-    unit: str = Field(default="", max_length=12)
+    #: How the quantity is named in the evidence line ("availability", or
+    #: {en: availability, ru: доступность}).
+    label: Label = Wording(en="value", ru="значение")
+    #: Unit printed after values ("%", " dBm", or {en: " s", ru: " с"}); relative changes
+    #: print as percent.
+    unit: Unit = Wording(en="", ru="")
 
 
 def _columns(value: object) -> object:
@@ -113,7 +156,7 @@ class PeerCompareRule(_Rule):
     min_samples: int = Field(default=12, ge=1)
     align: Align = "hour_of_week"
     find_onset: bool = True
-    peers_label: str = Field(default="peers", min_length=1, max_length=60)
+    peers_label: Label = Wording(en="peers", ru="соседи")
 
     @model_validator(mode="after")
     def _ratios(self) -> PeerCompareRule:

@@ -21,6 +21,7 @@ from typing import Any
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks import baseline as bl
 from reasoning_core.runbooks.baseline import Direction, Pair, Scale
+from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
 from reasoning_core.runbooks.peers import peer_compare_rows
 from reasoning_core.runbooks.rows import Row, as_datetime, as_number, index_points, points
 from reasoning_core.runbooks.rules import (
@@ -55,6 +56,7 @@ def change(
     explains_full: float = 0.6,
     label: str = "value",
     unit: str = "",
+    language: str = "en",
 ) -> Evidence:
     """Did the value move by at least `min_change` in `direction` against its baseline?
 
@@ -64,10 +66,12 @@ def change(
     scales a confirmation by how much of a related drop this change accounts for.
     """
     if len(pairs) < min_samples:
-        return inconclusive(f"{label}: only {len(pairs)} comparable samples (need {min_samples})")
+        return inconclusive(
+            evidence_line("few_pairs", language, label=label, count=len(pairs), need=min_samples)
+        )
     delta = bl.change(pairs, scale)
     if delta is None:
-        return inconclusive(f"{label}: the baseline is zero, no relative change")
+        return inconclusive(evidence_line("zero_baseline", language, label=label))
     moved = bl.directional(delta, direction)
     ratio, sigma = _significance(moved, min_change=min_change, noise=noise, z_min=z_min)
     confirmed = ratio >= 1
@@ -77,12 +81,14 @@ def change(
     recent = sum(p.actual for p in pairs) / len(pairs)
     usual = sum(p.expected for p in pairs) / len(pairs)
     hours = bl.span_hours(pairs)
-    text = (
-        f"{label} {fmt(recent)}{unit} vs {fmt(usual)}{unit} baseline "
-        f"({_delta(delta, scale, unit)}, {hours:.0f} h)"
-    )
+    text = evidence_line(
+        "change", language, label=label, recent=f"{fmt(recent)}{unit}",
+        usual=f"{fmt(usual)}{unit}", delta=_delta(delta, scale, unit, language),
+        hours=f"{hours:.0f}",
+    )  # fmt: skip
     if not confirmed and moved >= min_change:
-        text += f"; within normal variation (±{_delta(sigma, scale, unit, signed=False)})"
+        sigma_text = _delta(sigma, scale, unit, language, signed=False)
+        text += evidence_line("within_noise", language, sigma=sigma_text)
     data: dict[str, Any] = dict(
         label=label, recent=recent, baseline=usual, change=delta, scale=scale,
         direction=direction, min_change=min_change, samples=len(pairs), hours=hours,
@@ -103,10 +109,10 @@ def _significance(
     return ratio, sigma
 
 
-def _delta(value: float, scale: Scale, unit: str, *, signed: bool = True) -> str:
+def _delta(value: float, scale: Scale, unit: str, language: str, *, signed: bool = True) -> str:
     if scale == "relative":
         return pct(value, signed=signed)
-    suffix = {"%": " pp", "dBm": " dB"}.get(unit.strip(), unit)
+    suffix = change_unit(unit, language) or unit
     return (f"{value:+.1f}" if signed else f"{abs(value):.1f}") + suffix
 
 
@@ -120,17 +126,20 @@ def threshold(
     min_samples: int = 1,
     label: str = "value",
     unit: str = "",
+    language: str = "en",
 ) -> Evidence:
     """Is the aggregate of the values above (or below) the limit, and by how much?"""
     if len(values) < min_samples:
-        return inconclusive(f"{label}: only {len(values)} samples (need {min_samples})")
+        return inconclusive(
+            evidence_line("few_values", language, label=label, count=len(values), need=min_samples)
+        )
     level = _aggregate(values, aggregate)
     beyond = level - limit if op == "above" else limit - level
     strength = clip(1 - math.exp(-abs(beyond) / margin), 0.02, 0.97)
-    text = (
-        f"{label} {aggregate} {fmt(level)}{unit} vs limit {fmt(limit)}{unit} "
-        f"({len(values)} samples)"
-    )
+    text = evidence_line(
+        "threshold", language, label=label, aggregate=aggregate_word(aggregate, language),
+        level=f"{fmt(level)}{unit}", limit=f"{fmt(limit)}{unit}", count=len(values),
+    )  # fmt: skip
     data = {"label": label, "value": level, "limit": limit, "op": op, "samples": len(values)}
     return Evidence(confirmed=beyond > 0, confidence=strength, text=text, data=data, has_data=True)
 
@@ -154,10 +163,11 @@ def rows_exist(
     confidence: float = 0.8,
     refute_confidence: float = 0.5,
     label: str = "rows",
+    language: str = "en",
 ) -> Evidence:
     """At least `min_rows` rows came back -> confirmed; none -> refuted, more weakly."""
     found = count >= min_rows
-    text = f"{label}: {count} found (need ≥ {min_rows})"
+    text = evidence_line("rows", language, label=label, count=count, need=min_rows)
     return Evidence(
         confirmed=found,
         confidence=confidence if found else refute_confidence,
@@ -176,21 +186,27 @@ def evaluate(
     window: TimeWindow,
     *,
     tags: Mapping[str, str] | None = None,
+    language: str = "en",
 ) -> Evidence:
-    """Apply a declared rule to a check's rows; `tags` are copied into the evidence data."""
+    """Apply a declared rule to a check's rows; `tags` are copied into the evidence data.
+
+    The evidence line is worded in `language`; its numbers and verdict do not depend on it.
+    """
     if isinstance(rule, ChangeRule):
-        evidence = _change_rows(rule, rows, window)
+        evidence = _change_rows(rule, rows, window, language)
     elif isinstance(rule, ThresholdRule):
-        evidence = _threshold_rows(rule, rows, window)
+        evidence = _threshold_rows(rule, rows, window, language)
     elif isinstance(rule, RowsExistRule):
-        evidence = _rows_exist_rows(rule, rows, window)
+        evidence = _rows_exist_rows(rule, rows, window, language)
     else:
-        evidence = peer_compare_rows(rule, rows, window)
+        evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}
     return evidence
 
 
-def _change_rows(rule: ChangeRule, rows: Sequence[Row], window: TimeWindow) -> Evidence:
+def _change_rows(
+    rule: ChangeRule, rows: Sequence[Row], window: TimeWindow, language: str
+) -> Evidence:
     reference = (window.baseline_start, window.baseline_end)
     series = index_points(
         rows, time_column=rule.time_column, columns=rule.value, reference=reference
@@ -198,8 +214,8 @@ def _change_rows(rule: ChangeRule, rows: Sequence[Row], window: TimeWindow) -> E
     base = bl.split(series, start=window.baseline_start, end=window.baseline_end)
     recent = bl.split(series, start=window.recent_start, end=window.recent_end)
     if not base or not recent:
-        which = "baseline" if not base else "recent"
-        return inconclusive(f"{rule.label}: no {which} data in the window")
+        which = "no_baseline" if not base else "no_recent"
+        return inconclusive(evidence_line(which, language, label=rule.label.get(language)))
     baseline = bl.Baseline(base, align=rule.align)
     pairs = baseline.pairs(recent)
     if rule.find_onset and len(pairs) >= rule.min_samples:
@@ -217,8 +233,9 @@ def _change_rows(rule: ChangeRule, rows: Sequence[Row], window: TimeWindow) -> E
         min_samples=rule.min_samples,
         explained_share=share,
         explains_full=rule.explains_full,
-        label=rule.label,
-        unit=rule.unit,
+        label=rule.label.get(language),
+        unit=rule.unit.get(language),
+        language=language,
     )
 
 
@@ -261,7 +278,9 @@ def _in_scope(rows: Sequence[Row], column: str, window: TimeWindow) -> list[Row]
     ]
 
 
-def _threshold_rows(rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow) -> Evidence:
+def _threshold_rows(
+    rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow, language: str
+) -> Evidence:
     scoped = _in_scope(rows, rule.time_column, window) if rule.scope == "recent" else list(rows)
     if scoped and all(as_datetime(r.get(rule.time_column)) is not None for r in scoped):
         values = [v for _, v in points(scoped, time_column=rule.time_column, column=rule.value)]
@@ -274,17 +293,21 @@ def _threshold_rows(rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow
         margin=rule.margin,
         aggregate=rule.aggregate,
         min_samples=rule.min_samples,
-        label=rule.label,
-        unit=rule.unit,
+        label=rule.label.get(language),
+        unit=rule.unit.get(language),
+        language=language,
     )
 
 
-def _rows_exist_rows(rule: RowsExistRule, rows: Sequence[Row], window: TimeWindow) -> Evidence:
+def _rows_exist_rows(
+    rule: RowsExistRule, rows: Sequence[Row], window: TimeWindow, language: str
+) -> Evidence:
     scoped = _in_scope(rows, rule.time_column, window) if rule.scope == "recent" else list(rows)
     return rows_exist(
         len(scoped),
         min_rows=rule.min_rows,
         confidence=rule.confidence,
         refute_confidence=rule.refute_confidence,
-        label=rule.label,
+        label=rule.label.get(language),
+        language=language,
     )

@@ -18,6 +18,7 @@ from reasoning_core.models import (
     ClarifyingQuestion,
     Question,
     StrategyDecision,
+    as_language,
 )
 from reasoning_core.ports import ClarificationStore, PendingClarification
 
@@ -131,6 +132,7 @@ def prompt_answer(pending: PendingClarification, *, note: str | None = None) -> 
         uncertainty_reason=decision.uncertainty_reason or decision.reason,
         reason=decision.reason,
         decision=decision,
+        language=as_language(decision.language),
         clarification=ClarificationPrompt(
             clarification_id=pending.id,
             index=index,

@@ -27,6 +27,10 @@ from reasoning_core.models import (
 NOT_CHECKED = "not checked"
 _NOT_CHECKED_SEP = f": {NOT_CHECKED} — "
 _NONE_ID = "none"
+_NOT_STRONG = {
+    "en": "the evidence is not strong enough for a firm conclusion",
+    "ru": "данных недостаточно для уверенного вывода",
+}
 
 
 def not_checked_line(where: str, reason: str) -> str:
@@ -57,9 +61,13 @@ class Report(BaseModel):
 
 
 def build_report(
-    synthesis: Synthesis, *, tree_id: str | None = None, planner: str | None = None
+    synthesis: Synthesis,
+    *,
+    tree_id: str | None = None,
+    planner: str | None = None,
+    language: str = "en",
 ) -> Report:
-    """The report sections of a synthesis."""
+    """The report sections of a synthesis (a missing uncertainty reason worded in `language`)."""
     evidence = [line for line in synthesis.evidence if _NOT_CHECKED_SEP not in line]
     not_checked = [
         line.replace(_NOT_CHECKED_SEP, ": ", 1)
@@ -68,7 +76,7 @@ def build_report(
     ]
     uncertainty = synthesis.uncertainty_reason
     if synthesis.confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
-        uncertainty = "the evidence is not strong enough for a firm conclusion"
+        uncertainty = _NOT_STRONG["ru" if language == "ru" else "en"]
     return Report(
         confidence=synthesis.confidence,
         level=confidence_level(synthesis.confidence),
@@ -91,7 +99,9 @@ def report_of(answer: Answer) -> Report | None:
     """The report of an answer that carries a synthesis (deep answers do)."""
     if answer.synthesis is None:
         return None
-    return build_report(answer.synthesis, tree_id=answer.tree_id, planner=answer.planner)
+    return build_report(
+        answer.synthesis, tree_id=answer.tree_id, planner=answer.planner, language=answer.language
+    )
 
 
 def render_report_text(report: Report) -> str:

@@ -8,6 +8,7 @@ from typing import Any
 from reasoning_core.models import Node, Tree
 from reasoning_core.tree.aggregation import EVIDENCE_TYPES
 from reasoning_core.tree.walk import OPEN, descendants, is_active
+from reasoning_core.tree.words import progress_line
 
 
 def is_open_hypothesis(tree: Tree, node: Node) -> bool:
@@ -30,7 +31,6 @@ def tree_status(tree: Tree) -> dict[str, Any]:
     checks = [n for n in nodes if n.node_type == "verification" and n.status != "pruned"]
     done = sum(1 for n in checks if n.status in ("completed", "rejected"))
     open_hypotheses = sum(1 for n in nodes if is_open_hypothesis(tree, n))
-    plural = "hypothesis" if open_hypotheses == 1 else "hypotheses"
     synthesis = tree.synthesis
     return {
         "tree_id": tree.id,
@@ -44,5 +44,5 @@ def tree_status(tree: Tree) -> dict[str, Any]:
         "hypotheses_open": open_hypotheses,
         "primary": None if synthesis is None else synthesis.primary.title,
         "confidence": None if synthesis is None else synthesis.confidence,
-        "progress": f"{done}/{len(checks)} checks · {open_hypotheses} {plural} open",
+        "progress": progress_line(done, len(checks), open_hypotheses, "en"),
     }

@@ -21,6 +21,7 @@ from reasoning_core.tree.aggregation import (
     strength,
 )
 from reasoning_core.tree.walk import OPEN, descendants, is_active, root_of
+from reasoning_core.tree.words import tree_phrase, verdict_word
 
 #: Other hypotheses at least this likely are reported as secondary factors.
 SECONDARY_MIN = 0.5
@@ -30,11 +31,15 @@ ESTABLISHED_MIN = 0.5
 NONE_ID = "none"
 
 
-def synthesize(tree: Tree) -> Synthesis:
-    """Conclude from the root's hypotheses as they stand now (pure; tree unchanged)."""
+def synthesize(tree: Tree, *, language: str = "en") -> Synthesis:
+    """Conclude from the root's hypotheses as they stand now (pure; tree unchanged).
+
+    `language` words the evidence lines and the uncertainty reason; the numbers do
+    not depend on it.
+    """
     ranked = ranking(tree)
     if not ranked:
-        return _nothing_to_conclude(tree)
+        return _nothing_to_conclude(tree, language)
     entries = [_ranked(node, p) for node, p in ranked]
     margin = margin_of(ranked)
     confidence = adjusted_confidence(ranked[0][1], margin)
@@ -47,8 +52,8 @@ def synthesize(tree: Tree) -> Synthesis:
         margin=margin,
         ranking=entries,
         secondary=[r for _, r in secondary],
-        evidence=[line for node in reported for line in evidence_lines(tree, node)],
-        uncertainty_reason=_uncertainty(tree, ranked, confidence, margin),
+        evidence=[line for node in reported for line in evidence_lines(tree, node, language)],
+        uncertainty_reason=_uncertainty(tree, ranked, confidence, margin, language),
         not_established=ranked[0][1] < ESTABLISHED_MIN,
     )
 
@@ -78,22 +83,24 @@ def _checks(tree: Tree, hypothesis: Node) -> list[Node]:
     ]
 
 
-def evidence_lines(tree: Tree, hypothesis: Node) -> list[str]:
+def evidence_lines(tree: Tree, hypothesis: Node, language: str = "en") -> list[str]:
     """One line per result under a hypothesis: check, verdict, strength, text."""
     lines = []
     for check in _checks(tree, hypothesis):
         if check.result is None:
             continue
-        verdict = {True: "confirmed", False: "refuted", None: "inconclusive"}[
-            check.result.confirmed
-        ]
+        verdict = verdict_word(check.result.confirmed, language)
         line = f"{label(hypothesis)} / {label(check)}: {verdict} ({strength(check.result):.2f})"
         lines.append(f"{line}: {check.result.text}" if check.result.text else line)
     return lines
 
 
 def _uncertainty(
-    tree: Tree, ranked: list[tuple[Node, float]], confidence: float, margin: float
+    tree: Tree,
+    ranked: list[tuple[Node, float]],
+    confidence: float,
+    margin: float,
+    language: str,
 ) -> str | None:
     close = margin < CLOSE_MARGIN
     if confidence >= UNCERTAINTY_THRESHOLD and not close:
@@ -101,45 +108,44 @@ def _uncertainty(
     (primary, p1), reasons = ranked[0], []
     if p1 < ESTABLISHED_MIN:
         reasons.append(
-            f"no hypothesis reached {ESTABLISHED_MIN} (best: {label(primary)!r} at {p1:.2f})"
+            tree_phrase("no_winner", language, min=ESTABLISHED_MIN, title=label(primary), p=p1)
         )
     if close:
         runner, p2 = ranked[1]
         reasons.append(
-            f"the runner-up {label(runner)!r} ({p2:.2f}) is within {margin:.2f} of the "
-            f"primary ({p1:.2f}), so confidence was lowered to {confidence:.2f}"
-        )
+            tree_phrase("close", language, title=label(runner), p2=p2, margin=margin, p1=p1,
+                        confidence=confidence)
+        )  # fmt: skip
     if confidence < UNCERTAINTY_THRESHOLD:
-        reasons.extend(_evidence_gaps(tree, primary))
+        reasons.extend(_evidence_gaps(tree, primary, language))
     if not reasons:
-        reasons.append(f"the evidence for {label(primary)!r} is weak ({p1:.2f})")
+        reasons.append(tree_phrase("weak", language, title=label(primary), p=p1))
     return "; ".join(reasons)
 
 
-def _evidence_gaps(tree: Tree, primary: Node) -> list[str]:
+def _evidence_gaps(tree: Tree, primary: Node, language: str) -> list[str]:
     checks = _checks(tree, primary)
     results = [c.result for c in checks if c.result is not None]
     gaps = []
     if not checks:
-        gaps.append(f"{label(primary)!r} has no checks")
+        gaps.append(tree_phrase("no_checks", language, title=label(primary)))
     inconclusive = sum(1 for r in results if r.confirmed is None)
     if inconclusive:
-        gaps.append(f"{inconclusive} of {len(results)} checks of the primary were inconclusive")
+        gaps.append(tree_phrase("inconclusive", language, count=inconclusive, total=len(results)))
     if results and not any(r.has_data and r.confirmed is not None for r in results):
-        gaps.append("no conclusive check of the primary was backed by data")
+        gaps.append(tree_phrase("no_data", language))
     pending = sum(1 for c in checks if c.status in OPEN and c.result is None)
     if pending:
-        gaps.append(f"{pending} checks of the primary are still pending")
+        gaps.append(tree_phrase("pending", language, count=pending))
     return gaps
 
 
-def _nothing_to_conclude(tree: Tree) -> Synthesis:
+def _nothing_to_conclude(tree: Tree, language: str) -> Synthesis:
     root = root_of(tree)
     hypotheses = [n for n in descendants(tree, root.id) if n.node_type == "hypothesis"]
-    reason = (
-        "every hypothesis was rejected or pruned" if hypotheses else "no hypothesis was proposed"
-    )
-    none = RankedHypothesis(id=NONE_ID, title="No cause established", confidence=0.0)
+    reason = tree_phrase("all_closed" if hypotheses else "none_proposed", language)
+    title = tree_phrase("no_cause", language)
+    none = RankedHypothesis(id=NONE_ID, title=title, confidence=0.0)
     return Synthesis(
         primary=none, confidence=0.0, margin=0.0, uncertainty_reason=reason, not_established=True
     )

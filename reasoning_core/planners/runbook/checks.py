@@ -137,7 +137,10 @@ def result_rows(check: Check, result: ToolResult) -> list[dict[str, Any]]:
 
 def judge(check: Check, state: PlanState, result: ToolResult) -> Evidence:
     """The check's own finding (before `against` turns it around)."""
-    evidence = evaluate(check.verdict, result_rows(check, result), state.window, tags=check.tags)
+    evidence = evaluate(
+        check.verdict, result_rows(check, result), state.window, tags=check.tags,
+        language=state.language,
+    )  # fmt: skip
     evidence.data = {**evidence.data, "check": check.id, "rows": result.row_count}
     return evidence
 

@@ -35,6 +35,39 @@ from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
 
+#: The messages of the errors below, in the question's language (they reach the user).
+_MESSAGES: dict[str, dict[str, str]] = {
+    "no_runbook": {
+        "en": "no runbook matches this question (runbooks: {known})",
+        "ru": "к этому вопросу не подходит ни один сценарий разбора (загружены: {known})",
+    },
+    "none_loaded": {"en": "none loaded", "ru": "ни одного"},
+    "no_tool": {
+        "en": "the {name} tool is not configured, so this runbook cannot run",
+        "ru": "инструмент {name} не настроен, поэтому этот сценарий разбора не выполнить",
+    },
+    "lacks": {
+        "en": "data source lacks a table or column",
+        "ru": "в источнике данных нет нужной таблицы или столбца",
+    },
+    "no_anchor": {
+        "en": "could not read the data's latest time: {error}",
+        "ru": "не удалось узнать, до какого времени есть данные: {error}",
+    },
+    "no_data": {
+        "en": "the data source has no data for runbook {runbook}",
+        "ru": "в источнике нет данных для сценария разбора {runbook}",
+    },
+    "no_subject_data": {
+        "en": "the data source has no data for {subject} in the window",
+        "ru": "в источнике нет данных для {subject} за этот период",
+    },
+}
+
+
+def _message(key: str, language: str, **values: object) -> str:
+    return _MESSAGES[key]["ru" if language == "ru" else "en"].format(**values)
+
 
 class NoRunbookError(UnanswerableError):
     """No runbook matches the question."""
@@ -65,8 +98,9 @@ def best_match(runbooks: RunbookSet, request: Request) -> RunbookMatch:
     """The best-scoring runbook for the parsed question; NoRunbookError if none matches."""
     matches = runbooks.match(request)
     if not matches:
-        known = ", ".join(sorted(runbooks.runbooks)) or "none loaded"
-        raise NoRunbookError(f"no runbook matches this question (runbooks: {known})")
+        language = request.language
+        known = ", ".join(sorted(runbooks.runbooks)) or _message("none_loaded", language)
+        raise NoRunbookError(_message("no_runbook", language, known=known))
     return matches[0]
 
 
@@ -85,21 +119,23 @@ def parameters_of(
     return params, missing
 
 
-async def run_tool(tools: Mapping[str, Tool], name: str, request: ToolRequest) -> ToolResult:
+async def run_tool(
+    tools: Mapping[str, Tool], name: str, request: ToolRequest, language: str = "en"
+) -> ToolResult:
     """Run a tool the planner needs itself; DataSourceError when it is not configured."""
     tool = tools.get(name)
     if tool is None:
-        raise DataSourceError(f"the {name} tool is not configured, so this runbook cannot run")
+        raise DataSourceError(_message("no_tool", language, name=name))
     try:
         return await tool.run(request)
     except ToolError as e:
         return ToolResult.failure(name, "failed", str(e))
 
 
-def raise_for_missing(result: ToolResult) -> None:
+def raise_for_missing(result: ToolResult, language: str = "en") -> None:
     """A tool failure that means the data source lacks something the runbook needs."""
     if not result.ok and result.error_kind == "missing":
-        raise DataSourceError(result.error or "data source lacks a table or column")
+        raise DataSourceError(result.error or _message("lacks", language))
 
 
 async def find_anchor(
@@ -107,9 +143,10 @@ async def find_anchor(
     params: Mapping[str, str],
     tools: Mapping[str, Tool],
     clock: Callable[[], datetime],
+    language: str = "en",
 ) -> datetime:
     """The data's "now": the runbook's anchor query, else the clock."""
-    last, _ = await find_data_span(runbook, params, tools, clock)
+    last, _ = await find_data_span(runbook, params, tools, clock, language)
     return last
 
 
@@ -118,6 +155,7 @@ async def find_data_span(
     params: Mapping[str, str],
     tools: Mapping[str, Tool],
     clock: Callable[[], datetime],
+    language: str = "en",
 ) -> tuple[datetime, datetime | None]:
     """The data's "now" and, when the anchor query also returns ``first``, its first time."""
     anchor = runbook.window.anchor
@@ -125,16 +163,17 @@ async def find_data_span(
         return clock(), None
     if anchor.tool == "sql":
         sql, args = bind_sql(anchor.query, dict(params))
-        result = await run_tool(tools, "sql", ToolRequest(query=sql, params=args, max_rows=1))
+        request = ToolRequest(query=sql, params=args, max_rows=1)
     else:
-        result = await run_tool(tools, "prometheus", ToolRequest(query=anchor.query))
-    raise_for_missing(result)
+        request = ToolRequest(query=anchor.query)
+    result = await run_tool(tools, anchor.tool, request, language)
+    raise_for_missing(result, language)
     if not result.ok:
-        raise DataSourceError(f"could not read the data's latest time: {result.error}")
+        raise DataSourceError(_message("no_anchor", language, error=result.error))
     value = _first_value(result)
     moment = as_datetime(value) or _unix(value)
     if moment is None:
-        raise NoDataError(f"the data source has no data for runbook {runbook.id}")
+        raise NoDataError(_message("no_data", language, runbook=runbook.id))
     first = result.rows[0].get("first") if result.rows else None
     return moment, as_datetime(first) if first is not None else None
 
@@ -208,19 +247,20 @@ async def run_gate(
     if runbook.gate is None:
         return []
     checks = [runbook.check(ref) for ref in runbook.gate.checks]
+    language = state.language
     results = await asyncio.gather(
-        *(run_tool(tools, c.tool, build_request(c, runbook, state)) for c in checks)
+        *(run_tool(tools, c.tool, build_request(c, runbook, state), language) for c in checks)
     )
     found = []
     for check, result in zip(checks, results, strict=True):
-        raise_for_missing(result)
+        raise_for_missing(result, language)
         if not result.ok:
             text = f"{check.id}: {result.error}"
             found.append((check, Evidence(confirmed=None, confidence=0.0, text=text)))
             continue
         if result.row_count == 0:
             subject = ", ".join(f"{k}={v}" for k, v in state.params.items()) or runbook.id
-            raise NoDataError(f"the data source has no data for {subject} in the window")
+            raise NoDataError(_message("no_subject_data", language, subject=subject))
         found.append((check, judge(check, state, result)))
     return found
 

@@ -150,10 +150,11 @@ class RunbookPlanner:
         params, missing = parameters_of(match, ctx.parameters)
         if missing:
             raise await self._missing(match, missing)
-        anchor, first = await find_data_span(runbook, params, self._tools, self._clock)
+        language = _language(match, ctx)
+        anchor, first = await find_data_span(runbook, params, self._tools, self._clock, language)
         state = PlanState(
             runbook=runbook.id,
-            language=_language(match, ctx),
+            language=language,
             params=params,
             anchor=anchor,
             window=match.window(anchor),

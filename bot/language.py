@@ -1,0 +1,37 @@
+"""Which language the bot's own words take: the question's, else the user's Telegram one.
+
+A reply to a question speaks the question's language (the answer carries it:
+`Answer.language`). A notice about a message that is not answered (busy, too
+long, rate limited) speaks the language of that message's text, detected as the
+reasoning core detects it; a command or a button without text of its own speaks
+the language the user's Telegram app is set to.
+"""
+
+from __future__ import annotations
+
+from aiogram.types import User
+
+from reasoning_core.models import Language
+from reasoning_core.understanding.parse import detect_language
+
+
+def user_language(user: User | None) -> Language:
+    """Russian for a Telegram app set to Russian, English otherwise."""
+    code = (user.language_code or "") if user is not None else ""
+    return "ru" if code.lower().startswith("ru") else "en"
+
+
+def message_language(text: str | None, user: User | None) -> Language:
+    """The language of a message's words (a leading /command aside); the user's app
+    language when it has none."""
+    words = (text or "").strip()
+    if words.startswith("/"):
+        words = words.partition(" ")[2]
+    if any(ch.isalpha() for ch in words):
+        return detect_language(words)
+    return user_language(user)
+
+
+def pick(table: dict[str, str], language: str) -> str:
+    """The entry of a {"en": ..., "ru": ...} table for `language` (English unless Russian)."""
+    return table["ru"] if language == "ru" else table["en"]

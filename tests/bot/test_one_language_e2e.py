@@ -1,0 +1,210 @@
+"""Every reply speaks one language, the question's: through Telegram and in the terminal.
+
+The demo data (seed 7) and no LLM, through the fake Telegram server: deep reports of every
+kind of incident, a rise, a period outside the data, an unknown cell, a clarification
+answered with its button, a decline, a quick answer without a model, a deep analysis
+that fails, a second question while the first runs, a message too long, an edited
+message and a photo. Everything the bot shows is collected — messages, live progress
+lines and their edits, button labels, button notices — and must hold no word of the
+other language (tests/language.py says what is not a word). `whytree chat` is held to
+the same in both languages: its replies, hints, its own lines and the progress it prints.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from demo.dataset import example_questions, generate_demo
+from demo.loader import load_demo
+from storage.pool import create_pool
+from tests.bot.replies import buttons, replies, wait_for_replies
+from tests.fakes.bot_harness import harness_settings, running_bot
+from tests.fakes.telegram_server import FakeTelegramServer
+from tests.fakes.telegram_updates import Content
+from tests.language import foreign_words
+
+REPO = Path(__file__).resolve().parents[2]
+_DEMO = generate_demo(7)
+_BY_KIND = {f"{q.kind}/{q.detail}": q for q in example_questions(_DEMO)}
+
+
+@dataclass(frozen=True)
+class Talk:
+    """One chat: what the user sends, and how many replies (not progress lines) to expect."""
+
+    sends: tuple[str, ...]
+    replies: int = 1
+    press_first_button: bool = False
+    content: Content = "text"
+    edited: bool = False
+
+
+def _deep(kind: str, language: str) -> Talk:
+    question = _BY_KIND[kind]
+    return Talk((question.ru if language == "ru" else question.en,))
+
+
+def talks(language: str) -> dict[str, Talk]:
+    """The conversations of one language (the same situations in both)."""
+    ru = language == "ru"
+    kinds = (
+        "technical/availability", "technical/interference", "demand/None", "external/None",
+        "none/None",
+    )  # fmt: skip
+    found: dict[str, Talk] = {kind: _deep(kind, language) for kind in kinds}
+    texts = {
+        "rise": ("почему растет трафик на соте 10291", "why is traffic rising on cell 10291"),
+        "outside": (
+            "почему упал трафик на соте 10291 в марте 2025",
+            "why did traffic drop on cell 10291 in March 2025",
+        ),
+        "unknown": ("почему упал трафик на соте 10219?", "why did traffic drop on cell 10219?"),
+        "decline": ("удали все строки из hour_stats", "delete all rows from hour_stats"),
+        "quick": ("что такое RTWP?", "what is RTWP?"),
+        "fails": (
+            "Почему выросли ошибки 5xx у сервиса checkout?",
+            "Why did 5xx errors rise on service checkout?",
+        ),
+    }
+    for name, (ru_text, en_text) in texts.items():
+        found[name] = Talk((ru_text if ru else en_text,))
+    vague = "почему упал трафик?" if ru else "why did traffic drop?"
+    found["clarify"] = Talk((vague,), replies=2, press_first_button=True)
+    deep = _BY_KIND["technical/availability"]
+    twice = (deep.ru, "и ещё вопрос") if ru else (deep.en, "and one more thing")
+    found["busy"] = Talk(twice, replies=2)
+    found["too_long"] = Talk((("очень длинный вопрос " if ru else "a very long question ") * 250,))
+    found["edited"] = Talk(("почему упал трафик" if ru else "why did traffic drop",), edited=True)
+    found["photo"] = Talk(
+        ("вот снимок экрана" if ru else "here is a screenshot",), content="photo"
+    )
+    return found
+
+
+def shown(telegram: FakeTelegramServer, chat: int) -> Iterator[str]:
+    """Everything the user of `chat` sees: messages, their edits, and button labels."""
+    for message in telegram.sent_messages(chat):
+        yield message.text
+        yield from (label for label, _ in buttons(message))
+    for edit in telegram.edits(chat):
+        yield str(edit.params.get("text", ""))
+
+
+async def converse(
+    telegram: FakeTelegramServer, first_chat: int, language: str
+) -> tuple[dict[str, int], list[str]]:
+    """Send every talk of `language` (each in its own chat) and wait for the replies.
+
+    Returns the chat of each talk, and the notices the buttons pressed showed.
+    """
+    chats, notices_before = {}, len(telegram.callback_answers)
+    for offset, (name, talk) in enumerate(talks(language).items()):
+        chats[name] = chat = first_chat + offset
+        for text in talk.sends:
+            telegram.push_message(chat, text, content=talk.content, edited=talk.edited)
+    for name, talk in talks(language).items():
+        chat = chats[name]
+        if talk.press_first_button:
+            [asked] = await wait_for_replies(telegram, chat, 1, seconds=60)
+            telegram.push_callback(chat, chat, buttons(asked)[0][1], asked.result["message_id"])
+        await wait_for_replies(telegram, chat, talk.replies, seconds=90)
+    notices = [str(a.params.get("text") or "") for a in telegram.callback_answers[notices_before:]]
+    return chats, [n for n in notices if n]
+
+
+@pytest.fixture
+async def demo_data(database_url: str) -> None:
+    pool = await create_pool(database_url)
+    try:
+        await load_demo(pool, _DEMO)
+    finally:
+        await pool.close()
+
+
+@pytest.mark.usefixtures("demo_data")
+async def test_every_reply_speaks_the_questions_language(
+    database_url: str, telegram: FakeTelegramServer
+) -> None:
+    settings = harness_settings(database_url=database_url, telegram=telegram, llm_base_url=None)
+    async with running_bot(settings, telegram):
+        ru_chats, ru_notices = await converse(telegram, 2100, "ru")
+        en_chats, en_notices = await converse(telegram, 2200, "en")
+    chats = {"ru": ru_chats, "en": en_chats}
+    mixed = {}
+    for language, by_name in chats.items():
+        for name, chat in by_name.items():
+            sent = talks(language)[name].sends
+            for text in shown(telegram, chat):
+                if words := foreign_words(text, language, quoted=sent):
+                    mixed[f"{language}/{name}"] = (words, text[:400])
+    for language, notices in (("ru", ru_notices), ("en", en_notices)):
+        for text in notices:
+            if words := foreign_words(text, language, quoted=talks(language)["clarify"].sends):
+                mixed[f"{language}/button notice"] = (words, text)
+    assert not mixed, mixed
+    # The conversations went where they should (so the check above saw every path).
+    ru = {name: " ".join(shown(telegram, chat)) for name, chat in chats["ru"].items()}
+    assert "Техническая проблема на соте: авария" in ru["technical/availability"]
+    assert "помехи" in ru["technical/interference"] and "✍️ Свой ответ" in ru["clarify"]
+    assert "Вывод:" in ru["none/None"] and "падение, а не рост" in ru["rise"]
+    assert "данные покрывают" in ru["outside"] and "нет соты 10219" in ru["unknown"]
+    assert "Не удалось завершить глубокий анализ" in ru["fails"]
+    assert "Языковая модель не настроена" in ru["quick"] and "меняю" in ru["decline"]
+    assert "Ещё отвечаю" in ru["busy"] and "символов" in ru["too_long"]
+    assert "только текст" in ru["photo"] and "изменили сообщение" in ru["edited"]
+    assert len(replies(telegram, chats["ru"]["clarify"])) == 2
+
+
+#: A terminal session per language: a clarification answered by number, a report, /new,
+#: a rise, /cancel with nothing pending.
+CHAT_SESSIONS = {
+    "ru": "почему упал трафик?\n1\n/new\nпочему растет трафик на соте 10291\n/cancel\n/quit\n",
+    "en": "why did traffic drop?\n1\n/new\nwhy is traffic rising on cell 10291\n/cancel\n/quit\n",
+}
+
+
+def whytree_chat(database_url: str, session: str, locale: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TELEGRAM_"))}
+    env |= {"DATABASE_URL": database_url, "LOG_LEVEL": "ERROR", "LANG": locale, "LC_ALL": ""}
+    return subprocess.run(
+        [sys.executable, "-m", "bot.cli", "chat"], cwd=REPO, env=env, input=session,
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+@pytest.mark.usefixtures("demo_data")
+@pytest.mark.parametrize(("language", "locale"), [("ru", "ru_RU.UTF-8"), ("en", "C.UTF-8")])
+async def test_the_terminal_chat_speaks_the_questions_language(
+    database_url: str, language: str, locale: str
+) -> None:
+    session = CHAT_SESSIONS[language]
+    result = await asyncio.to_thread(whytree_chat, database_url, session, locale)
+    assert result.returncode == 0, result.stderr
+    progress = [line for line in result.stderr.splitlines() if line.startswith("  … ")]
+    shown = [*result.stdout.splitlines(), *progress]
+    typed = [*session.splitlines(), getpass.getuser()]
+    mixed = [
+        (words, line) for line in shown if (words := foreign_words(line, language, quoted=typed))
+    ]
+    assert not mixed, mixed
+    expected = {
+        "ru": ("ответьте номером", "авария", "(новая сессия)", "падение, а не рост", "Стратегия"),
+        "en": (
+            "answer with a number",
+            "availability outage",
+            "(new session)",
+            "not a rise",
+            "Strategy",
+        ),
+    }[language]
+    text = "\n".join(shown)
+    assert all(part in text for part in expected), text[-2000:]
