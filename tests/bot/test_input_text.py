@@ -76,7 +76,8 @@ async def test_unicode_digits_analyse_cell_10291_end_to_end(
     for chat in asks:
         [report] = [m for m in telegram.sent_messages(chat) if "<b>" in m.text]
         assert "runbook" in report.text, report.text
-        assert "0% vs 100%" in report.text  # the outage of cell 10291, not a cell "1"
+        # The outage of cell 10291, not a cell "1" (the Russian report says it in Russian).
+        assert "0% vs 100%" in report.text or "0% против 100%" in report.text, report.text
     conn = await asyncpg.connect(database_url)
     try:
         stored = await conn.fetch("SELECT chat_id, question FROM messages ORDER BY chat_id")

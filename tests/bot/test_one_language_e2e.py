@@ -157,7 +157,7 @@ async def test_every_reply_speaks_the_questions_language(
     assert "помехи" in ru["technical/interference"] and "✍️ Свой ответ" in ru["clarify"]
     assert "Вывод:" in ru["none/None"] and "падение, а не рост" in ru["rise"]
     assert "данные покрывают" in ru["outside"] and "нет соты 10219" in ru["unknown"]
-    assert "Не удалось завершить глубокий анализ" in ru["fails"]
+    assert "глубокий анализ не удалось довести до конца" in ru["fails"]
     assert "Языковая модель не настроена" in ru["quick"] and "меняю" in ru["decline"]
     assert "Ещё отвечаю" in ru["busy"] and "символов" in ru["too_long"]
     assert "только текст" in ru["photo"] and "изменили сообщение" in ru["edited"]
