@@ -12,7 +12,7 @@ from typing import Any
 
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
-from bot.logging_setup import setup_logging
+from bot.logging_setup import log_file_path, setup_logging
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
@@ -143,11 +143,25 @@ _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any
 }
 
 
+def _setup_logging(settings: Settings, args: argparse.Namespace) -> None:
+    """`whytree run` with a token logs JSON lines on stderr for operators; every other
+    command has a person reading the terminal: logs go to a file (path said once) and only
+    whytree's own warnings and errors reach stderr. Secrets are redacted either way."""
+    operated = args.command == "run" and settings.telegram_bot_token is not None
+    if operated:
+        setup_logging(settings)
+        return
+    log_file = log_file_path(settings)
+    handlers = setup_logging(settings, log_file=log_file)
+    if any(isinstance(h, logging.FileHandler) for h in handlers):
+        print(f"whytree: logs go to {log_file}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = load_settings()
-        setup_logging(settings)  # JSON lines (LOG_FORMAT=console for people), secrets redacted
+        _setup_logging(settings, args)
         return asyncio.run(_COMMANDS[args.command](settings, args))
     except (ConfigurationError, StoreError) as e:
         print(f"whytree: {e}", file=sys.stderr)
