@@ -1,4 +1,4 @@
-"""The `whytree` command: run, chat, ask, migrate, demo, tree, bench."""
+"""The `whytree` command: run, chat, ask, doctor, migrate, demo, tree, bench."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from typing import Any
 
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
+from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.logging_setup import log_file_path, setup_logging
+from bot.startup import NO_TOKEN_HELP, announce_bot, started_text
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
@@ -33,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--json", action="store_true", help="print the Answer as JSON")
     sub.add_parser("migrate", help="apply database migrations")
+    doctor = sub.add_parser("doctor", help="check every configured part and say what to fix")
+    doctor.add_argument("--json", action="store_true", help="print the findings as JSON")
     tree = sub.add_parser("tree", help="print or save a reasoning tree (text, picture, page)")
     tree.add_argument("tree_id")
     tree.add_argument(
@@ -72,10 +76,18 @@ async def _chat(settings: Settings, args: argparse.Namespace) -> int:
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
     if settings.telegram_bot_token is None:
-        log.warning("TELEGRAM_BOT_TOKEN is not set: starting the terminal chat instead")
+        print(NO_TOKEN_HELP)
         return await _chat(settings, args)
+    identity = await announce_bot(settings)  # a refused token stops here, in one line
+    print(started_text(identity), flush=True)
     await run_bot(settings)
     return 0
+
+
+async def _doctor(settings: Settings, args: argparse.Namespace) -> int:
+    findings = await run_doctor(settings)
+    print(render_json(findings) if args.json else render_table(findings))
+    return exit_code(findings)
 
 
 async def _migrate(settings: Settings, args: argparse.Namespace) -> int:
@@ -137,6 +149,7 @@ _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any
     "chat": _chat,
     "ask": _ask,
     "migrate": _migrate,
+    "doctor": _doctor,
     "demo": _demo,
     "tree": _tree,
     "bench": _bench,

@@ -104,6 +104,29 @@ async def open_deep(
             await sql.close()
 
 
+@asynccontextmanager
+async def open_tools(
+    settings: Settings, dsn: str
+) -> AsyncIterator[tuple[dict[str, Tool], str | None]]:
+    """The configured tools, and why the SQL tool is missing (None when it is there)."""
+    tools_dsn = settings.tools_sql_dsn.get_secret_value() if settings.tools_sql_dsn else dsn
+    sql: PgSqlTool | None = None
+    problem: str | None = None
+    try:
+        sql = await PgSqlTool.connect(
+            tools_dsn,
+            statement_timeout_ms=settings.tools_sql_timeout_ms,
+            max_rows=settings.tools_sql_max_rows,
+        )
+    except ToolError as e:
+        problem = str(e)
+    try:
+        yield _tools(settings, sql), problem
+    finally:
+        if sql is not None:
+            await sql.close()
+
+
 async def _connect_sql(settings: Settings, dsn: str) -> PgSqlTool | None:
     try:
         return await PgSqlTool.connect(
