@@ -14,7 +14,7 @@ from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
 from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.logging_setup import log_file_path, setup_logging
-from bot.startup import NO_TOKEN_HELP, announce_bot, started_text
+from bot.startup import NO_TOKEN_HELP, announce_bot, llm_warning, started_text
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
@@ -75,6 +75,8 @@ async def _chat(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    if (warning := await llm_warning(settings)) is not None:
+        print(warning, file=sys.stderr)
     if settings.telegram_bot_token is None:
         print(NO_TOKEN_HELP)
         return await _chat(settings, args)

@@ -197,8 +197,7 @@ class OpenAIChatModel:
 
         Each is bounded by the timeout and not retried; a problem is a short sentence.
         """
-        messages = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
-        base: dict[str, Any] = {"model": self._model, "messages": messages, "max_tokens": 16}
+        base = self._probe_request()
         answer = await self._try(base)
         if answer is not None:  # the server does not answer at all: nothing more to learn
             return Capabilities(answer, answer, answer, answer)
@@ -209,6 +208,14 @@ class OpenAIChatModel:
             tools=await self._try({**base, "tools": [_PROBE_TOOL]}),
             streaming=await self._try({**base, "stream": True}),
         )
+
+    async def problem(self) -> str | None:
+        """Why the server does not answer one tiny call (None when it does); no retries."""
+        return await self._try(self._probe_request())
+
+    def _probe_request(self) -> dict[str, Any]:
+        messages = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
+        return {"model": self._model, "messages": messages, "max_tokens": 16}
 
     async def _try(self, request: dict[str, Any]) -> str | None:
         async def call() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from bot.config import Settings
 from bot.doctor import Finding, exit_code, render_json, render_table, run_doctor
-from bot.startup import announce_bot, started_text
+from bot.startup import announce_bot, llm_warning, started_text
 from reasoning_core.errors import ConfigurationError
 from tests.fakes.bot_harness import harness_settings
 from tests.fakes.openai_replies import Reply
@@ -294,3 +294,18 @@ def test_run_with_a_malformed_token_stops_in_one_line(database_url: str, tmp_pat
     result = _whytree("run", env=env, data=tmp_path)
     assert result.returncode == 2
     assert "not shaped like a bot token" in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("breakage", ["401", "html"])
+async def test_start_up_says_in_one_line_that_the_llm_does_not_answer(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer, breakage: str
+) -> None:
+    settings = _settings(database_url, telegram, llm)
+    assert await llm_warning(settings) is None
+    if breakage == "401":
+        llm.api_key = "another-key"
+    else:
+        llm.html = True
+    warning = await llm_warning(settings)
+    assert warning is not None and "\n" not in warning
+    assert ("HTTP 401" if breakage == "401" else "OPENAI_BASE_URL") in warning
