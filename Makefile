@@ -18,11 +18,13 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $(STAMP)
 
-## Set up and run whytree: demo data, then the Telegram bot if TELEGRAM_BOT_TOKEN is set,
-## else the terminal chat.
+## Set up and run whytree: demo data, the doctor's table (a required part failing stops here;
+## no token or LLM is "not configured", not a failure), then the Telegram bot if
+## TELEGRAM_BOT_TOKEN is set, else the terminal chat.
 run: $(STAMP)
 	@bash scripts/system-packages.sh $(RUN_SYSTEM_PACKAGES)
 	$(BIN)/whytree demo
+	$(BIN)/whytree doctor
 	$(BIN)/whytree run
 
 ## Set up and run every check CI runs: format, lint, types, tests.

@@ -20,7 +20,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
 from bot.config import TELEGRAM_DEFAULT_API, Settings
-from bot.deep_wiring import open_deep
+from bot.deep_wiring import open_deep, open_tools
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
@@ -39,7 +39,7 @@ from bot.telegram_session import install_request_middlewares
 from bot.tree_page import AnalysisPages, TreeLinks
 from bot.tree_picture import TreePictures
 from reasoning_core.answers.deep_path import DeepPath
-from reasoning_core.errors import ConfigurationError
+from reasoning_core.errors import ConfigurationError, StoreError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.memory.budget import ContextBudget
 from reasoning_core.memory.long_term import LongTermMemory
@@ -49,6 +49,7 @@ from reasoning_core.ports import ChatModel, Job, TreeJournal
 from reasoning_core.service import Deps, ReasoningService
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
+from reasoning_core.tools.base import Tool
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from storage.admin import PgAccountStore
 from storage.audit import PgAuditStore
@@ -56,8 +57,8 @@ from storage.clarifications import PgClarificationStore
 from storage.embedded import EmbeddedPostgres
 from storage.exchanges import PgExchangeStore
 from storage.memory import PgMemoryStore, PgProjectStore
-from storage.migrate import apply_migrations
-from storage.pool import create_pool
+from storage.migrate import READ_ONLY_PROBLEM, apply_migrations, pending_migrations, read_only
+from storage.pool import create_pool, redact_dsn
 from storage.sessions import PgSessionStore
 from storage.stats import PgStatsStore
 from storage.tree_pages import PgTreeJournal, PgTreeLinkStore
@@ -86,19 +87,34 @@ class Runtime:
 
 
 @asynccontextmanager
-async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
-    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service."""
+async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.Pool[Any]]]:
+    """The DSN and a pool: the embedded PostgreSQL unless DATABASE_URL is set."""
     embedded: EmbeddedPostgres | None = None
     if settings.database_url is not None:
         dsn = settings.database_url.get_secret_value()
     else:
         embedded = EmbeddedPostgres(settings.whytree_data_dir)
         dsn = await asyncio.to_thread(embedded.start)
-    chat_model = build_chat_model(settings)
     try:
         pool = await create_pool(dsn, max_size=settings.db_pool_max_size)
         try:
+            yield dsn, pool
+        finally:
+            await pool.close()
+    finally:
+        if embedded is not None:
+            await asyncio.to_thread(embedded.stop)
+
+
+@asynccontextmanager
+async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
+    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service."""
+    chat_model = build_chat_model(settings)
+    try:
+        async with open_database(settings) as (dsn, pool):
             async with pool.acquire() as conn:
+                if await read_only(conn):
+                    raise StoreError(READ_ONLY_PROBLEM)
                 await apply_migrations(conn)
             ops = _build_ops(settings, pool, chat_model)
             llm = (
@@ -112,13 +128,46 @@ async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
                 runtime = _wire(settings, pool, llm, ops, deep, catalogue=catalogue)
                 await runtime.service.purge_memory(ttl_days=settings.memory_ttl_days)
                 yield runtime
-        finally:
-            await pool.close()
     finally:
         if chat_model is not None:
             await chat_model.aclose()
-        if embedded is not None:
-            await asyncio.to_thread(embedded.stop)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Inspection:
+    """What `whytree doctor` looks at: where the database is, its state, the tools."""
+
+    where: str
+    pending_migrations: list[str]
+    read_only: bool
+    tools: dict[str, Tool]
+    #: Why the SQL tool could not connect (TOOLS_SQL_DSN), or None.
+    sql_problem: str | None
+
+
+@asynccontextmanager
+async def open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
+    """The database without changing it (no migrations) and the deep path's tools.
+
+    Raises `StoreError` when the database cannot be reached or started.
+    """
+    async with open_database(settings) as (dsn, pool):
+        async with pool.acquire() as conn:
+            pending = await pending_migrations(conn)
+            is_read_only = await read_only(conn)
+        where = (
+            f"DATABASE_URL {redact_dsn(dsn)}"
+            if settings.database_url is not None
+            else f"embedded PostgreSQL in {settings.whytree_data_dir / 'pg'}"
+        )
+        async with open_tools(settings, dsn, pool) as (tools, sql_problem):
+            yield Inspection(
+                where=where,
+                pending_migrations=pending,
+                read_only=is_read_only,
+                tools=tools,
+                sql_problem=sql_problem,
+            )
 
 
 def _wire(

@@ -1,4 +1,4 @@
-"""The `whytree` command: run, chat, ask, migrate, demo, tree, bench."""
+"""The `whytree` command: run, chat, ask, doctor, migrate, demo, tree, bench."""
 
 from __future__ import annotations
 
@@ -12,7 +12,9 @@ from typing import Any
 
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
-from bot.logging_setup import setup_logging
+from bot.doctor import exit_code, render_json, render_table, run_doctor
+from bot.logging_setup import log_file_path, setup_logging
+from bot.startup import NO_TOKEN_HELP, announce_bot, llm_warning, started_text
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
@@ -33,6 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     ask.add_argument("question")
     ask.add_argument("--json", action="store_true", help="print the Answer as JSON")
     sub.add_parser("migrate", help="apply database migrations")
+    doctor = sub.add_parser("doctor", help="check every configured part and say what to fix")
+    doctor.add_argument("--json", action="store_true", help="print the findings as JSON")
     tree = sub.add_parser("tree", help="print or save a reasoning tree (text, picture, page)")
     tree.add_argument("tree_id")
     tree.add_argument(
@@ -71,11 +75,21 @@ async def _chat(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    if (warning := await llm_warning(settings)) is not None:
+        print(warning, file=sys.stderr)
     if settings.telegram_bot_token is None:
-        log.warning("TELEGRAM_BOT_TOKEN is not set: starting the terminal chat instead")
+        print(NO_TOKEN_HELP)
         return await _chat(settings, args)
+    identity = await announce_bot(settings)  # a refused token stops here, in one line
+    print(started_text(identity), flush=True)
     await run_bot(settings)
     return 0
+
+
+async def _doctor(settings: Settings, args: argparse.Namespace) -> int:
+    findings = await run_doctor(settings)
+    print(render_json(findings) if args.json else render_table(findings))
+    return exit_code(findings)
 
 
 async def _migrate(settings: Settings, args: argparse.Namespace) -> int:
@@ -137,17 +151,32 @@ _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any
     "chat": _chat,
     "ask": _ask,
     "migrate": _migrate,
+    "doctor": _doctor,
     "demo": _demo,
     "tree": _tree,
     "bench": _bench,
 }
 
 
+def _setup_logging(settings: Settings, args: argparse.Namespace) -> None:
+    """`whytree run` with a token logs JSON lines on stderr for operators; every other
+    command has a person reading the terminal: logs go to a file (path said once) and only
+    whytree's own warnings and errors reach stderr. Secrets are redacted either way."""
+    operated = args.command == "run" and settings.telegram_bot_token is not None
+    if operated:
+        setup_logging(settings)
+        return
+    log_file = log_file_path(settings)
+    handlers = setup_logging(settings, log_file=log_file)
+    if any(isinstance(h, logging.FileHandler) for h in handlers):
+        print(f"whytree: logs go to {log_file}", file=sys.stderr)
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         settings = load_settings()
-        setup_logging(settings)  # JSON lines (LOG_FORMAT=console for people), secrets redacted
+        _setup_logging(settings, args)
         return asyncio.run(_COMMANDS[args.command](settings, args))
     except (ConfigurationError, StoreError) as e:
         print(f"whytree: {e}", file=sys.stderr)

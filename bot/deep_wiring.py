@@ -110,6 +110,27 @@ async def open_deep(
             await sql.close()
 
 
+@asynccontextmanager
+async def open_tools(
+    settings: Settings, dsn: str, pool: asyncpg.Pool[Any]
+) -> AsyncIterator[tuple[dict[str, Tool], str | None]]:
+    """The tools as the deep path gets them, and why the SQL tool is missing or refused
+    (None when it is there): for `whytree doctor`, which reports rather than stops."""
+    sql: PgSqlTool | None = None
+    problem: str | None = None
+    try:
+        sql = await _sql_tool(settings, pool, dsn)
+    except ConfigurationError as e:
+        problem = str(e)
+    if sql is None and problem is None:
+        problem = "the SQL tool could not connect (TOOLS_SQL_DSN, or the reader role)"
+    try:
+        yield _tools(settings, sql), problem
+    finally:
+        if sql is not None:
+            await sql.close()
+
+
 async def _sql_tool(settings: Settings, pool: asyncpg.Pool[Any], dsn: str) -> PgSqlTool | None:
     """The SQL tool on its least-privileged role, audited; None when it cannot connect."""
     if settings.tools_sql_dsn is not None:

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import unquote, urlsplit
 
@@ -160,20 +161,94 @@ class RedactingFormatter(logging.Formatter):
         return self._redact(self._inner.format(record))
 
 
-class _WhytreeHandler(logging.StreamHandler):  # type: ignore[type-arg]
-    """Marks the handler `setup_logging` installed, so a second call replaces it."""
+#: Set on the handlers `setup_logging` installs, so a second call replaces them.
+_MARK = "_whytree_handler"
+
+#: Loggers whose lines are for the log, never for the person at the terminal.
+_CHATTY = ("pgserver", "py.warnings")
 
 
-def setup_logging(settings: Settings, *, stream: TextIO | None = None) -> logging.Handler:
-    """Install the one root handler (JSON or console, redacting); returns it."""
-    inner: logging.Formatter = (
-        ConsoleFormatter() if settings.log_format == "console" else JsonFormatter()
-    )
-    handler = _WhytreeHandler(stream or sys.stderr)
-    handler.setFormatter(RedactingFormatter(inner, Redactor(settings_secrets(settings))))
+class _DemoteToDebug(logging.Filter):
+    """The embedded server's INFO chatter ("running pg_ctl...") is DEBUG detail for us."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < logging.WARNING:
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+        return record.levelno >= logging.getLogger().getEffectiveLevel()
+
+
+class _NotChatty(logging.Filter):
+    """Keeps library warnings and the embedded server's lines off the terminal."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.name.startswith(_CHATTY)
+
+
+def log_file_path(settings: Settings) -> Path:
+    """Where the human-facing commands write their logs: the data directory."""
+    return settings.whytree_data_dir / "logs" / "whytree.log"
+
+
+def setup_logging(
+    settings: Settings, *, stream: TextIO | None = None, log_file: Path | None = None
+) -> list[logging.Handler]:
+    """Install whytree's root handlers (redacting); returns them.
+
+    Without `log_file` (`whytree run`, what operators collect): every line on `stream`
+    as JSON (LOG_FORMAT=console for people). With it (a person is reading the terminal):
+    every line to the file as JSON, and only warnings and errors of whytree's own on
+    `stream`, in the console format. Either way Python warnings become log lines and
+    pgserver's INFO lines are logged at DEBUG.
+    """
+    redactor = Redactor(settings_secrets(settings))
+    handlers = _file_handlers(settings, stream, log_file, redactor)
+    if not handlers:
+        inner = ConsoleFormatter() if settings.log_format == "console" else JsonFormatter()
+        handlers = [_handler(logging.StreamHandler(stream or sys.stderr), inner, redactor)]
     root = logging.getLogger()
-    for old in [h for h in root.handlers if isinstance(h, _WhytreeHandler)]:
+    for old in [h for h in root.handlers if getattr(h, _MARK, False)]:
         root.removeHandler(old)
-    root.addHandler(handler)
+        old.close()
+    for handler in handlers:
+        root.addHandler(handler)
     root.setLevel(settings.log_level)
+    logging.captureWarnings(True)
+    chatty = logging.getLogger("pgserver")
+    if not any(isinstance(f, _DemoteToDebug) for f in chatty.filters):
+        chatty.addFilter(_DemoteToDebug())
+    return handlers
+
+
+def _file_handlers(
+    settings: Settings, stream: TextIO | None, log_file: Path | None, redactor: Redactor
+) -> list[logging.Handler]:
+    """The file (JSON, all levels) and the terminal (console, WARNING+); [] without a file."""
+    if log_file is None:
+        return []
+    terminal = _handler(logging.StreamHandler(stream or sys.stderr), ConsoleFormatter(), redactor)
+    terminal.setLevel(logging.WARNING)
+    terminal.addFilter(_NotChatty())
+    try:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        file = _handler(logging.FileHandler(log_file, encoding="utf-8"), JsonFormatter(), redactor)
+    except OSError as e:
+        terminal.handle(
+            logging.makeLogRecord(
+                {
+                    "name": "whytree",
+                    "levelno": logging.WARNING,
+                    "levelname": "WARNING",
+                    "msg": f"cannot write logs to {log_file} ({e.strerror or e})",
+                }
+            )
+        )
+        return [terminal]
+    return [file, terminal]
+
+
+def _handler(
+    handler: logging.Handler, inner: logging.Formatter, redactor: Redactor
+) -> logging.Handler:
+    handler.setFormatter(RedactingFormatter(inner, redactor))
+    setattr(handler, _MARK, True)
     return handler

@@ -41,6 +41,26 @@ def discover() -> list[Migration]:
     return found
 
 
+READ_ONLY_PROBLEM = (
+    "the database is read-only (transaction_read_only is on): whytree writes sessions, "
+    "trees and jobs — point DATABASE_URL at a writable server and a role that may write"
+)
+
+
+async def read_only(conn: Connection) -> bool:
+    """Whether this connection's transactions are read-only (a standby, or a role's default)."""
+    return bool(await conn.fetchval("SELECT current_setting('transaction_read_only') = 'on'"))
+
+
+async def pending_migrations(conn: Connection) -> list[str]:
+    """The shipped migrations not applied yet, without applying them."""
+    exists = await conn.fetchval("SELECT to_regclass('schema_migrations') IS NOT NULL")
+    done = set()
+    if exists:
+        done = {r["version"] for r in await conn.fetch("SELECT version FROM schema_migrations")}
+    return [m.name for m in discover() if m.version not in done]
+
+
 async def apply_migrations(conn: Connection) -> list[str]:
     """Apply pending migrations; returns the names applied now."""
     await conn.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)

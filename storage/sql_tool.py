@@ -161,6 +161,17 @@ class PgSqlTool:
         lines += [f"- {name}({', '.join(cols)})" for name, cols in tables.items()]
         return "\n".join(lines)
 
+    async def table_rights(self, schemas: Sequence[str]) -> list[tuple[str, int, int]]:
+        """(schema, tables, tables this role may SELECT) for each schema that has any.
+
+        Trusted catalogue SQL of our own, run as the tool runs (for `whytree doctor`); it
+        does not pass the gate that model-written SQL passes."""
+        try:
+            _, records = await self._fetch(_RIGHTS_SQL, [list(schemas)], self._timeout_ms, 1000)
+        except _Refusal as e:
+            raise ToolError(f"cannot read the SQL tool's rights: {e}") from e
+        return [(str(s), int(n), int(r)) for s, n, r in records]
+
     async def audit(self, own_tables: Sequence[str]) -> tuple[str, list[str]]:
         """The tool's database role and what it may do beyond reading (empty: read-only).
 
@@ -202,6 +213,18 @@ class PgSqlTool:
         except CONNECTION_ERRORS as e:
             raise _Refusal("unavailable", "the SQL data source is unavailable") from e
 
+
+#: Tables of the data schemas, and how many of them this role may read.
+_RIGHTS_SQL = """
+SELECT n.nspname AS schema,
+       count(c.oid) AS tables,
+       count(c.oid) FILTER (WHERE has_table_privilege(c.oid, 'SELECT')) AS readable
+FROM pg_catalog.pg_namespace n
+LEFT JOIN pg_catalog.pg_class c
+       ON c.relnamespace = n.oid AND c.relkind IN ('r', 'v', 'm', 'p', 'f')
+WHERE n.nspname = ANY($1::text[])
+GROUP BY n.nspname
+"""
 
 #: Per transaction: the timeout, and the reader role when the pool logs in as another user.
 _SETUP_SQL = """

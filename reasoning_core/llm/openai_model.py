@@ -13,6 +13,13 @@ the policy is ours and visible:
   start. So one `complete()` takes at most about twice the timeout, whatever
   the server does; a Retry-After longer than what is left ends the retries.
 
+Servers differ in what they support. A 400 that names ``response_format`` or
+``tools`` means this server refuses JSON responses or tool calls: the refusal
+is remembered (one log line), and that call and every later one go the plain
+way — JSON asked for in the prompt and validated and repaired by
+`complete_json`, or no tools. `probe` tells `whytree doctor` what the server
+honours (answers, JSON-schema responses, tool calls, streaming).
+
 SDK errors are translated once, here, into `LLMHTTPError(status=...)`,
 `LLMTimeoutError` and `LLMResponseError`. The API key never appears in logs or
 messages: server messages are redacted, including the chained SDK exception.
@@ -24,6 +31,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar, cast
@@ -58,6 +66,43 @@ R = TypeVar("R")
 _PLACEHOLDER_KEY = "no-key"
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _BUDGET_FACTOR = 2.0
+_BAD_REQUEST = 400
+#: A request field a server may refuse, the words its 400 uses for it, what we do instead.
+_OPTIONAL_FEATURES: dict[str, tuple[tuple[str, ...], str]] = {
+    "response_format": (("response_format", "json_schema", "json_object"), "plain JSON"),
+    "tools": (("tool",), "no tools"),
+}
+_PROBE_SCHEMA = {
+    "name": "probe",
+    "schema": {
+        "type": "object",
+        "properties": {"ok": {"type": "boolean"}},
+        "required": ["ok"],
+        "additionalProperties": False,
+    },
+}
+_PROBE_TOOL = {
+    "type": "function",
+    "function": {
+        "name": "probe",
+        "description": "Say whether you can call tools.",
+        "parameters": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+    },
+}
+
+
+class _NotJsonError(ValueError):
+    """The server answered 200 with something that is not JSON (an HTML page, usually)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What the server honoured in `OpenAIChatModel.probe`; a problem is None when it did."""
+
+    answer: str | None
+    json_schema: str | None
+    tools: str | None
+    streaming: str | None
 
 
 class OpenAIChatModel:
@@ -91,6 +136,7 @@ class OpenAIChatModel:
             timeout=timeout,
             max_retries=0,
         )
+        self._refused: set[str] = set()
 
     async def complete(
         self,
@@ -111,19 +157,80 @@ class OpenAIChatModel:
             request["tools"] = [_tool_param(t) for t in tools]
         if max_tokens is not None:
             request["max_tokens"] = max_tokens
+        response = await self._guarded(self._send(request))
+        return _completion(response)
+
+    async def _send(self, request: dict[str, Any]) -> ChatCompletion:
+        """One completion, retried; without the fields this server has refused."""
+        for refused in self._refused:
+            request.pop(refused, None)
 
         async def call() -> ChatCompletion:
             response = await self._client.chat.completions.create(**request)
-            return cast(ChatCompletion, response)  # stream is never set
+            if not isinstance(response, ChatCompletion):  # the SDK returns the text of non-JSON
+                raise _NotJsonError
+            return response
 
-        response = await self._guarded(self._with_retries(call))
-        return _completion(response)
+        try:
+            return await self._with_retries(call)
+        except openai.BadRequestError as e:
+            feature = _refused_feature(e, request)
+            if feature is None:
+                raise
+            self._refused.add(feature)
+            log.warning(
+                "the LLM server refuses %s (%s): using %s from now on",
+                feature,
+                self._redact(_server_message(e))[:120],
+                _OPTIONAL_FEATURES[feature][1],
+            )
+            return await self._send(request)
 
     async def ping(self) -> float:
         """Seconds one cheap request (list models) takes; raises `LLMError` on failure."""
         started = time.perf_counter()
         await self._guarded(self._attempt(self._client.models.list, self._timeout))
         return time.perf_counter() - started
+
+    async def probe(self) -> Capabilities:
+        """One tiny call each: a plain answer, a JSON-schema answer, a tool call, a stream.
+
+        Each is bounded by the timeout and not retried; a problem is a short sentence.
+        """
+        base = self._probe_request()
+        answer = await self._try(base)
+        if answer is not None:  # the server does not answer at all: nothing more to learn
+            return Capabilities(answer, answer, answer, answer)
+        schema = {"type": "json_schema", "json_schema": _PROBE_SCHEMA}
+        return Capabilities(
+            answer=None,
+            json_schema=await self._try({**base, "response_format": schema}),
+            tools=await self._try({**base, "tools": [_PROBE_TOOL]}),
+            streaming=await self._try({**base, "stream": True}),
+        )
+
+    async def problem(self) -> str | None:
+        """Why the server does not answer one tiny call (None when it does); no retries."""
+        return await self._try(self._probe_request())
+
+    def _probe_request(self) -> dict[str, Any]:
+        messages = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
+        return {"model": self._model, "messages": messages, "max_tokens": 16}
+
+    async def _try(self, request: dict[str, Any]) -> str | None:
+        async def call() -> None:
+            response = await self._client.chat.completions.create(**request)
+            if request.get("stream"):
+                async for _ in cast(Any, response):
+                    pass
+            elif not isinstance(response, ChatCompletion):
+                raise _NotJsonError
+
+        try:
+            await self._guarded(self._attempt(call, self._timeout))
+        except LLMError as e:
+            return str(e)
+        return None
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""
@@ -191,6 +298,11 @@ class OpenAIChatModel:
             )
         if isinstance(error, openai.APIConnectionError):
             return LLMHTTPError("could not connect to the LLM server", status=None)
+        if isinstance(error, _NotJsonError):
+            return LLMResponseError(
+                "the LLM server answered with a web page, not JSON: check OPENAI_BASE_URL "
+                "(an OpenAI-compatible API usually ends in /v1)"
+            )
         if isinstance(error, openai.APIResponseValidationError | ValueError):
             return LLMResponseError("the LLM server sent a malformed response")
         log.warning("unexpected LLM client failure: %s", _describe(error))
@@ -206,6 +318,17 @@ class OpenAIChatModel:
         error.args = tuple(self._redact(a) if isinstance(a, str) else a for a in error.args)
         if isinstance(error, openai.APIError):
             error.message = self._redact(error.message)
+
+
+def _refused_feature(error: openai.BadRequestError, request: dict[str, Any]) -> str | None:
+    """The optional field of `request` a 400 names, if it names one."""
+    if error.status_code != _BAD_REQUEST:
+        return None
+    text = _server_message(error).lower()
+    for feature, (words, _) in _OPTIONAL_FEATURES.items():
+        if feature in request and any(word in text for word in words):
+            return feature
+    return None
 
 
 def _retryable(error: BaseException) -> bool:

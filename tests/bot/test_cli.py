@@ -85,8 +85,11 @@ def restored_logging() -> Iterator[None]:
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level
     yield
+    for handler in [h for h in root.handlers if h not in handlers]:
+        handler.close()  # the log file of the data directory
     root.handlers[:] = handlers
     root.setLevel(level)
+    logging.captureWarnings(False)
 
 
 @pytest.mark.usefixtures("restored_logging")
@@ -104,6 +107,7 @@ def test_tree_command_prints_a_tree_and_names_an_unknown_one(
     assert missing.returncode == 1 and "no reasoning tree 'nope'" in missing.stderr
     # The other formats in this process (the same `main`, without a Python start-up each).
     monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("WHYTREE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.chdir(tmp_path)  # no .env of the developer's
     assert main(["tree", tree_id, "--format", "html", "-o", "t.html"]) == 0
     html = (tmp_path / "t.html").read_text()

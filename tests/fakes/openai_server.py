@@ -15,6 +15,11 @@ and malformed JSON; streaming requests (``stream: true``) get SSE chunks.
 ``latency`` delays every reply; ``in_flight`` / ``peak_in_flight`` show
 concurrency. With ``api_key`` set, other keys get a 401 (whose message echoes
 the key, as careless servers do, so redaction can be tested).
+
+Servers that lack a capability are switched on per instance, as real ones answer:
+``refuse_json_schema`` (a 400 naming response_format), ``refuse_tools`` (a 400
+naming tools), ``refuse_streaming`` (a 400 naming stream); ``html`` answers every
+request with a 200 HTML page (a wrong OPENAI_BASE_URL pointing at a web site).
 """
 
 from __future__ import annotations
@@ -55,6 +60,10 @@ class FakeOpenAIServer:
     def __init__(self, *, latency: float = 0.0, api_key: str | None = None) -> None:
         self.latency = latency
         self.api_key = api_key
+        self.refuse_json_schema = False
+        self.refuse_tools = False
+        self.refuse_streaming = False
+        self.html = False
         self.default: Reply = DEFAULT_REPLY
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
@@ -125,6 +134,8 @@ class FakeOpenAIServer:
     # --- HTTP ----------------------------------------------------------------------
 
     async def _models(self, request: web.Request) -> web.Response:
+        if self.html:
+            return _html_page()
         if (denied := self._check_key(request)) is not None:
             return denied
         model = {"id": "fake-model", "object": "model", "created": 0, "owned_by": "fake"}
@@ -136,8 +147,12 @@ class FakeOpenAIServer:
         self.in_flight += 1
         self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
         try:
+            if self.html:
+                return _html_page()
             if (denied := self._check_key(request)) is not None:
                 return denied
+            if (refusal := self._refusal(body)) is not None:
+                return web.json_response(error_body(Reply.error(400, message=refusal)), status=400)
             reply = await self._next_reply(body)
             await asyncio.sleep(self.latency + reply.delay)
             return await self._answer(request, body, reply)
@@ -173,6 +188,16 @@ class FakeOpenAIServer:
         await response.write_eof()
         return response
 
+    def _refusal(self, body: dict[str, Any]) -> str | None:
+        """The 400 message of a server without a capability the request uses."""
+        if self.refuse_json_schema and "response_format" in body:
+            return "response_format is not supported by this server"
+        if self.refuse_tools and body.get("tools"):
+            return "tools are not supported by this model"
+        if self.refuse_streaming and body.get("stream"):
+            return "stream=true is not supported"
+        return None
+
     def _check_key(self, request: web.Request) -> web.Response | None:
         if self.api_key is None:
             return None
@@ -181,6 +206,13 @@ class FakeOpenAIServer:
             return None
         message = f"Incorrect API key provided: {sent}."
         return web.json_response(error_body(Reply.error(401, message=message)), status=401)
+
+
+def _html_page() -> web.Response:
+    return web.Response(
+        text="<!DOCTYPE html><html><body><h1>Welcome to nginx!</h1></body></html>",
+        content_type="text/html",
+    )
 
 
 def _retry_headers(reply: Reply) -> dict[str, str]:

@@ -71,6 +71,7 @@ class TelegramState:
         self.chats: dict[int, dict[str, Any]] = {}
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
         self.commands: list[dict[str, Any]] = []
+        self.webhook_url = ""  # set it to see a webhook in getWebhookInfo
         self._message_ids: dict[int, itertools.count[int]] = {}
         self._serial = itertools.count(1)
         self._callbacks: dict[str, bool] = {}  # id -> answered
@@ -86,7 +87,8 @@ class TelegramState:
             "answercallbackquery": self.answer_callback_query,
             "setmycommands": self.set_my_commands,
             "getmycommands": lambda _: self.commands,
-            "deletewebhook": lambda _: True,
+            "deletewebhook": self.delete_webhook,
+            "getwebhookinfo": self.get_webhook_info,
         }
 
     # --- helpers -----------------------------------------------------------------
@@ -230,6 +232,17 @@ class TelegramState:
         }
 
     # --- Bot API methods ---------------------------------------------------------
+
+    def delete_webhook(self, _params: dict[str, Any]) -> bool:
+        self.webhook_url = ""
+        return True
+
+    def get_webhook_info(self, _params: dict[str, Any]) -> dict[str, Any]:
+        return {
+            "url": self.webhook_url,
+            "has_custom_certificate": False,
+            "pending_update_count": 0,
+        }
 
     def get_me(self, _: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -1,0 +1,71 @@
+"""`run_doctor`: every check, each bounded in time, in the order a question needs them."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.app import Inspection, open_inspection
+from bot.config import Settings
+from bot.doctor.llm import check_llm
+from bot.doctor.report import Finding
+from bot.doctor.sources import check_port, check_prometheus, check_runbooks, check_sql
+from bot.doctor.telegram import check_telegram
+from reasoning_core.errors import StoreError
+from reasoning_core.runbooks import load_runbooks
+
+DATABASE = "database"
+#: How long one remote check may take: a hung server costs this, not a hang.
+DEFAULT_LIMIT_SEC = 10.0
+
+
+async def run_doctor(settings: Settings, *, limit_sec: float = DEFAULT_LIMIT_SEC) -> list[Finding]:
+    """Every check; never raises for a broken part (that is what the findings say)."""
+    telegram, llm = await asyncio.gather(
+        check_telegram(settings, limit_sec=limit_sec), check_llm(settings, limit_sec=limit_sec)
+    )
+    findings = [*await _database_and_sources(settings, limit_sec), *telegram, *llm]
+    findings.append(check_port(settings.metrics_host, settings.metrics_port))
+    return findings
+
+
+async def _database_and_sources(settings: Settings, limit_sec: float) -> list[Finding]:
+    try:
+        async with asyncio.timeout(max(limit_sec, 60.0)):  # the embedded server may initdb
+            async with open_inspection(settings) as inspection:
+                return [_database(inspection), *await _sources(settings, inspection, limit_sec)]
+    except StoreError as e:
+        return [Finding.fail(DATABASE, str(e), "set DATABASE_URL to a reachable server")]
+    except TimeoutError:
+        return [Finding.fail(DATABASE, "did not answer in time", "check DATABASE_URL")]
+
+
+def _database(inspection: Inspection) -> Finding:
+    if inspection.read_only:
+        return Finding.fail(
+            DATABASE,
+            f"{inspection.where} is read-only",
+            "whytree writes sessions, trees and jobs: use a writable server and role",
+        )
+    if inspection.pending_migrations:
+        pending = ", ".join(inspection.pending_migrations)
+        return Finding.fail(
+            DATABASE,
+            f"{inspection.where}: migrations pending ({pending})",
+            "applied at every start, or now with `whytree migrate`",
+            required=False,
+        )
+    return Finding.ok(DATABASE, f"{inspection.where}, migrations current")
+
+
+async def _sources(settings: Settings, inspection: Inspection, limit_sec: float) -> list[Finding]:
+    runbooks = await asyncio.to_thread(
+        load_runbooks, [settings.runbooks_dir] if settings.runbooks_dir else []
+    )
+    tools = inspection.tools
+    return [
+        await check_sql(
+            tools, inspection.sql_problem, settings.tools_sql_schemas, limit_sec=limit_sec
+        ),
+        await check_prometheus(tools, limit_sec=limit_sec),
+        *await check_runbooks(runbooks, tools, limit_sec=limit_sec),
+    ]

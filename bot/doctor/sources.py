@@ -1,0 +1,131 @@
+"""The tool sources: SQL rights on the data schemas, Prometheus' v1 API, the runbooks and
+their data, and the metrics port."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import socket
+from collections.abc import Mapping, Sequence
+from typing import Protocol, runtime_checkable
+
+from bot.doctor.report import Finding
+from reasoning_core.errors import ToolError
+from reasoning_core.runbooks import RunbookSet
+from reasoning_core.runbooks.model import Runbook
+from reasoning_core.tools.base import Tool, ToolRequest
+
+
+@runtime_checkable
+class RightsReader(Protocol):
+    """The SQL tool's own catalogue look-up (storage/sql_tool.py: `PgSqlTool`)."""
+
+    async def table_rights(self, schemas: Sequence[str]) -> list[tuple[str, int, int]]: ...
+
+
+async def check_sql(
+    tools: Mapping[str, Tool], problem: str | None, schemas: Sequence[str], *, limit_sec: float
+) -> Finding:
+    part = "SQL tool (TOOLS_SQL_DSN)"
+    sql = tools.get("sql")
+    if sql is None:
+        return Finding.fail(part, f"cannot connect: {problem}", "check TOOLS_SQL_DSN")
+    if not isinstance(sql, RightsReader):
+        return Finding.ok(part, "configured (its rights are not readable here)")
+    try:
+        async with asyncio.timeout(limit_sec):
+            rights = await sql.table_rights(schemas)
+    except (ToolError, TimeoutError) as e:
+        return Finding.fail(part, f"cannot read the catalogue: {e}", "check TOOLS_SQL_DSN")
+    found = {schema: (tables, readable) for schema, tables, readable in rights}
+    for schema in schemas:
+        tables, readable = found.get(schema, (0, 0))
+        if tables == 0:
+            return Finding.fail(
+                part,
+                f"schema {schema} has no tables this role can see",
+                f"load the data (`whytree demo`), or GRANT USAGE ON SCHEMA {schema}",
+                required=False,
+            )
+        if readable < tables:
+            return Finding.fail(
+                part,
+                f"may read {readable} of {tables} tables in schema {schema}",
+                f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO the role of TOOLS_SQL_DSN",
+            )
+    return Finding.ok(part, f"reads every table of {', '.join(schemas)}")
+
+
+async def check_prometheus(tools: Mapping[str, Tool], *, limit_sec: float) -> Finding:
+    part = "Prometheus (PROMETHEUS_URL)"
+    prometheus = tools.get("prometheus")
+    if prometheus is None:
+        return Finding.off(part, "not configured")
+    result = await prometheus.run(ToolRequest(query="vector(1)", timeout_sec=limit_sec))
+    if result.ok:
+        return Finding.ok(part, "answers the v1 query API")
+    return Finding.fail(
+        part,
+        f"does not answer Prometheus' HTTP API v1: {result.error}",
+        "PROMETHEUS_URL is the server's root (http://host:9090), not a page or another API",
+    )
+
+
+async def check_runbooks(
+    runbooks: RunbookSet, tools: Mapping[str, Tool], *, limit_sec: float
+) -> list[Finding]:
+    findings = [
+        Finding.fail(f"runbook {error.file}", "invalid, skipped", f"fix it: {error}"[:300])
+        for error in runbooks.errors
+    ]
+    for runbook in runbooks.runbooks.values():
+        findings.append(await _runbook_data(runbook, tools, limit_sec))
+    return findings
+
+
+async def _runbook_data(runbook: Runbook, tools: Mapping[str, Tool], limit_sec: float) -> Finding:
+    part = f"runbook {runbook.id}"
+    anchor = runbook.window.anchor
+    if anchor is None:
+        return Finding.ok(part, "valid (no anchor query: its window ends now)")
+    tool = tools.get(anchor.tool)
+    if tool is None:
+        return Finding.fail(
+            part,
+            f"valid, but its data source ({anchor.tool}) is not configured",
+            "configure the tool, or ignore it if you do not use this runbook",
+            required=False,
+        )
+    result = await tool.run(ToolRequest(query=anchor.query, timeout_sec=limit_sec))
+    first = next(iter(result.rows[0].values()), None) if result.rows else None
+    if result.ok and first is not None:
+        return Finding.ok(part, f"valid, data up to {first}")
+    why = result.error if not result.ok else "its anchor query found no rows"
+    return Finding.fail(
+        part,
+        f"valid, but its data is missing: {why}",
+        "load the data (`whytree demo` for the shipped runbooks)",
+        required=False,
+    )
+
+
+def check_port(host: str, port: int | None) -> Finding:
+    part = "metrics port (METRICS_PORT)"
+    if port is None:
+        return Finding.off(part, "not configured: no /metrics, /healthz or analysis pages")
+    if port == 0:
+        return Finding.ok(part, "0: any free port is taken at start")
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        try:
+            probe.bind((host, port))
+        except OSError as e:
+            if e.errno == errno.EADDRINUSE:
+                return Finding.fail(
+                    part,
+                    f"{host}:{port} is in use",
+                    "stop what uses it (another whytree?) or choose another METRICS_PORT",
+                )
+            return Finding.fail(
+                part, f"cannot listen on {host}:{port}: {e.strerror}", "check METRICS_HOST"
+            )
+    return Finding.ok(part, f"{host}:{port} is free")

@@ -1,0 +1,52 @@
+"""What `whytree run` says as it starts: how to get a token, or where to find the bot."""
+
+from __future__ import annotations
+
+from bot.app import build_chat_model
+from bot.config import Settings
+from bot.doctor.telegram import BotIdentity, TelegramProblem, bot_identity
+from reasoning_core.errors import ConfigurationError
+
+#: How long start-up waits for Telegram, or the LLM, before saying it did not answer.
+TELEGRAM_START_LIMIT_SEC = 15.0
+LLM_START_LIMIT_SEC = 10.0
+
+NO_TOKEN_HELP = """\
+No Telegram bot token yet, so whytree opens the terminal chat instead.
+To run it as a Telegram bot:
+  1. In Telegram, talk to @BotFather: send /newbot and pick a name; it answers with a token
+     like 123456789:AAE...
+  2. Put it in the file .env in this directory:  TELEGRAM_BOT_TOKEN=123456789:AAE...
+  3. Run `make run` (or `whytree run`) again; `whytree doctor` checks the set-up.
+"""
+
+
+async def announce_bot(settings: Settings) -> BotIdentity:
+    """The bot's @username and link; a token Telegram refuses is a `ConfigurationError`."""
+    try:
+        return await bot_identity(settings, limit_sec=TELEGRAM_START_LIMIT_SEC)
+    except TelegramProblem as e:
+        raise ConfigurationError(str(e)) from e
+
+
+def started_text(identity: BotIdentity) -> str:
+    return (
+        f"whytree is @{identity.username} on Telegram: open {identity.link} and ask a question."
+        " Ctrl+C stops it."
+    )
+
+
+async def llm_warning(settings: Settings) -> str | None:
+    """One line when a configured LLM does not answer a tiny call (a 401, an HTML page, a
+    hang): whytree still starts, and questions go the way they go without a model."""
+    limit = min(settings.llm_timeout_sec, LLM_START_LIMIT_SEC)
+    model = build_chat_model(settings.model_copy(update={"llm_timeout_sec": limit}))
+    if model is None:
+        return None
+    try:
+        problem = await model.problem()
+    finally:
+        await model.aclose()
+    if problem is None:
+        return None
+    return f"whytree: the LLM does not answer ({problem}); `whytree doctor` says more"
