@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from pydantic import BaseModel
 
@@ -20,21 +18,6 @@ TOOL = ToolSpec(name="sql", description="run SQL", parameters={"type": "object"}
 
 class Up(BaseModel):
     up: bool
-
-
-@pytest.fixture
-async def llm() -> AsyncIterator[FakeOpenAIServer]:
-    async with FakeOpenAIServer() as server:
-        yield server
-
-
-@pytest.fixture
-async def model(llm: FakeOpenAIServer) -> AsyncIterator[OpenAIChatModel]:
-    chat_model = OpenAIChatModel(
-        base_url=llm.base_url, api_key="test", model="fake-model", timeout=2.0
-    )
-    yield chat_model
-    await chat_model.aclose()
 
 
 async def test_json_without_response_format_is_prompted_validated_and_remembered(
