@@ -55,7 +55,6 @@ _WORDS: dict[str, dict[str, str]] = {
         "no_tree": "there is no tree {tree} of yours",
         "no_start": "the analysis could not start: {error}",
         "broke": "the analysis failed: {error}",
-        "sorry": "Sorry — I could not finish the deep analysis: {why}.",
         "reason": "deep analysis of competing hypotheses",
     },
     "ru": {
@@ -67,7 +66,6 @@ _WORDS: dict[str, dict[str, str]] = {
         "no_tree": "у вас нет дерева {tree}",
         "no_start": "анализ не удалось начать: {error}",
         "broke": "анализ прервался: {error}",
-        "sorry": "Не удалось завершить глубокий анализ: {why}.",
         "reason": "глубокий анализ конкурирующих гипотез",
     },
 }

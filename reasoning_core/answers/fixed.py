@@ -21,9 +21,6 @@ _WORDS: dict[Language, dict[str, str]] = {
     "en": {
         "no_llm": NO_LLM_TEXT,
         "no_llm_why": "no language model is configured",
-        "timeout": "the language model did not answer in time",
-        "llm_error": "the language model returned an error or an unusable answer",
-        "sorry": "Sorry — I couldn't answer this time: {why}. Please try again in a minute.",
         "busy_one": "⏳ You already have {limit} deep analysis running (the limit per user). "
         "You can start another one as soon as it finishes.",
         "busy_many": "⏳ You already have {limit} deep analyses running (the limit per user). "
@@ -35,9 +32,6 @@ _WORDS: dict[Language, dict[str, str]] = {
         "не отвечаю. Задайте OPENAI_API_KEY и LLM_MODEL (или OPENAI_BASE_URL для локального "
         "сервера, совместимого с OpenAI, например Ollama или vLLM) и перезапустите whytree.",
         "no_llm_why": "языковая модель не настроена",
-        "timeout": "языковая модель не ответила вовремя",
-        "llm_error": "языковая модель вернула ошибку или непригодный ответ",
-        "sorry": "Не получилось ответить: {why}. Попробуйте ещё раз через минуту.",
         "busy_one": "⏳ У вас уже идёт глубокий анализ (не больше {limit} одновременно). "
         "Новый можно начать, как только он закончится.",
         "busy_many": "⏳ У вас уже идут глубокие анализы: {limit} (больше одновременно нельзя). "

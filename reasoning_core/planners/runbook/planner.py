@@ -145,7 +145,8 @@ class RunbookPlanner:
         known = state_of(ctx.parameters)
         if known is not None:
             return self._follow_up(ctx, known)
-        match = best_match(self.runbooks, ctx.parsed())
+        request = ctx.parsed()
+        match = best_match(self.runbooks, request)
         runbook = match.runbook
         params, missing = parameters_of(match, ctx.parameters)
         if missing:
@@ -162,7 +163,7 @@ class RunbookPlanner:
         check_period(match.dates, first=first, last=anchor, language=state.language)
         parameters: dict[str, Any] = {**params, STATE_KEY: state.model_dump(mode="json")}
         found = await run_gate(runbook, state, self._tools)
-        direction = ctx.parsed().direction
+        direction = request.direction
         if direction is not None and not _explains(runbook, direction):
             return Plan(conclusion=other_direction(runbook, found, direction, state.language),
                         parameters=parameters)  # fmt: skip
