@@ -19,6 +19,7 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
+from bot.api_wiring import api_server
 from bot.config import TELEGRAM_DEFAULT_API, Settings
 from bot.deep_wiring import open_deep, open_tools
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
@@ -358,15 +359,19 @@ async def _resume_deep_jobs(
 
 
 async def run_bot(settings: Settings) -> None:
-    """Long-poll Telegram until interrupted."""
+    """Long-poll Telegram until interrupted; the API and alert receiver on API_LISTEN."""
+
     bot = build_bot(settings)
     async with open_runtime(settings) as runtime:
         dp = build_dispatcher(runtime)
-        async with ops_server(
-            runtime.ops,
-            host=settings.metrics_host,
-            port=settings.metrics_port,
-            pages=runtime.pages,
+        async with (
+            ops_server(
+                runtime.ops,
+                host=settings.metrics_host,
+                port=settings.metrics_port,
+                pages=runtime.pages,
+            ),
+            api_server(runtime, bot),
         ):
             await dp.start_polling(
                 bot,
