@@ -154,7 +154,7 @@ async def test_unmapped_and_injected_alerts_are_noted_once_never_run(
 
 
 @pytest.mark.parametrize(
-    ("headers", "body", "status", "reason"),
+    "case",
     [
         ({}, None, 401, "unauthorized"),
         ({"Authorization": "Bearer wrong"}, None, 401, "unauthorized"),
@@ -165,13 +165,9 @@ async def test_unmapped_and_injected_alerts_are_noted_once_never_run(
     ],
 )
 async def test_bad_calls_are_refused_and_store_nothing(
-    bot: RunningBot,
-    database_url: str,
-    headers: dict[str, str],
-    body: bytes | None,
-    status: int,
-    reason: str,
+    bot: RunningBot, database_url: str, case: tuple[dict[str, str], bytes | None, int, str]
 ) -> None:
+    headers, body, status, reason = case
     assert bot.api is not None
     payload = body or json.dumps(notification([_drop("10001")])).encode()
     async with (
