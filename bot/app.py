@@ -53,6 +53,7 @@ from reasoning_core.strategy.selector import StrategySelector
 from reasoning_core.tools.base import Tool
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from storage.admin import PgAccountStore
+from storage.api_keys import PgApiKeyStore
 from storage.audit import PgAuditStore
 from storage.clarifications import PgClarificationStore
 from storage.embedded import EmbeddedPostgres
@@ -259,6 +260,7 @@ def _build_ops(
         access_mode=settings.access_mode,
         daily_token_budget=settings.user_daily_token_budget,
         llm_ping=chat_model.ping if chat_model is not None else None,
+        api_keys=PgApiKeyStore(pool),
     )
 
 

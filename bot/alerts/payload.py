@@ -19,7 +19,6 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 _ZERO_TIME_YEAR = 1
 
 
-
 class PayloadError(ValueError):
     """The body is not an Alertmanager version 4 payload; the message says why."""
 
