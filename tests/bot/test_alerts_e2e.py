@@ -95,8 +95,8 @@ async def test_alert_groups_are_investigated_once_posted_and_resolved(
 
         await telegram.wait_for(
             lambda: (
-                _headers(telegram, DEFAULT, "CellTrafficDrop")
-                and _headers(telegram, RADIO, "CellTrafficDrop")
+                bool(_headers(telegram, DEFAULT, "CellTrafficDrop"))
+                and bool(_headers(telegram, RADIO, "CellTrafficDrop"))
                 and len(telegram.sent_messages(DEFAULT)) >= 2
                 and len(telegram.sent_messages(RADIO)) >= 2
             ),
