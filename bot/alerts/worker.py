@@ -87,12 +87,20 @@ class AlertWorker:
                 await self._poster.mark_resolved(done, done.resolved_at)
         except (ReasoningError, AlertPostError) as e:
             log.error("alert analysis %s (%s) failed: %s", analysis.id, analysis.alertname, e)
-            with contextlib.suppress(StoreError):
-                await self._store.failed(analysis.id, str(e))
+            await self._failed(analysis, str(e))
+        except Exception as e:  # a bug must not stop this worker: logged, recorded, next one
+            log.exception("alert analysis %s (%s) failed", analysis.id, analysis.alertname)
+            await self._failed(analysis, type(e).__name__)
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
+
+    async def _failed(self, analysis: AlertAnalysis, why: str) -> None:
+        try:
+            await self._store.failed(analysis.id, why)
+        except StoreError as e:  # still running with an old heartbeat: claimed again later
+            log.error("could not record the failure of alert analysis %s: %s", analysis.id, e)
 
     async def _investigate(self, analysis: AlertAnalysis) -> Answer | None:
         if analysis.runbook is None:

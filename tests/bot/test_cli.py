@@ -14,6 +14,7 @@ import pytest
 
 from bot.cli import main
 from bot.config import Settings
+from bot.startup import api_text
 from bot.tree_picture.dot_runner import find_dot
 from bot.tree_picture.pictures import png_size
 
@@ -129,3 +130,24 @@ def test_every_setting_is_documented_in_env_example() -> None:
         if line and not line.startswith("#") and "=" in line
     }
     assert {name.upper() for name in Settings.model_fields} <= documented
+
+
+def test_apikey_create_list_revoke(database_url: str) -> None:
+    env = {"DATABASE_URL": database_url}
+    made = _whytree("apikey", "create", "ci", "--user", "77", "--rate", "5", env=env)
+    assert made.returncode == 0, made.stderr
+    secret = next(line for line in made.stdout.splitlines() if line.startswith("wt_"))
+    listed = _whytree("apikey", "list", env=env)
+    assert "ci\tuser 77\t5/min\tlive" in listed.stdout and secret not in listed.stdout
+    again = _whytree("apikey", "create", "ci", "--user", "77", env=env)
+    assert again.returncode == 1 and "already a key named ci" in again.stderr
+    assert _whytree("apikey", "revoke", "ci", env=env).returncode == 0
+    assert "revoked" in _whytree("apikey", "list", env=env).stdout
+
+
+def test_run_start_up_lines_show_a_sample_alert_with_curl() -> None:
+    settings = Settings(_env_file=None, api_listen="0.0.0.0:8081")
+    text = api_text(settings)
+    assert text is not None and "http://127.0.0.1:8081/v1/openapi.json" in text
+    assert "curl" in text and "/alerts/alertmanager" in text and "$ALERT_WEBHOOK_TOKEN" in text
+    assert api_text(Settings(_env_file=None)) is None
