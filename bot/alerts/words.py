@@ -32,8 +32,14 @@ _WORDS: dict[Language, dict[str, str]] = {
     },
 }
 
-#: Labels shown in the header besides the alert's name (the rest are in Alertmanager).
+#: Labels shown in the header besides the alert's name (the rest are in Alertmanager),
+#: and the characters shown of each value.
 _SHOWN = 6
+_VALUE_CHARS = 80
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= _VALUE_CHARS else value[: _VALUE_CHARS - 1] + "…"
 
 
 def words(language: str) -> dict[str, str]:
@@ -43,9 +49,9 @@ def words(language: str) -> dict[str, str]:
 def header_html(alert: str, labels: Mapping[str, str], language: str) -> str:
     """The first line of every alert report: the alert and its labels, escaped."""
     shown = [(k, v) for k, v in sorted(labels.items()) if k != "alertname"][:_SHOWN]
-    text = ", ".join(f"{html.escape(k)}={html.escape(v)}" for k, v in shown)
+    text = ", ".join(f"{html.escape(_cut(k))}={html.escape(_cut(v))}" for k, v in shown)
     return words(language)["firing"].format(
-        alert=html.escape(alert), labels=f": {text}" if text else ""
+        alert=html.escape(_cut(alert)), labels=f": {text}" if text else ""
     )
 
 

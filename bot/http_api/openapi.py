@@ -49,7 +49,11 @@ def openapi_document() -> dict[str, Any]:
         "info": {"title": "whytree API", "version": "1"},
         "components": {
             "schemas": schemas.get("$defs", {}),
-            "securitySchemes": {"apiKey": {"type": "http", "scheme": "bearer"}},
+            "securitySchemes": {
+                "apiKey": {"type": "http", "scheme": "bearer"},
+                "alertToken": {"type": "http", "scheme": "bearer"},
+                "alertBasic": {"type": "http", "scheme": "basic"},
+            },
         },
         "security": [{"apiKey": []}],
         "paths": {
@@ -82,7 +86,7 @@ def openapi_document() -> dict[str, Any]:
             "/alerts/alertmanager": {"post": {
                 "summary": "Alertmanager webhook receiver (version 4 payload); bearer token "
                 "or basic auth from Alertmanager's http_config",
-                "security": [{"apiKey": []}, {"basic": []}],
+                "security": [{"alertToken": []}, {"alertBasic": []}],
                 "responses": {
                     "200": {"description": "recorded: counts of started, joined, duplicate, "
                             "ignored and resolved alerts"},

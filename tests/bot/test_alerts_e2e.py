@@ -3,6 +3,7 @@ the report in the fake Telegram chat, the resolved edit; and what is refused."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from typing import Any
@@ -177,3 +178,36 @@ async def test_bad_calls_are_refused_and_store_nothing(
         assert resp.status == status
         assert reason in (await resp.json())["error"]
     assert await _counts(database_url) == {}
+
+
+async def test_a_full_queue_asks_alertmanager_to_retry_and_stores_nothing(
+    database_url: str, telegram: FakeTelegramServer, drop_cells: list[str]
+) -> None:
+    settings = harness_settings(
+        database_url=database_url,
+        telegram=telegram,
+        llm_base_url=None,
+        api_listen="127.0.0.1:0",
+        alert_chats=f"default:{DEFAULT}",
+        alert_webhook_token=TOKEN,
+        alert_queue_max=1,
+        alert_concurrency=1,
+    )
+    first = notification([_drop(drop_cells[0]), _drop(drop_cells[1])])
+    later = notification([_drop(drop_cells[2])])
+    async with running_bot(settings, telegram) as bot, aiohttp.ClientSession() as http:
+        assert bot.api is not None
+        status, body = await post_alerts(http, bot.api.url, first, token=TOKEN)
+        assert (status, body["started"]) == (200, 2)
+        status, body = await post_alerts(http, bot.api.url, later, token=TOKEN)
+        assert status == 503 and "too many" in body["error"]
+        assert await _counts(database_url) == {"cell_traffic_drop": 2}
+        await telegram.wait_for(
+            lambda: len(_headers(telegram, DEFAULT, "CellTrafficDrop")) == 2, timeout=60
+        )
+        for _ in range(60):  # Alertmanager retries until the queue has room
+            status, body = await post_alerts(http, bot.api.url, later, token=TOKEN)
+            if status != 503:
+                break
+            await asyncio.sleep(0.25)
+        assert (status, body["started"]) == (200, 1)
