@@ -19,10 +19,12 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
+from bot.alerts import ALERT_USER_ID
 from bot.api_wiring import api_server
 from bot.config import TELEGRAM_DEFAULT_API, Settings
 from bot.deep_wiring import open_deep, open_tools
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
+from bot.http_api import API_CHAT_BASE
 from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
 from bot.middlewares import (
@@ -353,6 +355,11 @@ async def _resume_deep_jobs(
     bot: Bot, service: ReasoningService, links: TreeLinks, *, max_messages: int
 ) -> None:
     async def deliver(job: Job, answer: Answer) -> None:
+        if job.user_id == ALERT_USER_ID or job.chat_id >= API_CHAT_BASE:
+            # An alert's analysis is claimed again and posted by the alert workers; an API
+            # job's client is gone with the process that ran it.
+            log.info("deep-analysis job %s finished; not a Telegram question", job.id)
+            return
         await send_answer(bot, job.chat_id, answer, links=links, max_messages=max_messages)
 
     resumed = await service.resume_deep_jobs(deliver)

@@ -12,10 +12,11 @@ from bot.alerts.mapping import AlertMapping, load_mapping
 from bot.alerts.poster import AlertPoster
 from bot.alerts.receiver import ALERTMANAGER_PATH, AlertReceiver
 from bot.alerts.routes import ChatRoutes
-from bot.alerts.worker import AlertWorker
+from bot.alerts.worker import ALERT_USER_ID, AlertWorker
 
 __all__ = [
     "ALERTMANAGER_PATH",
+    "ALERT_USER_ID",
     "AlertMapping",
     "AlertPoster",
     "AlertReceiver",

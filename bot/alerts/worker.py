@@ -23,8 +23,9 @@ from reasoning_core.service import ReasoningService
 
 log = logging.getLogger(__name__)
 
-#: The user id alert analyses run as (no person asked them).
-ALERT_USER_ID = 0
+#: The user id alert analyses run as: no person asked them, and Telegram's ids are positive
+#: (0 is the terminal's user).
+ALERT_USER_ID = -1
 
 
 class AlertWorker:

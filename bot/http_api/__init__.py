@@ -10,10 +10,11 @@ description. `serve` runs an application on API_LISTEN.
 from bot.http_api.gate import ApiGate
 from bot.http_api.jobs import JobBoard
 from bot.http_api.keys import ApiKeyError, create_key, hash_key
-from bot.http_api.routes import ApiRoutes
+from bot.http_api.routes import API_CHAT_BASE, ApiRoutes
 from bot.http_api.server import parse_listen, serve
 
 __all__ = [
+    "API_CHAT_BASE",
     "ApiGate",
     "ApiKeyError",
     "ApiRoutes",

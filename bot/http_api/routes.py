@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
 #: API conversations get chat ids no Telegram chat has: base + key id * 2^31 + chat.
-_API_CHAT_BASE = 8 * 10**18
+API_CHAT_BASE = 8 * 10**18
 _JOB_STRATEGIES = frozenset({"deep", "quick"})
 
 
@@ -81,7 +81,7 @@ class ApiRoutes:
         question = Question(
             text=clean_text(ask.question).strip(),
             user_id=key.user_id,
-            chat_id=_API_CHAT_BASE + key.id * 2**31 + (ask.chat or 0),
+            chat_id=API_CHAT_BASE + key.id * 2**31 + (ask.chat or 0),
             project=ask.project,
         )
         log.info("API question", extra={"user_id": key.user_id, "api_key": key.name,

@@ -165,6 +165,15 @@ async def test_keys_limits_and_the_description(bot: RunningBot, key: str) -> Non
                 retry = resp.headers.get("Retry-After")
         assert statuses == [200, 429] and retry is not None
 
+        await bot.runtime.pool.execute(
+            """INSERT INTO users (id, status) VALUES ($1, 'banned')
+               ON CONFLICT (id) DO UPDATE SET status = 'banned'""",
+            USER,
+        )
+        headers = {"Authorization": f"Bearer {key}"}
+        async with http.post(f"{url}/v1/ask", json={"question": "hi"}, headers=headers) as resp:
+            assert resp.status == 403  # the same access rules as in Telegram
+
         assert await store.revoke("tests")
         async with http.post(
             f"{url}/v1/ask", json={"question": "hi"}, headers={"Authorization": f"Bearer {key}"}
