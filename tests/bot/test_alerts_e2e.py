@@ -6,18 +6,21 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any
 
 import aiohttp
 import asyncpg
 import pytest
 
+from bot.alerts.mapping import DEFAULT_MAPPING
 from demo.dataset import example_questions, generate_demo
 from demo.loader import load_demo
 from storage.pool import create_pool
 from tests.fakes.alertmanager import alert, notification, post_alerts
 from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
 from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from tests.language import foreign_words
 
 TOKEN = "alert-token-for-tests"
 RADIO, DEFAULT = -100123, -100456
@@ -211,3 +214,36 @@ async def test_a_full_queue_asks_alertmanager_to_retry_and_stores_nothing(
                 break
             await asyncio.sleep(0.25)
         assert (status, body["started"]) == (200, 1)
+
+
+async def test_a_russian_mapping_gets_russian_reports(
+    database_url: str, telegram: FakeTelegramServer, drop_cells: list[str], tmp_path: Path
+) -> None:
+    mapping = tmp_path / "alerts.yaml"
+    mapping.write_text(
+        (DEFAULT_MAPPING.read_text(encoding="utf-8")).replace("language: en", "language: ru"),
+        encoding="utf-8",
+    )
+    settings = harness_settings(
+        database_url=database_url,
+        telegram=telegram,
+        llm_base_url=None,
+        api_listen="127.0.0.1:0",
+        alert_chats=f"default:{DEFAULT}",
+        alert_webhook_token=TOKEN,
+        alert_mapping=mapping,
+    )
+    firing = _drop(drop_cells[0])
+    async with running_bot(settings, telegram) as bot, aiohttp.ClientSession() as http:
+        assert bot.api is not None
+        await post_alerts(http, bot.api.url, notification([firing]), token=TOKEN)
+        await telegram.wait_for(lambda: len(telegram.sent_messages(DEFAULT)) >= 2, timeout=60)
+        resolved = firing | {"status": "resolved", "endsAt": "2024-05-20T09:45:00Z"}
+        await post_alerts(http, bot.api.url, notification([resolved]), token=TOKEN)
+        await telegram.wait_for(lambda: bool(telegram.edits(DEFAULT)), timeout=10)
+    names = ["CellTrafficDrop", "cell", "severity", "page"]
+    shown = [*_texts(telegram, DEFAULT), *(e.text for e in telegram.edits(DEFAULT))]
+    assert shown[0].startswith("🔔 <b>CellTrafficDrop</b> сработал")
+    assert "Основная причина" in shown[1]
+    for text in shown:
+        assert foreign_words(text, "ru", quoted=names) == [], text
