@@ -26,7 +26,7 @@ from bot.input_text import clean_text
 from bot.instrumented import usage_owner
 from reasoning_core.errors import StoreError
 from reasoning_core.models import Answer, Event, Question
-from reasoning_core.ports import ApiJobStore, ApiKey
+from reasoning_core.ports import ApiJob, ApiJobStore, ApiKey
 from reasoning_core.service import ReasoningService
 
 log = logging.getLogger(__name__)
@@ -115,31 +115,17 @@ class ApiRoutes:
         return _json(accepted, status=202)
 
     async def job(self, request: web.Request) -> web.Response:
-        key = await self._gate.key(request.headers.get("Authorization"))
-        if key is None:
-            return _error(401, "unauthorized: send Authorization: Bearer <API key>")
-        try:
-            job = await self._jobs.get(request.match_info["job_id"])
-        except StoreError as e:
-            log.error("reading an API job failed: %s", e)
-            return _error(503, "storage unavailable, try again later")
-        if job is None or job.key_id != key.id:
-            return _error(404, "no such job")
+        job = await self._own_job(request)
+        if isinstance(job, web.Response):
+            return job
         view = JobView(job_id=job.id, status=job.status, progress=job.progress, answer=job.answer)
         return _json(view)
 
     async def events(self, request: web.Request) -> web.StreamResponse:
-        key = await self._gate.key(request.headers.get("Authorization"))
-        if key is None:
-            return _error(401, "unauthorized: send Authorization: Bearer <API key>")
-        job_id = request.match_info["job_id"]
-        try:
-            job = await self._jobs.get(job_id)
-        except StoreError as e:
-            log.error("reading an API job failed: %s", e)
-            return _error(503, "storage unavailable, try again later")
-        if job is None or job.key_id != key.id:
-            return _error(404, "no such job")
+        job = await self._own_job(request)
+        if isinstance(job, web.Response):
+            return job
+        job_id = job.id
         response = web.StreamResponse(
             headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"}
         )
@@ -149,6 +135,24 @@ class ApiRoutes:
         except (ConnectionResetError, StoreError) as e:  # the client left: the job goes on
             log.info("SSE follower of API job %s left: %s", job_id, type(e).__name__)
         return response
+
+    async def _own_job(self, request: web.Request) -> ApiJob | web.Response:
+        """The caller's job, or the refusal: 401 without a key, 403 for a refused user,
+        404 for an unknown job or another key's, 503 when the database is down."""
+        try:
+            key = await self._gate.key(request.headers.get("Authorization"))
+            if key is None:
+                return _error(401, "unauthorized: send Authorization: Bearer <API key>")
+            refusal = await self._gate.admit(key, ask=False)
+            if refusal is not None:
+                return _error(refusal.status, refusal.reason)
+            job = await self._jobs.get(request.match_info["job_id"])
+        except StoreError as e:
+            log.error("reading an API job failed: %s", e)
+            return _error(503, "storage unavailable, try again later")
+        if job is None or job.key_id != key.id:
+            return _error(404, "no such job")
+        return job
 
 
 async def _stream(response: web.StreamResponse, events: AsyncIterator[tuple[str, Any]]) -> None:
