@@ -8,6 +8,8 @@ as a job. Every call but the OpenAPI description needs an API key (bot/http_api/
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import json
 import logging
 import secrets
@@ -32,6 +34,8 @@ from reasoning_core.service import ReasoningService
 log = logging.getLogger(__name__)
 
 MAX_BODY_BYTES = 64 * 1024
+#: Seconds of silence on an event stream before a keep-alive comment line.
+KEEPALIVE_SEC = 15.0
 #: API conversations get chat ids no Telegram chat has: base + key id * 2^31 + chat.
 API_CHAT_BASE = 8 * 10**18
 _JOB_STRATEGIES = frozenset({"deep", "quick"})
@@ -131,7 +135,7 @@ class ApiRoutes:
         )
         await response.prepare(request)
         try:
-            await _stream(response, self._board.follow(job_id))
+            await stream_events(response, self._board.follow(job_id))
         except (ConnectionResetError, StoreError) as e:  # the client left: the job goes on
             log.info("SSE follower of API job %s left: %s", job_id, type(e).__name__)
         return response
@@ -155,18 +159,44 @@ class ApiRoutes:
         return job
 
 
-async def _stream(response: web.StreamResponse, events: AsyncIterator[tuple[str, Any]]) -> None:
-    async with aclosing(events) as items:  # type: ignore[type-var]
-        async for number, (name, data) in _numbered(items):
+async def stream_events(
+    response: web.StreamResponse,
+    events: AsyncIterator[tuple[str, Any]],
+    *,
+    keepalive_sec: float = KEEPALIVE_SEC,
+) -> None:
+    """Write the events as Server-Sent Events; a comment line every `keepalive_sec` of
+    silence keeps proxies from closing a stream while a long analysis works."""
+    queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue()
+
+    async def pump() -> None:
+        try:
+            async with aclosing(events) as items:  # type: ignore[type-var]
+                async for item in items:
+                    await queue.put(item)
+        finally:
+            queue.put_nowait(None)  # the end, even when following failed
+
+    task = asyncio.create_task(pump())
+    try:
+        number = 0
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), keepalive_sec)
+            except TimeoutError:
+                await response.write(b": keepalive\n\n")
+                continue
+            if item is None:
+                break
+            number += 1
+            name, data = item
             payload = json.dumps(data, ensure_ascii=False)
             await response.write(f"id: {number}\nevent: {name}\ndata: {payload}\n\n".encode())
-
-
-async def _numbered(items: AsyncIterator[Any]) -> AsyncIterator[tuple[int, Any]]:
-    number = 0
-    async for item in items:
-        number += 1
-        yield number, item
+        await task  # its errors (a store failure while following) reach the caller
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def _json(model: BaseModel | Answer, *, status: int = 200) -> web.Response:
