@@ -11,6 +11,8 @@ import pytest
 from bot.alerts import ChatRoutes, WebhookCredentials, load_mapping
 from bot.alerts.mapping import Investigation, Refusal
 from bot.alerts.payload import PayloadError, parse_notification
+from bot.config import Settings
+from bot.doctor.edge import check_edge
 from reasoning_core.errors import ConfigurationError
 from tests.fakes.alertmanager import alert, notification
 
@@ -113,3 +115,20 @@ def test_the_documented_payload_parses_and_bad_ones_say_why() -> None:
     ]:
         with pytest.raises(PayloadError, match=why):
             parse_notification(json.dumps(bad).encode())
+
+
+def test_the_doctor_reads_the_api_and_alert_settings(tmp_path: Path) -> None:
+    def findings(**values: object) -> dict[str, tuple[str, str]]:
+        settings = Settings(_env_file=None, **values)  # type: ignore[arg-type]
+        return {f.part: (f.status, f.detail) for f in check_edge(settings, RUNBOOKS)}
+
+    assert findings()["HTTP API (API_LISTEN)"][0] == "off"
+    bad = tmp_path / "alerts.yaml"
+    bad.write_text("alerts: [{alert: A, runbook: nope, question: {en: q}}]", encoding="utf-8")
+    broken = findings(api_listen=":8081", alert_mapping=bad)["HTTP API (API_LISTEN)"]
+    assert broken[0] == "fail" and "not loaded" in broken[1]
+    open_door = findings(api_listen=":8081", alert_chats="default:-1")
+    assert open_door["alert receiver"] == ("fail", "no credentials: every alert call is refused")
+    good = findings(api_listen=":8081", alert_chats="default:-1", alert_webhook_token="t")
+    assert good["alert receiver"] == ("ok", "2 alert rule(s) mapped")
+    assert good["HTTP API (API_LISTEN)"][1].startswith("0.0.0.0:8081")
