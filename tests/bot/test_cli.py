@@ -132,17 +132,27 @@ def test_every_setting_is_documented_in_env_example() -> None:
     assert {name.upper() for name in Settings.model_fields} <= documented
 
 
-def test_apikey_create_list_revoke(database_url: str) -> None:
-    env = {"DATABASE_URL": database_url}
-    made = _whytree("apikey", "create", "ci", "--user", "77", "--rate", "5", env=env)
-    assert made.returncode == 0, made.stderr
-    secret = next(line for line in made.stdout.splitlines() if line.startswith("wt_"))
-    listed = _whytree("apikey", "list", env=env)
-    assert "ci\tuser 77\t5/min\tlive" in listed.stdout and secret not in listed.stdout
-    again = _whytree("apikey", "create", "ci", "--user", "77", env=env)
-    assert again.returncode == 1 and "already a key named ci" in again.stderr
-    assert _whytree("apikey", "revoke", "ci", env=env).returncode == 0
-    assert "revoked" in _whytree("apikey", "list", env=env).stdout
+@pytest.mark.usefixtures("restored_logging")
+def test_apikey_create_list_revoke(
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # In this process (the same `main`, without a Python start-up per command).
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("WHYTREE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    assert main(["apikey", "create", "ci", "--user", "77", "--rate", "5"]) == 0
+    secret = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("wt_"))
+    assert main(["apikey", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "ci\tuser 77\t5/min\tlive" in listed and secret not in listed
+    assert main(["apikey", "create", "ci", "--user", "77"]) == 1
+    assert "already a key named ci" in capsys.readouterr().err
+    assert main(["apikey", "revoke", "ci"]) == 0
+    assert main(["apikey", "list"]) == 0
+    assert "revoked" in capsys.readouterr().out
 
 
 def test_run_start_up_lines_show_a_sample_alert_with_curl() -> None:
