@@ -78,8 +78,13 @@ class AlertWorker:
     async def _handle(self, analysis: AlertAnalysis) -> None:
         beat = asyncio.create_task(self._beat(analysis.id))
         try:
-            answer = await self._investigate(analysis)
-            header = _header(analysis)
+            try:
+                answer = await self._investigate(analysis)
+                header = _header(analysis)
+            except ReasoningError as e:  # the alert is still posted, saying it failed
+                log.error("investigating alert analysis %s (%s) failed: %s", analysis.id,
+                          analysis.alertname, e)  # fmt: skip
+                answer, header = None, _header(analysis, failed=True)
             messages = await self._poster.post(analysis, header, answer)
             done = await self._store.posted(
                 analysis.id, answer=answer, report_html=header, messages=messages
@@ -126,10 +131,12 @@ class AlertWorker:
                 log.warning("heartbeat of alert analysis %s failed: %s", analysis_id, e)
 
 
-def _header(analysis: AlertAnalysis) -> str:
+def _header(analysis: AlertAnalysis, *, failed: bool = False) -> str:
     """The stored header (the receiver wrote it with the alert's labels) plus the note."""
     language = analysis.language
     base = analysis.report_html or ""
+    if failed:
+        return f"{base}\n{note_html('failed', language)}"
     if analysis.runbook is not None:
         return f"{base}\n{note_html('investigated', language, runbook=analysis.runbook)}"
     return f"{base}\n{analysis.question}"
