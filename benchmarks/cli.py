@@ -48,6 +48,11 @@ def add_bench_parsers(bench: Any) -> None:
     strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
     strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     strategy.add_argument("--json", action="store_true")
+    alerts = bench.add_parser("alerts", help="a burst of Alertmanager alerts, many repeated")
+    alerts.add_argument("--alerts", type=int, default=500, help="alerts in the burst")
+    alerts.add_argument("--distinct", type=int, default=20, help="distinct cells alerted")
+    alerts.add_argument("--group", type=int, default=10, help="alerts per notification")
+    alerts.add_argument("--json", action="store_true")
     understanding = bench.add_parser(
         "understanding", help="questions as people type them, answered end to end"
     )

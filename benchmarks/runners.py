@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.alerts import format_alerts_report, run_alerts_bench
 from benchmarks.deep import format_deep_report, run_deep_bench
 from benchmarks.incidents.runner import (
     default_cases,
@@ -82,6 +83,15 @@ async def _understanding(settings: Settings, args: argparse.Namespace) -> Figure
             return await run_understanding_bench(paths, dsn=dsn, data_dir=Path(scratch))
 
 
+async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
+    """The half of the alerts sent at once, then all again (Alertmanager's repeats)."""
+    async with scratch_server() as dsn:
+        return await run_alerts_bench(
+            dsn=dsn, alerts=max(1, args.alerts // 2), distinct=max(1, args.distinct),
+            group=max(1, args.group),
+        )  # fmt: skip
+
+
 async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
     return await run_tree_bench(runs=max(1, args.runs))
 
@@ -95,4 +105,5 @@ BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "strategy": (_strategy, format_strategy_report),
     "understanding": (_understanding, format_understanding_report),
     "tree": (_tree, format_tree_report),
+    "alerts": (_alerts, format_alerts_report),
 }

@@ -19,9 +19,12 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
+from bot.alerts import ALERT_USER_ID
+from bot.api_wiring import api_server
 from bot.config import TELEGRAM_DEFAULT_API, Settings
 from bot.deep_wiring import open_deep, open_tools
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
+from bot.http_api import API_CHAT_BASE
 from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
 from bot.middlewares import (
@@ -52,6 +55,7 @@ from reasoning_core.strategy.selector import StrategySelector
 from reasoning_core.tools.base import Tool
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from storage.admin import PgAccountStore
+from storage.api_keys import PgApiKeyStore
 from storage.audit import PgAuditStore
 from storage.clarifications import PgClarificationStore
 from storage.embedded import EmbeddedPostgres
@@ -258,6 +262,7 @@ def _build_ops(
         access_mode=settings.access_mode,
         daily_token_budget=settings.user_daily_token_budget,
         llm_ping=chat_model.ping if chat_model is not None else None,
+        api_keys=PgApiKeyStore(pool),
     )
 
 
@@ -350,6 +355,11 @@ async def _resume_deep_jobs(
     bot: Bot, service: ReasoningService, links: TreeLinks, *, max_messages: int
 ) -> None:
     async def deliver(job: Job, answer: Answer) -> None:
+        if job.user_id == ALERT_USER_ID or job.chat_id >= API_CHAT_BASE:
+            # An alert's analysis is claimed again and posted by the alert workers; an API
+            # job's client is gone with the process that ran it.
+            log.info("deep-analysis job %s finished; not a Telegram question", job.id)
+            return
         await send_answer(bot, job.chat_id, answer, links=links, max_messages=max_messages)
 
     resumed = await service.resume_deep_jobs(deliver)
@@ -358,15 +368,19 @@ async def _resume_deep_jobs(
 
 
 async def run_bot(settings: Settings) -> None:
-    """Long-poll Telegram until interrupted."""
+    """Long-poll Telegram until interrupted; the API and alert receiver on API_LISTEN."""
+
     bot = build_bot(settings)
     async with open_runtime(settings) as runtime:
         dp = build_dispatcher(runtime)
-        async with ops_server(
-            runtime.ops,
-            host=settings.metrics_host,
-            port=settings.metrics_port,
-            pages=runtime.pages,
+        async with (
+            ops_server(
+                runtime.ops,
+                host=settings.metrics_host,
+                port=settings.metrics_port,
+                pages=runtime.pages,
+            ),
+            api_server(runtime, bot),
         ):
             await dp.start_polling(
                 bot,

@@ -1,4 +1,4 @@
-"""The `whytree` command: run, chat, ask, doctor, migrate, demo, tree, bench."""
+"""The `whytree` command: run, chat, ask, doctor, migrate, demo, tree, apikey, bench."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from bot.api_wiring import api_keys
 from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
 from bot.doctor import exit_code, render_json, render_table, run_doctor
+from bot.http_api import ApiKeyError, create_key
 from bot.logging_setup import log_file_path, setup_logging
-from bot.startup import NO_TOKEN_HELP, announce_bot, llm_warning, started_text
+from bot.startup import NO_TOKEN_HELP, announce_bot, api_text, llm_warning, started_text
 from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
@@ -46,6 +48,17 @@ def _parser() -> argparse.ArgumentParser:
         help="text (default), svg or png (a picture, needs Graphviz), or html (the analysis page)",
     )
     tree.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+    apikey = sub.add_parser("apikey", help="make, list or revoke HTTP API keys").add_subparsers(
+        dest="apikey", required=True, metavar="ACTION"
+    )
+    create = apikey.add_parser("create", help="make a key (printed once, stored hashed)")
+    create.add_argument("name", help="the client's name, e.g. grafana")
+    create.add_argument("--user", type=int, required=True,
+                        help="the user id whose access rules and token budget apply")  # fmt: skip
+    create.add_argument("--rate", type=int, default=60, help="calls per minute (0: no limit)")
+    apikey.add_parser("list", help="list the keys (never the keys themselves)")
+    revoke = apikey.add_parser("revoke", help="end a key")
+    revoke.add_argument("name")
     demo = sub.add_parser("demo", help="load the telecom demo dataset and show questions")
     demo.add_argument("--seed", type=int, default=7)
     bench = sub.add_parser("bench", help="run a benchmark").add_subparsers(
@@ -82,6 +95,8 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
         return await _chat(settings, args)
     identity = await announce_bot(settings)  # a refused token stops here, in one line
     print(started_text(identity), flush=True)
+    if (api := api_text(settings)) is not None:
+        print(api, flush=True)
     await run_bot(settings)
     return 0
 
@@ -132,6 +147,33 @@ def _write(data: bytes, output: str | None) -> int:
     return 0
 
 
+async def _apikey(settings: Settings, args: argparse.Namespace) -> int:
+    async with open_runtime(settings) as runtime:
+        store = api_keys(runtime.pool)
+        if args.apikey == "create":
+            try:
+                key, secret = await create_key(
+                    store, args.name, user_id=args.user, rate_limit_per_min=args.rate
+                )
+            except ApiKeyError as e:
+                print(f"whytree: {e}", file=sys.stderr)
+                return 1
+            print(f"API key {key.name} (user {key.user_id}, {key.rate_limit_per_min}/min):")
+            print(secret)
+            print("It is shown only now; send it as: Authorization: Bearer <key>")
+            return 0
+        if args.apikey == "revoke":
+            if not await store.revoke(args.name):
+                print(f"whytree: no live key named {args.name!r}", file=sys.stderr)
+                return 1
+            print(f"revoked {args.name}")
+            return 0
+        for key in await store.list():
+            state = "revoked" if key.revoked_at else "live"
+            print(f"{key.name}\tuser {key.user_id}\t{key.rate_limit_per_min}/min\t{state}")
+    return 0
+
+
 async def _demo(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         dataset, stats = await load_demo_dataset(runtime.pool, seed=args.seed)
@@ -154,6 +196,7 @@ _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any
     "doctor": _doctor,
     "demo": _demo,
     "tree": _tree,
+    "apikey": _apikey,
     "bench": _bench,
 }
 

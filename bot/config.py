@@ -101,6 +101,16 @@ class Settings(BaseSettings):
     tree_link_ttl_sec: int = Field(default=30 * 24 * 3600, ge=60, le=10 * 365 * 24 * 3600)
     tree_picture_timeout_sec: float = Field(default=4.0, gt=0, le=60)
 
+    # HTTP API and Alertmanager receiver (no API_LISTEN = not served)
+    api_listen: str | None = None
+    alert_mapping: Path | None = None
+    alert_chats: str = ""
+    alert_webhook_token: SecretStr | None = None
+    alert_webhook_basic_auth: SecretStr | None = None
+    alert_concurrency: int = Field(default=2, ge=1, le=64)
+    alert_queue_max: int = Field(default=1000, ge=1, le=1_000_000)
+    alert_max_bytes: int = Field(default=1 << 20, ge=1024, le=64 << 20)
+
     # Logging
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "INFO"
     log_format: Literal["json", "console"] = "json"
@@ -151,6 +161,10 @@ class Settings(BaseSettings):
         "prometheus_url",
         "public_url",
         "runbooks_dir",
+        "api_listen",
+        "alert_mapping",
+        "alert_webhook_token",
+        "alert_webhook_basic_auth",
         mode="before",
     )
     @classmethod

@@ -17,7 +17,14 @@ from pathlib import Path
 from bot.metrics import Metrics
 from bot.ratelimit import DeepSlots, SlidingWindow
 from bot.tree_page.links import TreeLinks
-from reasoning_core.ports import AccountStore, AuditStore, StatsStore, TreeStore, UsageStore
+from reasoning_core.ports import (
+    AccountStore,
+    ApiKeyStore,
+    AuditStore,
+    StatsStore,
+    TreeStore,
+    UsageStore,
+)
 from reasoning_core.runbooks.loader import RunbookSet, load_runbooks
 
 
@@ -67,6 +74,8 @@ class Ops:
     daily_token_budget: int = 0
     #: Seconds one cheap LLM request takes (raises LLMError); None without an LLM.
     llm_ping: Callable[[], Awaitable[float]] | None = None
+    #: The HTTP API's keys (/apikeys, /apikey_revoke); None: not wired.
+    api_keys: ApiKeyStore | None = None
     version: str = field(default_factory=app_version)
     started: float = field(default_factory=time.monotonic)
 

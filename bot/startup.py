@@ -50,3 +50,24 @@ async def llm_warning(settings: Settings) -> str | None:
     if problem is None:
         return None
     return f"whytree: the LLM does not answer ({problem}); `whytree doctor` says more"
+
+
+def api_text(settings: Settings) -> str | None:
+    """With API_LISTEN: where the API and the alert receiver are, and a sample alert to send
+    with curl (the token is read from the environment, never printed)."""
+    if settings.api_listen is None:
+        return None
+    host, _, port = settings.api_listen.rpartition(":")
+    url = f"http://{host if host not in ('', '0.0.0.0') else '127.0.0.1'}:{port}"
+    sample = (
+        '{"version":"4","status":"firing","receiver":"whytree","groupKey":"demo",'
+        '"alerts":[{"status":"firing","fingerprint":"demo-10291",'
+        '"labels":{"alertname":"CellTrafficDrop","cell":"10291"},'
+        '"startsAt":"2024-05-20T08:00:00Z","endsAt":"0001-01-01T00:00:00Z"}]}'
+    )
+    return (
+        f"The HTTP API and the Alertmanager receiver listen on {url} "
+        f"(OpenAPI: {url}/v1/openapi.json). Send a sample alert:\n"
+        f'  curl -H "Authorization: Bearer $ALERT_WEBHOOK_TOKEN" '
+        f"-H 'Content-Type: application/json' -d '{sample}' {url}/alerts/alertmanager"
+    )

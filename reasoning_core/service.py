@@ -10,7 +10,7 @@ always `answer`: failures become an answer that says what went wrong.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -311,6 +311,41 @@ class ReasoningService:
         return self._deps.deep.run(
             ctx, decision, user_id=question.user_id, chat_id=question.chat_id
         )
+
+    async def investigate(
+        self, question: Question, *, parameters: Mapping[str, str], language: Language
+    ) -> AsyncIterator[Event]:
+        """A deep analysis whose goal and parameters are already known (an alert mapped to a
+        runbook): no strategy decision, no clarification, no session; the same events and
+        the same `Answer` as `ask`. Without a deep path, the quick path's answer."""
+        request = understand(question.text, await self._known_names(), language=language)
+        decision = StrategyDecision(
+            strategy="deep",
+            confidence=1.0,
+            reason="investigation",
+            restated_goal=question.text,
+            language=language,
+        )
+        yield Event(kind="reasoning_started", message=_words(language)["thinking"])
+        if self._deps.deep is None:
+            yield _answer(no_llm_answer(language), Usage())
+            return
+        ctx = PlanningContext(
+            question=question.text,
+            goal=question.text,
+            language=language,
+            user_id=question.user_id,
+            parameters=dict(parameters),
+            request=request,
+        )
+        run = self._deps.deep.run(
+            ctx, decision, user_id=question.user_id, chat_id=question.chat_id
+        )
+        async for event in run:
+            if event.answer is None:
+                yield event
+            else:
+                yield _answer(_decided(event.answer, decision, []), Usage())
 
     async def resume_deep_jobs(self, deliver: Deliver) -> int:
         """Finish deep analyses a crashed process left running; `deliver` sends each answer."""

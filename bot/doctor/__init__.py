@@ -1,7 +1,8 @@
 """`whytree doctor`: checks every configured part and says, per line, what to do.
 
 Database, Telegram, the LLM (and what its server honours), the tool sources
-(SQL rights, Prometheus, runbooks and their data) and the metrics port; one
+(SQL rights, Prometheus, runbooks and their data), the metrics port and the HTTP API
+with the alert receiver (API_LISTEN: mapping file, ALERT_CHATS, credentials); one
 `Finding` per line, a table for people and JSON for scripts.
 """
 

@@ -6,6 +6,7 @@ import asyncio
 
 from bot.app import Inspection, open_inspection
 from bot.config import Settings
+from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
 from bot.doctor.sources import check_port, check_prometheus, check_runbooks, check_sql
@@ -25,6 +26,10 @@ async def run_doctor(settings: Settings, *, limit_sec: float = DEFAULT_LIMIT_SEC
     )
     findings = [*await _database_and_sources(settings, limit_sec), *telegram, *llm]
     findings.append(check_port(settings.metrics_host, settings.metrics_port))
+    runbooks = await asyncio.to_thread(
+        load_runbooks, [settings.runbooks_dir] if settings.runbooks_dir else []
+    )
+    findings.extend(check_edge(settings, runbooks.runbooks.keys()))
     return findings
 
 

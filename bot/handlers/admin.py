@@ -16,7 +16,7 @@ from aiogram import BaseMiddleware, Router
 from aiogram.filters import BaseFilter, CommandObject
 from aiogram.types import Message, TelegramObject
 
-from bot.handlers import admin_reports, admin_trees, admin_users, usage
+from bot.handlers import admin_api_keys, admin_reports, admin_trees, admin_users, usage
 from bot.handlers.admin_args import ArgumentError
 from bot.middlewares import Handler
 from reasoning_core.errors import StoreError
@@ -39,6 +39,8 @@ ADMIN_COMMANDS = [
     ("runbooks", "loaded runbooks and load errors"),
     ("reload_runbooks", "read the runbook files again"),
     ("audit [n]", "recent admin actions"),
+    ("apikeys", "HTTP API keys (whytree apikey create makes one)"),
+    ("apikey_revoke NAME", "end an HTTP API key"),
 ]
 
 #: Appended to /help for admins.
@@ -100,7 +102,10 @@ def create_router(audit: AuditStore) -> Router:
     admin.message.filter(IsAdmin())
     admin.message.middleware(AuditMiddleware(audit))
     admin.include_routers(
-        admin_users.create_router(), admin_reports.create_router(), admin_trees.create_router()
+        admin_users.create_router(),
+        admin_reports.create_router(),
+        admin_trees.create_router(),
+        admin_api_keys.create_router(),
     )
     router = Router(name=f"{__name__}.root")
     router.include_routers(usage.create_router(), admin)

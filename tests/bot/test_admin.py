@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 import pytest
 
 from bot.handlers.common import HELP_TEXT
+from bot.http_api import create_key, hash_key
+from storage.api_keys import PgApiKeyStore
 from tests.bot.ops_helpers import (
     ADMIN,
     GROUP,
@@ -43,6 +45,8 @@ ADMIN_COMMANDS = [
     "/reload_runbooks",
     "/audit",
     "/audit 3",
+    "/apikeys",
+    "/apikey_revoke nope",
 ]
 
 
@@ -239,3 +243,16 @@ async def test_stats_and_user_report_real_numbers_after_questions(
     user = await say(telegram, ADMIN, f"/user {USER}")
     assert "Questions: 2" in user and "in 2 LLM calls" in user
     assert "Tokens today: 0" not in user
+
+
+async def test_api_keys_are_listed_without_the_key_and_revoked(
+    bot: RunningBot, telegram: FakeTelegramServer
+) -> None:
+    store = PgApiKeyStore(bot.runtime.pool)
+    _, secret = await create_key(store, "grafana", user_id=USER, rate_limit_per_min=30)
+    listed = await say(telegram, ADMIN, "/apikeys")
+    assert "grafana" in listed and f"user {USER}" in listed and "30/min" in listed
+    assert secret not in listed and secret[:12] not in listed
+    assert "is revoked" in await say(telegram, ADMIN, "/apikey_revoke grafana")
+    assert await store.by_hash(hash_key(secret)) is None
+    assert "No live key" in await say(telegram, ADMIN, "/apikey_revoke grafana")

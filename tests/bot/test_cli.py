@@ -14,6 +14,7 @@ import pytest
 
 from bot.cli import main
 from bot.config import Settings
+from bot.startup import api_text
 from bot.tree_picture.dot_runner import find_dot
 from bot.tree_picture.pictures import png_size
 
@@ -129,3 +130,34 @@ def test_every_setting_is_documented_in_env_example() -> None:
         if line and not line.startswith("#") and "=" in line
     }
     assert {name.upper() for name in Settings.model_fields} <= documented
+
+
+@pytest.mark.usefixtures("restored_logging")
+def test_apikey_create_list_revoke(
+    database_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # In this process (the same `main`, without a Python start-up per command).
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    monkeypatch.setenv("WHYTREE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)  # no .env of the developer's
+    assert main(["apikey", "create", "ci", "--user", "77", "--rate", "5"]) == 0
+    secret = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("wt_"))
+    assert main(["apikey", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "ci\tuser 77\t5/min\tlive" in listed and secret not in listed
+    assert main(["apikey", "create", "ci", "--user", "77"]) == 1
+    assert "already a key named ci" in capsys.readouterr().err
+    assert main(["apikey", "revoke", "ci"]) == 0
+    assert main(["apikey", "list"]) == 0
+    assert "revoked" in capsys.readouterr().out
+
+
+def test_run_start_up_lines_show_a_sample_alert_with_curl() -> None:
+    settings = Settings(_env_file=None, api_listen="0.0.0.0:8081")
+    text = api_text(settings)
+    assert text is not None and "http://127.0.0.1:8081/v1/openapi.json" in text
+    assert "curl" in text and "/alerts/alertmanager" in text and "$ALERT_WEBHOOK_TOKEN" in text
+    assert api_text(Settings(_env_file=None)) is None

@@ -71,11 +71,13 @@ async def test_everything_configured_and_working(
 ) -> None:
     async with FakePrometheus() as prometheus:
         settings = _settings(
-            demo_data, telegram, llm, prometheus_url=prometheus.base_url, metrics_port=0
-        )
+            demo_data, telegram, llm, prometheus_url=prometheus.base_url, metrics_port=0,
+            api_listen="127.0.0.1:0", alert_chats="default:-100456", alert_webhook_token="t",
+        )  # fmt: skip
         findings = await run_doctor(settings, limit_sec=5)
     parts = _by_part(findings)
     assert [f for f in findings if f.status != "ok"] == [], render_table(findings)
+    assert parts["alert receiver"].detail == "2 alert rule(s) mapped"
     assert "migrations current" in parts["database"].detail
     assert parts["Telegram"].detail == "@doctor_test_bot — https://t.me/doctor_test_bot"
     assert parts["LLM"].detail.startswith("fake-model at http://127.0.0.1")
@@ -178,7 +180,13 @@ async def test_nothing_configured_is_not_a_failure(database_url: str, tmp_path: 
     settings = Settings(_env_file=None, database_url=database_url, whytree_data_dir=tmp_path)
     findings = await run_doctor(settings, limit_sec=5)
     parts = _by_part(findings)
-    for part in ("Telegram", "LLM", "Prometheus (PROMETHEUS_URL)", "metrics port (METRICS_PORT)"):
+    for part in (
+        "Telegram",
+        "LLM",
+        "Prometheus (PROMETHEUS_URL)",
+        "metrics port (METRICS_PORT)",
+        "HTTP API (API_LISTEN)",
+    ):
         assert parts[part].status == "off", part
     assert "TELEGRAM_BOT_TOKEN" in parts["Telegram"].fix
     assert "not configured" in render_table(findings)

@@ -8,6 +8,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from aiogram import Bot
+
+from bot.api_wiring import ApiServer, api_server
 from bot.app import Runtime, build_bot, build_dispatcher, open_runtime
 from bot.config import Settings
 from tests.fakes.telegram_server import FakeTelegramServer
@@ -44,33 +47,45 @@ def quick_path_settings(**kwargs: Any) -> Settings:
 class RunningBot:
     runtime: Runtime
     telegram: FakeTelegramServer
+    #: The HTTP API and alert receiver, when the settings have API_LISTEN.
+    api: ApiServer | None = None
 
 
 @asynccontextmanager
 async def running_bot(
     settings: Settings, telegram: FakeTelegramServer
 ) -> AsyncIterator[RunningBot]:
-    """Start polling; stop it (and close the bot session) on exit."""
+    """Start polling (and the API on API_LISTEN); stop it (and close the bot session) on exit."""
     async with open_runtime(settings) as runtime:
         bot = build_bot(settings)
-        dp = build_dispatcher(runtime)
-        polls_before = len(telegram.calls_of("getUpdates"))
-        task = asyncio.create_task(
-            dp.start_polling(
-                bot,
-                polling_timeout=settings.telegram_polling_timeout_sec,
-                handle_signals=False,
-                allowed_updates=dp.resolve_used_update_types(),
-            )
+        # The API stops first, while the bot's session (which polling closes) is still open.
+        async with _polling(runtime, bot, telegram) as running, api_server(runtime, bot) as api:
+            yield RunningBot(runtime=running.runtime, telegram=telegram, api=api)
+
+
+@asynccontextmanager
+async def _polling(
+    runtime: Runtime, bot: Bot, telegram: FakeTelegramServer
+) -> AsyncIterator[RunningBot]:
+    settings = runtime.settings
+    dp = build_dispatcher(runtime)
+    polls_before = len(telegram.calls_of("getUpdates"))
+    task = asyncio.create_task(
+        dp.start_polling(
+            bot,
+            polling_timeout=settings.telegram_polling_timeout_sec,
+            handle_signals=False,
+            allowed_updates=dp.resolve_used_update_types(),
         )
-        try:
-            await telegram.wait_for(
-                lambda: len(telegram.calls_of("getUpdates")) > polls_before or task.done()
-            )
-            if task.done():
-                await task  # start-up failed: raise its error here
-            yield RunningBot(runtime=runtime, telegram=telegram)
-        finally:
-            if not task.done():
-                await dp.stop_polling()
-            await task
+    )
+    try:
+        await telegram.wait_for(
+            lambda: len(telegram.calls_of("getUpdates")) > polls_before or task.done()
+        )
+        if task.done():
+            await task  # start-up failed: raise its error here
+        yield RunningBot(runtime=runtime, telegram=telegram)
+    finally:
+        if not task.done():
+            await dp.stop_polling()
+        await task

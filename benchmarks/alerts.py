@@ -1,0 +1,157 @@
+"""`whytree bench alerts`: a burst of Alertmanager notifications, many of them repeats.
+
+The real bot (runbook planner, no LLM) runs on a scratch PostgreSQL with the demo
+data, polling the fake Telegram server, with the API/alert receiver on a free
+port. N alerts (default 500) about `distinct` demo cells (default 20), three
+alert instances per cell, are posted in groups of `group` alerts per
+notification, all notifications at once (at most 32 in flight), each repeated
+once as Alertmanager does at its group interval. A 503 (the receiver's queue is
+full) is retried after a second, as Alertmanager would.
+
+Figures: ``alerts`` sent, ``analyses_started`` (rows the receiver started: the
+target is one per distinct runbook + parameters), ``duplicates_suppressed``
+(alerts that joined an open analysis or repeated a known one),
+``reports_posted`` (distinct cells whose report reached the chat), ``lost``
+(cells alerted but never reported) and ``p95_alert_to_report_s`` (from a cell's
+first alert sent to its report's header in the chat).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import statistics
+import time
+from typing import Any
+
+import aiohttp
+import asyncpg
+
+from demo.dataset import generate_demo
+from demo.loader import load_demo
+from storage.pool import create_pool
+from tests.fakes.alertmanager import alert, notification, post_alerts
+from tests.fakes.bot_harness import harness_settings, running_bot
+from tests.fakes.telegram_server import FakeTelegramServer
+
+CHAT = -100456
+TOKEN = "bench-alert-token"
+_IN_FLIGHT = 32
+_HEADER = re.compile(r"CellTrafficDrop</b> is firing: cell=([^,\s]+)")
+
+
+async def run_alerts_bench(
+    *, dsn: str, alerts: int = 500, distinct: int = 20, group: int = 10, timeout_s: float = 600
+) -> dict[str, Any]:
+    cells = await _demo_cells(dsn, distinct)
+    batch = [
+        alert({"alertname": "CellTrafficDrop", "cell": cells[i % len(cells)],
+               "instance": f"probe-{(i // len(cells)) % 3}"})
+        for i in range(alerts)
+    ]  # fmt: skip
+    groups = [notification(batch[i : i + group]) for i in range(0, len(batch), group)]
+    async with FakeTelegramServer() as telegram:
+        settings = harness_settings(
+            database_url=dsn,
+            telegram=telegram,
+            llm_base_url=None,
+            api_listen="127.0.0.1:0",
+            alert_chats=f"default:{CHAT}",
+            alert_webhook_token=TOKEN,
+        )
+        async with running_bot(settings, telegram) as bot:
+            assert bot.api is not None
+            first_sent, counts = await _send(bot.api.url, groups + groups)
+            reported = await _wait_reports(telegram, set(first_sent), timeout_s)
+        started = await _started(dsn)
+    delays = sorted(reported[c] - first_sent[c] for c in reported)
+    return {
+        "alerts": len(batch) * 2,
+        "analyses_started": started,
+        "duplicates_suppressed": counts["joined"] + counts["duplicate"],
+        "reports_posted": len(reported),
+        "lost": len(set(first_sent) - set(reported)),
+        "p95_alert_to_report_s": round(_p95(delays), 2),
+    }
+
+
+async def _demo_cells(dsn: str, distinct: int) -> list[str]:
+    pool = await create_pool(dsn)
+    try:
+        await load_demo(pool, generate_demo(7))
+        rows = await pool.fetch(
+            "SELECT cellname FROM demo.cells ORDER BY cellname LIMIT $1", distinct
+        )
+    finally:
+        await pool.close()
+    return [str(r["cellname"]) for r in rows]
+
+
+async def _send(url: str, groups: list[dict[str, Any]]) -> tuple[dict[str, float], dict[str, int]]:
+    first_sent: dict[str, float] = {}
+    counts = {"started": 0, "joined": 0, "duplicate": 0}
+    gate = asyncio.Semaphore(_IN_FLIGHT)
+
+    async def one(http: aiohttp.ClientSession, body: dict[str, Any]) -> None:
+        async with gate:
+            now = time.monotonic()
+            for a in body["alerts"]:
+                first_sent.setdefault(a["labels"]["cell"], now)
+            while True:
+                status, answer = await post_alerts(http, url, body, token=TOKEN)
+                if status != 503:  # noqa: PLR2004 - the receiver's "retry later"
+                    break
+                await asyncio.sleep(1.0)
+            if status != 200:  # noqa: PLR2004
+                raise RuntimeError(f"the receiver answered {status}: {answer}")
+            for key in counts:
+                counts[key] += int(answer.get(key, 0))
+
+    async with aiohttp.ClientSession() as http:
+        await asyncio.gather(*(one(http, body) for body in groups))
+    return first_sent, counts
+
+
+async def _wait_reports(
+    telegram: FakeTelegramServer, cells: set[str], timeout_s: float
+) -> dict[str, float]:
+    """When each cell's report header reached the chat (cells never reported are absent)."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        seen: dict[str, float] = {}
+        for message in telegram.sent_messages(CHAT):
+            found = _HEADER.search(message.text)
+            if found is not None:
+                seen.setdefault(found.group(1), message.at)
+        if set(seen) >= cells or time.monotonic() > deadline:
+            return seen
+        await asyncio.sleep(0.5)
+
+
+async def _started(dsn: str) -> int:
+    conn = await asyncpg.connect(dsn)
+    try:
+        return int(await conn.fetchval("SELECT count(*) FROM alert_analyses") or 0)
+    finally:
+        await conn.close()
+
+
+def _p95(values: list[float]) -> float:
+    if not values:
+        return 0.0
+    if len(values) == 1:
+        return values[0]
+    return statistics.quantiles(values, n=100, method="inclusive")[94]
+
+
+def format_alerts_report(figures: dict[str, Any]) -> str:
+    lines = [
+        "Alert burst (runbook planner, fake Telegram; timings are noisy on a shared machine)",
+        f"  alerts sent:            {figures['alerts']}",
+        f"  analyses started:       {figures['analyses_started']}",
+        f"  duplicates suppressed:  {figures['duplicates_suppressed']}",
+        f"  reports posted:         {figures['reports_posted']}",
+        f"  lost:                   {figures['lost']}  (target 0)",
+        f"  p95 alert -> report:    {figures['p95_alert_to_report_s']} s",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,27 @@
+"""Alerts: Alertmanager's webhook in, an investigation per alert group out, in Telegram.
+
+Owns the receiver route (`AlertReceiver.install(app)` adds ``POST /alerts/alertmanager``
+to any aiohttp application), the payload models, the mapping file (alert -> runbook +
+parameters), ALERT_CHATS routing, the workers that run the analyses, and the posting
+and "resolved" edits of the reports. Deduplication and the queue live in PostgreSQL
+(`AlertStore`, storage/alerts.py); the analyses are the reasoning service's.
+"""
+
+from bot.alerts.auth import WebhookCredentials
+from bot.alerts.mapping import AlertMapping, load_mapping
+from bot.alerts.poster import AlertPoster
+from bot.alerts.receiver import ALERTMANAGER_PATH, AlertReceiver
+from bot.alerts.routes import ChatRoutes
+from bot.alerts.worker import ALERT_USER_ID, AlertWorker
+
+__all__ = [
+    "ALERTMANAGER_PATH",
+    "ALERT_USER_ID",
+    "AlertMapping",
+    "AlertPoster",
+    "AlertReceiver",
+    "AlertWorker",
+    "ChatRoutes",
+    "WebhookCredentials",
+    "load_mapping",
+]

@@ -1,0 +1,149 @@
+"""The alert mapping file (ALERT_MAPPING, YAML): alert name + labels -> runbook + parameters.
+
+Each entry names an alert, optionally labels it must carry (``labels:``), the
+runbook to run, the question in each language (``{name}`` placeholders for the
+parameters) and where each parameter comes from (``label:``). A label value is
+used only if it matches the parameter's ``pattern`` (by default a plain name:
+letters, digits, ``_ . : / -``, at most 64 characters); anything else — text
+carrying quotes, spaces, SQL or instructions — is refused, never put in a question.
+The value then reaches the data sources only as a runbook parameter, which the
+runbook's queries bind (``$1``), never splice.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from reasoning_core.errors import ConfigurationError
+
+DEFAULT_MAPPING = Path(__file__).with_name("mapping.yaml")
+DEFAULT_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ParameterSource(_Strict):
+    label: str = Field(min_length=1, max_length=100)
+    pattern: str = DEFAULT_PATTERN
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as e:
+            raise ValueError(f"pattern {value!r} is not a regular expression: {e}") from e
+        return value
+
+
+class AlertRule(_Strict):
+    alert: str = Field(min_length=1, max_length=200)
+    labels: dict[str, str] = Field(default_factory=dict)
+    runbook: str = Field(min_length=1, max_length=100)
+    question: dict[Literal["en", "ru"], str]
+    parameters: dict[str, ParameterSource] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _placeholders_are_parameters(self) -> AlertRule:
+        if "en" not in self.question:
+            raise ValueError("question needs at least its en wording")
+        for text in self.question.values():
+            names = {name for _, name, _, _ in string.Formatter().parse(text) if name}
+            unknown = names - set(self.parameters)
+            if unknown:
+                raise ValueError(f"question uses {sorted(unknown)}, not declared in parameters")
+        return self
+
+    def matches(self, labels: Mapping[str, str]) -> bool:
+        return labels.get("alertname") == self.alert and all(
+            labels.get(k) == v for k, v in self.labels.items()
+        )
+
+
+class AlertMapping(_Strict):
+    language: Literal["en", "ru"] = "en"
+    unmapped: Literal["post", "ignore"] = "post"
+    alerts: list[AlertRule] = Field(default_factory=list)
+
+    def resolve(self, labels: Mapping[str, str]) -> Investigation | Refusal:
+        """The investigation for an alert's labels, or why there is none."""
+        name = labels.get("alertname", "")
+        rule = next((r for r in self.alerts if r.matches(labels)), None)
+        if rule is None:
+            return Refusal(kind="unmapped", alertname=name)
+        params: dict[str, str] = {}
+        for param, source in rule.parameters.items():
+            value = labels.get(source.label)
+            if value is None or not re.fullmatch(source.pattern, value):
+                return Refusal(kind="bad_label", alertname=name, label=source.label)
+            params[param] = value
+        question = {lang: text.format(**params) for lang, text in rule.question.items()}
+        return Investigation(runbook=rule.runbook, parameters=params, questions=question)
+
+
+@dataclass(frozen=True, slots=True)
+class Investigation:
+    """What to analyse for an alert: a runbook, its parameters, the question per language."""
+
+    runbook: str
+    parameters: dict[str, str]
+    questions: dict[Literal["en", "ru"], str] = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """One open analysis per runbook + parameters."""
+        params = ",".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
+        return f"{self.runbook}({params})"
+
+    def question(self, language: Literal["en", "ru"]) -> str:
+        return self.questions.get(language) or self.questions["en"]
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """No investigation: no entry for the alert, or a label value that is not usable."""
+
+    kind: Literal["unmapped", "bad_label"]
+    alertname: str
+    label: str | None = None
+
+
+def load_mapping(path: Path | None, *, runbooks: Collection[str] | None = None) -> AlertMapping:
+    """Read and validate the mapping (the bundled one for None); ConfigurationError saying
+    what is wrong and where. `runbooks`: the ids an entry may name (None: not checked)."""
+    source = path or DEFAULT_MAPPING
+    try:
+        raw = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
+        mapping = AlertMapping.model_validate(raw)
+    except OSError as e:
+        raise ConfigurationError(f"ALERT_MAPPING: cannot read {source}: {e.strerror or e}") from e
+    except yaml.YAMLError as e:
+        raise ConfigurationError(f"ALERT_MAPPING: {source} is not valid YAML: {e}") from e
+    except ValidationError as e:
+        first = e.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise ConfigurationError(f"ALERT_MAPPING: {source}: {where}: {first['msg']}") from e
+    if runbooks is not None:
+        unknown = sorted({r.runbook for r in mapping.alerts} - set(runbooks))
+        if unknown:
+            raise ConfigurationError(
+                f"ALERT_MAPPING: {source} names runbooks that are not loaded: {unknown}"
+            )
+    return mapping

@@ -1,0 +1,71 @@
+"""AlertPoster: an alert's report into its Telegram chats, and the "resolved" edit.
+
+Every report starts with a short header message (the alert and its labels);
+the analysis' report follows it. The header is what a resolved notification
+edits, so the edit never has to fit a long report again.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramAPIError
+
+from bot.alerts.words import resolved_html
+from bot.replies import send_answer, send_html
+from bot.tree_page.links import TreeLinks
+from reasoning_core.models import Answer
+from reasoning_core.ports import AlertAnalysis, PostedMessage
+
+log = logging.getLogger(__name__)
+
+
+class AlertPostError(Exception):
+    """No chat took the report (every send failed)."""
+
+
+class AlertPoster:
+    def __init__(self, bot: Bot, *, links: TreeLinks | None = None, max_messages: int = 3) -> None:
+        self._bot = bot
+        self._links = links
+        self._max_messages = max_messages
+
+    async def post(
+        self, analysis: AlertAnalysis, header: str, answer: Answer | None
+    ) -> list[PostedMessage]:
+        """The header (and the report, if any) in every chat; the header messages sent.
+
+        A chat that refuses is logged and skipped; `AlertPostError` when all do."""
+        posted: list[PostedMessage] = []
+        for chat_id in analysis.chats:
+            try:
+                [first, *_] = await send_html(self._bot, chat_id, header, max_messages=1)
+                posted.append(PostedMessage(chat_id=chat_id, message_id=first.message_id))
+                if answer is not None:
+                    await send_answer(
+                        self._bot, chat_id, answer, links=self._links,
+                        max_messages=self._max_messages,
+                    )  # fmt: skip
+            except TelegramAPIError as e:
+                log.error("could not post alert analysis %s to chat %s: %s", analysis.id,
+                          chat_id, e)  # fmt: skip
+        if not posted:
+            raise AlertPostError(f"no chat took the report of alert analysis {analysis.id}")
+        return posted
+
+    async def mark_resolved(self, analysis: AlertAnalysis, at: datetime) -> int:
+        """Edit the posted headers with "resolved at …"; how many were edited."""
+        text = resolved_html(analysis.report_html or "", at, analysis.language)
+        edited = 0
+        for message in analysis.messages:
+            try:
+                await self._bot.edit_message_text(
+                    text, chat_id=message.chat_id, message_id=message.message_id
+                )
+                edited += 1
+            except TelegramAPIError as e:
+                log.warning("could not mark alert analysis %s resolved in chat %s: %s",
+                            analysis.id, message.chat_id, e)  # fmt: skip
+        return edited

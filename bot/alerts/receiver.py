@@ -1,0 +1,155 @@
+"""AlertReceiver: ``POST /alerts/alertmanager``, Alertmanager's webhook receiver.
+
+One notification (a group of alerts) in, in this order:
+
+1. credentials (bearer token or basic auth, bot/alerts/auth.py): else 401, nothing read;
+2. size (ALERT_MAX_BYTES) and shape (bot/alerts/payload.py): else 400 with the reason;
+3. back-pressure: more than ALERT_QUEUE_MAX analyses waiting -> 503 with Retry-After,
+   nothing stored (Alertmanager sends the notification again later);
+4. each firing alert is mapped (bot/alerts/mapping.py) and recorded: a repeat of a
+   known fingerprint starts nothing; alerts with the same runbook and parameters share
+   one analysis; an alert with no runbook gets its note posted once (or is ignored,
+   ``unmapped: ignore``);
+5. each resolved alert is recorded; when the last alert of an analysis resolves, its
+   posted report is edited with "resolved at …".
+
+The answer is 200 with the counts. The analyses run in the `AlertWorker`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Callable
+
+from aiohttp import web
+
+from bot.alerts.auth import WebhookCredentials
+from bot.alerts.mapping import AlertMapping, Investigation, Refusal
+from bot.alerts.payload import Alert, Notification, PayloadError, parse_notification
+from bot.alerts.poster import AlertPoster
+from bot.alerts.routes import ChatRoutes
+from bot.alerts.words import header_html, note_html
+from reasoning_core.errors import StoreError
+from reasoning_core.ports import AlertStore, NewAlertAnalysis
+
+log = logging.getLogger(__name__)
+
+ALERTMANAGER_PATH = "/alerts/alertmanager"
+_RETRY_AFTER_SEC = 30
+
+
+class AlertReceiver:
+    def __init__(
+        self,
+        *,
+        store: AlertStore,
+        mapping: AlertMapping,
+        routes: ChatRoutes,
+        credentials: WebhookCredentials,
+        poster: AlertPoster,
+        wake: Callable[[], None],
+        max_bytes: int = 1 << 20,
+        queue_max: int = 1000,
+    ) -> None:
+        self._store = store
+        self._mapping = mapping
+        self._routes = routes
+        self._credentials = credentials
+        self._poster = poster
+        self._wake = wake
+        self._max_bytes = max_bytes
+        self._queue_max = queue_max
+
+    def install(self, app: web.Application) -> None:
+        """Add the receiver's route to `app` (whichever server it belongs to)."""
+        app.router.add_post(ALERTMANAGER_PATH, self.handle)
+
+    async def handle(self, request: web.Request) -> web.Response:
+        if not self._credentials.allows(request.headers.get("Authorization")):
+            log.warning("alert notification refused: no valid credentials")
+            return _problem(401, "unauthorized", headers={"WWW-Authenticate": "Bearer"})
+        body = await request.content.read(self._max_bytes + 1)
+        if len(body) > self._max_bytes:
+            return _problem(400, f"payload larger than {self._max_bytes} bytes (ALERT_MAX_BYTES)")
+        try:
+            notification = parse_notification(body)
+        except PayloadError as e:
+            log.warning("malformed alert notification: %s", e)
+            return _problem(400, f"not an Alertmanager version 4 payload: {e}")
+        try:
+            if await self._store.queued() >= self._queue_max:
+                log.warning("alert queue full (ALERT_QUEUE_MAX=%d): asking to retry",
+                            self._queue_max)  # fmt: skip
+                return _problem(
+                    503,
+                    "too many analyses waiting",
+                    headers={"Retry-After": str(_RETRY_AFTER_SEC)},
+                )
+            counts = await self._record(notification)
+        except StoreError as e:
+            log.error("could not record an alert notification: %s", e)
+            return _problem(503, "storage unavailable", headers={"Retry-After": "10"})
+        if counts["started"]:
+            self._wake()
+        log.info("alert notification %s: %s", notification.group_key[:200], dict(counts))
+        return web.json_response({"status": "ok", **counts})
+
+    async def _record(self, notification: Notification) -> Counter[str]:
+        counts: Counter[str] = Counter(started=0, joined=0, duplicate=0, ignored=0, resolved=0)
+        for alert in notification.alerts:
+            if alert.status == "resolved":
+                counts["resolved"] += await self._resolve(alert)
+                continue
+            analysis = self._analysis_for(alert, notification)
+            if analysis is None:
+                counts["ignored"] += 1
+                continue
+            outcome, _ = await self._store.record_firing(
+                alert.fingerprint, starts_at=alert.starts_at, analysis=analysis
+            )
+            counts[outcome] += 1
+        return counts
+
+    def _analysis_for(self, alert: Alert, notification: Notification) -> NewAlertAnalysis | None:
+        language = self._mapping.language
+        found = self._mapping.resolve(alert.labels)
+        chats = self._routes.chats_for([alert.labels, notification.common_labels])
+        if not chats:
+            log.warning("alert %s has no chat to go to (ALERT_CHATS)", alert.name)
+            return None
+        header = header_html(alert.name, alert.labels, language)
+        if isinstance(found, Investigation):
+            return NewAlertAnalysis(
+                dedup_key=found.key, alertname=alert.name, runbook=found.runbook,
+                parameters=found.parameters, question=found.question(language),
+                language=language, chats=chats, report_html=header,
+            )  # fmt: skip
+        if self._mapping.unmapped == "ignore":
+            return None
+        return NewAlertAnalysis(
+            dedup_key=f"{found.kind}:{alert.fingerprint}", alertname=alert.name,
+            question=_refusal_note(found, language), language=language, chats=chats,
+            report_html=header,
+        )  # fmt: skip
+
+    async def _resolve(self, alert: Alert) -> int:
+        ended = alert.ended or alert.starts_at
+        if ended is None:
+            return 0
+        analysis = await self._store.record_resolved(alert.fingerprint, ends_at=ended)
+        if analysis is None:
+            return 0
+        if await self._store.take_resolved_edit(analysis.id):
+            await self._poster.mark_resolved(analysis, ended)
+        return 1
+
+
+def _refusal_note(refusal: Refusal, language: str) -> str:
+    if refusal.kind == "bad_label":
+        return note_html("bad_label", language, alert=refusal.alertname, label=refusal.label or "")
+    return note_html("unmapped", language, alert=refusal.alertname)
+
+
+def _problem(status: int, reason: str, *, headers: dict[str, str] | None = None) -> web.Response:
+    return web.json_response({"status": "error", "error": reason}, status=status, headers=headers)

@@ -1,0 +1,66 @@
+"""What the alert reports say in the chats, in English and Russian."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from datetime import datetime
+
+from reasoning_core.models import Language
+
+_WORDS: dict[Language, dict[str, str]] = {
+    "en": {
+        "firing": "🔔 <b>{alert}</b> is firing{labels}",
+        "investigated": "whytree investigated it with runbook <code>{runbook}</code>; "
+        "the report follows.",
+        "unmapped": "No runbook for alert {alert}: add it to the alert mapping (ALERT_MAPPING) "
+        "to have it investigated.",
+        "bad_label": "Alert {alert}: the value of label {label} is not a plain name, so it was "
+        "not investigated.",
+        "failed": "The investigation of this alert failed; see the bot's log.",
+        "resolved": "✅ Resolved at {time}",
+    },
+    "ru": {
+        "firing": "🔔 <b>{alert}</b> сработал{labels}",
+        "investigated": "whytree проверил его по runbook <code>{runbook}</code>; отчёт ниже.",
+        "unmapped": "Нет runbook для алерта {alert}: добавьте его в соответствие алертов "
+        "(ALERT_MAPPING), чтобы он проверялся.",
+        "bad_label": "Алерт {alert}: значение метки {label} — не простое имя, поэтому он не "
+        "проверялся.",
+        "failed": "Проверка этого алерта не удалась; подробности в журнале бота.",
+        "resolved": "✅ Решён в {time}",
+    },
+}
+
+#: Labels shown in the header besides the alert's name (the rest are in Alertmanager),
+#: and the characters shown of each value.
+_SHOWN = 6
+_VALUE_CHARS = 80
+
+
+def _cut(value: str) -> str:
+    return value if len(value) <= _VALUE_CHARS else value[: _VALUE_CHARS - 1] + "…"
+
+
+def words(language: str) -> dict[str, str]:
+    return _WORDS["ru" if language == "ru" else "en"]
+
+
+def header_html(alert: str, labels: Mapping[str, str], language: str) -> str:
+    """The first line of every alert report: the alert and its labels, escaped."""
+    shown = [(k, v) for k, v in sorted(labels.items()) if k != "alertname"][:_SHOWN]
+    text = ", ".join(f"{html.escape(_cut(k))}={html.escape(_cut(v))}" for k, v in shown)
+    return words(language)["firing"].format(
+        alert=html.escape(_cut(alert)), labels=f": {text}" if text else ""
+    )
+
+
+def note_html(key: str, language: str, **values: str) -> str:
+    escaped = {k: html.escape(v) for k, v in values.items()}
+    return words(language)[key].format(**escaped)
+
+
+def resolved_html(report_html: str, at: datetime, language: str) -> str:
+    """The posted header with the resolved line on top."""
+    when = at.strftime("%Y-%m-%d %H:%M UTC")
+    return f"{words(language)['resolved'].format(time=when)}\n{report_html}"

@@ -1,0 +1,142 @@
+"""AlertWorker: takes queued alert analyses from PostgreSQL, runs them, posts the reports.
+
+`ALERT_CONCURRENCY` workers claim analyses (``FOR UPDATE SKIP LOCKED``), so the
+number running at once is bounded however many alerts arrive; the rest wait in
+the table, where a restart finds them. A worker writes a heartbeat while it runs;
+an analysis whose heartbeat is old (its process died) is claimed again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from bot.alerts.poster import AlertPoster, AlertPostError
+from bot.alerts.words import note_html
+from reasoning_core.errors import ReasoningError, StoreError
+from reasoning_core.models import Answer, Question
+from reasoning_core.ports import AlertAnalysis, AlertStore
+from reasoning_core.service import ReasoningService
+
+log = logging.getLogger(__name__)
+
+#: The user id alert analyses run as: no person asked them, and Telegram's ids are positive
+#: (0 is the terminal's user).
+ALERT_USER_ID = -1
+
+
+class AlertWorker:
+    def __init__(
+        self,
+        *,
+        store: AlertStore,
+        service: ReasoningService,
+        poster: AlertPoster,
+        concurrency: int = 2,
+        poll_sec: float = 2.0,
+        heartbeat_sec: float = 10.0,
+    ) -> None:
+        self._store = store
+        self._service = service
+        self._poster = poster
+        self._concurrency = concurrency
+        self._poll_sec = poll_sec
+        self._heartbeat_sec = heartbeat_sec
+        self._wake = asyncio.Event()
+
+    def wake(self) -> None:
+        """New analyses are queued: look now rather than at the next poll."""
+        self._wake.set()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[AlertWorker]:
+        tasks = [asyncio.create_task(self._loop()) for _ in range(self._concurrency)]
+        try:
+            yield self
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def _loop(self) -> None:
+        while True:
+            try:
+                analysis = await self._store.claim(stale_after_sec=3 * self._heartbeat_sec)
+            except StoreError as e:
+                log.error("could not claim an alert analysis: %s", e)
+                analysis = None
+            if analysis is None:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self._poll_sec)
+                continue
+            await self._handle(analysis)
+
+    async def _handle(self, analysis: AlertAnalysis) -> None:
+        beat = asyncio.create_task(self._beat(analysis.id))
+        try:
+            try:
+                answer = await self._investigate(analysis)
+                header = _header(analysis)
+            except ReasoningError as e:  # the alert is still posted, saying it failed
+                log.error("investigating alert analysis %s (%s) failed: %s", analysis.id,
+                          analysis.alertname, e)  # fmt: skip
+                answer, header = None, _header(analysis, failed=True)
+            messages = await self._poster.post(analysis, header, answer)
+            done = await self._store.posted(
+                analysis.id, answer=answer, report_html=header, messages=messages
+            )
+            if done.resolved_at is not None and await self._store.take_resolved_edit(done.id):
+                await self._poster.mark_resolved(done, done.resolved_at)
+        except (ReasoningError, AlertPostError) as e:
+            log.error("alert analysis %s (%s) failed: %s", analysis.id, analysis.alertname, e)
+            await self._failed(analysis, str(e))
+        except Exception as e:  # a bug must not stop this worker: logged, recorded, next one
+            log.exception("alert analysis %s (%s) failed", analysis.id, analysis.alertname)
+            await self._failed(analysis, type(e).__name__)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    async def _failed(self, analysis: AlertAnalysis, why: str) -> None:
+        try:
+            await self._store.failed(analysis.id, why)
+        except StoreError as e:  # still running with an old heartbeat: claimed again later
+            log.error("could not record the failure of alert analysis %s: %s", analysis.id, e)
+
+    async def _investigate(self, analysis: AlertAnalysis) -> Answer | None:
+        if analysis.runbook is None:
+            return None  # the header says there is no runbook
+        question = Question(
+            text=analysis.question, user_id=ALERT_USER_ID, chat_id=analysis.chats[0]
+        )
+        answer: Answer | None = None
+        events = self._service.investigate(
+            question, parameters=analysis.parameters, language=analysis.language
+        )
+        async for event in events:
+            answer = event.answer or answer
+        return answer
+
+    async def _beat(self, analysis_id: int) -> None:
+        while True:
+            await asyncio.sleep(self._heartbeat_sec)
+            try:
+                await self._store.heartbeat(analysis_id)
+            except StoreError as e:
+                log.warning("heartbeat of alert analysis %s failed: %s", analysis_id, e)
+
+
+def _header(analysis: AlertAnalysis, *, failed: bool = False) -> str:
+    """The stored header (the receiver wrote it with the alert's labels) plus the note."""
+    language = analysis.language
+    base = analysis.report_html or ""
+    if failed:
+        return f"{base}\n{note_html('failed', language)}"
+    if analysis.runbook is not None:
+        return f"{base}\n{note_html('investigated', language, runbook=analysis.runbook)}"
+    return f"{base}\n{analysis.question}"

@@ -1,0 +1,150 @@
+"""Composition root, edge part: the HTTP API and the Alertmanager receiver on API_LISTEN.
+
+`api_server` builds one aiohttp application, adds the alert receiver's and the
+API's routes to it (each package only adds routes, so the same routes can be
+mounted on another server, e.g. next to Telegram's webhook), starts the alert
+workers and serves it for the duration of the block.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import asyncpg
+from aiogram import Bot
+from aiohttp import web
+
+from bot.access import AccessMiddleware
+from bot.alerts import (
+    AlertPoster,
+    AlertReceiver,
+    AlertWorker,
+    ChatRoutes,
+    WebhookCredentials,
+    load_mapping,
+)
+from bot.config import Settings
+from bot.http_api import ApiGate, ApiRoutes, JobBoard, parse_listen, serve
+from bot.ops import Ops
+from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
+from reasoning_core.service import ReasoningService
+from storage.alerts import PgAlertStore
+from storage.api_keys import PgApiJobStore, PgApiKeyStore
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ApiServer:
+    """The running server: its URL, the alert workers and the API's jobs (for tests)."""
+
+    url: str
+    alerts: AlertStore
+    worker: AlertWorker
+    board: JobBoard
+
+
+class EdgeParts(Protocol):
+    """What the server needs from the runtime (bot/app.py's `Runtime` has them all)."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def pool(self) -> asyncpg.Pool[Any]: ...
+    @property
+    def service(self) -> ReasoningService: ...
+    @property
+    def users(self) -> UserStore: ...
+    @property
+    def ops(self) -> Ops: ...
+
+
+@asynccontextmanager
+async def api_server(runtime: EdgeParts, bot: Bot) -> AsyncIterator[ApiServer | None]:
+    """The API and the alert receiver on API_LISTEN; nothing (None) when it is unset."""
+    settings = runtime.settings
+    if settings.api_listen is None:
+        yield None
+        return
+    host, port = parse_listen(settings.api_listen)
+    store = PgAlertStore(runtime.pool)
+    poster = AlertPoster(bot, links=runtime.ops.links, max_messages=settings.max_reply_messages)
+    worker = AlertWorker(
+        store=store,
+        service=runtime.service,
+        poster=poster,
+        concurrency=settings.alert_concurrency,
+    )
+    board = JobBoard(PgApiJobStore(runtime.pool))
+    app = web.Application()
+    _receiver(settings, runtime, store, poster, worker).install(app)
+    ApiRoutes(
+        service=runtime.service,
+        gate=_gate(runtime, PgApiKeyStore(runtime.pool)),
+        jobs=PgApiJobStore(runtime.pool),
+        board=board,
+    ).install(app)
+    async with worker.running(), serve(app, host=host, port=port) as url:
+        try:
+            yield ApiServer(url=url, alerts=store, worker=worker, board=board)
+        finally:
+            await board.aclose()
+
+
+def api_keys(pool: asyncpg.Pool[Any]) -> ApiKeyStore:
+    """The API key store, for the admin commands (CLI and Telegram)."""
+    return PgApiKeyStore(pool)
+
+
+def _receiver(
+    settings: Settings,
+    runtime: EdgeParts,
+    store: AlertStore,
+    poster: AlertPoster,
+    worker: AlertWorker,
+) -> AlertReceiver:
+    mapping = load_mapping(
+        settings.alert_mapping, runbooks=runtime.ops.runbooks.current.runbooks.keys()
+    )
+    routes = ChatRoutes.parse(settings.alert_chats)
+    credentials = WebhookCredentials(
+        token=_secret(settings.alert_webhook_token),
+        basic=_secret(settings.alert_webhook_basic_auth),
+    )
+    if not credentials.configured:
+        log.warning("the alert receiver refuses every call: set ALERT_WEBHOOK_TOKEN or "
+                    "ALERT_WEBHOOK_BASIC_AUTH")  # fmt: skip
+    if not routes.configured:
+        log.warning("ALERT_CHATS is empty: alerts are not investigated (no chat to post to)")
+    return AlertReceiver(
+        store=store,
+        mapping=mapping,
+        routes=routes,
+        credentials=credentials,
+        poster=poster,
+        wake=worker.wake,
+        max_bytes=settings.alert_max_bytes,
+        queue_max=settings.alert_queue_max,
+    )
+
+
+def _gate(runtime: EdgeParts, keys: ApiKeyStore) -> ApiGate:
+    ops = runtime.ops
+    return ApiGate(
+        keys=keys,
+        users=runtime.users,
+        access=AccessMiddleware(
+            accounts=ops.accounts, admin_ids=ops.admin_ids, access_mode=ops.access_mode
+        ),
+        usage=ops.usage,
+        daily_token_budget=ops.daily_token_budget,
+    )
+
+
+def _secret(value: object) -> str | None:
+    getter = getattr(value, "get_secret_value", None)
+    return None if getter is None else str(getter())

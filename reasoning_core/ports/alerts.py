@@ -1,0 +1,104 @@
+"""Alert analyses: what Alertmanager asked us to investigate, deduplicated and durable."""
+
+from __future__ import annotations
+
+import builtins
+from datetime import datetime
+from typing import Literal, Protocol
+
+from pydantic import BaseModel, Field
+
+from reasoning_core.models import Answer
+
+# Implemented in storage/alerts.py (PgAlertStore); driven by bot/alerts/.
+
+AlertAnalysisStatus = Literal["queued", "running", "posted", "failed"]
+#: What a firing alert did: started an analysis, joined an open one (same runbook and
+#: parameters), or was a repeat of an alert already being handled.
+FiringOutcome = Literal["started", "joined", "duplicate"]
+
+
+class PostedMessage(BaseModel):
+    chat_id: int
+    message_id: int
+
+
+class NewAlertAnalysis(BaseModel):
+    """An analysis as the receiver asks for it."""
+
+    #: runbook + parameters (or "unmapped:" + fingerprint): one open analysis per key.
+    dedup_key: str = Field(min_length=1, max_length=2000)
+    alertname: str = Field(max_length=200)
+    #: None: there is no runbook for the alert; `question` is then the note to post.
+    runbook: str | None = None
+    parameters: dict[str, str] = Field(default_factory=dict)
+    question: str
+    language: Literal["en", "ru"] = "en"
+    chats: list[int] = Field(min_length=1)
+    #: The first line of the report (the alert and its labels, as HTML); the report
+    #: posted becomes the header a resolved notification edits.
+    report_html: str | None = None
+
+
+class AlertAnalysis(NewAlertAnalysis):
+    """A stored analysis: queued -> running -> posted | failed; resolved when all its
+    alerts are."""
+
+    id: int
+    status: AlertAnalysisStatus = "queued"
+    attempts: int = 0
+    answer: Answer | None = None
+    messages: list[PostedMessage] = Field(default_factory=list)
+    resolved_at: datetime | None = None
+    resolved_posted: bool = False
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+class AlertStore(Protocol):
+    """The ``alert_analyses`` queue and ``alert_fingerprints``; raises `StoreError`."""
+
+    async def record_firing(
+        self, fingerprint: str, *, starts_at: datetime | None, analysis: NewAlertAnalysis
+    ) -> tuple[FiringOutcome, int]:
+        """One firing alert, atomically: a repeat of an unresolved fingerprint is a
+        duplicate; else it joins the open analysis with the same key or starts one.
+        Returns the outcome and the analysis id."""
+        ...
+
+    async def record_resolved(
+        self, fingerprint: str, *, ends_at: datetime
+    ) -> AlertAnalysis | None:
+        """Mark the alert resolved; the analysis when this was its last firing alert."""
+        ...
+
+    async def queued(self) -> int:
+        """Analyses not yet posted (queued or running): the receiver's back-pressure."""
+        ...
+
+    async def claim(self, *, stale_after_sec: float) -> AlertAnalysis | None:
+        """Take the oldest queued analysis (or one whose worker died) and mark it running."""
+        ...
+
+    async def heartbeat(self, analysis_id: int) -> None: ...
+
+    async def posted(
+        self,
+        analysis_id: int,
+        *,
+        answer: Answer | None,
+        report_html: str,
+        messages: builtins.list[PostedMessage],
+    ) -> AlertAnalysis:
+        """The report is in the chats; returns the row (resolved meanwhile?)."""
+        ...
+
+    async def failed(self, analysis_id: int, error: str) -> None: ...
+
+    async def take_resolved_edit(self, analysis_id: int) -> bool:
+        """True once per analysis: the caller edits the posted report as resolved."""
+        ...
+
+    async def counts(self) -> dict[str, int]:
+        """Analyses by status, and ``fingerprints``: for benchmarks and metrics."""
+        ...
