@@ -209,6 +209,7 @@ def _wire(
             timeout_sec=settings.strategy_timeout_sec,
             cache_ttl_sec=settings.strategy_cache_ttl_sec,
             cache_size=settings.strategy_cache_size,
+            rules_first=settings.strategy_rules_first,
         ),
         clarifier=Clarifier(PgClarificationStore(pool), ttl_sec=settings.clarification_ttl_sec),
         deep=deep,

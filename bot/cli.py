@@ -15,7 +15,7 @@ from bot.config import Settings, load_settings
 from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.logging_setup import log_file_path, setup_logging
 from bot.startup import NO_TOKEN_HELP, announce_bot, llm_warning, started_text
-from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
+from bot.terminal import TerminalStream, ask_once, chat_loop, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
 from demo import describe_demo, load_demo_dataset
@@ -62,8 +62,9 @@ def _parser() -> argparse.ArgumentParser:
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        answer = await ask_once(runtime.service, args.question)
-    print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
+        stream = None if args.json else TerminalStream()
+        answer = await ask_once(runtime.service, args.question, stream=stream)
+    print(answer.model_dump_json(indent=2) if stream is None else stream.rest(answer))
     return 0
 
 

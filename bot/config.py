@@ -53,6 +53,8 @@ class Settings(BaseSettings):
     strategy_timeout_sec: float = Field(default=10.0, gt=0, le=120)
     strategy_cache_ttl_sec: int = Field(default=120, ge=0)
     strategy_cache_size: int = Field(default=200, ge=0)
+    #: Small talk and definitions the rules are sure of get their answer without a routing call.
+    strategy_rules_first: bool = True
     clarification_ttl_sec: int = Field(default=24 * 3600, ge=60)
 
     # Deep analysis: the hypothesis tree, its budgets and the data-source tools

@@ -38,7 +38,11 @@ from typing import Any, TypeVar, cast
 
 import openai
 from openai import AsyncOpenAI
-from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
+from openai.types.chat import (
+    ChatCompletion,
+    ChatCompletionChunk,
+    ChatCompletionMessageFunctionToolCall,
+)
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -56,7 +60,7 @@ from reasoning_core.errors import (
     LLMTimeoutError,
 )
 from reasoning_core.models import Usage
-from reasoning_core.ports import ChatMessage, Completion, ToolCall, ToolSpec
+from reasoning_core.ports import ChatMessage, Completion, TextSink, ToolCall, ToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +75,7 @@ _BAD_REQUEST = 400
 _OPTIONAL_FEATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "response_format": (("response_format", "json_schema", "json_object"), "plain JSON"),
     "tools": (("tool",), "no tools"),
+    "stream": (("stream",), "complete replies"),
 }
 _PROBE_SCHEMA = {
     "name": "probe",
@@ -159,6 +164,89 @@ class OpenAIChatModel:
             request["max_tokens"] = max_tokens
         response = await self._guarded(self._send(request))
         return _completion(response)
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        on_text: TextSink,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """One completion whose text goes to `on_text` as it arrives (the text so far).
+
+        Retried like `complete` (a retry starts the text again). A server that refuses
+        to stream is remembered, and from then on gives its complete reply at once.
+        """
+        if "stream" in self._refused:
+            return await self._whole(messages, on_text, json_mode, max_tokens)
+        request: dict[str, Any] = {
+            "model": self._model,
+            "messages": [_message_param(m) for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if json_mode and "response_format" not in self._refused:
+            request["response_format"] = {"type": "json_object"}
+        if max_tokens is not None:
+            request["max_tokens"] = max_tokens
+
+        async def call() -> Completion:
+            return await self._read_stream(request, on_text)
+
+        try:
+            return await self._guarded(self._with_retries(call))
+        except LLMHTTPError as e:
+            bad = e.__cause__
+            if not isinstance(bad, openai.BadRequestError):
+                raise
+            feature = _refused_feature(bad, request)
+            if feature is None:
+                raise
+            self._refused.add(feature)
+            log.warning(
+                "the LLM server refuses %s (%s): using %s from now on",
+                feature,
+                self._redact(_server_message(bad))[:120],
+                _OPTIONAL_FEATURES[feature][1],
+            )
+            return await self.stream(
+                messages, on_text=on_text, json_mode=json_mode, max_tokens=max_tokens
+            )
+
+    async def _whole(
+        self,
+        messages: Sequence[ChatMessage],
+        on_text: TextSink,
+        json_mode: bool,
+        max_tokens: int | None,
+    ) -> Completion:
+        completion = await self.complete(messages, json_mode=json_mode, max_tokens=max_tokens)
+        await on_text(completion.text)
+        return completion
+
+    async def _read_stream(self, request: dict[str, Any], on_text: TextSink) -> Completion:
+        response = await self._client.chat.completions.create(**request)
+        text: list[str] = []
+        usage = Usage(llm_calls=1)
+        finish: str | None = None
+        async for chunk in cast(Any, response):
+            if not isinstance(chunk, ChatCompletionChunk):
+                raise _NotJsonError
+            if chunk.usage is not None:
+                usage = Usage(
+                    prompt_tokens=chunk.usage.prompt_tokens,
+                    completion_tokens=chunk.usage.completion_tokens,
+                    llm_calls=1,
+                )
+            if not chunk.choices:
+                continue
+            choice = chunk.choices[0]
+            finish = choice.finish_reason or finish
+            if choice.delta.content:
+                text.append(choice.delta.content)
+                await on_text("".join(text))
+        return Completion(text="".join(text), usage=usage, finish_reason=finish)
 
     async def _send(self, request: dict[str, Any]) -> ChatCompletion:
         """One completion, retried; without the fields this server has refused."""

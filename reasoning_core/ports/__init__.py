@@ -43,10 +43,13 @@ from reasoning_core.ports.links import (
     TreeLinkStore,
 )
 from reasoning_core.ports.llm import (
+    AnswerStream,
     ChatMessage,
     ChatModel,
     Completion,
     Role,
+    StreamingChatModel,
+    TextSink,
     ToolCall,
     ToolSpec,
 )
@@ -71,6 +74,7 @@ __all__ = [
     "DEFAULT_PROJECT",
     "Account",
     "AccountStore",
+    "AnswerStream",
     "AuditEntry",
     "AuditStore",
     "ChatMessage",
@@ -95,6 +99,8 @@ __all__ = [
     "Stats",
     "StatsStore",
     "StrategyStats",
+    "StreamingChatModel",
+    "TextSink",
     "ToolCall",
     "ToolSpec",
     "TreeEvent",
