@@ -101,6 +101,7 @@ async def _whytree_load(
             rate_limit_per_min=0,  # the load would otherwise hit the per-user limit
             strategy_rules_first=routing == "rules",
             llm_timeout_sec=30,
+            stream_replies=True,
         )
         async with running_bot(settings, telegram):
             return await drive_chats(

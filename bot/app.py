@@ -296,6 +296,7 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         users=runtime.users,
         chat_locks=ChatLocks(),
         max_reply_messages=runtime.settings.max_reply_messages,
+        stream_replies=runtime.settings.stream_replies,
         background=set(),  # tasks started at start-up, kept referenced until done
         pictures=runtime.pictures,
         tree_links=runtime.ops.links,

@@ -62,7 +62,7 @@ def _parser() -> argparse.ArgumentParser:
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        stream = None if args.json else TerminalStream()
+        stream = None if args.json or not settings.stream_replies else TerminalStream()
         answer = await ask_once(runtime.service, args.question, stream=stream)
     print(answer.model_dump_json(indent=2) if stream is None else stream.rest(answer))
     return 0
@@ -71,7 +71,7 @@ async def _ask(settings: Settings, args: argparse.Namespace) -> int:
 async def _chat(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        await chat_loop(runtime.service)
+        await chat_loop(runtime.service, stream=settings.stream_replies)
     return 0
 
 

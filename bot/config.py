@@ -84,6 +84,8 @@ class Settings(BaseSettings):
 
     # Replies: one answer is at most this many Telegram messages; the rest goes as a file
     max_reply_messages: int = Field(default=3, ge=1, le=20)
+    #: Quick answers appear in the chat (and the terminal) while the model writes them.
+    stream_replies: bool = True
 
     # Access
     admin_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)

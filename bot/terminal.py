@@ -137,7 +137,7 @@ async def ask_once(
     return await service.answer(question(text, chat_id=ASK_CHAT_ID), stream=stream)
 
 
-async def chat_loop(service: ReasoningService) -> None:
+async def chat_loop(service: ReasoningService, *, stream: bool = True) -> None:
     """Read questions until EOF or /quit; /new starts a new session, /cancel drops a question."""
     language = locale_language()
     print(_words(language)["hello"].format(user=getpass.getuser()))
@@ -156,12 +156,13 @@ async def chat_loop(service: ReasoningService) -> None:
             continue
         if not text and pending is None:
             continue
-        stream = TerminalStream()
-        async for event in service.ask(question(resolve_choice(text, pending)), stream=stream):
+        shown = TerminalStream() if stream else None
+        async for event in service.ask(question(resolve_choice(text, pending)), stream=shown):
             if event.answer is not None:
                 pending = event.answer.clarification
                 language = event.answer.language
-                print(stream.rest(event.answer), end="\n\n")
+                rest = format_answer(event.answer) if shown is None else shown.rest(event.answer)
+                print(rest, end="\n\n")
             elif event.message and event.kind not in {"reasoning_started", "reasoning_completed"}:
                 print(f"  … {event.message}", file=sys.stderr)
 

@@ -30,6 +30,8 @@ def harness_settings(
         "llm_timeout_sec": 5,
         "llm_max_retries": 1,
         "admin_ids": [],
+        # Most tests read the reply's one message; streaming has its own tests.
+        "stream_replies": False,
     }
     values.update(extra)
     return Settings(_env_file=None, **values)
