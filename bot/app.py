@@ -55,14 +55,15 @@ from storage.admin import PgAccountStore
 from storage.audit import PgAuditStore
 from storage.clarifications import PgClarificationStore
 from storage.embedded import EmbeddedPostgres
-from storage.exchanges import PgExchangeStore
+from storage.exchanges import PgExchangeStore, PgTurnContextStore
 from storage.memory import PgMemoryStore, PgProjectStore
 from storage.migrate import READ_ONLY_PROBLEM, apply_migrations, pending_migrations, read_only
-from storage.pool import create_pool, redact_dsn
+from storage.pool import QueryObserver, create_pool, redact_dsn
 from storage.sessions import PgSessionStore
 from storage.stats import PgStatsStore
 from storage.tree_pages import PgTreeJournal, PgTreeLinkStore
 from storage.trees import PgTreeStore
+from storage.turns import PgTurnWriter
 from storage.usage import PgUsageStore
 from storage.users import PgUserStore
 
@@ -87,7 +88,9 @@ class Runtime:
 
 
 @asynccontextmanager
-async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.Pool[Any]]]:
+async def open_database(
+    settings: Settings, *, observe: QueryObserver | None = None
+) -> AsyncIterator[tuple[str, asyncpg.Pool[Any]]]:
     """The DSN and a pool: the embedded PostgreSQL unless DATABASE_URL is set."""
     embedded: EmbeddedPostgres | None = None
     if settings.database_url is not None:
@@ -96,7 +99,7 @@ async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.
         embedded = EmbeddedPostgres(settings.whytree_data_dir)
         dsn = await asyncio.to_thread(embedded.start)
     try:
-        pool = await create_pool(dsn, max_size=settings.db_pool_max_size)
+        pool = await create_pool(dsn, max_size=settings.db_pool_max_size, observe=observe)
         try:
             yield dsn, pool
         finally:
@@ -107,11 +110,14 @@ async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.
 
 
 @asynccontextmanager
-async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
-    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service."""
+async def open_runtime(
+    settings: Settings, *, observe: QueryObserver | None = None
+) -> AsyncIterator[Runtime]:
+    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service;
+    `observe` sees every statement sent to the database."""
     chat_model = build_chat_model(settings)
     try:
-        async with open_database(settings) as (dsn, pool):
+        async with open_database(settings, observe=observe) as (dsn, pool):
             async with pool.acquire() as conn:
                 if await read_only(conn):
                     raise StoreError(READ_ONLY_PROBLEM)
@@ -191,6 +197,7 @@ def _wire(
         chat_model=llm,
         sessions=sessions,
         turns=TurnLoader(
+            context=PgTurnContextStore(pool),
             sessions=sessions,
             exchanges=exchanges,
             projects=projects,
@@ -200,7 +207,7 @@ def _wire(
                 max_chars=settings.session_max_chars,
             ),
         ),
-        recorder=TurnRecorder(exchanges=exchanges, memory=memory),
+        recorder=TurnRecorder(exchanges=exchanges, memory=memory, writer=PgTurnWriter(pool)),
         memory=memory,
         budget=ContextBudget(total_tokens=settings.llm_context_budget_tokens),
         strategy=StrategySelector(

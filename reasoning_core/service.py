@@ -179,7 +179,9 @@ class ReasoningService:
         turn = await self._deps.turns.load(question)
         known = await self._known_names()
         request = understand(turn.question.text, known)
-        pending = await self._active_clarification(turn.question)
+        pending = (
+            turn.pending if turn.pending_known else await self._active_clarification(turn.question)
+        )
         if pending is not None and not _answers(request, pending):
             await self._drop_clarification(pending)  # a request of its own
             pending = None

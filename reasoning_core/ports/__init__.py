@@ -11,6 +11,8 @@ from reasoning_core.ports.accounts import (
     ExchangeStore,
     Role_,
     SessionStore,
+    TurnContext,
+    TurnContextStore,
     User,
     UserStatus,
     UserStore,
@@ -58,6 +60,7 @@ from reasoning_core.ports.memory import (
     MemoryEntry,
     MemoryStore,
     ProjectStore,
+    TurnWriter,
 )
 from reasoning_core.ports.planner import (
     Planner,
@@ -108,6 +111,9 @@ __all__ = [
     "TreeLinkStore",
     "TreeStore",
     "TreeSummary",
+    "TurnContext",
+    "TurnContextStore",
+    "TurnWriter",
     "UsageDay",
     "UsageStore",
     "User",

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.app import Runtime, build_bot, build_dispatcher, open_runtime
 from bot.config import Settings
+from storage.pool import QueryObserver
 from tests.fakes.telegram_server import FakeTelegramServer
 
 TEST_TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
@@ -50,10 +51,11 @@ class RunningBot:
 
 @asynccontextmanager
 async def running_bot(
-    settings: Settings, telegram: FakeTelegramServer
+    settings: Settings, telegram: FakeTelegramServer, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[RunningBot]:
-    """Start polling; stop it (and close the bot session) on exit."""
-    async with open_runtime(settings) as runtime:
+    """Start polling; stop it (and close the bot session) on exit. `observe` sees every
+    statement the bot sends to PostgreSQL."""
+    async with open_runtime(settings, observe=observe) as runtime:
         bot = build_bot(settings)
         dp = build_dispatcher(runtime)
         polls_before = len(telegram.calls_of("getUpdates"))
