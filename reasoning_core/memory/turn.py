@@ -89,7 +89,7 @@ class TurnLoader:
                 now=self._clock(),
             )
         except StoreError as e:
-            log.error("turn context lookup failed, reading it piece by piece: %s", e)
+            log.warning("turn context lookup failed, reading it piece by piece: %s", e)
             return None
         if context is None:
             return None
