@@ -37,12 +37,8 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar, cast
 
 import openai
-from openai import AsyncOpenAI
-from openai.types.chat import (
-    ChatCompletion,
-    ChatCompletionChunk,
-    ChatCompletionMessageFunctionToolCall,
-)
+from openai import AsyncOpenAI, AsyncStream
+from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
 from tenacity import (
     AsyncRetrying,
     RetryCallState,
@@ -226,27 +222,47 @@ class OpenAIChatModel:
         return completion
 
     async def _read_stream(self, request: dict[str, Any], on_text: TextSink) -> Completion:
-        response = await self._client.chat.completions.create(**request)
-        text: list[str] = []
+        """The chunks of a streamed completion, read as plain dicts.
+
+        The request is sent as built (`_message_param` already gives the API's shape) with
+        the client's documented `post`, and the chunks are not turned into SDK models:
+        both would cost more CPU per call than the rest of a quick answer's bookkeeping.
+        """
+        chunks = await self._client.post(
+            "/chat/completions",
+            body=request,
+            cast_to=dict,
+            stream=True,
+            stream_cls=AsyncStream[dict[str, Any]],
+        )
+        text = ""
         usage = Usage(llm_calls=1)
         finish: str | None = None
-        async for chunk in cast(Any, response):
-            if not isinstance(chunk, ChatCompletionChunk):
+        seen = 0
+        async for chunk in chunks:
+            seen += 1
+            if not isinstance(chunk, dict):
                 raise _NotJsonError
-            if chunk.usage is not None:
+            if isinstance(counted := chunk.get("usage"), dict):
                 usage = Usage(
-                    prompt_tokens=chunk.usage.prompt_tokens,
-                    completion_tokens=chunk.usage.completion_tokens,
+                    prompt_tokens=int(counted.get("prompt_tokens") or 0),
+                    completion_tokens=int(counted.get("completion_tokens") or 0),
                     llm_calls=1,
                 )
-            if not chunk.choices:
+            choices = chunk.get("choices")
+            if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
                 continue
-            choice = chunk.choices[0]
-            finish = choice.finish_reason or finish
-            if choice.delta.content:
-                text.append(choice.delta.content)
-                await on_text("".join(text))
-        return Completion(text="".join(text), usage=usage, finish_reason=finish)
+            finish = choices[0].get("finish_reason") or finish
+            delta = choices[0].get("delta")
+            piece = delta.get("content") if isinstance(delta, dict) else None
+            if isinstance(piece, str) and piece:
+                text += piece
+                await on_text(text)
+        if not seen:  # not a stream of events: a web page, or nothing at all
+            if "html" in chunks.response.headers.get("content-type", ""):
+                raise _NotJsonError
+            raise ValueError("an empty stream")
+        return Completion(text=text, usage=usage, finish_reason=finish)
 
     async def _send(self, request: dict[str, Any]) -> ChatCompletion:
         """One completion, retried; without the fields this server has refused."""

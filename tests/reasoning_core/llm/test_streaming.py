@@ -7,6 +7,7 @@ import json
 import pytest
 
 from reasoning_core.answers.quick import answer_quickly
+from reasoning_core.errors import LLMResponseError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.llm.streaming import partial_field
 from reasoning_core.ports import ChatMessage
@@ -107,3 +108,15 @@ async def test_paced_fake_model_streams_tokens_at_its_rate() -> None:
 
 def _pieces(text: str, size: int) -> list[str]:
     return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+async def test_a_web_page_instead_of_a_stream_is_named(
+    llm: FakeOpenAIServer, model: OpenAIChatModel
+) -> None:
+    llm.html = True
+
+    async def on_text(text: str) -> None:
+        raise AssertionError("nothing is shown of a web page")
+
+    with pytest.raises(LLMResponseError, match="web page"):
+        await model.stream(ASK, on_text=on_text)
