@@ -23,6 +23,19 @@ def add_bench_parsers(bench: Any) -> None:
     quick = bench.add_parser("quick", help="throughput and latency vs a bare aiogram bot")
     quick.add_argument("--chats", type=int, default=50)
     quick.add_argument("--questions", type=int, default=5)
+    quick.add_argument(
+        "--llm-latency-ms",
+        type=float,
+        default=0.0,
+        help="the fake model waits this long per call, then writes 50 tokens/s (0: instant)",
+    )
+    quick.add_argument(
+        "--routing",
+        choices=("rules", "model"),
+        default="rules",
+        help="rules: no routing call for the bench's definition question; "
+        "model: one call routes and answers it",
+    )
     quick.add_argument("--json", action="store_true")
     deep = bench.add_parser("deep", help="deep-analysis wall time vs its critical path")
     deep.add_argument("--latency-ms", type=float, default=100.0)

@@ -39,7 +39,12 @@ Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]
 
 
 async def _quick(settings: Settings, args: argparse.Namespace) -> Figures:
-    return await run_quick_bench(chats=args.chats, questions=args.questions)
+    return await run_quick_bench(
+        chats=args.chats,
+        questions=args.questions,
+        llm_latency_ms=args.llm_latency_ms,
+        routing=args.routing,
+    )
 
 
 async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:

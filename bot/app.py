@@ -59,14 +59,15 @@ from storage.api_keys import PgApiKeyStore
 from storage.audit import PgAuditStore
 from storage.clarifications import PgClarificationStore
 from storage.embedded import EmbeddedPostgres
-from storage.exchanges import PgExchangeStore
+from storage.exchanges import PgExchangeStore, PgTurnContextStore
 from storage.memory import PgMemoryStore, PgProjectStore
 from storage.migrate import READ_ONLY_PROBLEM, apply_migrations, pending_migrations, read_only
-from storage.pool import create_pool, redact_dsn
+from storage.pool import QueryObserver, create_pool, redact_dsn
 from storage.sessions import PgSessionStore
 from storage.stats import PgStatsStore
 from storage.tree_pages import PgTreeJournal, PgTreeLinkStore
 from storage.trees import PgTreeStore
+from storage.turns import PgTurnWriter
 from storage.usage import PgUsageStore
 from storage.users import PgUserStore
 
@@ -91,7 +92,9 @@ class Runtime:
 
 
 @asynccontextmanager
-async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.Pool[Any]]]:
+async def open_database(
+    settings: Settings, *, observe: QueryObserver | None = None
+) -> AsyncIterator[tuple[str, asyncpg.Pool[Any]]]:
     """The DSN and a pool: the embedded PostgreSQL unless DATABASE_URL is set."""
     embedded: EmbeddedPostgres | None = None
     if settings.database_url is not None:
@@ -100,7 +103,7 @@ async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.
         embedded = EmbeddedPostgres(settings.whytree_data_dir)
         dsn = await asyncio.to_thread(embedded.start)
     try:
-        pool = await create_pool(dsn, max_size=settings.db_pool_max_size)
+        pool = await create_pool(dsn, max_size=settings.db_pool_max_size, observe=observe)
         try:
             yield dsn, pool
         finally:
@@ -111,11 +114,14 @@ async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.
 
 
 @asynccontextmanager
-async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
-    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service."""
+async def open_runtime(
+    settings: Settings, *, observe: QueryObserver | None = None
+) -> AsyncIterator[Runtime]:
+    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service;
+    `observe` sees every statement sent to the database."""
     chat_model = build_chat_model(settings)
     try:
-        async with open_database(settings) as (dsn, pool):
+        async with open_database(settings, observe=observe) as (dsn, pool):
             async with pool.acquire() as conn:
                 if await read_only(conn):
                     raise StoreError(READ_ONLY_PROBLEM)
@@ -195,6 +201,7 @@ def _wire(
         chat_model=llm,
         sessions=sessions,
         turns=TurnLoader(
+            context=PgTurnContextStore(pool),
             sessions=sessions,
             exchanges=exchanges,
             projects=projects,
@@ -204,7 +211,7 @@ def _wire(
                 max_chars=settings.session_max_chars,
             ),
         ),
-        recorder=TurnRecorder(exchanges=exchanges, memory=memory),
+        recorder=TurnRecorder(exchanges=exchanges, memory=memory, writer=PgTurnWriter(pool)),
         memory=memory,
         budget=ContextBudget(total_tokens=settings.llm_context_budget_tokens),
         strategy=StrategySelector(
@@ -213,6 +220,7 @@ def _wire(
             timeout_sec=settings.strategy_timeout_sec,
             cache_ttl_sec=settings.strategy_cache_ttl_sec,
             cache_size=settings.strategy_cache_size,
+            rules_first=settings.strategy_rules_first,
         ),
         clarifier=Clarifier(PgClarificationStore(pool), ttl_sec=settings.clarification_ttl_sec),
         deep=deep,
@@ -300,6 +308,7 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         users=runtime.users,
         chat_locks=ChatLocks(),
         max_reply_messages=runtime.settings.max_reply_messages,
+        stream_replies=runtime.settings.stream_replies,
         background=set(),  # tasks started at start-up, kept referenced until done
         pictures=runtime.pictures,
         tree_links=runtime.ops.links,

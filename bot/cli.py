@@ -17,7 +17,7 @@ from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.http_api import ApiKeyError, create_key
 from bot.logging_setup import log_file_path, setup_logging
 from bot.startup import NO_TOKEN_HELP, announce_bot, api_text, llm_warning, started_text
-from bot.terminal import ask_once, chat_loop, format_answer, touch_local_user
+from bot.terminal import TerminalStream, ask_once, chat_loop, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
 from demo import describe_demo, load_demo_dataset
@@ -75,15 +75,16 @@ def _parser() -> argparse.ArgumentParser:
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        answer = await ask_once(runtime.service, args.question)
-    print(answer.model_dump_json(indent=2) if args.json else format_answer(answer))
+        stream = None if args.json or not settings.stream_replies else TerminalStream()
+        answer = await ask_once(runtime.service, args.question, stream=stream)
+    print(answer.model_dump_json(indent=2) if stream is None else stream.rest(answer))
     return 0
 
 
 async def _chat(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        await chat_loop(runtime.service)
+        await chat_loop(runtime.service, stream=settings.stream_replies)
     return 0
 
 

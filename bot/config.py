@@ -53,6 +53,8 @@ class Settings(BaseSettings):
     strategy_timeout_sec: float = Field(default=10.0, gt=0, le=120)
     strategy_cache_ttl_sec: int = Field(default=120, ge=0)
     strategy_cache_size: int = Field(default=200, ge=0)
+    #: Small talk and definitions the rules are sure of get their answer without a routing call.
+    strategy_rules_first: bool = True
     clarification_ttl_sec: int = Field(default=24 * 3600, ge=60)
 
     # Deep analysis: the hypothesis tree, its budgets and the data-source tools
@@ -82,6 +84,8 @@ class Settings(BaseSettings):
 
     # Replies: one answer is at most this many Telegram messages; the rest goes as a file
     max_reply_messages: int = Field(default=3, ge=1, le=20)
+    #: Quick answers appear in the chat (and the terminal) while the model writes them.
+    stream_replies: bool = True
 
     # Access
     admin_ids: Annotated[list[int], NoDecode] = Field(default_factory=list)

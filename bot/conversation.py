@@ -7,6 +7,7 @@ from aiogram.utils.chat_action import ChatActionSender
 
 from bot.progress import ProgressMessage
 from bot.replies import DEFAULT_MAX_REPLY_MESSAGES, send_answer
+from bot.streaming import TelegramAnswerStream
 from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
@@ -19,17 +20,20 @@ async def run_and_reply(
     *,
     links: TreeLinks | None = None,
     max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
+    stream: bool = True,
 ) -> Answer | None:
-    """Typing action and live progress while the service works, then the answer."""
+    """Typing action and live progress while the service works, a quick answer streamed
+    as it is written, then the answer."""
     progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
+    shown = TelegramAnswerStream(bot, question.chat_id) if stream else None
     answer: Answer | None = None
     async with ChatActionSender.typing(bot=bot, chat_id=question.chat_id):
-        async for event in service.ask(question):
+        async for event in service.ask(question, stream=shown):
             if event.answer is not None:
                 answer = event.answer
             else:
                 await progress.update(event)
     await progress.finish()
-    if answer is not None:
+    if answer is not None and (shown is None or not await shown.finish(answer)):
         await send_answer(bot, question.chat_id, answer, links=links, max_messages=max_messages)
     return answer

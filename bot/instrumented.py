@@ -27,8 +27,17 @@ from reasoning_core.errors import (
     LLMTimeoutError,
     StoreError,
 )
+from reasoning_core.llm.streaming import complete_streamed
 from reasoning_core.models import Answer, Event, Question, Usage
-from reasoning_core.ports import ChatMessage, ChatModel, Completion, ToolSpec, UsageStore
+from reasoning_core.ports import (
+    AnswerStream,
+    ChatMessage,
+    ChatModel,
+    Completion,
+    TextSink,
+    ToolSpec,
+    UsageStore,
+)
 from reasoning_core.service import Deps, ReasoningService
 
 log = logging.getLogger(__name__)
@@ -90,6 +99,26 @@ class InstrumentedChatModel:
         await self._bill(completion.usage)
         return completion
 
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        on_text: TextSink,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """Streamed when the wrapped model streams, else its complete reply at once."""
+        try:
+            completion = await complete_streamed(
+                self._inner, messages, on_text=on_text, json_mode=json_mode, max_tokens=max_tokens
+            )
+        except LLMError as e:
+            self._metrics.observe_llm(_outcome(e))
+            raise
+        self._metrics.observe_llm("ok", completion.usage)
+        await self._bill(completion.usage)
+        return completion
+
     async def _bill(self, usage: Usage) -> None:
         owner = current_usage_owner()
         if owner is None or self._usage is None:
@@ -112,10 +141,12 @@ class MeteredReasoningService(ReasoningService):
         super().__init__(deps)
         self._metrics = metrics
 
-    async def ask(self, question: Question) -> AsyncIterator[Event]:
+    async def ask(
+        self, question: Question, *, stream: AnswerStream | None = None
+    ) -> AsyncIterator[Event]:
         started = time.monotonic()
         # ask() is an async generator: close it with ours, not whenever it is collected.
-        inner = cast(AsyncGenerator[Event, None], super().ask(question))
+        inner = cast(AsyncGenerator[Event, None], super().ask(question, stream=stream))
         async with aclosing(inner) as events:
             async for event in events:
                 self._metrics.observe_event(event)

@@ -11,6 +11,7 @@ import asyncio
 import getpass
 import os
 import sys
+from typing import TextIO
 
 from bot.input_text import clean_text
 from bot.rendering import confidence_tag, reply_words
@@ -102,12 +103,41 @@ def question(text: str, *, chat_id: int = CHAT_CHAT_ID) -> Question:
     return Question(text=clean_text(text).strip(), user_id=LOCAL_USER_ID, chat_id=chat_id)
 
 
-async def ask_once(service: ReasoningService, text: str) -> Answer:
+class TerminalStream:
+    """Prints a quick answer's text as the model writes it (the `AnswerStream` of a terminal)."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self._out = out
+        self.printed = ""
+
+    async def partial(self, text: str) -> None:
+        out = self._out or sys.stdout
+        if text.startswith(self.printed):
+            out.write(text[len(self.printed) :])
+        else:  # a retried call starts again
+            out.write("\n" + text)
+        out.flush()
+        self.printed = text
+
+    def rest(self, answer: Answer) -> str:
+        """What is left to print of the final answer (all of it when nothing streamed)."""
+        whole = format_answer(answer)
+        if not self.printed:
+            return whole
+        shown = answer.text.strip()
+        if self.printed.strip() == shown and whole.startswith(shown):
+            return whole[len(shown) :]
+        return "\n" + whole  # the final text differs from what streamed: print it whole
+
+
+async def ask_once(
+    service: ReasoningService, text: str, *, stream: TerminalStream | None = None
+) -> Answer:
     await service.cancel_clarification(user_id=LOCAL_USER_ID, chat_id=ASK_CHAT_ID)
-    return await service.answer(question(text, chat_id=ASK_CHAT_ID))
+    return await service.answer(question(text, chat_id=ASK_CHAT_ID), stream=stream)
 
 
-async def chat_loop(service: ReasoningService) -> None:
+async def chat_loop(service: ReasoningService, *, stream: bool = True) -> None:
     """Read questions until EOF or /quit; /new starts a new session, /cancel drops a question."""
     language = locale_language()
     print(_words(language)["hello"].format(user=getpass.getuser()))
@@ -126,11 +156,13 @@ async def chat_loop(service: ReasoningService) -> None:
             continue
         if not text and pending is None:
             continue
-        async for event in service.ask(question(resolve_choice(text, pending))):
+        shown = TerminalStream() if stream else None
+        async for event in service.ask(question(resolve_choice(text, pending)), stream=shown):
             if event.answer is not None:
                 pending = event.answer.clarification
                 language = event.answer.language
-                print(format_answer(event.answer), end="\n\n")
+                rest = format_answer(event.answer) if shown is None else shown.rest(event.answer)
+                print(rest, end="\n\n")
             elif event.message and event.kind not in {"reasoning_started", "reasoning_completed"}:
                 print(f"  … {event.message}", file=sys.stderr)
 

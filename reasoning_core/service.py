@@ -40,11 +40,18 @@ from reasoning_core.models import (
     as_language,
 )
 from reasoning_core.planners.contract import PlanningContext
-from reasoning_core.ports import ChatModel, DeepSlotLimiter, PendingClarification, SessionStore
+from reasoning_core.ports import (
+    AnswerStream,
+    ChatMessage,
+    ChatModel,
+    DeepSlotLimiter,
+    PendingClarification,
+    SessionStore,
+)
 from reasoning_core.reflection.uncertainty import with_uncertainty
 from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
-from reasoning_core.strategy.selector import StrategySelector
+from reasoning_core.strategy.selector import Routed, StrategySelector
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from reasoning_core.understanding.parse import detect_language, understand
 from reasoning_core.understanding.pending import answers_pending
@@ -153,29 +160,35 @@ class ReasoningService:
         chosen = options[option] if 0 <= option < len(options) else None
         return ButtonCheck("open", chosen, language=language)
 
-    async def answer(self, question: Question) -> Answer:
+    async def answer(self, question: Question, *, stream: AnswerStream | None = None) -> Answer:
         """Run `ask` to the end and return the final answer."""
         final: Answer | None = None
-        async for event in self.ask(question):
+        async for event in self.ask(question, stream=stream):
             if event.answer is not None:
                 final = event.answer
         assert final is not None, "ask() always ends with an answer event"
         return final
 
-    async def ask(self, question: Question) -> AsyncIterator[Event]:
+    async def ask(
+        self, question: Question, *, stream: AnswerStream | None = None
+    ) -> AsyncIterator[Event]:
+        """The events of answering `question`; a quick answer's text also goes to `stream`
+        while the model writes it (the final `answer` event carries it whole)."""
         words = _words(detect_language(question.text))
         yield Event(kind="reasoning_started", message=words["thinking"])
         turn = await self._deps.turns.load(question)
         known = await self._known_names()
         request = understand(turn.question.text, known)
-        pending = await self._active_clarification(turn.question)
+        pending = (
+            turn.pending if turn.pending_known else await self._active_clarification(turn.question)
+        )
         if pending is not None and not _answers(request, pending):
             await self._drop_clarification(pending)  # a request of its own
             pending = None
         steps = (
             self._continue_clarification(turn, pending, known)
             if pending is not None
-            else self._decide(turn, request, known)
+            else self._decide(turn, request, known, stream)
         )
         final: Event | None = None
         async for event in steps:
@@ -196,15 +209,16 @@ class ReasoningService:
     # --- the decision point -------------------------------------------------------
 
     async def _decide(
-        self, turn: Turn, request: Request, known: KnownNames
+        self, turn: Turn, request: Request, known: KnownNames, stream: AnswerStream | None
     ) -> AsyncIterator[Event]:
         request = _with_previous_subject(turn, request, known)
         recall = await self._recall(turn, request.text)
         yield _memory_event(recall)
         if recall.question != request.text:  # "like yesterday": the goal now names more
             request = understand(recall.question, known, language=request.language)
-        decision, usage, request = await self._select(turn, request, known)
-        decision = await self._require_details(turn, recall, decision, request)
+        routed = await self._route(turn, recall, request, known, stream)
+        usage, request = routed.usage, routed.request
+        decision = await self._require_details(turn, recall, routed.decision, request)
         yield _selected(decision)
         if decision.strategy == "clarify" and decision.questions:
             try:
@@ -215,7 +229,11 @@ class ReasoningService:
                 yield _clarification_event(pending)
                 yield _answer(clar.prompt_answer(pending), usage)
                 return
-        steps = self._execute(turn, recall, decision, usage, request=request, assumptions=[])
+        early = routed.answer if decision.strategy == "quick" else None
+        steps = self._execute(
+            turn, recall, decision, usage, request=request, assumptions=[],
+            early=early, stream=stream,
+        )  # fmt: skip
         async for event in steps:
             yield event
 
@@ -263,6 +281,8 @@ class ReasoningService:
         *,
         request: Request,
         assumptions: list[str],
+        early: Answer | None = None,
+        stream: AnswerStream | None = None,
     ) -> AsyncIterator[Event]:
         # What a later "like yesterday" may reuse: this request's names, then reused ones.
         parameters = {**parameters_of(request), **recall.parameters}
@@ -278,7 +298,7 @@ class ReasoningService:
                     answer = _decided(event.answer, decision, assumptions)
                     yield _answer(answer, usage, done)
             return
-        answer = await self._quick(turn, recall, decision.language)
+        answer = early or await self._quick(turn, recall, decision.language, stream)
         if answer.error and answer.error != "llm_not_configured":
             yield Event(kind="error", message=answer.error)
         answer = _decided(answer, decision, assumptions)
@@ -408,18 +428,49 @@ class ReasoningService:
             recent_context=[past.question for past in turn.history[-3:]],
         )
 
-    async def _quick(self, turn: Turn, recall: Recall, language: str) -> Answer:
+    async def _route(
+        self,
+        turn: Turn,
+        recall: Recall,
+        request: Request,
+        known: KnownNames,
+        stream: AnswerStream | None,
+    ) -> Routed:
+        """The decision, in one model round trip with the answer for a likely quick one."""
+        recent = [n for past in turn.history[-3:] for n in understand(past.question).names]
+
+        def fit(system: str, question: str) -> list[ChatMessage]:
+            return self._fit(turn, recall, system=system, question=question)
+
+        return await self._deps.strategy.route(
+            request,
+            known=known,
+            user_id=turn.question.user_id,
+            project=turn.question.project,
+            recent_entities=list(dict.fromkeys(recent)),
+            recent_context=[past.question for past in turn.history[-3:]],
+            fit=fit,
+            stream=stream,
+        )
+
+    def _fit(self, turn: Turn, recall: Recall, *, system: str, question: str) -> list[ChatMessage]:
+        """A prompt in the context budget, with this turn's history and recalled memory."""
+        return self._deps.budget.fit(
+            system=system,
+            question=question,
+            history=history_messages(turn.history),
+            retrieved=recall.prompt_text,
+        ).messages
+
+    async def _quick(
+        self, turn: Turn, recall: Recall, language: str, stream: AnswerStream | None = None
+    ) -> Answer:
         model = self._deps.chat_model
         if model is None:
             return no_llm_answer(language)
-        prompt = self._deps.budget.fit(
-            system=QUICK_SYSTEM,
-            question=recall.question,
-            history=history_messages(turn.history),
-            retrieved=recall.prompt_text,
-        )
+        messages = self._fit(turn, recall, system=QUICK_SYSTEM, question=recall.question)
         try:
-            return await answer_quickly(model, prompt.messages, language=language)
+            return await answer_quickly(model, messages, language=language, stream=stream)
         except LLMError as e:
             log.warning("quick answer failed: %s: %s", type(e).__name__, e)
             return llm_failure_answer(e, language)

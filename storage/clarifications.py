@@ -27,7 +27,7 @@ from reasoning_core.ports import PendingClarification
 from storage.errors import translated
 
 _ATTEMPTS = 5
-_COLUMNS = """id, chat_id, user_id, question, decision, questions, answers, round,
+COLUMNS = """id, chat_id, user_id, question, decision, questions, answers, round,
               status, created_at, expires_at, closed_at"""
 #: "Open" = active and not expired; in queries by id, $1 is the id and $2 is `now`.
 _OPEN = "status = 'active' AND expires_at > $2"
@@ -45,7 +45,8 @@ def _load(value: Any) -> Any:
     return json.loads(value) if isinstance(value, str) else value
 
 
-def _pending(row: asyncpg.Record) -> PendingClarification:
+def pending_clarification(row: asyncpg.Record | dict[str, Any]) -> PendingClarification:
+    """A stored row (or its jsonb) as a `PendingClarification`; StoreError when unreadable."""
     data = dict(row)
     for key in ("decision", "questions", "answers"):
         data[key] = _load(data[key])
@@ -110,21 +111,21 @@ class PgClarificationStore:
     ) -> PendingClarification | None:
         """The open (active, not expired) clarification of this user in this chat."""
         row = await self._pool.fetchrow(
-            f"""SELECT {_COLUMNS} FROM clarifications
+            f"""SELECT {COLUMNS} FROM clarifications
                 WHERE chat_id = $1 AND user_id = $2 AND status = 'active' AND expires_at > $3""",
             chat_id,
             user_id,
             _now(now),
         )
-        return None if row is None else _pending(row)
+        return None if row is None else pending_clarification(row)
 
     @translated("reading a clarification")
     async def get(self, clarification_id: str) -> PendingClarification | None:
         """Any stored clarification by id, whatever its status (check `is_open`)."""
         row = await self._pool.fetchrow(
-            f"SELECT {_COLUMNS} FROM clarifications WHERE id = $1", clarification_id
+            f"SELECT {COLUMNS} FROM clarifications WHERE id = $1", clarification_id
         )
-        return None if row is None else _pending(row)
+        return None if row is None else pending_clarification(row)
 
     @translated("answering a clarification")
     async def add_answer(
@@ -133,14 +134,14 @@ class PgClarificationStore:
         """Append an answer atomically; `NotFoundError` if unknown, closed or expired."""
         row = await self._pool.fetchrow(
             f"""UPDATE clarifications SET answers = answers || jsonb_build_array($3::text)
-                WHERE id = $1 AND {_OPEN} RETURNING {_COLUMNS}""",
+                WHERE id = $1 AND {_OPEN} RETURNING {COLUMNS}""",
             clarification_id,
             _now(now),
             answer,
         )
         if row is None:
             raise NotFoundError(f"no open clarification {clarification_id!r}")
-        return _pending(row)
+        return pending_clarification(row)
 
     @translated("starting a clarification round")
     async def next_round(
@@ -157,7 +158,7 @@ class PgClarificationStore:
             f"""UPDATE clarifications SET round = round + 1, decision = $3::text::jsonb,
                     questions = questions || $4::text::jsonb,
                     expires_at = COALESCE($5, expires_at)
-                WHERE id = $1 AND {_OPEN} RETURNING {_COLUMNS}""",
+                WHERE id = $1 AND {_OPEN} RETURNING {COLUMNS}""",
             clarification_id,
             _now(now),
             _json(decision.model_dump(mode="json")),
@@ -166,7 +167,7 @@ class PgClarificationStore:
         )
         if row is None:
             raise NotFoundError(f"no open clarification {clarification_id!r}")
-        return _pending(row)
+        return pending_clarification(row)
 
     @translated("closing a clarification")
     async def close(self, clarification_id: str) -> None:

@@ -6,12 +6,16 @@ spread over prompt_tokens / completion_tokens / llm_calls.
 
 from __future__ import annotations
 
+import json
+from datetime import datetime
 from typing import Any
 
 import asyncpg
 
 from reasoning_core.models import Usage
-from reasoning_core.ports import Exchange
+from reasoning_core.ports import DEFAULT_PROJECT, Exchange, TurnContext
+from storage.clarifications import COLUMNS as CLARIFICATION_COLUMNS
+from storage.clarifications import pending_clarification
 from storage.errors import translated
 
 _COLUMNS = """session_id, user_id, chat_id, question, answer, strategy, confidence,
@@ -19,7 +23,7 @@ _COLUMNS = """session_id, user_id, chat_id, question, answer, strategy, confiden
               prompt_tokens, completion_tokens, llm_calls"""
 
 
-def _exchange(row: asyncpg.Record) -> Exchange:
+def _exchange(row: asyncpg.Record | dict[str, Any]) -> Exchange:
     data = dict(row)
     usage = Usage(
         prompt_tokens=data.pop("prompt_tokens"),
@@ -27,6 +31,69 @@ def _exchange(row: asyncpg.Record) -> Exchange:
         llm_calls=data.pop("llm_calls"),
     )
     return Exchange(**data, usage=usage)
+
+
+#: Project, open session (opened when there is none), its last exchanges and the open
+#: clarification in one statement: one row per exchange, or one row of NULL exchange
+#: columns without any.
+_TURN = f"""
+WITH p AS (SELECT project FROM user_projects WHERE user_id = $1 AND chat_id = $2),
+     open AS (SELECT id FROM sessions WHERE user_id = $1 AND chat_id = $2 AND ended_at IS NULL),
+     made AS (INSERT INTO sessions (user_id, chat_id)
+              SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM open)
+              ON CONFLICT (user_id, chat_id) WHERE ended_at IS NULL DO NOTHING
+              RETURNING id),
+     s AS (SELECT id FROM open UNION ALL SELECT id FROM made LIMIT 1)
+SELECT (SELECT project FROM p) AS turn_project, (SELECT id FROM s) AS turn_session,
+       (SELECT to_jsonb(c) FROM (
+            SELECT {CLARIFICATION_COLUMNS} FROM clarifications
+            WHERE chat_id = $2 AND user_id = $1 AND status = 'active' AND expires_at > $4
+        ) AS c) AS turn_pending,
+       last.*
+FROM (SELECT 1) AS one
+LEFT JOIN LATERAL (
+    SELECT id, {_COLUMNS} FROM messages
+    WHERE session_id = (SELECT id FROM s) ORDER BY id DESC LIMIT $3
+) AS last ON true
+ORDER BY last.id"""
+
+
+class PgTurnContextStore:
+    """`TurnContextStore`: the reads a question starts with, in one round trip."""
+
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        self._pool = pool
+
+    @translated("reading the turn context")
+    async def load(
+        self, *, user_id: int, chat_id: int, history_limit: int, now: datetime
+    ) -> TurnContext | None:
+        """None when a concurrent request opened the session first (read it separately)."""
+        rows = await self._pool.fetch(_TURN, user_id, chat_id, max(history_limit, 0), now)
+        if not rows or rows[0]["turn_session"] is None:
+            return None
+        history = [_exchange(_without(r, *_TURN_FIELDS)) for r in rows if r["id"] is not None]
+        first = rows[0]
+        pending = first["turn_pending"]
+        return TurnContext(
+            project=first["turn_project"] or DEFAULT_PROJECT,
+            session_id=first["turn_session"],
+            history=history,
+            pending=None if pending is None else pending_clarification(_loaded(pending)),
+        )
+
+
+_TURN_FIELDS = ("turn_project", "turn_session", "turn_pending", "id")
+
+
+def _loaded(value: Any) -> dict[str, Any]:
+    """A jsonb value, decoded whether or not the pool has a jsonb codec."""
+    data: dict[str, Any] = json.loads(value) if isinstance(value, str) else value
+    return data
+
+
+def _without(row: asyncpg.Record, *names: str) -> dict[str, Any]:
+    return {k: v for k, v in dict(row).items() if k not in names}
 
 
 class PgExchangeStore:

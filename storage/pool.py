@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
+from functools import partial
 from typing import Any, TypeAlias
 
 import asyncpg
@@ -23,22 +25,53 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-async def _init_connection(conn: asyncpg.Connection[Any]) -> None:
+class _NoResetConnection(asyncpg.Connection):
+    """A pooled connection returned without asyncpg's reset statement.
+
+    asyncpg sends ``SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *; RESET ALL``
+    on every release: one more round trip per borrowed connection. This pool's code keeps
+    no session state (no advisory locks, LISTEN, cursors outside transactions or session
+    SETs; the SQL tool has its own pool and sets its limits per transaction), so there is
+    nothing to reset. An open transaction is still rolled back by asyncpg itself.
+    """
+
+    def get_reset_query(self) -> str:
+        return ""
+
+
+#: Called with every statement a pooled connection sends (asyncpg's query logger).
+QueryObserver = Callable[[asyncpg.connection.LoggedQuery], None]
+
+
+async def _init_connection(
+    conn: asyncpg.Connection[Any], observe: QueryObserver | None = None
+) -> None:
     # JSONB columns come back as Python objects, not strings.
     await conn.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+    if observe is not None:
+        conn.add_query_logger(observe)
 
 
 async def create_pool(
-    dsn: str, *, min_size: int = 1, max_size: int = 10, connect_timeout: float = 10.0
+    dsn: str,
+    *,
+    min_size: int = 1,
+    max_size: int = 10,
+    connect_timeout: float = 10.0,
+    observe: QueryObserver | None = None,
 ) -> asyncpg.Pool[Any]:
-    """Connect; an unreachable server raises StoreError naming DATABASE_URL."""
+    """Connect; an unreachable server raises StoreError naming DATABASE_URL.
+
+    `observe` sees every statement sent (tests count the round trips of a question).
+    """
     try:
         pool: asyncpg.Pool[Any] = await asyncpg.create_pool(
             dsn,
             min_size=min_size,
             max_size=max_size,
             timeout=connect_timeout,
-            init=_init_connection,
+            init=partial(_init_connection, observe=observe),
+            connection_class=_NoResetConnection,
         )
     except CONNECTION_ERRORS as e:
         raise StoreError(

@@ -58,6 +58,7 @@ async def clarify_button_handler(
     *,
     max_reply_messages: int,
     tree_links: TreeLinks | None = None,
+    stream_replies: bool = True,
 ) -> None:
     check = await service.check_button(
         callback_data.cid,
@@ -81,8 +82,9 @@ async def clarify_button_handler(
         await _remove_keyboard(bot, chat_id, query.message.message_id)
         question = Question(text=check.option, user_id=query.from_user.id, chat_id=chat_id)
         await run_and_reply(
-            bot, service, question, links=tree_links, max_messages=max_reply_messages
-        )
+            bot, service, question, links=tree_links, max_messages=max_reply_messages,
+            stream=stream_replies,
+        )  # fmt: skip
 
 
 async def _remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:

@@ -34,6 +34,7 @@ async def question_handler(
     question_text: str,
     max_reply_messages: int,
     tree_links: TreeLinks | None = None,
+    stream_replies: bool = True,
 ) -> None:
     if message.from_user is None:
         return
@@ -46,7 +47,10 @@ async def question_handler(
         await message.reply(text.format(length=len(question_text), limit=MAX_QUESTION_CHARS))
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
-    await run_and_reply(bot, service, question, links=tree_links, max_messages=max_reply_messages)
+    await run_and_reply(
+        bot, service, question, links=tree_links, max_messages=max_reply_messages,
+        stream=stream_replies,
+    )  # fmt: skip
 
 
 def create_router() -> Router:

@@ -37,7 +37,7 @@ from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar, cast
 
 import openai
-from openai import AsyncOpenAI
+from openai import AsyncOpenAI, AsyncStream
 from openai.types.chat import ChatCompletion, ChatCompletionMessageFunctionToolCall
 from tenacity import (
     AsyncRetrying,
@@ -56,7 +56,7 @@ from reasoning_core.errors import (
     LLMTimeoutError,
 )
 from reasoning_core.models import Usage
-from reasoning_core.ports import ChatMessage, Completion, ToolCall, ToolSpec
+from reasoning_core.ports import ChatMessage, Completion, TextSink, ToolCall, ToolSpec
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +71,7 @@ _BAD_REQUEST = 400
 _OPTIONAL_FEATURES: dict[str, tuple[tuple[str, ...], str]] = {
     "response_format": (("response_format", "json_schema", "json_object"), "plain JSON"),
     "tools": (("tool",), "no tools"),
+    "stream": (("stream",), "complete replies"),
 }
 _PROBE_SCHEMA = {
     "name": "probe",
@@ -159,6 +160,109 @@ class OpenAIChatModel:
             request["max_tokens"] = max_tokens
         response = await self._guarded(self._send(request))
         return _completion(response)
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        on_text: TextSink,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """One completion whose text goes to `on_text` as it arrives (the text so far).
+
+        Retried like `complete` (a retry starts the text again). A server that refuses
+        to stream is remembered, and from then on gives its complete reply at once.
+        """
+        if "stream" in self._refused:
+            return await self._whole(messages, on_text, json_mode, max_tokens)
+        request: dict[str, Any] = {
+            "model": self._model,
+            "messages": [_message_param(m) for m in messages],
+            "stream": True,
+            "stream_options": {"include_usage": True},
+        }
+        if json_mode and "response_format" not in self._refused:
+            request["response_format"] = {"type": "json_object"}
+        if max_tokens is not None:
+            request["max_tokens"] = max_tokens
+
+        async def call() -> Completion:
+            return await self._read_stream(request, on_text)
+
+        try:
+            return await self._guarded(self._with_retries(call))
+        except LLMHTTPError as e:
+            bad = e.__cause__
+            if not isinstance(bad, openai.BadRequestError):
+                raise
+            feature = _refused_feature(bad, request)
+            if feature is None:
+                raise
+            self._refused.add(feature)
+            log.warning(
+                "the LLM server refuses %s (%s): using %s from now on",
+                feature,
+                self._redact(_server_message(bad))[:120],
+                _OPTIONAL_FEATURES[feature][1],
+            )
+            return await self.stream(
+                messages, on_text=on_text, json_mode=json_mode, max_tokens=max_tokens
+            )
+
+    async def _whole(
+        self,
+        messages: Sequence[ChatMessage],
+        on_text: TextSink,
+        json_mode: bool,
+        max_tokens: int | None,
+    ) -> Completion:
+        completion = await self.complete(messages, json_mode=json_mode, max_tokens=max_tokens)
+        await on_text(completion.text)
+        return completion
+
+    async def _read_stream(self, request: dict[str, Any], on_text: TextSink) -> Completion:
+        """The chunks of a streamed completion, read as plain dicts.
+
+        The request is sent as built (`_message_param` already gives the API's shape) with
+        the client's documented `post`, and the chunks are not turned into SDK models:
+        both would cost more CPU per call than the rest of a quick answer's bookkeeping.
+        """
+        chunks = await self._client.post(
+            "/chat/completions",
+            body=request,
+            cast_to=dict,
+            stream=True,
+            stream_cls=AsyncStream[dict[str, Any]],
+        )
+        text = ""
+        usage = Usage(llm_calls=1)
+        finish: str | None = None
+        seen = 0
+        async for chunk in chunks:
+            seen += 1
+            if not isinstance(chunk, dict):
+                raise _NotJsonError
+            if isinstance(counted := chunk.get("usage"), dict):
+                usage = Usage(
+                    prompt_tokens=int(counted.get("prompt_tokens") or 0),
+                    completion_tokens=int(counted.get("completion_tokens") or 0),
+                    llm_calls=1,
+                )
+            choices = chunk.get("choices")
+            if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+                continue
+            finish = choices[0].get("finish_reason") or finish
+            delta = choices[0].get("delta")
+            piece = delta.get("content") if isinstance(delta, dict) else None
+            if isinstance(piece, str) and piece:
+                text += piece
+                await on_text(text)
+        if not seen:  # not a stream of events: a web page, or nothing at all
+            if "html" in chunks.response.headers.get("content-type", ""):
+                raise _NotJsonError
+            raise ValueError("an empty stream")
+        return Completion(text=text, usage=usage, finish_reason=finish)
 
     async def _send(self, request: dict[str, Any]) -> ChatCompletion:
         """One completion, retried; without the fields this server has refused."""

@@ -17,8 +17,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from reasoning_core.errors import LLMResponseError
+from reasoning_core.llm.streaming import complete_streamed
 from reasoning_core.models import Usage
-from reasoning_core.ports import ChatMessage, ChatModel
+from reasoning_core.ports import ChatMessage, ChatModel, Completion, TextSink
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -34,14 +35,22 @@ async def complete_json(
     schema: type[T],
     *,
     max_tokens: int | None = None,
+    on_text: TextSink | None = None,
 ) -> tuple[T, Usage]:
     """Ask `model` for JSON fitting `schema`; returns the object and the summed usage.
 
-    Raises `LLMResponseError` when the answer is still invalid after one repair,
-    and lets every other `LLMError` of the model through.
+    With `on_text`, the first answer is streamed to it as it is written (the repair,
+    if any, is not). Raises `LLMResponseError` when the answer is still invalid after
+    one repair, and lets every other `LLMError` of the model through.
     """
     conversation = list(messages)
-    first = await model.complete(conversation, json_mode=True, max_tokens=max_tokens)
+    first: Completion
+    if on_text is None:
+        first = await model.complete(conversation, json_mode=True, max_tokens=max_tokens)
+    else:
+        first = await complete_streamed(
+            model, conversation, on_text=on_text, json_mode=True, max_tokens=max_tokens
+        )
     try:
         return parse_answer(first.text, schema), first.usage
     except LLMResponseError as e:

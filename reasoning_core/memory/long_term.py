@@ -208,25 +208,46 @@ class LongTermMemory:
         `parameters` (e.g. a runbook's resolved cell and window) default to what the
         question names.
         """
-        if not self.enabled or not self._policy.should_remember(answer):
-            return None
         try:
-            goal, outcome = self._policy.summarise(question, answer)
-            entry = MemoryEntry(
+            entry = self.entry_for(
                 user_id=user_id,
                 chat_id=chat_id,
-                project=project or DEFAULT_PROJECT,
-                goal_summary=goal,
-                outcome_summary=outcome,
-                strategy=answer.strategy,
-                confidence=answer.confidence,
-                tree_id=answer.tree_id,
-                parameters=_clean_parameters(parameters, question),
+                project=project,
+                question=question,
+                answer=answer,
+                parameters=parameters,
             )
-            return await self._store.add(entry)
+            return None if entry is None else await self._store.add(entry)
         except (ReasoningError, ValidationError) as e:
             log.error("could not remember the answer (the user still has it): %s", e)
             return None
+
+    def entry_for(
+        self,
+        *,
+        user_id: int,
+        chat_id: int,
+        project: str,
+        question: str,
+        answer: Answer,
+        parameters: Mapping[str, str] | None = None,
+    ) -> MemoryEntry | None:
+        """The entry `remember` would store, not stored; None when nothing is to be kept.
+        Raises pydantic's ValidationError for what cannot be an entry."""
+        if not self.enabled or not self._policy.should_remember(answer):
+            return None
+        goal, outcome = self._policy.summarise(question, answer)
+        return MemoryEntry(
+            user_id=user_id,
+            chat_id=chat_id,
+            project=project or DEFAULT_PROJECT,
+            goal_summary=goal,
+            outcome_summary=outcome,
+            strategy=answer.strategy,
+            confidence=answer.confidence,
+            tree_id=answer.tree_id,
+            parameters=_clean_parameters(parameters, question),
+        )
 
     async def purge(self, *, ttl_days: int) -> int:
         """Remove entries older than MEMORY_TTL_DAYS; 0 when that failed (logged)."""

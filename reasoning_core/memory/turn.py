@@ -11,6 +11,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
+from pydantic import ValidationError
+
 from reasoning_core.errors import StoreError
 from reasoning_core.memory.budget import select_session_history
 from reasoning_core.memory.long_term import LongTermMemory
@@ -19,8 +21,11 @@ from reasoning_core.ports import (
     DEFAULT_PROJECT,
     Exchange,
     ExchangeStore,
+    PendingClarification,
     ProjectStore,
     SessionStore,
+    TurnContextStore,
+    TurnWriter,
 )
 
 log = logging.getLogger(__name__)
@@ -41,6 +46,9 @@ class Turn:
     session_id: int | None
     history: list[Exchange] = field(default_factory=list)
     started: datetime = field(default_factory=lambda: datetime.now(UTC))
+    #: The open clarification, when it was read with the rest (else look it up).
+    pending: PendingClarification | None = None
+    pending_known: bool = False
 
 
 class TurnLoader:
@@ -52,7 +60,9 @@ class TurnLoader:
         projects: ProjectStore,
         limits: SessionLimits,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+        context: TurnContextStore | None = None,
     ) -> None:
+        self._context = context
         self._sessions = sessions
         self._exchanges = exchanges
         self._projects = projects
@@ -60,10 +70,50 @@ class TurnLoader:
         self._clock = clock
 
     async def load(self, question: Question) -> Turn:
+        """Project, session and history: in one round trip with a `TurnContextStore`."""
+        if question.session_id is None and (turn := await self._load_at_once(question)):
+            return turn
         project = await self._project(question)
         question = question.model_copy(update={"project": project})
         session_id = await self._session_id(question)
         return Turn(question, session_id, await self._history(session_id), self._clock())
+
+    async def _load_at_once(self, question: Question) -> Turn | None:
+        if self._context is None:
+            return None
+        try:
+            context = await self._context.load(
+                user_id=question.user_id,
+                chat_id=question.chat_id,
+                history_limit=self._limits.max_exchanges,
+                now=self._clock(),
+            )
+        except StoreError as e:
+            log.warning("turn context lookup failed, reading it piece by piece: %s", e)
+            return None
+        if context is None:
+            return None
+        question = question.model_copy(update={"project": context.project})
+        history = self._recent(context.history)
+        return Turn(
+            question,
+            context.session_id,
+            history,
+            self._clock(),
+            pending=context.pending,
+            pending_known=True,
+        )
+
+    def _recent(self, recent: list[Exchange]) -> list[Exchange]:
+        if self._limits.max_exchanges == 0:
+            return []
+        return select_session_history(
+            recent,
+            now=self._clock(),
+            ttl_sec=self._limits.ttl_sec,
+            max_exchanges=self._limits.max_exchanges,
+            max_chars=self._limits.max_chars,
+        )
 
     async def _project(self, question: Question) -> str:
         try:
@@ -91,25 +141,31 @@ class TurnLoader:
         except StoreError as e:
             log.error("history lookup failed, answering without it: %s", e)
             return []
-        return select_session_history(
-            recent,
-            now=self._clock(),
-            ttl_sec=self._limits.ttl_sec,
-            max_exchanges=self._limits.max_exchanges,
-            max_chars=self._limits.max_chars,
-        )
+        return self._recent(recent)
 
 
 class TurnRecorder:
-    """Stores the exchange, and a long-term memory entry for completed answers."""
+    """Stores the exchange, and a long-term memory entry for completed answers: in one
+    round trip with a `TurnWriter`, else (or when that fails) one store at a time."""
 
-    def __init__(self, *, exchanges: ExchangeStore, memory: LongTermMemory) -> None:
+    def __init__(
+        self,
+        *,
+        exchanges: ExchangeStore,
+        memory: LongTermMemory,
+        writer: TurnWriter | None = None,
+    ) -> None:
         self._exchanges = exchanges
         self._memory = memory
+        self._writer = writer
 
     async def record(
         self, turn: Turn, answer: Answer, *, goal: str, parameters: Mapping[str, str]
     ) -> None:
+        if self._writer is not None and await self._write_at_once(
+            turn, answer, goal=goal, parameters=parameters
+        ):
+            return
         question = turn.question
         if turn.session_id is not None:
             await self._store_exchange(turn, turn.session_id, answer)
@@ -123,24 +179,59 @@ class TurnRecorder:
                 parameters=parameters or None,
             )
 
-    async def _store_exchange(self, turn: Turn, session_id: int, answer: Answer) -> None:
+    async def _write_at_once(
+        self, turn: Turn, answer: Answer, *, goal: str, parameters: Mapping[str, str]
+    ) -> bool:
+        assert self._writer is not None
         question = turn.question
-        exchange = Exchange(
-            session_id=session_id,
-            user_id=question.user_id,
-            chat_id=question.chat_id,
-            question=question.text,
-            answer=answer.text,
-            strategy=answer.strategy,
-            confidence=answer.confidence,
-            uncertainty_reason=answer.uncertainty_reason,
-            tree_id=answer.tree_id,
-            started_at=turn.started,
-            finished_at=datetime.now(UTC),
-            usage=answer.usage,
-            error=answer.error,
-        )
+        exchange = None
+        if turn.session_id is not None:
+            exchange = _exchange(turn, turn.session_id, answer)
+        try:
+            entry = None
+            if answer.strategy != "clarify":
+                entry = self._memory.entry_for(
+                    user_id=question.user_id,
+                    chat_id=question.chat_id,
+                    project=question.project,
+                    question=goal,
+                    answer=answer,
+                    parameters=parameters or None,
+                )
+        except ValidationError as e:
+            log.error("could not remember the answer (the user still has it): %s", e)
+            entry = None
+        if exchange is None and entry is None:
+            return True
+        try:
+            await self._writer.write(exchange, entry)
+        except StoreError as e:
+            log.warning("could not store the exchange at once, storing it piece by piece: %s", e)
+            return False
+        return True
+
+    async def _store_exchange(self, turn: Turn, session_id: int, answer: Answer) -> None:
+        exchange = _exchange(turn, session_id, answer)
         try:
             await self._exchanges.record(exchange)
         except StoreError as e:
             log.error("could not store the exchange (the user still gets the answer): %s", e)
+
+
+def _exchange(turn: Turn, session_id: int, answer: Answer) -> Exchange:
+    question = turn.question
+    return Exchange(
+        session_id=session_id,
+        user_id=question.user_id,
+        chat_id=question.chat_id,
+        question=question.text,
+        answer=answer.text,
+        strategy=answer.strategy,
+        confidence=answer.confidence,
+        uncertainty_reason=answer.uncertainty_reason,
+        tree_id=answer.tree_id,
+        started_at=turn.started,
+        finished_at=datetime.now(UTC),
+        usage=answer.usage,
+        error=answer.error,
+    )

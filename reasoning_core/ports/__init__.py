@@ -11,6 +11,8 @@ from reasoning_core.ports.accounts import (
     ExchangeStore,
     Role_,
     SessionStore,
+    TurnContext,
+    TurnContextStore,
     User,
     UserStatus,
     UserStore,
@@ -57,10 +59,13 @@ from reasoning_core.ports.links import (
     TreeLinkStore,
 )
 from reasoning_core.ports.llm import (
+    AnswerStream,
     ChatMessage,
     ChatModel,
     Completion,
     Role,
+    StreamingChatModel,
+    TextSink,
     ToolCall,
     ToolSpec,
 )
@@ -69,6 +74,7 @@ from reasoning_core.ports.memory import (
     MemoryEntry,
     MemoryStore,
     ProjectStore,
+    TurnWriter,
 )
 from reasoning_core.ports.planner import (
     Planner,
@@ -87,6 +93,7 @@ __all__ = [
     "AccountStore",
     "AlertAnalysis",
     "AlertStore",
+    "AnswerStream",
     "ApiJob",
     "ApiJobStatus",
     "ApiJobStore",
@@ -119,6 +126,8 @@ __all__ = [
     "Stats",
     "StatsStore",
     "StrategyStats",
+    "StreamingChatModel",
+    "TextSink",
     "ToolCall",
     "ToolSpec",
     "TreeEvent",
@@ -126,6 +135,9 @@ __all__ = [
     "TreeLinkStore",
     "TreeStore",
     "TreeSummary",
+    "TurnContext",
+    "TurnContextStore",
+    "TurnWriter",
     "UsageDay",
     "UsageStore",
     "User",

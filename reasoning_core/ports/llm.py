@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from pydantic import BaseModel, Field
 
@@ -53,3 +53,32 @@ class ChatModel(Protocol):
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> Completion: ...
+
+
+#: Receives the model's text so far (growing; a retried call may start again shorter).
+TextSink = Callable[[str], Awaitable[None]]
+
+
+@runtime_checkable
+class StreamingChatModel(ChatModel, Protocol):
+    """A chat model that can hand out its text as it is generated.
+
+    A server that cannot stream gives the complete reply: `on_text` is then called once.
+    """
+
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        on_text: TextSink,
+        json_mode: bool = False,
+        max_tokens: int | None = None,
+    ) -> Completion: ...
+
+
+class AnswerStream(Protocol):
+    """Where a front end shows an answer while it is written (Telegram edits, a terminal)."""
+
+    async def partial(self, text: str) -> None:
+        """The answer's plain text so far; later calls carry more (or, after a retry, less)."""
+        ...

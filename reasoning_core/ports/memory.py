@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from reasoning_core.models import (
     Strategy,
 )
+from reasoning_core.ports.accounts import Exchange
 
 DEFAULT_PROJECT = "default"
 
@@ -83,3 +84,9 @@ class ProjectStore(Protocol):
     async def get(self, *, user_id: int, chat_id: int) -> str: ...
 
     async def set(self, *, user_id: int, chat_id: int, project: str) -> None: ...
+
+
+class TurnWriter(Protocol):
+    async def write(self, exchange: Exchange | None, memory: MemoryEntry | None) -> None:
+        """Store what one answered question leaves behind, in one round trip (all or nothing)."""
+        ...

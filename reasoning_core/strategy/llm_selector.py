@@ -115,19 +115,7 @@ class StrategyWire(BaseModel):
     @field_validator("confidence", mode="before")
     @classmethod
     def _confidence(cls, value: Any) -> float:
-        if isinstance(value, bool) or value is None:
-            raise ValueError("confidence must be a number from 0 to 1")
-        if isinstance(value, str):
-            word = value.strip().lower().rstrip("%")
-            if word in _CONFIDENCE_WORDS:
-                return _CONFIDENCE_WORDS[word]
-            value = float(word) / _PERCENT_SCALE if value.strip().endswith("%") else float(word)
-        number = float(value)
-        if math.isnan(number):
-            raise ValueError("confidence must be a number from 0 to 1")
-        if 1 < number <= _PERCENT_SCALE and number.is_integer():  # "85" meant 85 %
-            number /= _PERCENT_SCALE
-        return min(1.0, max(0.0, number))
+        return parse_confidence(value)
 
     @field_validator("reason", "restated_goal", "language", mode="before")
     @classmethod
@@ -145,6 +133,23 @@ class StrategyWire(BaseModel):
         if not isinstance(value, list):
             return []
         return [{"text": q} if isinstance(q, str) else q for q in value if q]
+
+
+def parse_confidence(value: Any) -> float:
+    """A confidence as models write it (0.85, "85%", "high", 85) as a number from 0 to 1."""
+    if isinstance(value, bool) or value is None:
+        raise ValueError("confidence must be a number from 0 to 1")
+    if isinstance(value, str):
+        word = value.strip().lower().rstrip("%")
+        if word in _CONFIDENCE_WORDS:
+            return _CONFIDENCE_WORDS[word]
+        value = float(word) / _PERCENT_SCALE if value.strip().endswith("%") else float(word)
+    number = float(value)
+    if math.isnan(number):
+        raise ValueError("confidence must be a number from 0 to 1")
+    if 1 < number <= _PERCENT_SCALE and number.is_integer():  # "85" meant 85 %
+        number /= _PERCENT_SCALE
+    return min(1.0, max(0.0, number))
 
 
 class LLMStrategySelector:

@@ -15,6 +15,12 @@ Only LLM decisions are cached. Heuristic decisions are cheap to recompute, and a
 fallback caused by an LLM failure is deliberately not cached: failures are often
 transient, and caching would pin the weaker heuristic answer for the whole TTL.
 `decide` never raises for LLM trouble, so a user always gets a reply.
+
+`route` is the service's entry: for a message the rules take for a quick one it costs
+at most one model round trip. When the rules are confident (small talk, a definition
+naming no cell, site or id; STRATEGY_RULES_FIRST) there is no routing call at all;
+otherwise one call routes and, for "quick", answers too (route_and_answer). Other
+messages get the routing call above, then their own path.
 """
 
 from __future__ import annotations
@@ -23,14 +29,17 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from reasoning_core.errors import LLMError
-from reasoning_core.models import StrategyDecision, Usage
-from reasoning_core.ports import ChatModel
+from reasoning_core.llm import prompts
+from reasoning_core.models import Answer, StrategyDecision, Usage
+from reasoning_core.ports import AnswerStream, ChatMessage, ChatModel
 from reasoning_core.strategy import texts
 from reasoning_core.strategy.cache import DecisionCache, cache_key
 from reasoning_core.strategy.heuristic import decide_heuristically, normalise_text
 from reasoning_core.strategy.llm_selector import LLMStrategySelector
+from reasoning_core.strategy.route_and_answer import route_and_answer, user_turn
 from reasoning_core.understanding.catalogue import KnownNames
 from reasoning_core.understanding.from_model import refine
 from reasoning_core.understanding.request import Request
@@ -42,6 +51,25 @@ logger = logging.getLogger(__name__)
 _DECLINED_BEFORE_ANY_MODEL = ("injection", "secret")
 
 _MAX_LOGGED_REASON = 200
+
+#: The rules' quick decisions trusted without a routing call: small talk (0.7) and
+#: definitions (0.6); a plain question (0.45) is routed by the model.
+RULES_CONFIDENT = 0.6
+
+#: Fits a system prompt and a user turn into the context budget with this turn's
+#: history and recalled memory.
+Fit = Callable[[str, str], Sequence[ChatMessage]]
+
+
+@dataclass(frozen=True, slots=True)
+class Routed:
+    """How to answer, what it cost, the request as understood, and a quick answer
+    when the routing call already gave one."""
+
+    decision: StrategyDecision
+    usage: Usage
+    request: Request
+    answer: Answer | None = None
 
 
 class StrategySelector:
@@ -56,7 +84,10 @@ class StrategySelector:
         cache_ttl_sec: int,
         cache_size: int,
         clock: Callable[[], float] = time.monotonic,
+        rules_first: bool = True,
     ) -> None:
+        self._model = chat_model
+        self._rules_first = rules_first
         self._llm = LLMStrategySelector(chat_model) if chat_model is not None else None
         self._enabled = enabled
         self._timeout = timeout_sec
@@ -117,6 +148,50 @@ class StrategySelector:
             return _fallback(request, recent_entities, texts.LLM_FAILED), Usage(), request
         self._cache.put(key, decision)
         return decision, usage, refine(request, parsed, known or KnownNames())
+
+    async def route(
+        self,
+        request: Request,
+        *,
+        user_id: int,
+        project: str,
+        fit: Fit,
+        recent_entities: Sequence[str] = (),
+        recent_context: Sequence[str] = (),
+        known: KnownNames | None = None,
+        stream: AnswerStream | None = None,
+    ) -> Routed:
+        """The decision as `decide_and_understand` gives it, in the fewest model round
+        trips: for a message the rules take for quick, none or one that also answers."""
+        rules = decide_heuristically(request, recent_entities=recent_entities)
+        likely_quick = rules.strategy == "quick"
+        cached = self._cache.get(cache_key(request.text, user_id=user_id, project=project))
+        if not (self._enabled and self._model is not None and likely_quick) or cached:
+            decision, usage, request = await self.decide_and_understand(
+                request,
+                user_id=user_id,
+                project=project,
+                recent_entities=recent_entities,
+                recent_context=recent_context,
+                known=known,
+            )
+            return Routed(decision, usage, request)
+        names_only = all(m.kind == "name" for m in request.mentions)  # no cell, site, id...
+        if self._rules_first and rules.confidence >= RULES_CONFIDENT and names_only:
+            return Routed(rules, Usage(), request)
+        turn = user_turn(request, recent_entities=recent_entities, recent_context=recent_context)
+        messages = fit(prompts.ROUTE_AND_ANSWER_SYSTEM, turn)
+        try:
+            routed = await route_and_answer(
+                self._model, messages, request, recent_entities=recent_entities, stream=stream
+            )
+        except (LLMError, ValueError) as e:  # the quick call that follows may still work
+            logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
+            return Routed(_fallback(request, recent_entities, texts.LLM_FAILED), Usage(), request)
+        key = cache_key(request.text, user_id=user_id, project=project)
+        self._cache.put(key, routed.decision)
+        parsed = refine(request, routed.parsed, known or KnownNames())
+        return Routed(routed.decision, routed.usage, parsed, routed.answer)
 
 
 def _disabled_decision(request: Request) -> StrategyDecision:

@@ -13,6 +13,7 @@ from aiogram import Bot
 from bot.api_wiring import ApiServer, api_server
 from bot.app import Runtime, build_bot, build_dispatcher, open_runtime
 from bot.config import Settings
+from storage.pool import QueryObserver
 from tests.fakes.telegram_server import FakeTelegramServer
 
 TEST_TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
@@ -33,6 +34,8 @@ def harness_settings(
         "llm_timeout_sec": 5,
         "llm_max_retries": 1,
         "admin_ids": [],
+        # Most tests read the reply's one message; streaming has its own tests.
+        "stream_replies": False,
     }
     values.update(extra)
     return Settings(_env_file=None, **values)
@@ -53,10 +56,11 @@ class RunningBot:
 
 @asynccontextmanager
 async def running_bot(
-    settings: Settings, telegram: FakeTelegramServer
+    settings: Settings, telegram: FakeTelegramServer, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[RunningBot]:
-    """Start polling (and the API on API_LISTEN); stop it (and close the bot session) on exit."""
-    async with open_runtime(settings) as runtime:
+    """Start polling (and the API on API_LISTEN); stop it (and close the bot session) on exit.
+    `observe` sees every statement the bot sends to PostgreSQL."""
+    async with open_runtime(settings, observe=observe) as runtime:
         bot = build_bot(settings)
         # The API stops first, while the bot's session (which polling closes) is still open.
         async with _polling(runtime, bot, telegram) as running, api_server(runtime, bot) as api:

@@ -29,6 +29,11 @@ def is_strategy_request(request: dict[str, Any]) -> bool:
     return _system(request).startswith(prompts.STRATEGY_SYSTEM[:80])
 
 
+def is_route_and_answer_request(request: dict[str, Any]) -> bool:
+    """The call that routes a likely quick question and answers it (a strategy request too)."""
+    return _system(request) == prompts.ROUTE_AND_ANSWER_SYSTEM
+
+
 def is_planner_request(request: dict[str, Any]) -> bool:
     """One of the LLM planner's prompts (deep analysis)."""
     return _system(request) in _PLANNER_PROMPTS

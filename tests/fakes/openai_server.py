@@ -12,7 +12,9 @@ Reached by the real SDK: ``AsyncOpenAI(base_url=server.base_url, api_key="test")
 
 Replies may be text, JSON, tool calls, errors (429 with Retry-After, 5xx), hangs
 and malformed JSON; streaming requests (``stream: true``) get SSE chunks.
-``latency`` delays every reply; ``in_flight`` / ``peak_in_flight`` show
+``latency`` delays every reply; ``tokens_per_s`` (0: instant) makes the model write at
+that rate, one token being four characters: a streamed reply comes in tokens at that
+pace, a complete one after the time writing it all takes. ``in_flight`` / ``peak_in_flight`` show
 concurrency. With ``api_key`` set, other keys get a 401 (whose message echoes
 the key, as careless servers do, so redaction can be tested).
 
@@ -32,6 +34,7 @@ import json
 import math
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from types import TracebackType
 from typing import Any
 
@@ -51,14 +54,18 @@ Script = Callable[[dict[str, Any]], ScriptResult | Awaitable[ScriptResult]]
 DEFAULT_REPLY = Reply.json(
     {"answer": "This is the fake model's answer.", "confidence": 0.9, "uncertainty_reason": None}
 )
+TOKEN_CHARS = 4
 HANG_LIMIT = 60.0  # a hung request is released at the latest after this, or at stop()
 
 
 class FakeOpenAIServer:
     """OpenAI's chat completions API on 127.0.0.1 (random port)."""
 
-    def __init__(self, *, latency: float = 0.0, api_key: str | None = None) -> None:
+    def __init__(
+        self, *, latency: float = 0.0, api_key: str | None = None, tokens_per_s: float = 0.0
+    ) -> None:
         self.latency = latency
+        self.tokens_per_s = tokens_per_s
         self.api_key = api_key
         self.refuse_json_schema = False
         self.refuse_tools = False
@@ -175,6 +182,8 @@ class FakeOpenAIServer:
             return web.Response(text="<html>bad gateway</html>", content_type="application/json")
         if body.get("stream"):
             return await self._stream(request, body, reply, completion_id)
+        if self.tokens_per_s > 0:
+            await asyncio.sleep(len(tokens_of(reply.content)) / self.tokens_per_s)
         return web.json_response(completion_body(body, reply, completion_id))
 
     async def _stream(
@@ -182,7 +191,12 @@ class FakeOpenAIServer:
     ) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await response.prepare(request)
+        paced = self.tokens_per_s > 0
+        if paced and reply.chunks is None:
+            reply = replace(reply, chunks=tuple(tokens_of(reply.content)))
         for chunk in stream_chunks(body, reply, completion_id):
+            if paced and _has_content(chunk):
+                await asyncio.sleep(1 / self.tokens_per_s)
             await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
@@ -206,6 +220,16 @@ class FakeOpenAIServer:
             return None
         message = f"Incorrect API key provided: {sent}."
         return web.json_response(error_body(Reply.error(401, message=message)), status=401)
+
+
+def tokens_of(text: str) -> list[str]:
+    """The fake model's tokens: four characters each."""
+    return [text[i : i + TOKEN_CHARS] for i in range(0, len(text), TOKEN_CHARS)]
+
+
+def _has_content(chunk: dict[str, Any]) -> bool:
+    choices = chunk.get("choices") or [{}]
+    return bool(choices[0].get("delta", {}).get("content"))
 
 
 def _html_page() -> web.Response:

@@ -1,0 +1,109 @@
+"""`StrategySelector.route`: a quick question in at most one model round trip."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from reasoning_core.errors import LLMHTTPError
+from reasoning_core.llm import prompts
+from reasoning_core.ports import ChatMessage
+from reasoning_core.strategy.selector import Routed, StrategySelector
+from reasoning_core.understanding import understand
+from tests.fakes.scripted import Reply, ScriptedChatModel
+
+PLAIN = "Tell me about DNS resolvers"  # the rules lean quick, but not surely
+
+
+def _fit(system: str, question: str) -> list[ChatMessage]:
+    return [ChatMessage(role="system", content=system), ChatMessage(role="user", content=question)]
+
+
+def _selector(model: ScriptedChatModel, *, rules_first: bool = True) -> StrategySelector:
+    return StrategySelector(
+        chat_model=model,
+        enabled=True,
+        timeout_sec=5,
+        cache_ttl_sec=60,
+        cache_size=10,
+        rules_first=rules_first,
+    )
+
+
+async def selector_route(selector: StrategySelector, text: str) -> Routed:
+    return await selector.route(understand(text), user_id=1, project="default", fit=_fit)
+
+
+def _model(reply: dict[str, object] | Exception) -> ScriptedChatModel:
+    def script(messages: Sequence[ChatMessage]) -> Reply:
+        assert messages[0].content == prompts.ROUTE_AND_ANSWER_SYSTEM
+        return reply if isinstance(reply, Exception) else json.dumps(reply)
+
+    return ScriptedChatModel(script)
+
+
+async def test_a_definition_the_rules_are_sure_of_needs_no_routing_call() -> None:
+    model = _model(RuntimeError("no call expected"))
+    routed = await selector_route(_selector(model), "What is DNS?")
+    assert model.calls == []
+    assert routed.decision.strategy == "quick"
+    assert routed.decision.source == "heuristic"
+    assert routed.answer is None, "the quick call follows"
+
+
+async def test_one_call_routes_and_answers_and_the_decision_is_cached() -> None:
+    model = _model(
+        {
+            "strategy": "quick",
+            "answer": "Resolvers look names up.",
+            "answer_confidence": 0.8,
+            "confidence": 0.9,
+            "request": {"intent": "explain"},
+        }
+    )
+    selector = _selector(model)
+    routed = await selector_route(selector, PLAIN)
+    assert len(model.calls) == 1
+    assert routed.decision.source == "llm"
+    assert routed.answer is not None
+    assert routed.answer.text == "Resolvers look names up."
+    assert routed.answer.confidence == 0.8
+    assert routed.usage.llm_calls == 1
+    again = await selector_route(selector, PLAIN)
+    assert len(model.calls) == 1, "the cache still applies"
+    assert again.decision.source == "cache"
+    assert again.answer is None
+
+
+async def test_another_strategy_leaves_the_answer_empty() -> None:
+    model = _model({"strategy": "deep", "answer": "", "confidence": 0.7})
+    routed = await selector_route(_selector(model), PLAIN)
+    assert routed.decision.strategy == "deep"
+    assert routed.answer is None
+
+
+async def test_a_failed_call_falls_back_to_the_rules() -> None:
+    model = _model(LLMHTTPError("down", status=503))
+    routed = await selector_route(_selector(model), PLAIN)
+    assert routed.decision.source == "heuristic"
+    assert routed.decision.strategy == "quick"
+    assert routed.answer is None
+
+
+async def test_without_rules_first_a_definition_is_routed_by_the_model() -> None:
+    model = _model({"strategy": "quick", "answer": "A naming system.", "confidence": 0.9})
+    routed = await selector_route(_selector(model, rules_first=False), "What is DNS?")
+    assert len(model.calls) == 1
+    assert routed.answer is not None
+    assert routed.answer.confidence == 0.9, "no answer_confidence: the routing confidence"
+
+
+async def test_a_diagnostic_question_keeps_the_routing_call() -> None:
+    def script(messages: Sequence[ChatMessage]) -> Reply:
+        assert messages[0].content == prompts.STRATEGY_SYSTEM
+        return json.dumps({"strategy": "deep", "confidence": 0.9})
+
+    model = ScriptedChatModel(script)
+    routed = await selector_route(_selector(model), "Why did traffic drop on cell 10291?")
+    assert routed.decision.strategy == "deep"
+    assert len(model.calls) == 1
