@@ -6,7 +6,8 @@ the runbook planner (no LLM) — over the `whytree demo` data in a throwaway
 database, and the finished answer is compared with the labels:
 
 - ``strategy``: the answer's strategy;
-- ``entities``: the names the parsed question links (kind -> value);
+- ``entities``: the names the parsed question links (kind -> value); a reply taken
+  as the answer to a pending question is parsed with the question it answers;
 - ``cause`` (diagnoses only): the outcome — the primary hypothesis (technical,
   demand, external, none), ``no_data`` for a period outside the data, or
   ``unknown_entity`` for a "there is no cell X, did you mean ..." question;
@@ -186,7 +187,9 @@ async def _run(service: ReasoningService, case: Case, chats: _Chats, known: Know
     answer = await _ask(service, case.question, chat)
     if case.pending is not None and not skip_merge:
         merged = _took_as_answer(answer, case)
-    request = understand(case.question, known)
+    # The names the service read: a reply taken as the answer is read with its goal.
+    read = f"{case.pending.goal} {case.question}" if merged and case.pending else case.question
+    request = understand(read, known)
     entities = {m.kind: m.value for m in reversed(request.mentions) if m.kind != "name"}
     return Result(
         case=case,

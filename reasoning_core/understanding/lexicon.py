@@ -60,12 +60,20 @@ ABOUT_BOT = words(
 DEFINITION = re.compile(
     r"^(?:what|what's) (?:is|are|does|do) (?:a |an )?[\w\s.-]{1,40}?(?:mean|stand for)\b"
     r"|^(?:what|what's) (?:is|are) (?:a|an) "
-    r"|^(?:what|what's) is [\w.-]+\??$"
+    r"|^(?:what|what's) (?:is|are) (?:an? |the )?(?:[\w.-]+ ){0,2}[\w.-]+"
+    r"(?: exactly| again| actually| anyway)?\??$"
     r"|^define\b|\bstands? for\b|\bdefinition of\b|\bdifference between\b"
     r"|\bwhat does [\w\s.'\"«»-]{1,40} mean\b|^explain (?:what|the meaning|the difference)\b"
     r"|^(?:объясни|поясни)\w*,? (?:что|чем)\b"
     r"|что (?:такое|значит|означает|обозначает)|\bрасшифр\w*|\bв чем разница\b"
     r"|\bчем отлича\w*|\bразниц\w* между\b"
+)
+#: Words people put before the question itself: "wait, what is RTWP", "слушай, что такое ...".
+LEAD_IN = re.compile(
+    r"^(?:(?:wait|hmm+|h?um+|uh+|oh|ah|ok(?:ay)?|so|well|btw|by the way|also|and|actually"
+    r"|quick question|one more thing|sorry|hey|hi|hello|guys|folks|team|ps|p\.s\.|@\w+"
+    r"|слушай\w*|кстати|стоп|погоди|подожди|хм+|эм+|а|и|ну|так|ладно|ок|окей|вопрос"
+    r"|извини\w*|ребят\w*|коллеги|привет\w*|еще вопрос|и еще)(?:[\s,.!:;-]+|\s*-\s*))+(?=\S)"
 )
 HOW_TO = re.compile(
     r"^(?:how (?:do|can|should|would) (?:i|we|one|you)|how to|what(?:'s| is) the best way)\b"
@@ -111,7 +119,8 @@ SYMPTOM_EN = words(
     r"|can't|cannot|isn't|is not) (?:work|respond|open|load|start|connect)\w*",
     r"degrad\w*", r"anomal\w*", r"leak\w*", "packet loss", "stuck", r"flapp\w*", r"saturat\w*",
     r"throttl\w*", "complain", "complaints", r"high (?:cpu|load|latency)", "on fire",
-    r"incidents?", r"burning",
+    r"incidents?", r"burning", r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark", r"plung\w*",
+    r"crater\w*", r"nose-?div\w*", "sank", "dead", r"skyrocket\w*", "shot up", r"tank(?:s|ed|ing)?",
     r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
 )
 SYMPTOM_RU = words(
@@ -126,6 +135,9 @@ SYMPTOM_RU = words(
     r"отказ(?:ы|ов|ами)?", r"рестарт\w*", r"перезапуска\w*", r"нагрузк\w*", r"жалу\w*",
     r"инцидент\w*", r"гор(?:ит|им|ят)", r"пожар\w*", r"плохо", r"хуже", r"нулев\w*",
     r"нет (?:трафик|данны|запрос|звонк|заказ|пользовател|соединени)\w*",
+    r"тухн\w*", r"(?:по|за)тух\w*", r"отвал\w*", r"молчит", r"(?:по)?сып(?:ал|ет|ят|л)\w*",
+    r"в ауте", r"просяд\w*", r"взлетел\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"нырнул\w*",
+    r"сдулс\w*", r"не пашет", r"глюк\w*",
 )
 DOMAIN = words(
     r"traffic", r"services?", r"servers?", r"hosts?", r"cells?", r"sites?", "database", "db",
@@ -137,7 +149,8 @@ DOMAIN = words(
     r"очеред\w*", r"деплой\w*", r"релиз\w*", r"кластер\w*", r"сет(?:ь|и)", r"пользовател\w*",
     r"конверси\w*", r"заказ\w*", r"выручк\w*", r"продаж\w*", r"регистрац\w*", r"метрик\w*",
     r"цифр\w*", r"показател\w*", r"дашборд\w*", r"алерт\w*", r"запрос\w*", r"время ответа",
-    r"доступност\w*",
+    r"доступност\w*", "bs", "bts", "enb", "gnb", r"[eg]?-?node-?b", r"(?:base )?stations?",
+    r"sectors?", "бс", "бтс", "енб", r"станци\w*", r"сектор\w*", r"ячейк\w*", r"базовк\w*",
 )
 TIME_HINT = words(
     r"since", r"yesterday", r"today", r"tonight", r"this (?:morning|week|month|evening)",
@@ -165,6 +178,15 @@ SQL_WRITE = re.compile(
     r"\b(?:delete\s+from|drop\s+(?:table|database|schema|index|view|column|user)"
     r"|truncate\s+(?:table\s+)?[\w.]+|update\s+[\w.]+\s+set|insert\s+into|alter\s+table"
     r"|grant\s+\w+\s+on|revoke\s+\w+\s+(?:on|from))\b"
+)
+#: SQL glued to a value a question names — the classic injection shapes ("10033'; DROP TABLE
+#: x;--", "10033\" OR 1=1 --", "10291 UNION SELECT ..."). The question is still a question: the
+#: payload is cut off before the question is read (names are never put into SQL as text).
+SQL_PAYLOAD = re.compile(
+    r"(?<=\w)\s*(?:['\"`]\s*\)*\s*;\s*(?:drop|delete|update|insert|alter|truncate|grant|revoke"
+    r"|create|exec\w*|select|shutdown)\b[^\n]*?(?:--|;\s*$|$)"
+    r"|['\"`]?\s+(?:or|and)\s+['\"`]?\w+['\"`]?\s*=\s*['\"`]?\w+['\"`]?\s*(?:--|#|/\*|;|$)"
+    r"|['\"`]?\s+union\s+(?:all\s+)?select\b[^\n]*?(?:--|;|$))"
 )
 SHELL = re.compile(
     r"(?:^|[\s`;|&])(?:rm\s+-\w+|sudo\s+\w+|chmod\s+\S+|chown\s+\S+|mkfs\S*|dd\s+if="

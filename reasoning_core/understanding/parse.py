@@ -19,11 +19,13 @@ from dataclasses import dataclass
 from reasoning_core.models import Language
 from reasoning_core.runbooks.timewindow import date_spans, find_dates
 from reasoning_core.understanding.catalogue import KnownNames
-from reasoning_core.understanding.lexicon import fold
+from reasoning_core.understanding.lexicon import SQL_PAYLOAD, fold
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
+from reasoning_core.understanding.typos import correct_typos
 from reasoning_core.understanding.vocabulary import (
+    BACK_REFERENCE,
     FOLLOW_UP,
     KIND_WORDS,
     direction_in,
@@ -43,10 +45,12 @@ _TOKEN = re.compile(r"[\w][\w.\-]*\w|\w+")
 _LABEL_JOINED = re.compile(
     r"(?<![\w-])(cells?|bs|bts|enb|gnb|sites?|сота|соты|соте|соту|бс|бтс|енб|sector)[-_#№:](?=\d)"
 )
+#: "No10392", "nr.10392": a number sign glued to an id (NFKC turns "№" into "No").
+_NUMBER_SIGN = re.compile(r"(?<![\w-])(?:no|nr)\.?(?=\d{3,}(?!\w))")
 #: Services so common that a question naming them needs no "service" word.
 _COMMON_SERVICES = re.compile(
     r"(?<![\w-])(?P<name>checkout|payments?|billing|auth|authentication|login|signup|search|cart"
-    r"|catalog|inventory|shipping|orders|notifications?|api-gateway|gateway)(?![\w-])"
+    r"|catalog|inventory|shipping|orders|notifications?|api[- ]gateway|gateway)(?![\w-])"
 )
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
 _BARE_ID = re.compile(r"^\d{4,7}$")
@@ -117,12 +121,12 @@ def understand(
 ) -> Request:
     """Parse `text` by the rules, linking its names against `known` (see the module doc)."""
     clean = normalise(text)[:MAX_PARSED_CHARS]
-    folded = _LABEL_JOINED.sub(r"\1 ", fold(clean))
+    as_typed, folded = _read_forms(clean)
     names = known or KnownNames()
     mentions = [_as_typed(m, clean) for m in _link(folded, names)]
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
-    decline = decline_kind(folded)
+    decline = decline_kind(as_typed)  # orders are read as typed, never "corrected"
     metrics = metrics_in(folded)
     direction = direction_in(folded)
     if direction == "rise" and "errors" in metrics:
@@ -149,7 +153,23 @@ def understand(
         decline=decline,
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
+        refers_back=BACK_REFERENCE.search(folded) is not None
+        and not any(m.kind != "name" for m in mentions),
     )
+
+
+def _read_forms(clean: str) -> tuple[str, str]:
+    """The folded text as typed, and the form the rules read.
+
+    Both have kind words split from glued ids ("бс-10291", "No10392" — what NFKC makes
+    of "№10392") and SQL glued to a value cut off when a question is left ("10033';
+    DROP TABLE cells;--": the question, not a change request). The form the rules read
+    also has typos in key words corrected ("trafic dorp" -> "traffic drop", `typos`).
+    """
+    folded = _LABEL_JOINED.sub(r"\1 ", _NUMBER_SIGN.sub("№ ", fold(clean)))
+    without = " ".join(SQL_PAYLOAD.sub(" ", folded).split())
+    folded = without if len(without.split()) >= MIN_DIAGNOSIS_WORDS else folded
+    return folded, correct_typos(folded)
 
 
 def _intent(
@@ -264,17 +284,26 @@ def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
     found = []
     for pattern in (*_SERVICE_PLACES, _COMMON_SERVICES):
         for m in pattern.finditer(folded):
-            name = m.group("name").strip(".-_")
+            name = m.group("name").strip(".-_").replace(" ", "-")  # "api gateway"
             if _not_a_service(name) or name in taken:
                 continue
             found.append(_service(name, known))
-    return found
+    # "gateway" found where "api gateway" stands is part of that one name
+    names = {m.value.lower() for m in found}
+    return [m for m in found if not any(_part_of(m.value.lower(), other) for other in names)]
+
+
+def _part_of(name: str, other: str) -> bool:
+    return name != other and name in other.split("-")
 
 
 def _not_a_service(name: str) -> bool:
-    """Words that stand where a service name would: "with", "doubled", "2025"."""
+    """Words that stand where a service name would: "with", "doubled", "2025", "enb"."""
     past_tense = len(name) > len("feed") and name.endswith("ed")  # "the service doubled"
-    return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense
+    kind_word = any(  # "enb down", "site is down": the word for a cell or site, not a name
+        pattern.fullmatch(name) for kind, pattern in KIND_WORDS.items() if kind != "service"
+    )
+    return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense or kind_word
 
 
 def _service(name: str, known: KnownNames) -> Mention:

@@ -2,9 +2,10 @@
 
 A message is taken as the answer when it fits the question: it names a thing of
 the kind asked for ("10291" when a cell was asked), a period when a period was
-asked, or it is a short fragment. A complete question or request of its own
-drops the pending clarification and is handled as new; a request to decline
-never merges into an earlier goal.
+asked, or it is a short fragment, or it points back at what was named ("why is it
+dropping", "трафик на ней просел") without naming anything itself. A complete
+question or request of its own drops the pending clarification and is handled as
+new; a request to decline never merges into an earlier goal.
 """
 
 from __future__ import annotations
@@ -19,13 +20,14 @@ def answers_pending(request: Request, asks: str | None) -> bool:
     """True when `request` answers a pending question that asks for `asks`."""
     if request.decline is not None:
         return False
+    if request.refers_back:
+        return True  # "why is it dropping", "трафик на ней просел": about what was asked
     if request.complete and request.metrics:
         return False  # "why did traffic go up on cell 10081 yesterday": a question of its own
     named = [m for m in request.mentions if m.kind != "name" or asks == SUBJECT]
-    if asks is not None and any(m.kind in (asks, "id") for m in named):
-        return True
-    if asks == PERIOD and request.dates.start is not None:
-        return True
-    if asks == SUBJECT and named:
-        return True
-    return not request.complete
+    fits = (
+        (asks is not None and any(m.kind in (asks, "id") for m in named))
+        or (asks == PERIOD and request.dates.start is not None)
+        or (asks == SUBJECT and bool(named))
+    )
+    return fits or not request.complete

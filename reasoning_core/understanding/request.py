@@ -61,6 +61,9 @@ class Request(BaseModel):
     follow_up: bool = False
     #: A question or request that stands on its own (not a fragment answering another).
     complete: bool = False
+    #: It points at something named earlier ("why is it dropping", "что с ней") and names
+    #: nothing of its own.
+    refers_back: bool = False
     source: Source = "rules"
 
     def known(self, kind: str) -> list[Mention]:

@@ -60,6 +60,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
     compare = bool(lx.COMPARE.search(folded)) and bool(
         lx.EXPLAIN.search(folded) or lx.DOMAIN.search(folded) or lx.TIME_HINT.search(folded)
     )
+    core = lx.LEAD_IN.sub("", folded)  # "wait, what is rtwp": the question after the lead-in
     social = any(
         p.search(folded)
         for p in (lx.GREETING, lx.THANKS, lx.ACKNOWLEDGEMENT, lx.SMALL_TALK, lx.ABOUT_BOT)
@@ -71,7 +72,9 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),
         vague_incident=bool(lx.VAGUE_INCIDENT.search(folded)),
         domain=bool(lx.DOMAIN.search(folded)),
-        framed_as_definition=bool(lx.DEFINITION.search(folded) or lx.HOW_TO.search(folded)),
+        framed_as_definition=any(
+            p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core}
+        ),
         social=social,
         time_hint=bool(lx.TIME_HINT.search(folded)),
     )
