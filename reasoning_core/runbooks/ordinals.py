@@ -1,9 +1,10 @@
-"""Days of the month written as words: "тридцатого", "двадцать седьмого", "twenty-seventh".
+"""Numbers in dates written as words: "тридцатого", "twenty-seventh", "two days ago".
 
 `RU_DAY` and `EN_DAY` match an ordinal day from 1 to 31 as people write it (Russian in
 any case ending, "ё" or "е"; English with a hyphen, a space or run together);
 `day_number` turns the match back into the number. The date patterns in
-`timewindow` use them where a day number would stand.
+`timewindow` use them where a day number would stand. `COUNT` and `count_number`
+do the same for small counts ("two days ago", "за три дня", "пару дней").
 """
 
 from __future__ import annotations
@@ -84,3 +85,20 @@ def _ru_value(word: str) -> int | None:
             if re.fullmatch(stem + _RU_ENDING, word):
                 return value
     return None
+
+
+_COUNTS = {
+    "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2, "a couple": 2,
+    "один": 1, "одни": 1, "два": 2, "две": 2, "двое": 2, "трое": 3, "пару": 2, "пара": 2,
+    "три": 3, "четыре": 4, "пять": 5, "шесть": 6, "семь": 7, "восемь": 8, "девять": 9,
+    "десять": 10,
+}  # fmt: skip
+#: A small count, in digits or words ("3", "three", "три", "пару").
+COUNT = r"(\d{1,3}|" + _alternatives(dict.fromkeys(_COUNTS, 0)) + r")"
+
+
+def count_number(words: str) -> int | None:
+    """The count a word or digits say ("three" -> 3, "пару" -> 2), or None."""
+    text = " ".join(words.lower().split())
+    return int(text) if text.isdigit() else _COUNTS.get(text)

@@ -17,7 +17,15 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, model_validator
 
-from reasoning_core.runbooks.ordinals import EN_DAY, EN_LATE_DAY, RU_DAY, RU_LATE_DAY, day_number
+from reasoning_core.runbooks.ordinals import (
+    COUNT,
+    EN_DAY,
+    EN_LATE_DAY,
+    RU_DAY,
+    RU_LATE_DAY,
+    count_number,
+    day_number,
+)
 
 WINDOW_PARAMETERS = ("recent_start", "recent_end", "baseline_start", "baseline_end", "anchor")
 
@@ -228,7 +236,7 @@ def _relative(days: int) -> Builder:
 def _count(group: int, factor: int) -> Builder:
     def build(m: re.Match[str]) -> DateExpr:
         raw = m.group(group)
-        n = 1 if raw in (None, "a", "one") else int(raw)
+        n = 1 if raw is None else (count_number(raw) or 1)
         return DateExpr(kind="days_ago", text=m.group(0), days_ago=n * factor)
 
     return build
@@ -400,11 +408,18 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
         lambda m: DateExpr(kind="day", text=m.group(0), day=1),
         False,
     ),
-    (re.compile(r"\b(\d{1,3})\s+days?\s+ago\b"), _count(1, 1), False),
-    (re.compile(r"\b(\d{1,3})\s+(?:день|дня|дней)\s+назад\b"), _count(1, 1), False),
-    (re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b"), _count(1, 1), False),
-    (re.compile(r"\bпоследни[ехй]\s+(\d{1,3})\s+(?:день|дня|дней)\b"), _count(1, 1), False),
-    (re.compile(r"\b(a|one|\d{1,2})\s+weeks?\s+ago\b"), _count(1, 7), False),
+    (re.compile(rf"\b{COUNT}\s+days?\s+ago\b"), _count(1, 1), False),
+    (re.compile(rf"(?<!\w){COUNT}\s+(?:день|дня|дней|суток)\s+назад(?!\w)"), _count(1, 1), False),
+    (re.compile(rf"\b(?:last|past|previous)\s+{COUNT}\s+days\b"), _count(1, 1), False),
+    (
+        re.compile(
+            rf"(?<!\w)(?:за\s+|в\s+течени[ие]\s+)?(?:последни[ехй]\s+)?{COUNT}\s+"
+            r"(?:день|дня|дней|суток|сутки)(?!\w)"
+        ),
+        _count(1, 1),
+        False,
+    ),
+    (re.compile(rf"\b{COUNT}\s+weeks?\s+ago\b"), _count(1, 7), False),
     (re.compile(r"(?:\b(\d{1,2})\s+)?\bнедел[юиь]\s+назад\b"), _count(1, 7), False),
     (re.compile(r"\blast\s+week\b|\bпрошл(?:ой|ую|ая|ого)\s+недел[иеюя]\b"), _week(1), False),
     (

@@ -18,7 +18,7 @@ from reasoning_core.understanding.request import Direction
 METRICS: dict[str, re.Pattern[str]] = {
     "traffic": words(
         r"traffic", r"erlangs?", "throughput", "volume", "payload", r"data volume",
-        r"трафик\w*", r"эрланг\w*", r"нагрузк\w*", r"объем\w*",
+        r"трафф?ик\w*", r"траф(?:а|у|ом|е)?", r"эрланг\w*", r"нагрузк\w*", r"объем\w*",
     ),
     "attempts": words(
         r"attempts?", r"calls?", r"sessions?", r"попыт\w*", r"звонк\w*", r"вызов\w*"
@@ -70,13 +70,13 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"plung\w*", r"nose-?div\w*", r"crater\w*", r"sank", r"sink(?:s|ing)",
         r"стал\w* меньше", r"меньше,? чем (?:обычно|раньше|было|вчера)", r"меньше обычного",
         r"less than (?:usual|normal|before|yesterday)", r"нырнул\w*", r"в ноль",
-        r"(?:до|к) нулю", r"трафик\w* (?:почти |вообще |совсем )?(?:нет|ноль)",
+        r"(?:до|к) нулю", r"траф\w* (?:почти |вообще |совсем )?(?:нет|ноль)", r"вниз",
         r"traffic(?:'s| is| looks| seems)? (?:way |really )?(?:down|low)", r"quiet(?:er)?",
         r"underperform\w*", r"просяд\w*", r"просед\w*", r"сдулс\w*", r"дропн\w*",
     )),
     ("spike", words(
         r"spik\w*", r"surg\w*", r"burst\w*", r"всплеск\w*", r"подскочи\w*",
-        r"(?:по)?сып(?:ал|ет|ят|л)\w*", r"валит\w*", r"льют\w*", r"flood\w*", r"pil(?:e|ing) up",
+        r"(?:по)?сып(?:ал|ет|ят|л)\w*", r"flood\w*", r"pil(?:e|ing) up",
     )),
     ("outage", words(
         "outage", "down", "dead", "offline", r"unreachable", r"not (?:working|responding)",
