@@ -119,8 +119,9 @@ SYMPTOM_EN = words(
     r"|can't|cannot|isn't|is not) (?:work|respond|open|load|start|connect)\w*",
     r"degrad\w*", r"anomal\w*", r"leak\w*", "packet loss", "stuck", r"flapp\w*", r"saturat\w*",
     r"throttl\w*", "complain", "complaints", r"high (?:cpu|load|latency)", "on fire",
-    r"incidents?", r"burning", r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark", r"plung\w*",
-    r"crater\w*", r"nose-?div\w*", "sank", "dead", r"skyrocket\w*", "shot up", r"tank(?:s|ed|ing)?",
+    r"incidents?", r"burning", r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark",
+    r"plung\w*", r"crater\w*", r"nose-?div\w*", "sank", "dead", r"skyrocket\w*", "shot up",
+    r"tank(?:s|ed|ing)?",
     r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
 )
 SYMPTOM_RU = words(
