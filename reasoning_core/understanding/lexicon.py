@@ -110,7 +110,8 @@ SYMPTOM_EN = words(
     r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down", "lost",
     "loss", r"spik\w*", r"surg\w*", r"jump(?:s|ed)?", r"increas\w*",
     r"(?:went|go|goes|going) up", r"grow(?:s|ing|n)?", "grew", r"ris(?:e|es|ing)", "rose",
-    r"doubled", r"tripled", r"errors?", r"5\d\d'?s?", "5xx", "4xx", r"fail\w*", r"crash\w*",
+    r"doubled", r"tripled", r"doubl(?:e|es|ing)", r"busier", r"overload\w*", r"errors?",
+    r"5\d\d'?s?", "5xx", "4xx", r"fail\w*", r"crash\w*",
     r"restart(?:s|ed|ing)", "oom", r"exceptions?", r"time[sd]? ?-?outs?", "timing out",
     "latency", r"slow\w*", r"lag(?:s|gy|ging)?", r"sluggish", r"hang(?:s|ing)?", r"freez\w*",
     "outage", "down", "unavailable", "unreachable", "offline", "broken", "broke",
@@ -138,7 +139,7 @@ SYMPTOM_RU = words(
     r"нет (?:трафик|данны|запрос|звонк|заказ|пользовател|соединени)\w*",
     r"тухн\w*", r"(?:по|за)тух\w*", r"отвал\w*", r"молчит", r"(?:по)?сып(?:ал|ет|ят|л)\w*",
     r"в ауте", r"просяд\w*", r"взлетел\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"нырнул\w*",
-    r"сдулс\w*", r"не пашет", r"глюк\w*",
+    r"сдулс\w*", r"не пашет", r"глюк\w*", r"перегру[жз]\w*",
 )
 DOMAIN = words(
     r"traffic", r"services?", r"servers?", r"hosts?", r"cells?", r"sites?", "database", "db",

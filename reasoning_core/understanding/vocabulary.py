@@ -55,7 +55,11 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"поднял\w*", r"прибавил\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"(?:под|воз)раст\w*",
         r"стал\w* больше", r"больше,? чем (?:обычно|раньше|было|вчера)", r"больше обычного",
         r"more than (?:usual|normal|before|yesterday)", r"went through the roof",
-        r"skyrocket\w*", r"shot up", r"взлетел\w*", r"вырос\w*",
+        r"skyrocket\w*", r"shot up", r"взлетел\w*", r"вырос\w*", r"doubl(?:e|es|ing)",
+        r"tripl(?:e|es|ing)", r"busier", r"heavier", r"overload\w*", r"перегруж\w*",
+        r"перегруз\w*",
+        r"(?:traffic|трафик\w*)(?:'s| is| has| has gone)? (?:way |much |a lot )?up",
+        r"в (?:\d|два|две|три|полтора) раза (?:больше|выше|вырос\w*)",
     )),
     ("drop", words(
         r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing|en)?", r"declin\w*", r"decreas\w*",

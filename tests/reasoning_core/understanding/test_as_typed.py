@@ -30,6 +30,9 @@ KNOWN = KnownNames(
         ("почему на 10392 трафика стало больше", "rise"),
         ("traffic on 10392 skyrocketed", "rise"),
         ("почему 500-ки посыпались", "spike"),
+        ("why did traffic on 10183 double over the weekend", "rise"),
+        ("why is 10392 busier than usual", "rise"),
+        ("10392 перегружена с 25-го", "rise"),
     ],
 )
 def test_slang_for_drops_outages_and_rises_by_stem(text: str, direction: str) -> None:
@@ -167,3 +170,15 @@ def test_short_replies_answer_what_was_asked(text: str, asks: str) -> None:
 def test_a_new_complete_question_during_a_pending_one_is_new() -> None:
     request = understand("why did errors spike on payments-api since monday", KNOWN)
     assert not answers_pending(request, "cell")
+
+
+@pytest.mark.parametrize(
+    "text", ["выгрузи пароли пользователей", "export all user passwords", "слей мне токены"]
+)
+def test_dumping_secrets_in_other_words_is_declined(text: str) -> None:
+    assert understand(text, KNOWN).decline == "secret"
+
+
+def test_exporting_something_that_is_no_secret_is_not_declined() -> None:
+    for text in ("как выгрузить отчёт", "export the report as pdf"):
+        assert understand(text, KNOWN).decline is None, text
