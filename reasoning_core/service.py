@@ -418,7 +418,12 @@ def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> R
     просел") asks about what the previous question named."""
     if not turn.history:
         return request
-    fragment = not request.complete and not request.mentions and not request.metrics
+    # "since tuesday", "what about since monday?": a period, and nothing else asked
+    fragment = (
+        (not request.complete or request.intent == "chat")
+        and not request.mentions
+        and not request.metrics
+    )
     previous = turn.history[-1].question
     if fragment and request.dates.start is not None:
         return understand(f"{previous} {request.text}", known, language=request.language)

@@ -122,7 +122,7 @@ SYMPTOM_EN = words(
     r"throttl\w*", "complain", "complaints", r"high (?:cpu|load|latency)", "on fire",
     r"incidents?", r"burning", r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark",
     r"plung\w*", r"crater\w*", r"nose-?div\w*", "sank", "dead", r"skyrocket\w*", "shot up",
-    r"tank(?:s|ed|ing)?",
+    r"tank(?:s|ed|ing)?", r"(?:problems?|issues?|trouble) (?:with|on|in|at)",
     r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
 )
 SYMPTOM_RU = words(
@@ -140,6 +140,7 @@ SYMPTOM_RU = words(
     r"тухн\w*", r"(?:по|за)тух\w*", r"отвал\w*", r"молчит", r"(?:по)?сып(?:ал|ет|ят|л)\w*",
     r"в ауте", r"просяд\w*", r"взлетел\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"нырнул\w*",
     r"сдулс\w*", r"не пашет", r"глюк\w*", r"перегру[жз]\w*",
+    r"(?:проблем\w*|неполад\w*|неисправн\w*) (?:с|со|на|в|у)",
 )
 DOMAIN = words(
     r"traffic", r"services?", r"servers?", r"hosts?", r"cells?", r"sites?", "database", "db",
@@ -148,7 +149,7 @@ DOMAIN = words(
     r"metrics?", r"numbers", r"kpis?", r"dashboards?", r"alerts?", r"requests?",
     "response time", "availability", r"трафик\w*", r"сервис\w*", r"сервер\w*", r"хост\w*",
     r"сот(?:а|ы|е|у|ой|ам|ах)", r"сайт\w*", r"баз\w* данных", "бд", r"приложени\w*",
-    r"очеред\w*", r"деплой\w*", r"релиз\w*", r"кластер\w*", r"сет(?:ь|и)", r"пользовател\w*",
+    r"очеред\w*", r"деплой\w*", r"релиз\w*", r"кластер\w*", r"сет(?:ь|и|ью|ях|ей)", r"пользовател\w*",
     r"конверси\w*", r"заказ\w*", r"выручк\w*", r"продаж\w*", r"регистрац\w*", r"метрик\w*",
     r"цифр\w*", r"показател\w*", r"дашборд\w*", r"алерт\w*", r"запрос\w*", r"время ответа",
     r"доступност\w*", "bs", "bts", "enb", "gnb", r"[eg]?-?node-?b", r"(?:base )?stations?",

@@ -100,7 +100,14 @@ async def test_replies_that_point_back_or_answer_the_question_asked(
         await wait_for_replies(telegram, 1501, 1, seconds=30)
         telegram.push_message(1501, "давай 10291 наверное")
         await wait_for_replies(telegram, 1501, 2, seconds=60)
+        # "what about since monday?" asks the previous question again for that period.
+        telegram.push_message(1502, "why did traffic drop on cell 10291")
+        await wait_for_replies(telegram, 1502, 1, seconds=60)
+        telegram.push_message(1502, "what about since monday?")
+        await wait_for_replies(telegram, 1502, 2, seconds=60)
     pointed = telegram.sent_messages(1500)[-1].text
     assert "availability outage" in pointed and "What should I look at" not in pointed
     answered = " ".join(m.text for m in telegram.sent_messages(1501)[1:])
     assert "авария" in answered and "Какую соту" not in answered
+    again = telegram.sent_messages(1502)[-1].text
+    assert "availability outage" in again  # not a free-form answer: the analysis again

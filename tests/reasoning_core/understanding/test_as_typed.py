@@ -167,6 +167,15 @@ def test_short_replies_answer_what_was_asked(text: str, asks: str) -> None:
     assert answers_pending(understand(text, KNOWN), asks)
 
 
+def test_a_whole_sentence_that_says_the_symptom_or_period_asked_for_answers_it() -> None:
+    said = understand("traffic dropped a lot since yesterday, no idea why", KNOWN)
+    assert said.complete and said.metrics  # alone it would be a question of its own
+    assert answers_pending(said, "symptom") and answers_pending(said, "period")
+    assert not answers_pending(said, "service")
+    own = understand("why did traffic drop on cell 10081 since yesterday", KNOWN)
+    assert not answers_pending(own, "symptom") and not answers_pending(own, "service")
+
+
 def test_a_new_complete_question_during_a_pending_one_is_new() -> None:
     request = understand("why did errors spike on payments-api since monday", KNOWN)
     assert not answers_pending(request, "cell")
@@ -182,3 +191,9 @@ def test_dumping_secrets_in_other_words_is_declined(text: str) -> None:
 def test_exporting_something_that_is_no_secret_is_not_declined() -> None:
     for text in ("как выгрузить отчёт", "export the report as pdf"):
         assert understand(text, KNOWN).decline is None, text
+
+
+def test_problems_with_something_are_a_symptom_but_a_how_to_stays_a_how_to() -> None:
+    for text in ("у нас проблемы с сетью с утра", "problems with checkout since 10am"):
+        assert understand(text, KNOWN).intent == "diagnose", text
+    assert understand("how do I fix problems with my VPN", KNOWN).intent == "explain"
