@@ -60,8 +60,9 @@ ABOUT_BOT = words(
 DEFINITION = re.compile(
     r"^(?:what|what's) (?:is|are|does|do) (?:a |an )?[\w\s.-]{1,40}?(?:mean|stand for)\b"
     r"|^(?:what|what's) (?:is|are) (?:a|an) "
-    r"|^(?:what|what's) (?:is|are) (?:an? |the )?(?:[\w.-]+ ){0,2}[\w.-]+"
-    r"(?: exactly| again| actually| anyway)?\??$"
+    r"|^(?:what|what's) (?:is|are) (?!(?:the |an? )?(?:problem|issue|matter|deal|status"
+    r"|situation|wrong|going on|happening|up|cause|reason)\b)(?:an? |the )?(?:[\w.-]+ ){0,2}"
+    r"[\w.-]+(?: exactly| again| actually| anyway)?\??$"
     r"|^define\b|\bstands? for\b|\bdefinition of\b|\bdifference between\b"
     r"|\bwhat does [\w\s.'\"«»-]{1,40} mean\b|^explain (?:what|the meaning|the difference)\b"
     r"|^(?:объясни|поясни)\w*,? (?:что|чем)\b"
@@ -184,13 +185,15 @@ SQL_WRITE = re.compile(
     r"|grant\s+\w+\s+on|revoke\s+\w+\s+(?:on|from))\b"
 )
 #: SQL glued to a value a question names — the classic injection shapes ("10033'; DROP TABLE
-#: x;--", "10033\" OR 1=1 --", "10291 UNION SELECT ..."). The question is still a question: the
-#: payload is cut off before the question is read (names are never put into SQL as text).
+#: x;--", "10033\" OR 1=1 --", "10291 UNION SELECT ...", "10291 /* ... */"). The question is
+#: still a question: the payload is cut off before the question is read (names are never put
+#: into SQL as text).
 SQL_PAYLOAD = re.compile(
     r"(?<=\w)\s*(?:['\"`]\s*\)*\s*;\s*(?:drop|delete|update|insert|alter|truncate|grant|revoke"
     r"|create|exec\w*|select|shutdown)\b[^\n]*?(?:--|;\s*$|$)"
     r"|['\"`]?\s+(?:or|and)\s+['\"`]?\w+['\"`]?\s*=\s*['\"`]?\w+['\"`]?\s*(?:--|#|/\*|;|$)"
-    r"|['\"`]?\s+union\s+(?:all\s+)?select\b[^\n]*?(?:--|;|$))"
+    r"|['\"`]?\s+union\s+(?:all\s+)?select\b[^\n]*?(?:--|;|$)"
+    r"|\s*/\*[^\n]*?\*/)"
 )
 SHELL = re.compile(
     r"(?:^|[\s`;|&])(?:rm\s+-\w+|sudo\s+\w+|chmod\s+\S+|chown\s+\S+|mkfs\S*|dd\s+if="

@@ -183,7 +183,7 @@ def _intent(
 ) -> Intent:
     if decline is not None:
         return "act"
-    if signals.framed_as_definition and not linked:
+    if signals.framed_as_definition and not linked and not signals.vague_incident:
         return "explain"  # "what does 'external cause' mean?": a term, not an incident
     if signals.diagnostic or (named and not signals.social):
         return "diagnose"

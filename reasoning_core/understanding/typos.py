@@ -25,7 +25,7 @@ from reasoning_core.understanding.vocabulary import DIRECTIONS, KIND_WORDS, METR
 # fmt: off
 #: The words incident questions turn on; no word one edit away from one of them is a common
 #: word with another meaning ("outage"/"outrage", "просел"/"прошел", "упали"/"удали" are left
-#: out for that).
+#: out for that, and "среды", which is also "environments").
 KEY_WORDS: frozenset[str] = frozenset("""
     traffic throughput interference availability latency errors error cell cells sector
     station drop dropped dropping decreased declined problem happened wrong yesterday today
@@ -33,7 +33,7 @@ KEY_WORDS: frozenset[str] = frozenset("""
     трафик трафика трафике трафиком почему упал упала упад падение падения
     просела просело просадка снизился снизилась сота соте соту соты сотой вчера
     сегодня позавчера ошибки ошибок задержка задержки недоступна недоступен станция станции
-    проблема проблемы случилось понедельника вторника среды четверга пятницы субботы
+    проблема проблемы случилось понедельника вторника четверга пятницы субботы
     воскресенья выходных помехи помех причина
 """.split())  # noqa: SIM905 - a word list reads better as text
 # fmt: on

@@ -80,6 +80,7 @@ def test_a_number_sign_glued_to_an_id_after_nfkc() -> None:
         "why did traffic drop on cell 10033'; DROP TABLE demo.cells;--",
         'трафик на соте 10033" OR 1=1 -- просел с понедельника, почему',
         "why did traffic drop on cell 10033 UNION SELECT password FROM users",
+        "почему упал трафик на соте 10033 /* drop table cells */",
     ],
 )
 def test_sql_glued_to_a_name_leaves_the_question_a_question(text: str) -> None:
@@ -126,6 +127,13 @@ def test_a_year_is_no_id_but_a_labelled_one_is_a_name() -> None:
     request = understand("почему трафик на 10291 упал в 2025", KNOWN)
     assert [m.value for m in request.mentions] == ["10291"]
     assert request.dates.start is not None and request.dates.start.year == 2025
+
+
+@pytest.mark.parametrize(
+    "text", ["what is going on?", "so what is wrong", "what is the issue with traffic"]
+)
+def test_asking_what_is_wrong_is_no_definition(text: str) -> None:
+    assert understand(text, KNOWN).intent == "diagnose"
 
 
 def test_a_lead_in_before_a_definition_is_skipped() -> None:
