@@ -154,6 +154,7 @@ def understand(
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
         refers_back=BACK_REFERENCE.search(folded) is not None
+        and not signals.social
         and not any(m.kind != "name" for m in mentions),
     )
 

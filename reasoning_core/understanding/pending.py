@@ -31,6 +31,8 @@ def answers_pending(request: Request, asks: str | None) -> bool:
         or (asks == PERIOD and request.dates.start is not None)
         or (asks == SUBJECT and bool(named))
     )
+    if not fits and asks in (PERIOD, SYMPTOM) and any(m.kind != "name" for m in request.mentions):
+        return False  # "а на 10081 что?" when a period was asked: another subject, asked anew
     return fits or not request.complete
 
 

@@ -39,6 +39,7 @@ class Signals:
     domain: bool = False  # traffic, service, users, metrics: things one diagnoses
     framed_as_definition: bool = False  # "what is ...", "how do I ..."
     social: bool = False  # greeting, thanks, small talk, a question about the bot
+    about_bot: bool = False  # "why do you need the cell id", "почему ты так ответил"
     time_hint: bool = False  # since Monday, вчера, 14:00
 
     @property
@@ -46,6 +47,8 @@ class Signals:
         """Asks to find a cause or to analyse a system, rather than for a fact."""
         if self.framed_as_definition and not (self.causal or self.vague_incident):
             return False
+        if self.about_bot and not (self.symptom and self.entities):
+            return False  # a question about the bot's own answer, not about the network
         return (
             self.symptom
             or self.vague_incident
@@ -76,6 +79,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
             p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core}
         ),
         social=social,
+        about_bot=bool(lx.ABOUT_BOT.search(folded)),
         time_hint=bool(lx.TIME_HINT.search(folded)),
     )
 

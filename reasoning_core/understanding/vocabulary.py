@@ -125,7 +125,7 @@ FOLLOW_UP = re.compile(
 #: A question pointing at something named before it: "why is it dropping", "трафик на ней".
 BACK_REFERENCE = words(
     r"it", r"its", r"it's", r"this one", r"that one", r"th(?:is|at|e same) (?:cell|site|sector|bs"
-    r"|station|service|one)", r"(?<!is )(?<!are )(?<!was )there(?! (?:is|are|was|were|'s))",
+    r"|station|service|one)", r"(?:happen\w*|going on|wrong|up|broken|on|in|at|with) there",
     r"them", r"they", r"она", r"оно", r"они", r"ней", r"нее",
     r"него", r"ним", r"нем", r"них", r"ее", r"его", r"там", r"эт(?:а|о|от|ой|ом|у) (?:сот|бс|станц"
     r"|ячейк|сектор|сервис|площадк)\w*", r"т(?:а|у|ой|от|ом) же", r"по ней", r"на ней",

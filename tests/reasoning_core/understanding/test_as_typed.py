@@ -150,6 +150,7 @@ def test_a_lead_in_before_a_definition_is_skipped() -> None:
         ("why is it dropping", True),
         ("what happened there", True),
         ("is there a problem", False),
+        ("hi there!", False),
         ("why did traffic drop on cell 10081", False),
     ],
 )
@@ -184,6 +185,13 @@ def test_a_whole_sentence_that_says_the_symptom_or_period_asked_for_answers_it()
     assert not answers_pending(own, "symptom") and not answers_pending(own, "service")
 
 
+def test_naming_another_subject_when_a_period_was_asked_is_a_new_request() -> None:
+    switched = understand("а на 10081 что?", KNOWN)
+    assert not answers_pending(switched, "period") and not answers_pending(switched, "symptom")
+    assert answers_pending(switched, "cell")
+    assert answers_pending(understand("10081 since monday", KNOWN), "period")
+
+
 def test_a_new_complete_question_during_a_pending_one_is_new() -> None:
     request = understand("why did errors spike on payments-api since monday", KNOWN)
     assert not answers_pending(request, "cell")
@@ -205,3 +213,17 @@ def test_problems_with_something_are_a_symptom_but_a_how_to_stays_a_how_to() -> 
     for text in ("у нас проблемы с сетью с утра", "problems with checkout since 10am"):
         assert understand(text, KNOWN).intent == "diagnose", text
     assert understand("how do I fix problems with my VPN", KNOWN).intent == "explain"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["why do you need the cell id", "почему ты ответил про соседние соты?", "почему ты так решил"],
+)
+def test_a_question_about_the_bots_own_answer_is_no_diagnosis(text: str) -> None:
+    request = understand(text, KNOWN)
+    assert request.intent == "chat" and request.signals.about_bot
+
+
+def test_a_symptom_asked_of_the_bot_is_still_a_diagnosis() -> None:
+    request = understand("why do you think traffic dropped on 10291?", KNOWN)
+    assert request.intent == "diagnose" and request.entity("cell") == "10291"
