@@ -29,7 +29,7 @@ from reasoning_core.runbooks.ordinals import (
 
 WINDOW_PARAMETERS = ("recent_start", "recent_end", "baseline_start", "baseline_end", "anchor")
 
-DateKind = Literal["date", "day", "days_ago", "weekday", "week"]
+DateKind = Literal["date", "day", "days_ago", "weekday", "week", "month"]
 
 
 class DateExpr(BaseModel):
@@ -45,6 +45,7 @@ class DateExpr(BaseModel):
     days_ago: int | None = None
     weekday: int | None = None  # 0 = Monday
     weeks_ago: int | None = None
+    months_ago: int | None = None
 
     def resolve(self, now: datetime, *, min_recent_hours: int = 12) -> datetime:
         """UTC midnight of the day meant, relative to the anchor `now`."""
@@ -59,6 +60,9 @@ class DateExpr(BaseModel):
             day = today - timedelta(days=(today.weekday() - (self.weekday or 0)) % 7)
             if (_utc(now) - _midnight(day)) < timedelta(hours=min_recent_hours):
                 day -= timedelta(days=7)  # "since Monday" said on Monday morning
+        elif self.kind == "month":  # "last month": its first day
+            back = today.year * 12 + today.month - 1 - (self.months_ago or 0)
+            day = date(back // 12, back % 12 + 1, 1)
         else:
             day = today - timedelta(days=today.weekday() + 7 * (self.weeks_ago or 0))
         return _midnight(day)
@@ -277,6 +281,9 @@ _SEASON_MONTH: dict[str, int] = {
     "spring": 3, "весной": 3, "autumn": 9, "fall": 9, "осенью": 9,
 }  # fmt: skip
 
+#: The first day of a part of a month: "в начале октября", "mid-September", "late Oct".
+_PART = {"начале": 1, "early": 1, "середине": 11, "mid": 11, "конце": 21, "late": 21}
+
 _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
     (
         re.compile(rf"(?<!\w)с\s+(\d{{1,2}})\s+по\s+\d{{1,2}}\s+{_RU_MONTH}(?!\w){_YEAR}"),
@@ -420,7 +427,33 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
         False,
     ),
     (re.compile(rf"\b{COUNT}\s+weeks?\s+ago\b"), _count(1, 7), False),
-    (re.compile(r"(?:\b(\d{1,2})\s+)?\bнедел[юиь]\s+назад\b"), _count(1, 7), False),
+    (re.compile(rf"(?:(?<!\w){COUNT}\s+)?\bнедел[юиь]\s+назад\b"), _count(1, 7), False),
+    (
+        re.compile(
+            r"\b(?:last|previous)\s+month\b|(?<!\w)(?:в\s+)?прошл(?:ом|ый|ого)\s+месяц\w*(?!\w)"
+        ),
+        lambda m: DateExpr(kind="month", text=m.group(0), months_ago=1),
+        False,
+    ),
+    (
+        re.compile(
+            # a point a month back; "over the past month" is a window, no date
+            r"\b(?:a|one)\s+month\s+ago\b|(?<!\w)месяц\s+назад(?!\w)"
+        ),
+        _relative(30),
+        False,
+    ),
+    (
+        re.compile(r"\bhalf\s+a\s+year\s+ago\b|(?<!\w)полгода\s+назад(?!\w)"),
+        _relative(182),
+        False,
+    ),
+    (re.compile(r"\btomorrow\b|(?<!\w)завтра(?!\w)"), _relative(-1), False),
+    (
+        re.compile(r"\bnext\s+week\b|(?<!\w)(?:на\s+)?следующ(?:ей|ую)\s+недел[еюи](?!\w)"),
+        _week(-1),
+        False,
+    ),
     (re.compile(r"\blast\s+week\b|\bпрошл(?:ой|ую|ая|ого)\s+недел[иеюя]\b"), _week(1), False),
     (
         re.compile(r"\bthis\s+week\b|\bэт(?:ой|у|а)\s+недел[иеюя]\b|\bначала\s+недели\b"),
@@ -442,6 +475,20 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
         False,
     ),
     # Whole months, quarters, seasons and years: their first day (a period's start).
+    (
+        re.compile(rf"(?<!\w)(?:в\s+)?(начале|середине|конце)\s+{_RU_MONTH}(?!\w){_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _ru_month(m.group(2)), _PART[m.group(1)]
+        ),
+        False,
+    ),
+    (
+        re.compile(rf"\b(?:in\s+)?(early|mid|late)[\s-]+{_EN_MONTH}\b{_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _EN_MONTHS[m.group(2)[:3]], _PART[m.group(1)]
+        ),
+        False,
+    ),
     (
         re.compile(rf"\b(?:in|back in|during|since|from)\s+{_EN_MONTH}\b{_YEAR}"),
         lambda m: _date(m.group(0), _full_year(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),

@@ -7,6 +7,12 @@ the direction of the change, the dates, and the names. A token the data knows
 does not know is an unknown mention with the nearest known names; names of
 other shapes (hosts, URLs, metrics) are kept for the strategy. Ids that are
 part of a date ("12.10.2026", "2025") are never names.
+
+The rules read the text as people type it: "№10392" and "бс-10291" split from
+their ids, SQL glued to a name cut off (the question is still a question; an
+order to change data is still declined), key words typed one letter off read
+as themselves (`typos`; orders are read as typed). A question that points back
+("why is it dropping") and names nothing is marked `refers_back`.
 """
 
 from __future__ import annotations

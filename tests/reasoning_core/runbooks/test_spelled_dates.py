@@ -83,6 +83,16 @@ def test_a_day_in_words_or_without_its_month(question: str, expected: datetime) 
         ("last summer", day(6, 1)),
         ("прошлым летом", day(6, 1)),
         ("this month", day(10, 1)),
+        ("last month", day(9, 1)),
+        ("в прошлом месяце", day(9, 1)),
+        ("месяц назад", day(9, 28)),
+        ("две недели назад", day(10, 14)),
+        ("полгода назад", day(4, 29)),
+        ("в начале октября", day(10, 1)),
+        ("mid-september", day(9, 11)),
+        ("в конце сентября", day(9, 21)),
+        ("tomorrow", day(10, 29)),  # after the data: the answer says which period there is
+        ("на следующей неделе", day(11, 2)),
     ],
 )
 def test_relative_periods(question: str, expected: datetime) -> None:
