@@ -414,8 +414,8 @@ class ReasoningService:
 
 def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> Request:
     """A bare period after a question ("since tuesday") asks that question again for it;
-    a question that points back and names nothing ("why is it dropping", "трафик на ней
-    просел") asks about what the previous question named."""
+    a question that points back, names nothing and says what changed ("why is it
+    dropping", "трафик на ней просел") asks about what the previous question named."""
     if not turn.history:
         return request
     # "since tuesday", "what about since monday?": a period, and nothing else asked
@@ -427,7 +427,7 @@ def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> R
     previous = turn.history[-1].question
     if fragment and request.dates.start is not None:
         return understand(f"{previous} {request.text}", known, language=request.language)
-    if request.refers_back and _names_something(understand(previous, known)):
+    if request.about_earlier and _names_something(understand(previous, known)):
         return understand(f"{previous} {request.text}", known, language=request.language)
     return request
 

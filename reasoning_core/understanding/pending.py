@@ -21,7 +21,7 @@ def answers_pending(request: Request, asks: str | None) -> bool:
     """True when `request` answers a pending question that asks for `asks`."""
     if request.decline is not None:
         return False
-    if request.refers_back or _says_what_was_asked(request, asks):
+    if request.about_earlier or _says_what_was_asked(request, asks):
         return True  # "why is it dropping", "трафик на ней просел": about what was asked
     if request.complete and request.metrics:
         return False  # "why did traffic go up on cell 10081 yesterday": a question of its own
@@ -31,8 +31,6 @@ def answers_pending(request: Request, asks: str | None) -> bool:
         or (asks == PERIOD and request.dates.start is not None)
         or (asks == SUBJECT and bool(named))
     )
-    if not fits and asks in (PERIOD, SYMPTOM) and any(m.kind != "name" for m in request.mentions):
-        return False  # "а на 10081 что?" when a period was asked: another subject, asked anew
     return fits or not request.complete
 
 

@@ -80,6 +80,14 @@ class Request(BaseModel):
         return found[0].value if found else None
 
     @property
+    def about_earlier(self) -> bool:
+        """It points back and says what changed ("why is it dropping", "трафик на ней
+        просел"): a question about what an earlier message named. "it's broken again"
+        says too little to be tied to one."""
+        said = bool(self.metrics) or self.direction not in (None, "any")
+        return self.refers_back and said
+
+    @property
     def names(self) -> list[str]:
         """Every usable mentioned name, in order (for the strategy's "what to look at")."""
         return [m.value for m in self.mentions if m.known is not False]

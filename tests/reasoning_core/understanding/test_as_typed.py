@@ -176,6 +176,13 @@ def test_short_replies_answer_what_was_asked(text: str, asks: str) -> None:
     assert answers_pending(understand(text, KNOWN), asks)
 
 
+def test_pointing_back_ties_a_question_to_an_earlier_one_only_when_it_says_what_changed() -> None:
+    assert understand("why is it dropping", KNOWN).about_earlier
+    assert understand("трафик на ней просел", KNOWN).about_earlier
+    vague = understand("it's broken again", KNOWN)
+    assert vague.refers_back and not vague.about_earlier
+
+
 def test_a_whole_sentence_that_says_the_symptom_or_period_asked_for_answers_it() -> None:
     said = understand("traffic dropped a lot since yesterday, no idea why", KNOWN)
     assert said.complete and said.metrics  # alone it would be a question of its own
@@ -185,11 +192,9 @@ def test_a_whole_sentence_that_says_the_symptom_or_period_asked_for_answers_it()
     assert not answers_pending(own, "symptom") and not answers_pending(own, "service")
 
 
-def test_naming_another_subject_when_a_period_was_asked_is_a_new_request() -> None:
-    switched = understand("а на 10081 что?", KNOWN)
-    assert not answers_pending(switched, "period") and not answers_pending(switched, "symptom")
-    assert answers_pending(switched, "cell")
-    assert answers_pending(understand("10081 since monday", KNOWN), "period")
+def test_more_details_in_a_reply_still_answer_the_question_asked() -> None:
+    # "what is wrong?" answered with a cell and a period: details, not a new request
+    assert answers_pending(understand("cell 12345, since Monday"), "symptom")
 
 
 def test_a_new_complete_question_during_a_pending_one_is_new() -> None:
