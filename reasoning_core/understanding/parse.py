@@ -139,6 +139,9 @@ def understand(
         direction = "spike"  # errors "went up": a spike
     elif direction == "spike" and "errors" not in metrics and "latency" not in metrics:
         direction = "rise"  # a traffic "surge" is a rise
+    elif direction is None and signals.causal and {"errors", "latency"} & set(metrics):
+        # "why are we getting 5xx errors", "почему тормозит": errors spike, latency rises
+        direction = "spike" if "errors" in metrics else "rise"
     named = any(m.known or m.labelled or m.kind == "service" for m in mentions) or (
         any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
     )

@@ -60,6 +60,7 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"перегруз\w*",
         r"(?:traffic|трафик\w*)(?:'s| is| has| has gone)? (?:way |much |a lot )?up",
         r"в (?:\d|два|две|три|полтора) раза (?:больше|выше|вырос\w*)",
+        r"(?:latency|errors?|5xx|cpu|load|p9\d)(?: is| are)? (?:way )?up",
     )),
     ("drop", words(
         r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing|en)?", r"declin\w*", r"decreas\w*",
@@ -76,7 +77,10 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"less than (?:usual|normal|before|yesterday)", r"нырнул\w*", r"в ноль",
         r"(?:до|к) нулю", r"траф\w* (?:почти |вообще |совсем )?(?:нет|ноль)", r"вниз",
         r"traffic(?:'s| is| looks| seems)? (?:way |really )?(?:down|low)", r"quiet(?:er)?",
-        r"underperform\w*", r"просяд\w*", r"просед\w*", r"сдулс\w*", r"дропн\w*",
+        r"underperform\w*", r"обнул\w*", r"на нуле", r"zero(?:ed|s)? out",
+        r"(?:went|go|goes|gone|dropped|fell) to zero", r"(?:not|stopped) carrying",
+        r"перет[её]к\w*", r"перетека\w*", r"mov(?:e|ed|es|ing) (?:off|away)", r"просяд\w*",
+        r"просед\w*", r"сдулс\w*", r"дропн\w*",
     )),
     ("spike", words(
         r"spik\w*", r"surg\w*", r"burst\w*", r"всплеск\w*", r"подскочи\w*",
@@ -88,13 +92,15 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"не отвеча\w*", r"умер\w*", r"сдох\w*", r"лег", r"тухн\w*", r"(?:по|за)тух\w*",
         r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark", r"(?:is|are) dark", r"dead air",
         r"в ауте", r"отвал\w*", r"молчит", r"глух\w*", r"off-?air", r"не пашет",
+        r"stopped working", r"перестал\w* работать", r"не светится",
     )),
     ("any", words(
         r"problems?", r"issues?", r"wrong", r"anomal\w*", r"weird", "broken", r"check",
         r"look at", "ok", "okay", "fine", r"strange", r"healthy",
         r"проблем\w*", r"не так", r"случилось", r"происходит", r"аномал\w*", r"странн\w*",
         r"скач\w*", r"fluctuat\w*", r"jump(?:s|ing)? (?:up and down|around)",
-        r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*",
+        r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*", r"acting up",
+        r"looks? (?:sick|off|odd)", r"odd", r"чудит", r"барахл\w*",
     )),
 )
 

@@ -33,6 +33,10 @@ KNOWN = KnownNames(
         ("why did traffic on 10183 double over the weekend", "rise"),
         ("why is 10392 busier than usual", "rise"),
         ("10392 перегружена с 25-го", "rise"),
+        ("10291 traffic went to zero", "drop"),
+        ("почему на 10392 трафик перетёк на соседей", "drop"),
+        ("10291 перестала работать", "outage"),
+        ("10331 is acting up", "any"),
     ],
 )
 def test_slang_for_drops_outages_and_rises_by_stem(text: str, direction: str) -> None:
@@ -232,3 +236,10 @@ def test_a_question_about_the_bots_own_answer_is_no_diagnosis(text: str) -> None
 def test_a_symptom_asked_of_the_bot_is_still_a_diagnosis() -> None:
     request = understand("why do you think traffic dropped on 10291?", KNOWN)
     assert request.intent == "diagnose" and request.entity("cell") == "10291"
+
+
+def test_errors_or_slowness_without_a_word_for_the_change_spike_or_rise() -> None:
+    assert understand("why are we getting 5xx errors", KNOWN).direction == "spike"
+    assert understand("почему сервис тормозит", KNOWN).direction == "rise"
+    assert understand("why is latency up", KNOWN).direction == "rise"
+    assert understand("what is the p95 latency of checkout", KNOWN).direction is None
