@@ -74,7 +74,11 @@ def add_bench_parsers(bench: Any) -> None:
         type=Path,
         action="append",
         default=None,
-        help="a cases file (repeatable); default: the holdout, then the tuning set",
+        help="a cases file (repeatable); default: the holdout (holdout.yaml, when it exists), "
+        "then the tuning files (cases.yaml, retired_holdout.yaml)",
+    )
+    understanding.add_argument(
+        "--show-failures", action="store_true", help="list every wrong case (not with --json)"
     )
     understanding.add_argument("--json", action="store_true")
 
@@ -90,5 +94,5 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     except CasesFileError as e:
         print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
         return 2
-    print(json.dumps(result) if args.json else fmt(result))
+    print(json.dumps(result) if args.json else fmt(result, args))
     return 0

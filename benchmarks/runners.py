@@ -26,8 +26,7 @@ from benchmarks.scratch import scratch_server
 from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
 from benchmarks.tree_pictures import format_tree_report, run_tree_bench
 from benchmarks.understanding.runner import (
-    HOLDOUT,
-    TUNING,
+    default_files,
     format_understanding_report,
     run_understanding_bench,
 )
@@ -36,6 +35,7 @@ from bot.config import Settings
 
 Figures = dict[str, Any]
 Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]
+Report = Callable[[Figures, argparse.Namespace], str]
 
 
 async def _quick(settings: Settings, args: argparse.Namespace) -> Figures:
@@ -82,7 +82,7 @@ async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
 
 
 async def _understanding(settings: Settings, args: argparse.Namespace) -> Figures:
-    paths = args.cases or [HOLDOUT, TUNING]
+    paths = args.cases or default_files()
     with tempfile.TemporaryDirectory(prefix="whytree-understanding-") as scratch:
         async with scratch_server() as dsn:
             return await run_understanding_bench(paths, dsn=dsn, data_dir=Path(scratch))
@@ -101,14 +101,23 @@ async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
     return await run_tree_bench(runs=max(1, args.runs))
 
 
-BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
-    "quick": (_quick, format_quick_report),
-    "deep": (_deep, format_deep_report),
-    "incidents": (_incidents, format_incidents_report),
-    "reflection": (_reflection, format_reflection_report),
-    "memory": (_memory, format_memory_report),
-    "strategy": (_strategy, format_strategy_report),
-    "understanding": (_understanding, format_understanding_report),
-    "tree": (_tree, format_tree_report),
-    "alerts": (_alerts, format_alerts_report),
+def _understanding_report(figures: Figures, args: argparse.Namespace) -> str:
+    return format_understanding_report(figures, show_failures=args.show_failures)
+
+
+def _plain(fmt: Callable[[Figures], str]) -> Report:
+    """A report that needs nothing from the command line but the figures."""
+    return lambda figures, _args: fmt(figures)
+
+
+BENCHES: dict[str, tuple[Runner, Report]] = {
+    "quick": (_quick, _plain(format_quick_report)),
+    "deep": (_deep, _plain(format_deep_report)),
+    "incidents": (_incidents, _plain(format_incidents_report)),
+    "reflection": (_reflection, _plain(format_reflection_report)),
+    "memory": (_memory, _plain(format_memory_report)),
+    "strategy": (_strategy, _plain(format_strategy_report)),
+    "understanding": (_understanding, _understanding_report),
+    "tree": (_tree, _plain(format_tree_report)),
+    "alerts": (_alerts, _plain(format_alerts_report)),
 }

@@ -499,12 +499,27 @@ class ReasoningService:
 
 
 def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> Request:
-    """A bare period after a question ("since tuesday") asks that question again for it."""
-    fragment = not request.complete and not request.mentions and not request.metrics
-    if not fragment or request.dates.start is None or not turn.history:
+    """A bare period after a question ("since tuesday") asks that question again for it;
+    a question that points back, names nothing and says what changed ("why is it
+    dropping", "трафик на ней просел") asks about what the previous question named."""
+    if not turn.history:
         return request
+    # "since tuesday", "what about since monday?": a period, and nothing else asked
+    fragment = (
+        (not request.complete or request.intent == "chat")
+        and not request.mentions
+        and not request.metrics
+    )
     previous = turn.history[-1].question
-    return understand(f"{previous} {request.text}", known, language=request.language)
+    if fragment and request.dates.start is not None:
+        return understand(f"{previous} {request.text}", known, language=request.language)
+    if request.about_earlier and _names_something(understand(previous, known)):
+        return understand(f"{previous} {request.text}", known, language=request.language)
+    return request
+
+
+def _names_something(request: Request) -> bool:
+    return any(m.kind != "name" and m.known is not False for m in request.mentions)
 
 
 def _covered(request: Request, asks: str | None) -> bool:

@@ -1,18 +1,24 @@
 """`whytree bench understanding`: are questions typed the way people type them answered right?
 
-Each case (cases.yaml, holdout.yaml) goes through the real `ReasoningService` —
+Each case goes through the real `ReasoningService` —
 understanding, strategy, runbook matching, clarification, the deep analysis by
 the runbook planner (no LLM) — over the `whytree demo` data in a throwaway
 database, and the finished answer is compared with the labels:
 
 - ``strategy``: the answer's strategy;
-- ``entities``: the names the parsed question links (kind -> value);
+- ``entities``: the names the parsed question links (kind -> value); a reply taken
+  as the answer to a pending question is parsed with the question it answers;
 - ``cause`` (diagnoses only): the outcome — the primary hypothesis (technical,
   demand, external, none), ``no_data`` for a period outside the data, or
   ``unknown_entity`` for a "there is no cell X, did you mean ..." question;
 - ``accuracy``: the whole answer right — the strategy, and for diagnoses the outcome,
   and for a message typed while a question was pending, whether it was taken as
   the answer.
+
+The files: the tuning part is cases.yaml and retired_holdout.yaml (the first
+holdout, retired into tuning once it had been measured several times); the
+holdout is holdout.yaml when it exists — a blind set, never used to tune the
+rules. Without it the bench says so and reports the tuning files only.
 
 A case with ``pending`` first asks ``pending.goal`` in a fresh chat (which must
 open a clarifying question), then sends the case's question to the same chat.
@@ -38,7 +44,9 @@ from reasoning_core.service import ReasoningService
 from reasoning_core.understanding import KnownNames, understand
 
 HERE = Path(__file__).parent
-TUNING = HERE / "cases.yaml"
+#: The files the rules may be tuned against, reported one by one.
+TUNING = (HERE / "cases.yaml", HERE / "retired_holdout.yaml")
+#: The blind holdout, when one has been written (never used to tune the rules).
 HOLDOUT = HERE / "holdout.yaml"
 DEMO_SEED = 7
 _USER = 7007
@@ -116,6 +124,11 @@ class _Chats:
         return self.next_id
 
 
+def default_files() -> list[Path]:
+    """The holdout first when it exists, then the tuning files."""
+    return [*([HOLDOUT] if HOLDOUT.exists() else []), *TUNING]
+
+
 def read_cases(path: Path) -> list[Case]:
     """The cases of one file (a list of mappings)."""
     raw = yaml.safe_load(path.read_text(encoding="utf-8"))
@@ -127,7 +140,10 @@ def read_cases(path: Path) -> list[Case]:
 async def run_understanding_bench(
     paths: Sequence[Path], *, dsn: str, data_dir: Path
 ) -> dict[str, Any]:
-    """Figures per file ({"cases", "accuracy", ...}); the first file's at the top level."""
+    """Figures per file ({"cases", "accuracy", ...}); the first file's at the top level.
+
+    ``holdout`` names the holdout file when it is among `paths`, else None.
+    """
     settings = Settings(_env_file=None, database_url=dsn, whytree_data_dir=data_dir)
     by_file: dict[str, dict[str, Any]] = {}
     async with open_runtime(settings) as runtime:
@@ -140,7 +156,12 @@ async def run_understanding_bench(
             results = [await _run(runtime.service, case, chats, known) for case in cases]
             by_file[path.name] = figures(results)
     first = next(iter(by_file.values()))
-    return {**first, "files": by_file}
+    holdout = HOLDOUT.name if any(_is_holdout(p) for p in paths) else None
+    return {**first, "holdout": holdout, "files": by_file}
+
+
+def _is_holdout(path: Path) -> bool:
+    return path.resolve() == HOLDOUT.resolve()
 
 
 async def _known_names(pool: asyncpg.Pool[Any]) -> KnownNames:
@@ -166,7 +187,9 @@ async def _run(service: ReasoningService, case: Case, chats: _Chats, known: Know
     answer = await _ask(service, case.question, chat)
     if case.pending is not None and not skip_merge:
         merged = _took_as_answer(answer, case)
-    request = understand(case.question, known)
+    # The names the service read: a reply taken as the answer is read with its goal.
+    read = f"{case.pending.goal} {case.question}" if merged and case.pending else case.question
+    request = understand(read, known)
     entities = {m.kind: m.value for m in reversed(request.mentions) if m.kind != "name"}
     return Result(
         case=case,
@@ -239,10 +262,14 @@ def figures(results: Sequence[Result]) -> dict[str, Any]:
     }
 
 
-def format_understanding_report(figures: dict[str, Any]) -> str:
+def format_understanding_report(figures: dict[str, Any], *, show_failures: bool = False) -> str:
+    """Readable figures per file; with `show_failures`, every wrong case under its file."""
     lines = []
+    if figures.get("holdout") is None:
+        lines.append(f"no holdout file ({HOLDOUT.name} is absent or not asked for)")
     for name, part in figures["files"].items():
-        lines.append(f"{name}: {part['cases']} cases")
+        role = "holdout" if name == figures.get("holdout") else "tuning"
+        lines.append(f"{name} ({role}): {part['cases']} cases")
         lines.append(f"  accuracy (whole answer right) {part['accuracy']:.3f}")
         lines.append(
             f"  strategy {part['strategy_accuracy']:.3f} · entities "
@@ -253,4 +280,17 @@ def format_understanding_report(figures: dict[str, Any]) -> str:
         lines.append("  confusion (expected->got): " + ", ".join(
             f"{k} {v}" for k, v in part["confusion"].items()
         ))  # fmt: skip
+        if show_failures:
+            lines.extend(_failure_lines(part["wrong"]))
     return "\n".join(lines)
+
+
+def _failure_lines(wrong: Sequence[dict[str, Any]]) -> list[str]:
+    lines = [f"  wrong: {len(wrong)}"]
+    for case in wrong:
+        expected = case["expected"]
+        want = {k: expected.get(k) for k in ("strategy", "outcome", "answers_pending")}
+        lines.append(f"  - {case['id']}: {case['question']!r}")
+        lines.append(f"      expected {want} got {case['got']}")
+        lines.append(f"      answer: {' '.join(case['answer'].split())[:140]!r}")
+    return lines

@@ -17,9 +17,19 @@ from typing import Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, model_validator
 
+from reasoning_core.runbooks.ordinals import (
+    COUNT,
+    EN_DAY,
+    EN_LATE_DAY,
+    RU_DAY,
+    RU_LATE_DAY,
+    count_number,
+    day_number,
+)
+
 WINDOW_PARAMETERS = ("recent_start", "recent_end", "baseline_start", "baseline_end", "anchor")
 
-DateKind = Literal["date", "days_ago", "weekday", "week"]
+DateKind = Literal["date", "day", "days_ago", "weekday", "week", "month"]
 
 
 class DateExpr(BaseModel):
@@ -35,18 +45,24 @@ class DateExpr(BaseModel):
     days_ago: int | None = None
     weekday: int | None = None  # 0 = Monday
     weeks_ago: int | None = None
+    months_ago: int | None = None
 
     def resolve(self, now: datetime, *, min_recent_hours: int = 12) -> datetime:
         """UTC midnight of the day meant, relative to the anchor `now`."""
         today = _utc(now).date()
         if self.kind == "date":
             day = _calendar_day(self, today)
+        elif self.kind == "day":  # "the 27th", "с 25-го": the latest such day of a month
+            day = _month_day(self.day or 1, today)
         elif self.kind == "days_ago":
             day = today - timedelta(days=self.days_ago or 0)
         elif self.kind == "weekday":
             day = today - timedelta(days=(today.weekday() - (self.weekday or 0)) % 7)
             if (_utc(now) - _midnight(day)) < timedelta(hours=min_recent_hours):
                 day -= timedelta(days=7)  # "since Monday" said on Monday morning
+        elif self.kind == "month":  # "last month": its first day
+            back = today.year * 12 + today.month - 1 - (self.months_ago or 0)
+            day = date(back // 12, back % 12 + 1, 1)
         else:
             day = today - timedelta(days=today.weekday() + 7 * (self.weeks_ago or 0))
         return _midnight(day)
@@ -100,6 +116,19 @@ def _utc(moment: datetime) -> datetime:
 
 def _midnight(day: date) -> datetime:
     return datetime.combine(day, time(0), tzinfo=UTC)
+
+
+def _month_day(number: int, today: date) -> date:
+    """The latest day `number` of a month, not after `today`."""
+    year, month = today.year, today.month
+    while True:
+        try:
+            day = date(year, month, number)
+        except ValueError:  # "the 31st" in a 30-day month
+            day = None
+        if day is not None and day <= today:
+            return day
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
 
 
 def _calendar_day(expr: DateExpr, today: date) -> date:
@@ -165,6 +194,15 @@ _RU_WEEKDAY = (
     r"(понедельник\w*|вторник\w*|сред[аыуе]|средой|четверг\w*|пятниц[аыуе]|пятницей"
     r"|суббот[аыуе]|субботой|воскресень[еяю]|воскресеньем)"
 )
+#: Words after an ordinal that make it no date: "the 3rd sector", "третьего раза".
+_NOT_A_DAY_EN = (
+    r"(?!\s+(?:sector|cell|site|party|floor|time|place|percentile|gen\w*|quarter|hour|week"
+    r"|day|minute|attempt|largest|biggest|most|line|level|try|option|one|tier|row)s?\b)"
+)
+_NOT_A_DAY_RU = (
+    r"(?!\s+(?:сектор|сот|бс|ячейк|станц|раз|мест|час|этаж|квартал|уровн|попыт|вариант|линии"
+    r"|недел|минут|дн|год|ряд)\w*)"
+)
 _SINCE = re.compile(
     r"\b(?:since|from|starting(?:\s+(?:from|on))?|after|с|со|от|начиная\s+с|после)\s*$"
 )
@@ -202,10 +240,35 @@ def _relative(days: int) -> Builder:
 def _count(group: int, factor: int) -> Builder:
     def build(m: re.Match[str]) -> DateExpr:
         raw = m.group(group)
-        n = 1 if raw in (None, "a", "one") else int(raw)
+        n = 1 if raw is None else (count_number(raw) or 1)
         return DateExpr(kind="days_ago", text=m.group(0), days_ago=n * factor)
 
     return build
+
+
+def _day_of_month(m: re.Match[str]) -> DateExpr | None:
+    raw = m.group(1)
+    number = int(raw) if raw.isdigit() else day_number(raw)
+    if number is None or not 1 <= number <= 31:  # noqa: PLR2004
+        return None
+    return DateExpr(kind="day", text=m.group(0), day=number)
+
+
+def _spelled_date(day_group: int, month_group: int, year_group: int, months: str) -> Builder:
+    def build(m: re.Match[str]) -> DateExpr | None:
+        number = day_number(m.group(day_group))
+        if number is None:
+            return None
+        word = m.group(month_group)
+        month = _ru_month(word) if months == "ru" else _EN_MONTHS[word[:3]]
+        return _date(m.group(0), _full_year(m.group(year_group)), month, number)
+
+    return build
+
+
+def _hours(m: re.Match[str]) -> DateExpr:
+    hours = int(m.group(1))
+    return DateExpr(kind="days_ago", text=m.group(0), days_ago=hours // 24)  # a day covers
 
 
 def _week(weeks_ago: int) -> Builder:
@@ -217,6 +280,9 @@ _SEASON_MONTH: dict[str, int] = {
     "summer": 6, "летом": 6, "winter": 12, "зимой": 12,
     "spring": 3, "весной": 3, "autumn": 9, "fall": 9, "осенью": 9,
 }  # fmt: skip
+
+#: The first day of a part of a month: "в начале октября", "mid-September", "late Oct".
+_PART = {"начале": 1, "early": 1, "середине": 11, "mid": 11, "конце": 21, "late": 21}
 
 _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
     (
@@ -248,21 +314,146 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
         False,
     ),
     (
+        re.compile(rf"(?<!\w)({RU_DAY})\s+{_RU_MONTH}(?!\w){_YEAR}"),
+        _spelled_date(1, 2, 3, "ru"),
+        False,
+    ),
+    (
+        re.compile(rf"\b(?:the\s+)?({EN_DAY})\s+(?:of\s+)?{_EN_MONTH}\b{_YEAR}"),
+        _spelled_date(1, 2, 3, "en"),
+        False,
+    ),
+    (
+        re.compile(rf"\b{_EN_MONTH}\s+(?:the\s+)?({EN_DAY})\b{_YEAR}"),
+        _spelled_date(2, 1, 3, "en"),
+        False,
+    ),
+    (
         re.compile(rf"\b(\d{{1,2}}){_ORD}\s+{_RU_MONTH}(?!\w){_YEAR}"),
         lambda m: _date(
             m.group(0), _full_year(m.group(3)), _ru_month(m.group(2)), int(m.group(1))
         ),
         False,
     ),
+    # A day of the month without the month: "27 числа", "с 25-го", "the 27th", "тридцатого".
+    (re.compile(rf"(?<!\w)(\d{{1,2}}|{RU_DAY})(?:-?го)?\s+числа(?!\w)"), _day_of_month, False),
+    (re.compile(r"(?<!\w)(\d{1,2})-?го(?!\w)"), _day_of_month, False),
+    (
+        re.compile(rf"(?<![\w.])(?:the\s+)?(\d{{1,2}})(?:st|nd|rd|th)(?!\w){_NOT_A_DAY_EN}"),
+        _day_of_month,
+        False,
+    ),
+    (re.compile(rf"(?<!\w)({RU_LATE_DAY})(?!\w){_NOT_A_DAY_RU}"), _day_of_month, False),
+    (re.compile(rf"(?<!\w)({RU_DAY})(?!\w){_NOT_A_DAY_RU}"), _day_of_month, True),
+    (re.compile(rf"\bthe\s+({EN_LATE_DAY})\b{_NOT_A_DAY_EN}"), _day_of_month, False),
+    (re.compile(rf"(?:\bthe\s+)?\b({EN_DAY})\b{_NOT_A_DAY_EN}"), _day_of_month, True),
     (re.compile(r"\bday\s+before\s+yesterday\b|\bпозавчера\w*"), _relative(2), False),
     (re.compile(r"\byesterday\b|\bвчера\w*"), _relative(1), False),
-    (re.compile(r"\btoday\b|\bсегодня\w*"), _relative(0), False),
-    (re.compile(r"\b(\d{1,3})\s+days?\s+ago\b"), _count(1, 1), False),
-    (re.compile(r"\b(\d{1,3})\s+(?:день|дня|дней)\s+назад\b"), _count(1, 1), False),
-    (re.compile(r"\b(?:last|past)\s+(\d{1,3})\s+days\b"), _count(1, 1), False),
-    (re.compile(r"\bпоследни[ехй]\s+(\d{1,3})\s+(?:день|дня|дней)\b"), _count(1, 1), False),
-    (re.compile(r"\b(a|one|\d{1,2})\s+weeks?\s+ago\b"), _count(1, 7), False),
-    (re.compile(r"(?:\b(\d{1,2})\s+)?\bнедел[юиь]\s+назад\b"), _count(1, 7), False),
+    (
+        re.compile(
+            r"\btoday\b|\bсегодня\w*|\bthis\s+(?:morning|afternoon|evening)\b|\btonight\b"
+            r"|(?<!\w)с\s+утра(?!\w)"
+        ),
+        _relative(0),
+        False,
+    ),
+    (re.compile(r"\blast\s+night\b|\bovernight\b"), _relative(1), False),
+    (
+        re.compile(r"\b(?:last|past|previous)\s+(\d{1,3})\s*(?:hours?|hrs?|h)\b"),
+        _hours,
+        False,
+    ),
+    (re.compile(r"(?<!\w)(?:за\s+)?последни[ех]\s+(\d{1,3})\s*час\w*"), _hours, False),
+    (
+        re.compile(
+            r"(?<!\w)(?:за\s+|в\s+течени[ие]\s+)?(?:последни[ех]\s+)?сутк(?:и|ок)(?!\w)"
+            r"|\b(?:last|past|previous)\s+(?:day|24\s*h)\b"
+        ),
+        _relative(1),
+        False,
+    ),
+    (re.compile(r"(?<!\w)(?:за\s+)?(?:последни[ех]\s+)?двое\s+суток(?!\w)"), _relative(2), False),
+    (re.compile(r"(?<!\w)(?:за\s+)?(?:последни[ех]\s+)?трое\s+суток(?!\w)"), _relative(3), False),
+    (
+        re.compile(
+            r"\b(?:last|past|previous)\s+(?:few|several)\s+days\b|\brecent\s+days\b"
+            r"|(?<!\w)последни[ех]\s+(?:несколько\s+)?дн(?:ей|и|я)(?!\w)"
+        ),
+        _relative(3),
+        False,
+    ),
+    (
+        re.compile(
+            r"\b(?:last|past|previous)\s+couple(?:\s+of)?\s+days\b"
+            r"|(?<!\w)(?:последни[ех]\s+)?пар[уы]\s+дн(?:ей|я)(?!\w)"
+        ),
+        _relative(2),
+        False,
+    ),
+    (
+        re.compile(
+            r"\b(?:past|previous)\s+week\b|(?<!\w)за\s+(?:последн\w*\s+)?недел[юи](?!\w)"
+            r"|(?<!\w)последн(?:юю|ей|яя)\s+недел[юиь](?!\w)"
+        ),
+        _relative(7),
+        False,
+    ),
+    (
+        re.compile(
+            r"\b(?:(?:the|this|last|past)\s+)?weekend\b"
+            r"|(?<!\w)(?:(?:с|со|на|в|за|после|эти|этих|прошлых|прошлые)\s+)?"
+            r"выходн(?:ых|ые|ым)(?!\w)"
+        ),
+        lambda m: DateExpr(kind="weekday", text=m.group(0), weekday=5),
+        False,
+    ),
+    (
+        re.compile(
+            r"\bthis\s+month\b|\b(?:the\s+)?(?:start|beginning)\s+of\s+(?:the|this)\s+month\b"
+            r"|(?<!\w)(?:с\s+)?начала\s+месяца(?!\w)|(?<!\w)в\s+этом\s+месяце(?!\w)"
+        ),
+        lambda m: DateExpr(kind="day", text=m.group(0), day=1),
+        False,
+    ),
+    (re.compile(rf"\b{COUNT}\s+days?\s+ago\b"), _count(1, 1), False),
+    (re.compile(rf"(?<!\w){COUNT}\s+(?:день|дня|дней|суток)\s+назад(?!\w)"), _count(1, 1), False),
+    (re.compile(rf"\b(?:last|past|previous)\s+{COUNT}\s+days\b"), _count(1, 1), False),
+    (
+        re.compile(
+            rf"(?<!\w)(?:за\s+|в\s+течени[ие]\s+)?(?:последни[ехй]\s+)?{COUNT}\s+"
+            r"(?:день|дня|дней|суток|сутки)(?!\w)"
+        ),
+        _count(1, 1),
+        False,
+    ),
+    (re.compile(rf"\b{COUNT}\s+weeks?\s+ago\b"), _count(1, 7), False),
+    (re.compile(rf"(?:(?<!\w){COUNT}\s+)?\bнедел[юиь]\s+назад\b"), _count(1, 7), False),
+    (
+        re.compile(
+            r"\b(?:last|previous)\s+month\b|(?<!\w)(?:в\s+)?прошл(?:ом|ый|ого)\s+месяц\w*(?!\w)"
+        ),
+        lambda m: DateExpr(kind="month", text=m.group(0), months_ago=1),
+        False,
+    ),
+    (
+        re.compile(
+            # a point a month back; "over the past month" is a window, no date
+            r"\b(?:a|one)\s+month\s+ago\b|(?<!\w)месяц\s+назад(?!\w)"
+        ),
+        _relative(30),
+        False,
+    ),
+    (
+        re.compile(r"\bhalf\s+a\s+year\s+ago\b|(?<!\w)полгода\s+назад(?!\w)"),
+        _relative(182),
+        False,
+    ),
+    (re.compile(r"\btomorrow\b|(?<!\w)завтра(?!\w)"), _relative(-1), False),
+    (
+        re.compile(r"\bnext\s+week\b|(?<!\w)(?:на\s+)?следующ(?:ей|ую)\s+недел[еюи](?!\w)"),
+        _week(-1),
+        False,
+    ),
     (re.compile(r"\blast\s+week\b|\bпрошл(?:ой|ую|ая|ого)\s+недел[иеюя]\b"), _week(1), False),
     (
         re.compile(r"\bthis\s+week\b|\bэт(?:ой|у|а)\s+недел[иеюя]\b|\bначала\s+недели\b"),
@@ -284,6 +475,20 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
         False,
     ),
     # Whole months, quarters, seasons and years: their first day (a period's start).
+    (
+        re.compile(rf"(?<!\w)(?:в\s+)?(начале|середине|конце)\s+{_RU_MONTH}(?!\w){_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _ru_month(m.group(2)), _PART[m.group(1)]
+        ),
+        False,
+    ),
+    (
+        re.compile(rf"\b(?:in\s+)?(early|mid|late)[\s-]+{_EN_MONTH}\b{_YEAR}"),
+        lambda m: _date(
+            m.group(0), _full_year(m.group(3)), _EN_MONTHS[m.group(2)[:3]], _PART[m.group(1)]
+        ),
+        False,
+    ),
     (
         re.compile(rf"\b(?:in|back in|during|since|from)\s+{_EN_MONTH}\b{_YEAR}"),
         lambda m: _date(m.group(0), _full_year(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),
@@ -318,12 +523,24 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
         False,
     ),
     (
+        re.compile(
+            r"\b(?:last|this|past|in\s+the|during\s+the|over\s+the)\s+"
+            r"(summer|winter|spring|autumn|fall)\b"
+            r"|(?<!\w)(?:(?:прошл\w*|эт\w*|в\s+прошл\w*)\s+)?(летом|зимой|весной|осенью)(?!\w)"
+        ),
+        lambda m: _date(m.group(0), None, _SEASON_MONTH[m.group(1) or m.group(2)], 1),
+        False,
+    ),
+    (
         re.compile(r"\blast\s+year\b|(?<!\w)в\s+прошлом\s+году(?!\w)"),
         _relative(365),
         False,
     ),
     (
-        re.compile(r"(?<!\w)(?:in|в|за|during)\s+((?:19|20)\d\d)(?:\s*(?:г\.|году|год))?(?!\w)"),
+        re.compile(
+            r"(?<!\w)(?:in|в|за|during|since|from|с|со|начиная\s+с)\s+((?:19|20)\d\d)"
+            r"(?:\s*(?:г\.|году|года|год))?(?!\w)"
+        ),
         lambda m: _date(m.group(0), int(m.group(1)), 1, 1),
         False,
     ),

@@ -4,8 +4,9 @@
 intent, metrics, direction, dates, and the names it mentions, linked against
 the data's known names (``catalogue``: `EntityCatalogue`, read through the tools
 from what runbooks declare). ``lexicon``, ``signals``, ``vocabulary`` and
-``shapes`` are the word lists and name shapes behind it; ``pending`` decides
-whether a message answers a pending clarifying question or is a new request.
+``shapes`` are the word lists and name shapes behind it, ``typos`` reads key
+words typed one letter off as themselves; ``pending`` decides whether a message
+answers a pending clarifying question or is a new request.
 """
 
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames, NameSource

@@ -56,16 +56,29 @@ ABOUT_BOT = words(
     r"ты (?:бот|человек|робот|ии)", r"как ты (?:работаешь|решаешь|выбираешь|думаешь)",
     r"тво(?:й|я|е|и|его|ей) (?:выбор|работ\w*|возможност\w*|умени\w*)", r"о себе", "помощь",
     r"на каких языках",
+    r"why (?:do|did|would|are|were|have) you (?:need|want|ask|say|said|answer|pick|choose|chose"
+    r"|decide|use|show|mention|keep|think that)\w*", r"зачем тебе",
+    r"(?:почему|зачем|отчего) ты (?:так |это |опять )?(?:ответил|сказал|написал|решил|спросил"
+    r"|выбрал|посчитал|спрашиваешь|просишь|показал|предлагаешь|думаешь, что)\w*",
 )
 DEFINITION = re.compile(
     r"^(?:what|what's) (?:is|are|does|do) (?:a |an )?[\w\s.-]{1,40}?(?:mean|stand for)\b"
     r"|^(?:what|what's) (?:is|are) (?:a|an) "
-    r"|^(?:what|what's) is [\w.-]+\??$"
+    r"|^(?:what|what's) (?:is|are) (?!(?:the |an? )?(?:problem|issue|matter|deal|status"
+    r"|situation|wrong|going on|happening|up|cause|reason)\b)(?:an? |the )?(?:[\w.-]+ ){0,2}"
+    r"[\w.-]+(?: exactly| again| actually| anyway)?\??$"
     r"|^define\b|\bstands? for\b|\bdefinition of\b|\bdifference between\b"
     r"|\bwhat does [\w\s.'\"«»-]{1,40} mean\b|^explain (?:what|the meaning|the difference)\b"
     r"|^(?:объясни|поясни)\w*,? (?:что|чем)\b"
     r"|что (?:такое|значит|означает|обозначает)|\bрасшифр\w*|\bв чем разница\b"
     r"|\bчем отлича\w*|\bразниц\w* между\b"
+)
+#: Words people put before the question itself: "wait, what is RTWP", "слушай, что такое ...".
+LEAD_IN = re.compile(
+    r"^(?:(?:wait|hmm+|h?um+|uh+|oh|ah|ok(?:ay)?|so|well|btw|by the way|also|and|actually"
+    r"|quick question|one more thing|sorry|hey|hi|hello|guys|folks|team|ps|p\.s\.|@\w+"
+    r"|слушай\w*|кстати|стоп|погоди|подожди|хм+|эм+|а|и|ну|так|ладно|ок|окей|вопрос"
+    r"|извини\w*|ребят\w*|коллеги|привет\w*|еще вопрос|и еще)(?:[\s,.!:;-]+|\s*-\s*))+(?=\S)"
 )
 HOW_TO = re.compile(
     r"^(?:how (?:do|can|should|would) (?:i|we|one|you)|how to|what(?:'s| is) the best way)\b"
@@ -102,7 +115,8 @@ SYMPTOM_EN = words(
     r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down", "lost",
     "loss", r"spik\w*", r"surg\w*", r"jump(?:s|ed)?", r"increas\w*",
     r"(?:went|go|goes|going) up", r"grow(?:s|ing|n)?", "grew", r"ris(?:e|es|ing)", "rose",
-    r"doubled", r"tripled", r"errors?", r"5\d\d'?s?", "5xx", "4xx", r"fail\w*", r"crash\w*",
+    r"doubled", r"tripled", r"doubl(?:e|es|ing)", r"busier", r"overload\w*", r"errors?",
+    r"5\d\d'?s?", "5xx", "4xx", r"fail\w*", r"crash\w*",
     r"restart(?:s|ed|ing)", "oom", r"exceptions?", r"time[sd]? ?-?outs?", "timing out",
     "latency", r"slow\w*", r"lag(?:s|gy|ging)?", r"sluggish", r"hang(?:s|ing)?", r"freez\w*",
     "outage", "down", "unavailable", "unreachable", "offline", "broken", "broke",
@@ -111,7 +125,9 @@ SYMPTOM_EN = words(
     r"|can't|cannot|isn't|is not) (?:work|respond|open|load|start|connect)\w*",
     r"degrad\w*", r"anomal\w*", r"leak\w*", "packet loss", "stuck", r"flapp\w*", r"saturat\w*",
     r"throttl\w*", "complain", "complaints", r"high (?:cpu|load|latency)", "on fire",
-    r"incidents?", r"burning",
+    r"incidents?", r"burning", r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark",
+    r"plung\w*", r"crater\w*", r"nose-?div\w*", "sank", "dead", r"skyrocket\w*", "shot up",
+    r"tank(?:s|ed|ing)?", r"(?:problems?|issues?|trouble) (?:with|on|in|at)",
     r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
 )
 SYMPTOM_RU = words(
@@ -126,6 +142,10 @@ SYMPTOM_RU = words(
     r"отказ(?:ы|ов|ами)?", r"рестарт\w*", r"перезапуска\w*", r"нагрузк\w*", r"жалу\w*",
     r"инцидент\w*", r"гор(?:ит|им|ят)", r"пожар\w*", r"плохо", r"хуже", r"нулев\w*",
     r"нет (?:трафик|данны|запрос|звонк|заказ|пользовател|соединени)\w*",
+    r"тухн\w*", r"(?:по|за)тух\w*", r"отвал\w*", r"молчит", r"(?:по)?сып(?:ал|ет|ят|л)\w*",
+    r"в ауте", r"просяд\w*", r"взлетел\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"нырнул\w*",
+    r"сдулс\w*", r"не пашет", r"глюк\w*", r"перегру[жз]\w*",
+    r"(?:проблем\w*|неполад\w*|неисправн\w*) (?:с|со|на|в|у)",
 )
 DOMAIN = words(
     r"traffic", r"services?", r"servers?", r"hosts?", r"cells?", r"sites?", "database", "db",
@@ -134,10 +154,12 @@ DOMAIN = words(
     r"metrics?", r"numbers", r"kpis?", r"dashboards?", r"alerts?", r"requests?",
     "response time", "availability", r"трафик\w*", r"сервис\w*", r"сервер\w*", r"хост\w*",
     r"сот(?:а|ы|е|у|ой|ам|ах)", r"сайт\w*", r"баз\w* данных", "бд", r"приложени\w*",
-    r"очеред\w*", r"деплой\w*", r"релиз\w*", r"кластер\w*", r"сет(?:ь|и)", r"пользовател\w*",
+    r"очеред\w*", r"деплой\w*", r"релиз\w*", r"кластер\w*", r"сет(?:ь|и|ью|ях|ей)",
+    r"пользовател\w*",
     r"конверси\w*", r"заказ\w*", r"выручк\w*", r"продаж\w*", r"регистрац\w*", r"метрик\w*",
     r"цифр\w*", r"показател\w*", r"дашборд\w*", r"алерт\w*", r"запрос\w*", r"время ответа",
-    r"доступност\w*",
+    r"доступност\w*", "bs", "bts", "enb", "gnb", r"[eg]?-?node-?b", r"(?:base )?stations?",
+    r"sectors?", "бс", "бтс", "енб", r"станци\w*", r"сектор\w*", r"ячейк\w*", r"базовк\w*",
 )
 TIME_HINT = words(
     r"since", r"yesterday", r"today", r"tonight", r"this (?:morning|week|month|evening)",
@@ -165,6 +187,17 @@ SQL_WRITE = re.compile(
     r"\b(?:delete\s+from|drop\s+(?:table|database|schema|index|view|column|user)"
     r"|truncate\s+(?:table\s+)?[\w.]+|update\s+[\w.]+\s+set|insert\s+into|alter\s+table"
     r"|grant\s+\w+\s+on|revoke\s+\w+\s+(?:on|from))\b"
+)
+#: SQL glued to a value a question names — the classic injection shapes ("10033'; DROP TABLE
+#: x;--", "10033\" OR 1=1 --", "10291 UNION SELECT ...", "10291 /* ... */"). The question is
+#: still a question: the payload is cut off before the question is read (names are never put
+#: into SQL as text).
+SQL_PAYLOAD = re.compile(
+    r"(?<=\w)\s*(?:['\"`]\s*\)*\s*;\s*(?:drop|delete|update|insert|alter|truncate|grant|revoke"
+    r"|create|exec\w*|select|shutdown)\b[^\n]*?(?:--|;\s*$|$)"
+    r"|['\"`]?\s+(?:or|and)\s+['\"`]?\w+['\"`]?\s*=\s*['\"`]?\w+['\"`]?\s*(?:--|#|/\*|;|$)"
+    r"|['\"`]?\s+union\s+(?:all\s+)?select\b[^\n]*?(?:--|;|$)"
+    r"|\s*/\*[^\n]*?\*/)"
 )
 SHELL = re.compile(
     r"(?:^|[\s`;|&])(?:rm\s+-\w+|sudo\s+\w+|chmod\s+\S+|chown\s+\S+|mkfs\S*|dd\s+if="

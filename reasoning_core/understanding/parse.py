@@ -7,6 +7,12 @@ the direction of the change, the dates, and the names. A token the data knows
 does not know is an unknown mention with the nearest known names; names of
 other shapes (hosts, URLs, metrics) are kept for the strategy. Ids that are
 part of a date ("12.10.2026", "2025") are never names.
+
+The rules read the text as people type it: "№10392" and "бс-10291" split from
+their ids, SQL glued to a name cut off (the question is still a question; an
+order to change data is still declined), key words typed one letter off read
+as themselves (`typos`; orders are read as typed). A question that points back
+("why is it dropping") and names nothing is marked `refers_back`.
 """
 
 from __future__ import annotations
@@ -19,11 +25,13 @@ from dataclasses import dataclass
 from reasoning_core.models import Language
 from reasoning_core.runbooks.timewindow import date_spans, find_dates
 from reasoning_core.understanding.catalogue import KnownNames
-from reasoning_core.understanding.lexicon import fold
+from reasoning_core.understanding.lexicon import SQL_PAYLOAD, fold
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
+from reasoning_core.understanding.typos import correct_typos
 from reasoning_core.understanding.vocabulary import (
+    BACK_REFERENCE,
     FOLLOW_UP,
     KIND_WORDS,
     direction_in,
@@ -43,10 +51,12 @@ _TOKEN = re.compile(r"[\w][\w.\-]*\w|\w+")
 _LABEL_JOINED = re.compile(
     r"(?<![\w-])(cells?|bs|bts|enb|gnb|sites?|сота|соты|соте|соту|бс|бтс|енб|sector)[-_#№:](?=\d)"
 )
+#: "No10392", "nr.10392": a number sign glued to an id (NFKC turns "№" into "No").
+_NUMBER_SIGN = re.compile(r"(?<![\w-])(?:no|nr)\.?(?=\d{3,}(?!\w))")
 #: Services so common that a question naming them needs no "service" word.
 _COMMON_SERVICES = re.compile(
     r"(?<![\w-])(?P<name>checkout|payments?|billing|auth|authentication|login|signup|search|cart"
-    r"|catalog|inventory|shipping|orders|notifications?|api-gateway|gateway)(?![\w-])"
+    r"|catalog|inventory|shipping|orders|notifications?|api[- ]gateway|gateway)(?![\w-])"
 )
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
 _BARE_ID = re.compile(r"^\d{4,7}$")
@@ -117,18 +127,21 @@ def understand(
 ) -> Request:
     """Parse `text` by the rules, linking its names against `known` (see the module doc)."""
     clean = normalise(text)[:MAX_PARSED_CHARS]
-    folded = _LABEL_JOINED.sub(r"\1 ", fold(clean))
+    as_typed, folded = _read_forms(clean)
     names = known or KnownNames()
     mentions = [_as_typed(m, clean) for m in _link(folded, names)]
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
-    decline = decline_kind(folded)
+    decline = decline_kind(as_typed)  # orders are read as typed, never "corrected"
     metrics = metrics_in(folded)
     direction = direction_in(folded)
     if direction == "rise" and "errors" in metrics:
         direction = "spike"  # errors "went up": a spike
     elif direction == "spike" and "errors" not in metrics and "latency" not in metrics:
         direction = "rise"  # a traffic "surge" is a rise
+    elif direction is None and signals.causal and {"errors", "latency"} & set(metrics):
+        # "why are we getting 5xx errors", "почему тормозит": errors spike, latency rises
+        direction = "spike" if "errors" in metrics else "rise"
     named = any(m.known or m.labelled or m.kind == "service" for m in mentions) or (
         any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
     )
@@ -149,7 +162,24 @@ def understand(
         decline=decline,
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
+        refers_back=BACK_REFERENCE.search(folded) is not None
+        and not signals.social
+        and not any(m.kind != "name" for m in mentions),
     )
+
+
+def _read_forms(clean: str) -> tuple[str, str]:
+    """The folded text as typed, and the form the rules read.
+
+    Both have kind words split from glued ids ("бс-10291", "No10392" — what NFKC makes
+    of "№10392") and SQL glued to a value cut off when a question is left ("10033';
+    DROP TABLE cells;--": the question, not a change request). The form the rules read
+    also has typos in key words corrected ("trafic dorp" -> "traffic drop", `typos`).
+    """
+    folded = _LABEL_JOINED.sub(r"\1 ", _NUMBER_SIGN.sub("№ ", fold(clean)))
+    without = " ".join(SQL_PAYLOAD.sub(" ", folded).split())
+    folded = without if len(without.split()) >= MIN_DIAGNOSIS_WORDS else folded
+    return folded, correct_typos(folded)
 
 
 def _intent(
@@ -163,7 +193,7 @@ def _intent(
 ) -> Intent:
     if decline is not None:
         return "act"
-    if signals.framed_as_definition and not linked:
+    if signals.framed_as_definition and not linked and not signals.vague_incident:
         return "explain"  # "what does 'external cause' mean?": a term, not an incident
     if signals.diagnostic or (named and not signals.social):
         return "diagnose"
@@ -264,17 +294,26 @@ def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
     found = []
     for pattern in (*_SERVICE_PLACES, _COMMON_SERVICES):
         for m in pattern.finditer(folded):
-            name = m.group("name").strip(".-_")
+            name = m.group("name").strip(".-_").replace(" ", "-")  # "api gateway"
             if _not_a_service(name) or name in taken:
                 continue
             found.append(_service(name, known))
-    return found
+    # "gateway" found where "api gateway" stands is part of that one name
+    names = {m.value.lower() for m in found}
+    return [m for m in found if not any(_part_of(m.value.lower(), other) for other in names)]
+
+
+def _part_of(name: str, other: str) -> bool:
+    return name != other and name in other.split("-")
 
 
 def _not_a_service(name: str) -> bool:
-    """Words that stand where a service name would: "with", "doubled", "2025"."""
+    """Words that stand where a service name would: "with", "doubled", "2025", "enb"."""
     past_tense = len(name) > len("feed") and name.endswith("ed")  # "the service doubled"
-    return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense
+    kind_word = any(  # "enb down", "site is down": the word for a cell or site, not a name
+        pattern.fullmatch(name) for kind, pattern in KIND_WORDS.items() if kind != "service"
+    )
+    return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense or kind_word
 
 
 def _service(name: str, known: KnownNames) -> Mention:

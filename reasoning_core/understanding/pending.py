@@ -2,9 +2,11 @@
 
 A message is taken as the answer when it fits the question: it names a thing of
 the kind asked for ("10291" when a cell was asked), a period when a period was
-asked, or it is a short fragment. A complete question or request of its own
-drops the pending clarification and is handled as new; a request to decline
-never merges into an earlier goal.
+asked, or it is a short fragment, or it points back at what was named ("why is it
+dropping", "трафик на ней просел") or says the symptom or period asked for
+("traffic dropped a lot since yesterday") without naming anything itself. A complete
+question or request of its own drops the pending clarification and is handled as
+new; a request to decline never merges into an earlier goal.
 """
 
 from __future__ import annotations
@@ -12,20 +14,31 @@ from __future__ import annotations
 from reasoning_core.understanding.request import Request
 
 #: What a clarifying question may ask for besides an entity kind.
-PERIOD, SUBJECT = "period", "subject"
+PERIOD, SUBJECT, SYMPTOM = "period", "subject", "symptom"
 
 
 def answers_pending(request: Request, asks: str | None) -> bool:
     """True when `request` answers a pending question that asks for `asks`."""
     if request.decline is not None:
         return False
+    if request.about_earlier or _says_what_was_asked(request, asks):
+        return True  # "why is it dropping", "трафик на ней просел": about what was asked
     if request.complete and request.metrics:
         return False  # "why did traffic go up on cell 10081 yesterday": a question of its own
     named = [m for m in request.mentions if m.kind != "name" or asks == SUBJECT]
-    if asks is not None and any(m.kind in (asks, "id") for m in named):
-        return True
-    if asks == PERIOD and request.dates.start is not None:
-        return True
-    if asks == SUBJECT and named:
-        return True
-    return not request.complete
+    fits = (
+        (asks is not None and any(m.kind in (asks, "id") for m in named))
+        or (asks == PERIOD and request.dates.start is not None)
+        or (asks == SUBJECT and bool(named))
+    )
+    return fits or not request.complete
+
+
+def _says_what_was_asked(request: Request, asks: str | None) -> bool:
+    """A whole sentence that names nothing of its own but says the symptom or the period
+    asked for ("traffic dropped a lot since yesterday" to "what is wrong?")."""
+    if any(m.kind != "name" for m in request.mentions):
+        return False
+    if asks == SYMPTOM:
+        return bool(request.metrics) or request.direction not in (None, "any")
+    return asks == PERIOD and request.dates.start is not None

@@ -61,6 +61,9 @@ class Request(BaseModel):
     follow_up: bool = False
     #: A question or request that stands on its own (not a fragment answering another).
     complete: bool = False
+    #: It points at something named earlier ("why is it dropping", "что с ней") and names
+    #: nothing of its own.
+    refers_back: bool = False
     source: Source = "rules"
 
     def known(self, kind: str) -> list[Mention]:
@@ -75,6 +78,14 @@ class Request(BaseModel):
         """The first usable value of `kind`, or None."""
         found = self.known(kind)
         return found[0].value if found else None
+
+    @property
+    def about_earlier(self) -> bool:
+        """It points back and says what changed ("why is it dropping", "трафик на ней
+        просел"): a question about what an earlier message named. "it's broken again"
+        says too little to be tied to one."""
+        said = bool(self.metrics) or self.direction not in (None, "any")
+        return self.refers_back and said
 
     @property
     def names(self) -> list[str]:

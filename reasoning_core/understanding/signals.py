@@ -39,6 +39,7 @@ class Signals:
     domain: bool = False  # traffic, service, users, metrics: things one diagnoses
     framed_as_definition: bool = False  # "what is ...", "how do I ..."
     social: bool = False  # greeting, thanks, small talk, a question about the bot
+    about_bot: bool = False  # "why do you need the cell id", "почему ты так ответил"
     time_hint: bool = False  # since Monday, вчера, 14:00
 
     @property
@@ -46,6 +47,8 @@ class Signals:
         """Asks to find a cause or to analyse a system, rather than for a fact."""
         if self.framed_as_definition and not (self.causal or self.vague_incident):
             return False
+        if self.about_bot and not (self.symptom and self.entities):
+            return False  # a question about the bot's own answer, not about the network
         return (
             self.symptom
             or self.vague_incident
@@ -60,6 +63,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
     compare = bool(lx.COMPARE.search(folded)) and bool(
         lx.EXPLAIN.search(folded) or lx.DOMAIN.search(folded) or lx.TIME_HINT.search(folded)
     )
+    core = lx.LEAD_IN.sub("", folded)  # "wait, what is rtwp": the question after the lead-in
     social = any(
         p.search(folded)
         for p in (lx.GREETING, lx.THANKS, lx.ACKNOWLEDGEMENT, lx.SMALL_TALK, lx.ABOUT_BOT)
@@ -71,8 +75,11 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),
         vague_incident=bool(lx.VAGUE_INCIDENT.search(folded)),
         domain=bool(lx.DOMAIN.search(folded)),
-        framed_as_definition=bool(lx.DEFINITION.search(folded) or lx.HOW_TO.search(folded)),
+        framed_as_definition=any(
+            p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core}
+        ),
         social=social,
+        about_bot=bool(lx.ABOUT_BOT.search(folded)),
         time_hint=bool(lx.TIME_HINT.search(folded)),
     )
 

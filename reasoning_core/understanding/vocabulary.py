@@ -18,7 +18,7 @@ from reasoning_core.understanding.request import Direction
 METRICS: dict[str, re.Pattern[str]] = {
     "traffic": words(
         r"traffic", r"erlangs?", "throughput", "volume", "payload", r"data volume",
-        r"трафик\w*", r"эрланг\w*", r"нагрузк\w*", r"объем\w*",
+        r"трафф?ик\w*", r"траф(?:а|у|ом|е)?", r"эрланг\w*", r"нагрузк\w*", r"объем\w*",
     ),
     "attempts": words(
         r"attempts?", r"calls?", r"sessions?", r"попыт\w*", r"звонк\w*", r"вызов\w*"
@@ -29,7 +29,8 @@ METRICS: dict[str, re.Pattern[str]] = {
     ),
     "interference": words(r"rtwp", r"interference", r"noise", r"помех\w*", r"шум\w*"),
     "errors": words(
-        r"errors?", r"5\d\d'?s?", "5xx", r"fail\w*", r"exceptions?", r"ошиб\w*", r"отказ\w*",
+        r"errors?", r"5\d\d'?s?", r"5\d\d-?(?:к|ок|тк|ых|е)\w*", "5xx", r"fail\w*", r"exceptions?",
+        r"ошиб\w*", r"отказ\w*",
         r"сбо(?:й|и|ев|ем|ях)",
     ),
     "latency": words(
@@ -51,7 +52,15 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"(?:went|go|goes|going) up", r"doubled", r"tripled", r"jump(?:s|ed)?",
         r"вырос\w*", r"раст(?:ет|ут|ёт)", r"рост\w*", r"увелич\w*", r"выше", r"прирост\w*",
         r"вверх", r"больше трафик\w*", r"more traffic", r"upward", r"climb\w*",
-        r"поднял\w*", r"прибавил\w*",
+        r"поднял\w*", r"прибавил\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"(?:под|воз)раст\w*",
+        r"стал\w* больше", r"больше,? чем (?:обычно|раньше|было|вчера)", r"больше обычного",
+        r"more than (?:usual|normal|before|yesterday)", r"went through the roof",
+        r"skyrocket\w*", r"shot up", r"взлетел\w*", r"вырос\w*", r"doubl(?:e|es|ing)",
+        r"tripl(?:e|es|ing)", r"busier", r"heavier", r"overload\w*", r"перегруж\w*",
+        r"перегруз\w*",
+        r"(?:traffic|трафик\w*)(?:'s| is| has| has gone)? (?:way |much |a lot )?up",
+        r"в (?:\d|два|две|три|полтора) раза (?:больше|выше|вырос\w*)",
+        r"(?:latency|errors?|5xx|cpu|load|p9\d)(?: is| are)? (?:way )?up",
     )),
     ("drop", words(
         r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing|en)?", r"declin\w*", r"decreas\w*",
@@ -63,30 +72,45 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"снизил\w*", r"снижа\w*", r"снижени\w*", r"уменьш\w*", r"сократил\w*", r"обвал\w*",
         r"провал\w*", r"рухн\w*", r"ниже", r"меньше", r"пропа[лд]\w*", r"нет трафик\w*",
         r"ушел", r"ушла", r"ушло", r"потер\w*",
+        r"plung\w*", r"nose-?div\w*", r"crater\w*", r"sank", r"sink(?:s|ing)",
+        r"стал\w* меньше", r"меньше,? чем (?:обычно|раньше|было|вчера)", r"меньше обычного",
+        r"less than (?:usual|normal|before|yesterday)", r"нырнул\w*", r"в ноль",
+        r"(?:до|к) нулю", r"траф\w* (?:почти |вообще |совсем )?(?:нет|ноль)", r"вниз",
+        r"traffic(?:'s| is| looks| seems)? (?:way |really )?(?:down|low)", r"quiet(?:er)?",
+        r"underperform\w*", r"обнул\w*", r"на нуле", r"zero(?:ed|s)? out",
+        r"(?:went|go|goes|gone|dropped|fell) to zero", r"(?:not|stopped) carrying",
+        r"перет[её]к\w*", r"перетека\w*", r"mov(?:e|ed|es|ing) (?:off|away)", r"просяд\w*",
+        r"просед\w*", r"сдулс\w*", r"дропн\w*",
     )),
     ("spike", words(
         r"spik\w*", r"surg\w*", r"burst\w*", r"всплеск\w*", r"подскочи\w*",
+        r"(?:по)?сып(?:ал|ет|ят|л)\w*", r"flood\w*", r"pil(?:e|ing) up",
     )),
     ("outage", words(
         "outage", "down", "dead", "offline", r"unreachable", r"not (?:working|responding)",
         r"doesn'?t work", r"isn'?t working", r"лежит", r"лежат", r"легл\w*", r"не работа\w*",
-        r"не отвеча\w*", r"умер\w*", r"сдох\w*",
+        r"не отвеча\w*", r"умер\w*", r"сдох\w*", r"лег", r"тухн\w*", r"(?:по|за)тух\w*",
+        r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark", r"(?:is|are) dark", r"dead air",
+        r"в ауте", r"отвал\w*", r"молчит", r"глух\w*", r"off-?air", r"не пашет",
+        r"stopped working", r"перестал\w* работать", r"не светится",
     )),
     ("any", words(
         r"problems?", r"issues?", r"wrong", r"anomal\w*", r"weird", "broken", r"check",
         r"look at", "ok", "okay", "fine", r"strange", r"healthy",
         r"проблем\w*", r"не так", r"случилось", r"происходит", r"аномал\w*", r"странн\w*",
         r"скач\w*", r"fluctuat\w*", r"jump(?:s|ing)? (?:up and down|around)",
-        r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*",
+        r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*", r"acting up",
+        r"looks? (?:sick|off|odd)", r"odd", r"чудит", r"барахл\w*",
     )),
 )
 
 #: kind -> words that label a name of that kind ("cell 10291", "БС 10291", "site S1003").
 KIND_WORDS: dict[str, re.Pattern[str]] = {
     "cell": words(
-        r"cells?", r"cell ?ids?", "cellname", "bs", "bts", r"base stations?", r"e?nodeb", "enb",
-        r"gnodeb", "gnb", r"sectors?", r"сот(?:а|ы|е|у|ой|ам|ах|ка|ку|ке|ки)?", "бс", "бтс",
-        r"базов\w* станци\w*", r"станци\w*", r"сектор\w*", r"ячейк\w*", "енб", r"нодб\w*",
+        r"cells?", r"cell ?ids?", "cellname", "bs", "bts", r"(?:base )?stations?",
+        r"[eg]?-?node-?b", "enb", "gnb", r"sectors?", r"сот(?:а|ы|е|у|ой|ам|ах|ка|ку|ке|ки)?",
+        "бс", "бтс", r"базов\w* станци\w*", r"станци\w*", r"сектор\w*", r"ячейк\w*", "енб",
+        r"нодб\w*", r"[еэ]?нод\w*", r"базовк\w*",
     ),
     "site": words(r"sites?", r"towers?", r"площадк\w*", r"сайт\w*", r"вышк\w*", r"allocation"),
     "service": words(
@@ -102,6 +126,15 @@ FOLLOW_UP = re.compile(
     r"|redo|repeat|как вчера|как и вчера|снова|опять|ещё раз|еще раз|повтори\w*"
     r"|как в прошлый раз|как раньше|то же самое|то же, что)(?!\w)",
     re.IGNORECASE,
+)
+
+#: A question pointing at something named before it: "why is it dropping", "трафик на ней".
+BACK_REFERENCE = words(
+    r"it", r"its", r"it's", r"this one", r"that one", r"th(?:is|at|e same) (?:cell|site|sector|bs"
+    r"|station|service|one)", r"(?:happen\w*|going on|wrong|up|broken|on|in|at|with) there",
+    r"them", r"they", r"она", r"оно", r"они", r"ней", r"нее",
+    r"него", r"ним", r"нем", r"них", r"ее", r"его", r"там", r"эт(?:а|о|от|ой|ом|у) (?:сот|бс|станц"
+    r"|ячейк|сектор|сервис|площадк)\w*", r"т(?:а|у|ой|от|ом) же", r"по ней", r"на ней",
 )
 
 # fmt: on

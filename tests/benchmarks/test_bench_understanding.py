@@ -9,6 +9,7 @@ import yaml
 from benchmarks.understanding.runner import (
     HOLDOUT,
     TUNING,
+    default_files,
     format_understanding_report,
     read_cases,
     run_understanding_bench,
@@ -50,17 +51,25 @@ FEW = [
 
 
 def test_the_sets_are_large_varied_and_disjoint() -> None:
-    holdout, tuning = read_cases(HOLDOUT), read_cases(TUNING)
-    assert len(holdout) + len(tuning) >= 300 and len(holdout) * 3 >= len(holdout) + len(tuning)
-    ids = [c.id for c in holdout + tuning]
+    cases, retired = (read_cases(path) for path in TUNING)
+    holdout = read_cases(HOLDOUT) if HOLDOUT.exists() else []
+    assert len(cases) + len(retired) >= 300
+    ids = [c.id for c in cases + retired + holdout]
     assert len(ids) == len(set(ids))
-    assert not {c.question for c in holdout} & {c.question for c in tuning}
-    for cases in (holdout, tuning):
-        assert {c.language for c in cases} == {"ru", "en"}
-        assert {c.expect.strategy for c in cases} == {"quick", "deep", "clarify", "decline"}
-        assert any(c.pending is not None for c in cases)
-    header = HOLDOUT.read_text(encoding="utf-8").split("\n-")[0].lower()
-    assert "written before" in header and "never\n# used to tune" in header
+    questions = [{c.question for c in part} for part in (cases, retired, holdout)]
+    assert not questions[0] & questions[1] and not (questions[0] | questions[1]) & questions[2]
+    for part in (cases, retired, holdout) if holdout else (cases, retired):
+        assert {c.language for c in part} == {"ru", "en"}
+        assert {c.expect.strategy for c in part} == {"quick", "deep", "clarify", "decline"}
+        assert any(c.pending is not None for c in part)
+    header = TUNING[1].read_text(encoding="utf-8").split("\n-")[0].lower()
+    assert "was the first holdout; measured at 0.934" in " ".join(header.split())
+
+
+def test_the_holdout_comes_first_when_it_exists_and_the_tuning_files_always() -> None:
+    files = default_files()
+    assert files[-2:] == list(TUNING)
+    assert files[:-2] == ([HOLDOUT] if HOLDOUT.exists() else [])
 
 
 async def test_the_runner_answers_each_case_through_the_service(
@@ -75,4 +84,9 @@ async def test_the_runner_answers_each_case_through_the_service(
     assert figures["wrong"][0]["got"]["strategy"] == "quick"
     assert figures["entity_accuracy"] == 1.0 and figures["cause_accuracy"] == 0.75
     assert figures["by_language"]["ru"] == {"cases": 1, "accuracy": 1.0}
-    assert "accuracy (whole answer right) 0.750" in format_understanding_report(figures)
+    assert figures["holdout"] is None  # a file of one's own is no holdout
+    report = format_understanding_report(figures)
+    assert "accuracy (whole answer right) 0.750" in report and "no holdout file" in report
+    assert "x4" not in report
+    failures = format_understanding_report(figures, show_failures=True)
+    assert "x4: 'what is an erlang?'" in failures and "x1" not in failures

@@ -29,6 +29,10 @@ PHRASINGS = {
     "Почему упал трафик на БС 12345?": "В данных нет соты 12345",
     "why did traffic drop on site S1029?": "S1029 has 10291",
     "why did traffic drop on cells 10291 and 10033": "Which one should I analyse first",
+    "ПОЧЕМУ НА ЯЧЕЙКЕ 10291 ТРАФИК В НОЛЬ С ДВАДЦАТЬ СЕДЬМОГО 😡": "авария",
+    "gNB 10291 flatlined since the 27th": "availability outage",
+    "why did trafic dorp on cell 10291'; DROP TABLE demo.cells;--": "availability outage",
+    "почему упал трафик на соте 10291 тридцатого сентября": "данные покрывают 01.10.2026",
 }
 
 
@@ -78,3 +82,32 @@ async def test_a_new_request_drops_the_pending_question(
     assert "Which cell" not in declined and "can't change" in declined
     assert "availability outage" in report
     assert "period" not in report.lower()
+
+
+@pytest.mark.usefixtures("demo_data")
+async def test_replies_that_point_back_or_answer_the_question_asked(
+    database_url: str, telegram: FakeTelegramServer
+) -> None:
+    settings = harness_settings(database_url=database_url, telegram=telegram, llm_base_url=None)
+    async with running_bot(settings, telegram):
+        # After a question about a cell, "why is it dropping" asks about that cell.
+        telegram.push_message(1500, "what's with cell 10291")
+        await wait_for_replies(telegram, 1500, 1, seconds=60)
+        telegram.push_message(1500, "so why is it dropping")
+        await wait_for_replies(telegram, 1500, 2, seconds=60)
+        # A reply to "which cell?" that says more than the id is still the answer.
+        telegram.push_message(1501, "Почему упал трафик?")
+        await wait_for_replies(telegram, 1501, 1, seconds=30)
+        telegram.push_message(1501, "давай 10291 наверное")
+        await wait_for_replies(telegram, 1501, 2, seconds=60)
+        # "what about since monday?" asks the previous question again for that period.
+        telegram.push_message(1502, "why did traffic drop on cell 10291")
+        await wait_for_replies(telegram, 1502, 1, seconds=60)
+        telegram.push_message(1502, "what about since monday?")
+        await wait_for_replies(telegram, 1502, 2, seconds=60)
+    pointed = telegram.sent_messages(1500)[-1].text
+    assert "availability outage" in pointed and "What should I look at" not in pointed
+    answered = " ".join(m.text for m in telegram.sent_messages(1501)[1:])
+    assert "авария" in answered and "Какую соту" not in answered
+    again = telegram.sent_messages(1502)[-1].text
+    assert "availability outage" in again  # not a free-form answer: the analysis again
