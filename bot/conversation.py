@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiogram import Bot
 from aiogram.utils.chat_action import ChatActionSender
 
+from bot.delivery.context import current_delivery
 from bot.progress import ProgressMessage
 from bot.replies import DEFAULT_MAX_REPLY_MESSAGES, send_answer
 from bot.tree_page.links import TreeLinks
@@ -20,7 +21,13 @@ async def run_and_reply(
     links: TreeLinks | None = None,
     max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
 ) -> Answer | None:
-    """Typing action and live progress while the service works, then the answer."""
+    """Typing action and live progress while the service works, then the answer.
+
+    While an update is being answered, the question carries the update's key: asked
+    again after a crash, a deep analysis continues instead of starting over."""
+    delivery = current_delivery()
+    if delivery is not None and question.key is None:
+        question = question.model_copy(update={"key": delivery.holder})
     progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
     answer: Answer | None = None
     async with ChatActionSender.typing(bot=bot, chat_id=question.chat_id):

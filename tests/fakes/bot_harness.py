@@ -8,8 +8,10 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bot.app import Runtime, build_bot, build_dispatcher, open_runtime
+from bot.app import Runtime, build_bot, build_dispatcher, delivering_updates, open_runtime
 from bot.config import Settings
+from bot.delivery.inbox import InboxWorker
+from bot.delivery.polling import poll_into_inbox
 from tests.fakes.telegram_server import FakeTelegramServer
 
 TEST_TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
@@ -44,33 +46,38 @@ def quick_path_settings(**kwargs: Any) -> Settings:
 class RunningBot:
     runtime: Runtime
     telegram: FakeTelegramServer
+    worker: InboxWorker
 
 
 @asynccontextmanager
 async def running_bot(
     settings: Settings, telegram: FakeTelegramServer
 ) -> AsyncIterator[RunningBot]:
-    """Start polling; stop it (and close the bot session) on exit."""
+    """Poll into the inbox and answer from it, as `whytree run` does; stop on exit."""
     async with open_runtime(settings) as runtime:
         bot = build_bot(settings)
         dp = build_dispatcher(runtime)
         polls_before = len(telegram.calls_of("getUpdates"))
-        task = asyncio.create_task(
-            dp.start_polling(
-                bot,
-                polling_timeout=settings.telegram_polling_timeout_sec,
-                handle_signals=False,
-                allowed_updates=dp.resolve_used_update_types(),
-            )
-        )
         try:
-            await telegram.wait_for(
-                lambda: len(telegram.calls_of("getUpdates")) > polls_before or task.done()
-            )
-            if task.done():
-                await task  # start-up failed: raise its error here
-            yield RunningBot(runtime=runtime, telegram=telegram)
+            async with delivering_updates(runtime, bot, dp) as worker:
+                task = asyncio.create_task(
+                    poll_into_inbox(
+                        bot,
+                        runtime.inbox,
+                        poll_sec=settings.telegram_polling_timeout_sec,
+                        allowed_updates=dp.resolve_used_update_types(),
+                        stored=worker.wake,
+                    )
+                )
+                try:
+                    await telegram.wait_for(
+                        lambda: len(telegram.calls_of("getUpdates")) > polls_before or task.done()
+                    )
+                    if task.done():
+                        await task  # start-up failed: raise its error here
+                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker)
+                finally:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
         finally:
-            if not task.done():
-                await dp.stop_polling()
-            await task
+            await bot.session.close()
