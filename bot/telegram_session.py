@@ -55,7 +55,7 @@ from aiogram.methods import (
     TelegramMethod,
 )
 from aiogram.methods.base import TelegramType
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_delay
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_before_delay
 
 from bot.delivery.context import is_transient
 
@@ -138,7 +138,7 @@ class TransientRetryMiddleware(BaseRequestMiddleware):
         retrying = AsyncRetrying(
             retry=retry_if_exception(is_transient_error),
             wait=wait,
-            stop=stop_after_delay(deadline),
+            stop=stop_before_delay(deadline),
             before_sleep=before_sleep,
             reraise=True,
         )
