@@ -30,7 +30,7 @@ from pydantic import ValidationError
 from bot.delivery.context import Delivery, delivering
 from bot.delivery.ports import Inbox, InboxItem, Leases
 from bot.language import pick
-from reasoning_core.errors import StoreError
+from reasoning_core.errors import StoreError, StoreUnavailableError
 from reasoning_core.understanding import detect_language
 
 log = logging.getLogger(__name__)
@@ -92,7 +92,26 @@ async def store_update(inbox: Inbox, payload: Any, *, size: int | None = None) -
         log.warning("update %s rejected: %s", update_id, reason)
         await inbox.reject(update_id, payload, reason)
         return False
-    return await inbox.add(update_id, payload, chat_id=update_chat_id(payload))
+    payload = _without_nul(payload)
+    try:
+        return await inbox.add(update_id, payload, chat_id=update_chat_id(payload))
+    except StoreUnavailableError:
+        raise
+    except StoreError as e:  # this update, not the database: never block the ones after it
+        log.error("update %s rejected: the database refused it: %s", update_id, e)
+        await inbox.reject(update_id, {"update_id": update_id}, f"refused by the database: {e}")
+        return False
+
+
+def _without_nul(value: Any) -> Any:
+    """PostgreSQL's JSON cannot hold NUL characters; the text normaliser drops them anyway."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {k: _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
 
 
 class InboxWorker:

@@ -18,6 +18,7 @@ from storage.inbox import PgInbox
 from storage.pool import create_pool
 from tests.fakes.bot_harness import quick_path_settings, running_bot
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.fakes.pg_proxy import PgProxy
 from tests.fakes.telegram_server import FakeTelegramServer
 
 ANSWER = "This is the fake model's answer."
@@ -179,3 +180,30 @@ def _message_update(chat: int, update_id: int, text: str) -> dict[str, Any]:
             "text": text,
         },
     }
+
+
+async def test_postgresql_stopped_mid_answer_then_back_answers_once_without_an_error(
+    database_url: str, pg_server_dsn: str, telegram: FakeTelegramServer
+) -> None:
+    """The database stops while the model is thinking: nothing can be recorded, so no
+    reply goes out; once it is back the update is answered again — once, no error text."""
+    async with PgProxy(pg_server_dsn) as proxy, FakeOpenAIServer(latency=1.5) as llm:
+        settings = quick_path_settings(
+            database_url=proxy.dsn(database_url),
+            telegram=telegram,
+            llm_base_url=llm.base_url,
+            inbox_lease_sec=2,
+        )
+        async with running_bot(settings, telegram):
+            telegram.push_message(16, "what is a hypothesis tree?")
+            await telegram.wait_for(lambda: bool(llm.requests), timeout=10)
+            proxy.stop()
+            await asyncio.sleep(3)
+            assert not telegram.sent_messages(16)
+            proxy.start()
+            await telegram.wait_for(lambda: bool(_answers(telegram, 16)), timeout=20)
+            await asyncio.sleep(1)
+    assert len(_answers(telegram, 16)) == 1
+    assert len(telegram.sent_messages(16)) == 1  # no "try again later" before it
+    [row] = await _rows(database_url, "SELECT status, attempts FROM inbox_updates")
+    assert row["status"] == "done" and row["attempts"] >= 2

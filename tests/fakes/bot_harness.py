@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bot.app import Runtime, build_bot, build_dispatcher, delivering_updates, open_runtime
+from bot.app import (
+    Runtime,
+    build_bot,
+    build_dispatcher,
+    delivering_updates,
+    open_runtime,
+    serve_webhook,
+)
 from bot.config import Settings
 from bot.delivery.inbox import InboxWorker
 from bot.delivery.polling import poll_into_inbox
@@ -75,6 +83,54 @@ async def running_bot(
                     )
                     if task.done():
                         await task  # start-up failed: raise its error here
+                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker)
+                finally:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+        finally:
+            await bot.session.close()
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (for a server whose URL must be known first)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def webhook_settings(**kwargs: Any) -> Settings:
+    """`harness_settings` for webhook mode on a free loopback port, path /webhook."""
+    port = free_port()
+    return harness_settings(
+        webhook_url=f"http://127.0.0.1:{port}/webhook",
+        webhook_secret="test-secret_123",
+        webhook_listen=f"127.0.0.1:{port}",
+        **kwargs,
+    )
+
+
+@asynccontextmanager
+async def running_webhook_bot(
+    settings: Settings, telegram: FakeTelegramServer
+) -> AsyncIterator[RunningBot]:
+    """`whytree run --webhook` in this process: the server up and setWebhook done."""
+    async with open_runtime(settings) as runtime:
+        bot = build_bot(settings)
+        dp = build_dispatcher(runtime)
+        calls_before = len(telegram.calls_of("setWebhook"))
+        try:
+            async with delivering_updates(runtime, bot, dp) as worker:
+                task = asyncio.create_task(serve_webhook(runtime, bot, dp, worker))
+                try:
+                    await telegram.wait_for(
+                        lambda: (
+                            any(c.ok for c in telegram.calls_of("setWebhook")[calls_before:])
+                            or task.done()
+                        )
+                    )
+                    if task.done():
+                        await task
                     yield RunningBot(runtime=runtime, telegram=telegram, worker=worker)
                 finally:
                     task.cancel()
