@@ -3,9 +3,11 @@
 Questions (quick and deep, half each by default) are sent in batches to a real bot
 process polling the fake Telegram server; a random moment later the process is
 killed (kill -9, no clean-up) and a new one started immediately, as systemd's
-Restart=always does. Whatever was in flight — before the strategy call, inside a deep
-analysis, between the report and its "sent" mark — must be answered by a later
-process, exactly once. A question counts as answered once when its chat got exactly
+Restart=always does. The next batch goes out once the restarted process has answered
+what the kill interrupted (each question meets one crash; repeated crashes of one
+question end, by design, in "could not finish" after DeepJobRunner's attempts).
+Whatever was in flight — before the strategy call, inside a deep analysis, between
+the report and its "sent" mark — must be answered by a later process, exactly once. A question counts as answered once when its chat got exactly
 one answer (the quick answer, or the deep report) and no error text.
 
 `run_chaos` returns ``{"trials", "answered_once", "lost", "duplicated",
@@ -67,6 +69,16 @@ class ChaosFigures:
             "duplicated": len(duplicated),
             "p95_recovery_s": round(_p95(recoveries), 2),
         }
+
+    def problems(self) -> list[str]:
+        """The trials not answered exactly once, with what their chat got."""
+        out = []
+        for t in self.trials:
+            got = self.answers.get(t.chat_id, [])
+            if not _once(got):
+                texts = [text[-200:] for _, text in got]
+                out.append(f"{t.kind} chat {t.chat_id}: {texts}")
+        return out
 
 
 def _real(answers: list[tuple[float, str]]) -> list[tuple[float, str]]:
@@ -163,24 +175,35 @@ async def _up(telegram: FakeTelegramServer, proc: BotProcess, polls_before: int)
         await asyncio.sleep(0.05)
 
 
+async def _settled(telegram: FakeTelegramServer, figures: ChaosFigures, limit: float) -> None:
+    """Until every question so far has its answer (or `limit` seconds)."""
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        collect(telegram, figures)
+        if all(_real(a) for a in figures.answers.values()):
+            return
+        await asyncio.sleep(0.2)
+
+
 async def run_chaos(
     dsn: str,
     *,
     trials: int = 200,
     batch: int = 8,
     lease_sec: float = 2.0,
-    max_delay: float = 3.0,
+    max_delay: float = 1.8,
     deep_share: float = 0.5,
     seed: int = 15,
     settle_sec: float = 60.0,
-) -> dict[str, Any]:
+    llm_latency: float = 0.3,
+) -> ChaosFigures:
     """Kill -9 and restart `whytree run` while it answers `trials` questions."""
     rng = random.Random(seed)
     await prepare_data(dsn)
     figures = ChaosFigures()
     async with (
         FakeTelegramServer(poll_cap=0.5) as telegram,
-        FakeOpenAIServer(latency=0.05) as llm,
+        FakeOpenAIServer(latency=llm_latency) as llm,
     ):
         llm.script(chaos_llm_script())
         env = bot_env(
@@ -197,13 +220,15 @@ async def run_chaos(
                 polls = len(telegram.calls_of("getUpdates"))
                 await proc.start()
                 await _up(telegram, proc, polls)
+                # What the last kill interrupted is recovered before the next kill.
+                await _settled(telegram, figures, settle_sec)
                 for _ in range(min(batch, trials - len(figures.trials))):
                     next_chat += 1
                     kind = "deep" if rng.random() < deep_share else "quick"
                     telegram.push_message(next_chat, question(kind, next_chat))
                     figures.trials.append(Trial(next_chat, kind, time.monotonic()))
-                    await asyncio.sleep(rng.uniform(0, 0.15))
-                await asyncio.sleep(rng.uniform(0.05, max_delay))
+                    await asyncio.sleep(rng.uniform(0, 0.05))
+                await asyncio.sleep(rng.uniform(0.0, max_delay))
                 proc.kill()
                 killed = time.monotonic()
                 await proc.wait_dead()
@@ -215,17 +240,12 @@ async def run_chaos(
             polls = len(telegram.calls_of("getUpdates"))
             await proc.start()  # the last restart: it must finish everything
             await _up(telegram, proc, polls)
-            deadline = time.monotonic() + settle_sec
-            while time.monotonic() < deadline:
-                collect(telegram, figures)
-                if all(_real(a) for a in figures.answers.values()):
-                    break
-                await asyncio.sleep(0.2)
+            await _settled(telegram, figures, settle_sec)
             await asyncio.sleep(lease_sec + 1)  # time for a late duplicate to show up
             collect(telegram, figures)
         finally:
             await proc.stop()
-    return figures.as_dict()
+    return figures
 
 
 def format_chaos_report(figures: dict[str, Any]) -> str:

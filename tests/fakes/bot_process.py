@@ -64,13 +64,14 @@ class BotProcess:
 
     async def start(self) -> None:
         args = [sys.executable, "-m", "bot.cli", "run"] + (["--webhook"] if self.webhook else [])
-        self.proc = await asyncio.create_subprocess_exec(
-            *args,
-            cwd=self._dir,
-            env={**self._env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=self.log.open("ab"),
-        )
+        with self.log.open("ab") as stderr:  # the child keeps its own copy of the descriptor
+            self.proc = await asyncio.create_subprocess_exec(
+                *args,
+                cwd=self._dir,
+                env={**self._env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=stderr,
+            )
 
     @property
     def alive(self) -> bool:
