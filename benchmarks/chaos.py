@@ -7,8 +7,13 @@ Restart=always does. The next batch goes out once the restarted process has answ
 what the kill interrupted (each question meets one crash; repeated crashes of one
 question end, by design, in "could not finish" after DeepJobRunner's attempts).
 Whatever was in flight — before the strategy call, inside a deep analysis, between
-the report and its "sent" mark — must be answered by a later process, exactly once. A question counts as answered once when its chat got exactly
-one answer (the quick answer, or the deep report) and no error text.
+the report and its "sent" mark — must be answered by a later process, exactly once.
+A question counts as answered once when its chat got exactly one answer (the quick
+answer, or the deep report) and no error text.
+
+One window stays open by the nature of the Bot API (no idempotency key): a kill
+after Telegram took a message but before its "sent" mark is written means that
+message is sent again by the next process (at least once, never lost).
 
 `run_chaos` returns ``{"trials", "answered_once", "lost", "duplicated",
 "p95_recovery_s"}``; recovery is from the kill to the answer of each question the

@@ -31,7 +31,12 @@ class LoadFigures:
 
 
 async def drive_chats(
-    telegram: FakeTelegramServer, *, chats: int, questions: int, reply_timeout: float = 60.0
+    telegram: FakeTelegramServer,
+    *,
+    chats: int,
+    questions: int,
+    reply_timeout: float = 60.0,
+    chat_base: int = 10_000,
 ) -> LoadFigures:
     """Each chat asks its questions one after another; chats run concurrently.
 
@@ -48,5 +53,5 @@ async def drive_chats(
             latencies.append((sent[before].at - queued) * 1000)
 
     started = time.monotonic()
-    await asyncio.gather(*(one_chat(10_000 + i) for i in range(chats)))
+    await asyncio.gather(*(one_chat(chat_base + i) for i in range(chats)))
     return LoadFigures(chats * questions, time.monotonic() - started, latencies)

@@ -12,6 +12,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.chaos import format_chaos_report, run_chaos
 from benchmarks.deep import format_deep_report, run_deep_bench
 from benchmarks.incidents.runner import (
     default_cases,
@@ -21,6 +22,7 @@ from benchmarks.incidents.runner import (
 from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
+from benchmarks.scale import format_scale_report, run_scale
 from benchmarks.scratch import scratch_server
 from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
 from benchmarks.tree_pictures import format_tree_report, run_tree_bench
@@ -86,6 +88,24 @@ async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
     return await run_tree_bench(runs=max(1, args.runs))
 
 
+async def _chaos(settings: Settings, args: argparse.Namespace) -> Figures:
+    async with scratch_server() as dsn:
+        chaos = await run_chaos(dsn, trials=max(1, args.trials), lease_sec=args.lease_sec)
+    return chaos.as_dict()
+
+
+async def _scale(settings: Settings, args: argparse.Namespace) -> Figures:
+    counts = tuple(int(n) for n in args.replicas.split(",") if n.strip())
+    async with scratch_server() as dsn:
+        return await run_scale(
+            dsn,
+            replicas=counts,
+            chats=args.chats,
+            questions=args.questions,
+            llm_latency=args.latency_ms / 1000,
+        )
+
+
 BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "quick": (_quick, format_quick_report),
     "deep": (_deep, format_deep_report),
@@ -95,4 +115,6 @@ BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "strategy": (_strategy, format_strategy_report),
     "understanding": (_understanding, format_understanding_report),
     "tree": (_tree, format_tree_report),
+    "chaos": (_chaos, format_chaos_report),
+    "scale": (_scale, format_scale_report),
 }

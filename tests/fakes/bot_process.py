@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tests.fakes.bot_harness import TEST_TOKEN, free_port
 
+_ROOT = str(Path(__file__).resolve().parents[2])
 _SCRUB = ("DATABASE_URL", "OPENAI_", "TELEGRAM_", "WEBHOOK_", "INBOX_", "LLM_", "STRATEGY_")
 
 
@@ -47,14 +48,14 @@ class BotProcess:
     """One `whytree run` (polling, or `--webhook` on its own port)."""
 
     def __init__(self, env: dict[str, str], *, webhook: bool = False, name: str = "bot") -> None:
-        self._env = dict(env)
+        self.env = dict(env)
         self.webhook = webhook
         self.port = 0
         if webhook:
             self.port = free_port()
-            self._env["WEBHOOK_LISTEN"] = f"127.0.0.1:{self.port}"
+            self.env["WEBHOOK_LISTEN"] = f"127.0.0.1:{self.port}"
         self._dir = Path(tempfile.mkdtemp(prefix=f"whytree-{name}-"))
-        self._env["WHYTREE_DATA_DIR"] = str(self._dir / "data")
+        self.env["WHYTREE_DATA_DIR"] = str(self._dir / "data")
         self.proc: asyncio.subprocess.Process | None = None
         self.log = self._dir / "stderr.log"
 
@@ -64,11 +65,11 @@ class BotProcess:
 
     async def start(self) -> None:
         args = [sys.executable, "-m", "bot.cli", "run"] + (["--webhook"] if self.webhook else [])
-        with self.log.open("ab") as stderr:  # the child keeps its own copy of the descriptor
+        with open(self.log, "ab") as stderr:  # noqa: ASYNC230 - a local file, opened once
             self.proc = await asyncio.create_subprocess_exec(
                 *args,
                 cwd=self._dir,
-                env={**self._env, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+                env={**self.env, "PYTHONPATH": _ROOT},
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=stderr,
             )

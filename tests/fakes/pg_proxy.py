@@ -22,8 +22,9 @@ class PgProxy:
         socket_dir = parse_qs(parts.query).get("host", [""])[0]
         self._unix: str | None = None
         if socket_dir.startswith("/"):
-            [socket] = sorted(Path(socket_dir).glob(".s.PGSQL.*"))[:1] or [None]
-            self._unix = str(socket) if socket is not None else None
+            sockets = sorted(Path(socket_dir).glob(".s.PGSQL.[0-9]*"))
+            sockets = [s for s in sockets if not s.name.endswith(".lock")]
+            self._unix = str(sockets[0]) if sockets else None
         self._target = (parts.hostname or "127.0.0.1", parts.port or 5432)
         self._server: asyncio.Server | None = None
         self._streams: set[asyncio.StreamWriter] = set()
