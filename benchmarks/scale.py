@@ -63,7 +63,10 @@ async def run_scale(
 ) -> dict[str, Any]:
     per_count: dict[str, dict[str, float]] = {}
     for count in replicas:
-        async with FakeTelegramServer() as telegram, FakeOpenAIServer(latency=llm_latency) as llm:
+        async with (
+            FakeTelegramServer(first_update_id=count * 10_000_000) as telegram,
+            FakeOpenAIServer(latency=llm_latency) as llm,
+        ):
             env = bot_env(
                 database_url=dsn,
                 telegram_url=telegram.base_url,
@@ -72,9 +75,9 @@ async def run_scale(
                 RATE_LIMIT_PER_MIN="0",
             )
             procs, balancer = await start_replicas(telegram, env, count, name="scale")
+            base = 100_000 * count
             try:
-                await drive_chats(telegram, chats=2, questions=1)  # warm-up
-                base = 100_000 * count
+                await drive_chats(telegram, chats=2, questions=1, chat_base=base - 10)  # warm-up
                 figures = await drive_chats(
                     telegram, chats=chats, questions=questions, chat_base=base
                 )

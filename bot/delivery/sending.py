@@ -56,7 +56,7 @@ class OutboxMiddleware(BaseRequestMiddleware):
     ) -> Response[TelegramType]:
         delivery = current_delivery()
         if delivery is not None and isinstance(method, AnswerCallbackQuery):
-            return await _answer_callback(make_request, bot, method, again=delivery.attempt > 1)
+            return await _answer_callback(make_request, bot, method)
         if delivery is None or is_transient() or not _is_reply(method):
             return await make_request(bot, method)
         key = delivery.next_key()
@@ -90,17 +90,14 @@ async def _answer_callback(
     make_request: NextRequestMiddlewareType[TelegramType],
     bot: Bot,
     method: TelegramMethod[TelegramType],
-    *,
-    again: bool,
 ) -> Response[TelegramType]:
-    """A button's acknowledgement is a courtesy: when the update is processed again after
-    a crash, Telegram may call the query too old; that must not fail the answer."""
+    """A button's acknowledgement is a courtesy: when the update is answered late (after
+    a crash, or once the database is back), Telegram calls the query too old; that must
+    not fail the answer that follows."""
     try:
         return await make_request(bot, method)
     except TelegramBadRequest as e:
-        if not again:
-            raise
-        log.info("button acknowledgement refused on a second processing: %s", e.message)
+        log.info("button acknowledgement refused (answered late?): %s", e.message)
         return cast("Response[TelegramType]", True)
 
 

@@ -122,12 +122,15 @@ class FakeTelegramServer:
         bot_id: int = 123456,
         bot_username: str = "whytree_test_bot",
         poll_cap: float = 1.0,
+        first_update_id: int = 1001,
     ) -> None:
         self.state = TelegramState(bot_id=bot_id, bot_username=bot_username)
         self.poll_cap = poll_cap
         self.calls: list[RecordedCall] = []
         self._updates: list[dict[str, Any]] = []
-        self._next_update_id = 1000
+        #: Telegram's update ids are unique per bot: several fakes on one database
+        #: (benchmarks) start at different ids.
+        self._next_update_id = first_update_id - 1
         self._failures: dict[str, list[_Failure]] = {}
         self._changed = asyncio.Event()  # replaced after every change
         self._runner: web.AppRunner | None = None
