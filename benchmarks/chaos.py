@@ -201,8 +201,10 @@ async def run_chaos(
     seed: int = 15,
     settle_sec: float = 60.0,
     llm_latency: float = 0.3,
+    startup_errors: bool = True,
 ) -> ChaosFigures:
-    """Kill -9 and restart `whytree run` while it answers `trials` questions."""
+    """Kill -9 and restart `whytree run` while it answers `trials` questions (the first
+    start meets a 500 on getMe and a non-JSON 502 on setMyCommands)."""
     rng = random.Random(seed)
     await prepare_data(dsn)
     figures = ChaosFigures()
@@ -219,6 +221,9 @@ async def run_chaos(
             RATE_LIMIT_PER_MIN="0",
         )
         proc = BotProcess(env, name="chaos")
+        if startup_errors:  # the first start meets a misbehaving Telegram, and rides it out
+            telegram.fail_next("getMe", 500)
+            telegram.fail_next("setMyCommands", 502, raw_body="<html>502 Bad Gateway</html>")
         try:
             next_chat = 700_000
             while len(figures.trials) < trials:

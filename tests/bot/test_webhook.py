@@ -7,7 +7,9 @@ from typing import Any
 
 import aiohttp
 import asyncpg
+import pytest
 
+from reasoning_core.errors import ConfigurationError
 from tests.fakes.bot_harness import running_webhook_bot, webhook_settings
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.telegram_server import FakeTelegramServer
@@ -63,3 +65,40 @@ async def test_webhook_answers_and_refuses_forged_calls(
     assert not telegram.sent_messages(1)
     assert len([m for m in telegram.sent_messages(21) if ANSWER in m.text]) == 1
     assert not telegram.calls_of("getUpdates")  # no long polling in webhook mode
+
+
+async def test_a_webhook_telegram_keeps_refusing_stops_start_up_with_one_line(
+    database_url: str, telegram: FakeTelegramServer
+) -> None:
+    telegram.fail_next(
+        "setWebhook", 400, description="Bad Request: bad webhook: IP address is reserved"
+    )
+    settings = webhook_settings(database_url=database_url, telegram=telegram, llm_base_url=None)
+    with pytest.raises(ConfigurationError) as refused:
+        async with running_webhook_bot(settings, telegram):
+            pass
+    message = str(refused.value)
+    assert message.startswith("Telegram refused setWebhook for WEBHOOK_URL http://127.0.0.1:")
+    assert "IP address is reserved" in message and "\n" not in message
+    assert "test-secret_123" not in message
+
+
+async def test_start_up_rides_out_transient_telegram_errors(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    telegram.fail_next("setMyCommands", 502, raw_body="<html>502 Bad Gateway</html>")
+    telegram.fail_next("setWebhook", 500)
+    telegram.fail_next("setWebhook", 429, retry_after=1)
+    settings = webhook_settings(
+        database_url=database_url,
+        telegram=telegram,
+        llm_base_url=llm.base_url,
+        strategy_enabled=False,
+    )
+    async with running_webhook_bot(settings, telegram):
+        telegram.push_message(22, "what is DNS?")
+        await telegram.wait_for(
+            lambda: any(ANSWER in m.text for m in telegram.sent_messages(22)), timeout=15
+        )
+    assert [c.status for c in telegram.calls_of("setWebhook")] == [500, 429, 200]
+    assert [c.status for c in telegram.calls_of("setMyCommands")][:2] == [502, 200]
