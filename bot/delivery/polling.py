@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from aiogram import Bot
-from aiogram.exceptions import ClientDecodeError, TelegramAPIError
+from aiogram.exceptions import ClientDecodeError, TelegramAPIError, TelegramConflictError
 from aiogram.methods import GetUpdates
 
 from bot.delivery.inbox import store_update
@@ -45,6 +45,16 @@ async def poll_into_inbox(
             new = 0
             for payload in batch:
                 new += await store_update(inbox, payload)
+        except TelegramConflictError as e:
+            log.error(
+                "polling paused %.1fs: %s — a webhook is set or another process polls this "
+                "bot; use `whytree run --webhook` for several replicas, or deleteWebhook",
+                pause,
+                e.message,
+            )
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, _MAX_PAUSE)
+            continue
         except (TelegramAPIError, StoreError) as e:
             log.error("polling paused %.1fs: %s", pause, e)
             await asyncio.sleep(pause)
