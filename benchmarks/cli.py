@@ -81,6 +81,18 @@ def add_bench_parsers(bench: Any) -> None:
         "--show-failures", action="store_true", help="list every wrong case (not with --json)"
     )
     understanding.add_argument("--json", action="store_true")
+    chaos = bench.add_parser(
+        "chaos", help="kill -9 and restart `whytree run` mid-answer: lost and duplicated answers"
+    )
+    chaos.add_argument("--trials", type=int, default=200)
+    chaos.add_argument("--lease-sec", type=float, default=2.0, help="INBOX_LEASE_SEC")
+    chaos.add_argument("--json", action="store_true")
+    scale = bench.add_parser("scale", help="webhook throughput with 1, 2, 4 replicas")
+    scale.add_argument("--replicas", default="1,2,4", help="replica counts, comma-separated")
+    scale.add_argument("--chats", type=int, default=40)
+    scale.add_argument("--questions", type=int, default=3)
+    scale.add_argument("--latency-ms", type=float, default=200.0, help="the fake LLM's")
+    scale.add_argument("--json", action="store_true")
 
 
 async def run_bench(settings: Settings, args: argparse.Namespace) -> int:

@@ -7,12 +7,14 @@ The runners import bot and the test fakes (fake Telegram and LLM servers), so on
 from __future__ import annotations
 
 import argparse
+import logging
 import tempfile
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 from benchmarks.alerts import format_alerts_report, run_alerts_bench
+from benchmarks.chaos import format_chaos_report, run_chaos
 from benchmarks.deep import format_deep_report, run_deep_bench
 from benchmarks.incidents.runner import (
     default_cases,
@@ -22,6 +24,7 @@ from benchmarks.incidents.runner import (
 from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
+from benchmarks.scale import format_scale_report, run_scale
 from benchmarks.scratch import scratch_server
 from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
 from benchmarks.tree_pictures import format_tree_report, run_tree_bench
@@ -101,6 +104,26 @@ async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
     return await run_tree_bench(runs=max(1, args.runs))
 
 
+async def _chaos(settings: Settings, args: argparse.Namespace) -> Figures:
+    # The fake LLM's server logs every request a killed bot left half-sent: expected here.
+    logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)
+    async with scratch_server() as dsn:
+        chaos = await run_chaos(dsn, trials=max(1, args.trials), lease_sec=args.lease_sec)
+    return chaos.as_dict()
+
+
+async def _scale(settings: Settings, args: argparse.Namespace) -> Figures:
+    counts = tuple(int(n) for n in args.replicas.split(",") if n.strip())
+    async with scratch_server() as dsn:
+        return await run_scale(
+            dsn,
+            replicas=counts,
+            chats=args.chats,
+            questions=args.questions,
+            llm_latency=args.latency_ms / 1000,
+        )
+
+
 def _understanding_report(figures: Figures, args: argparse.Namespace) -> str:
     return format_understanding_report(figures, show_failures=args.show_failures)
 
@@ -120,4 +143,6 @@ BENCHES: dict[str, tuple[Runner, Report]] = {
     "understanding": (_understanding, _understanding_report),
     "tree": (_tree, _plain(format_tree_report)),
     "alerts": (_alerts, _plain(format_alerts_report)),
+    "chaos": (_chaos, _plain(format_chaos_report)),
+    "scale": (_scale, _plain(format_scale_report)),
 }

@@ -31,7 +31,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="whytree", description="A reasoning bot that says how sure it is."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("run", help="run the Telegram bot (the terminal chat if no token is set)")
+    run = sub.add_parser("run", help="run the Telegram bot (the terminal chat if no token is set)")
+    run.add_argument(
+        "--webhook",
+        action="store_true",
+        help="receive updates on WEBHOOK_LISTEN from Telegram (WEBHOOK_URL, WEBHOOK_SECRET) "
+        "instead of long polling: for several replicas behind a load balancer",
+    )
     sub.add_parser("chat", help="chat with whytree in this terminal")
     ask = sub.add_parser("ask", help="answer one question and print the answer")
     ask.add_argument("question")
@@ -98,7 +104,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     print(started_text(identity), flush=True)
     if (api := api_text(settings)) is not None:
         print(api, flush=True)
-    await run_bot(settings)
+    await run_bot(settings, webhook=args.webhook)
     return 0
 
 

@@ -94,7 +94,9 @@ async def open_deep(
             journal=PgTreeJournal(pool),
         )
         path = DeepPath(
-            runner=DeepJobRunner(PgJobStore(pool), analyst),
+            runner=DeepJobRunner(
+                PgJobStore(pool), analyst, heartbeat_sec=settings.inbox_lease_sec / 3
+            ),
             trees=trees,
             guidance=guidance,
             missing_details=runbook.clarifying_questions,
