@@ -484,7 +484,7 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
                 delivering_updates(runtime, bot, dp) as worker,
             ):
                 app = webhook_app(runtime, bot, dp, worker) if webhook else None
-                shared = app if app is not None and _same_listen(settings) else None
+                shared = app if app is not None and shares_webhook_server(settings) else None
                 async with api_server(runtime, bot, shared=shared):
                     if app is not None:
                         await serve_webhook(runtime, bot, dp, app)
@@ -501,7 +501,7 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
         await bot.session.close()
 
 
-def _same_listen(settings: Settings) -> bool:
+def shares_webhook_server(settings: Settings) -> bool:
     """Is API_LISTEN the webhook's own address (one server for both)?"""
     return (
         settings.api_listen is not None

@@ -102,3 +102,32 @@ async def test_start_up_rides_out_transient_telegram_errors(
         )
     assert [c.status for c in telegram.calls_of("setWebhook")] == [500, 429, 200]
     assert [c.status for c in telegram.calls_of("setMyCommands")][:2] == [502, 200]
+
+
+async def test_api_shares_the_webhook_server_when_api_listen_is_the_same(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    settings = webhook_settings(
+        database_url=database_url,
+        telegram=telegram,
+        llm_base_url=llm.base_url,
+        strategy_enabled=False,
+    )
+    settings = settings.model_copy(update={"api_listen": settings.webhook_listen})
+    assert settings.webhook_url is not None
+    base = settings.webhook_url.removesuffix("/webhook")
+    async with running_webhook_bot(settings, telegram) as running:
+        assert running.api is not None
+        assert running.api.url == base
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"{base}/v1/openapi.json") as r:
+                assert r.status == 200
+                assert "/v1/ask" in (await r.json())["paths"]
+            async with http.post(f"{base}/v1/ask", json={"question": "hi"}) as r:
+                assert r.status == 401  # no API key
+            async with http.post(f"{base}/alerts/alertmanager", json={}) as r:
+                assert r.status == 401  # no credentials
+        telegram.push_message(22, "what is a hypothesis tree?")  # the webhook still answers
+        await telegram.wait_for(
+            lambda: any(ANSWER in m.text for m in telegram.sent_messages(22)), timeout=15
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ from bot.app import (
     delivering_updates,
     open_runtime,
     serve_webhook,
+    shares_webhook_server,
     webhook_app,
 )
 from bot.config import Settings
@@ -125,14 +126,18 @@ def webhook_settings(**kwargs: Any) -> Settings:
 async def running_webhook_bot(
     settings: Settings, telegram: FakeTelegramServer
 ) -> AsyncIterator[RunningBot]:
-    """`whytree run --webhook` in this process: the server up and setWebhook done."""
+    """`whytree run --webhook` in this process: the server up and setWebhook done (and the
+    API on API_LISTEN, on the webhook's server when the address is the same)."""
     async with open_runtime(settings) as runtime:
         bot = build_bot(settings)
         dp = build_dispatcher(runtime)
         calls_before = len(telegram.calls_of("setWebhook"))
+        stack = AsyncExitStack()
         try:
             async with delivering_updates(runtime, bot, dp) as worker:
                 app = webhook_app(runtime, bot, dp, worker)
+                shared = app if shares_webhook_server(settings) else None
+                api = await stack.enter_async_context(api_server(runtime, bot, shared=shared))
                 task = asyncio.create_task(serve_webhook(runtime, bot, dp, app))
                 try:
                     await telegram.wait_for(
@@ -143,9 +148,10 @@ async def running_webhook_bot(
                     )
                     if task.done():
                         await task
-                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker)
+                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker, api=api)
                 finally:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
+                    await stack.aclose()
         finally:
             await bot.session.close()
