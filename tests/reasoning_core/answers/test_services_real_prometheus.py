@@ -1,0 +1,138 @@
+"""The services runbook pack against a real Prometheus over generated TSDB blocks.
+
+One session builds the services demo (demo.services.dataset: nine days at one
+minute for eleven services, faults on separate branches) into TSDB blocks with
+promtool and starts `prometheus` over them; each example question then goes
+through DeepAnalyst with the runbook planner (no LLM), trees in PostgreSQL, and
+must name the planted cause — and for a slow dependency, the root service.
+Skipped only when the prometheus/promtool binaries are missing (with the reason).
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.dataset import build_scenario_tsdb, demo_questions, demo_scenario
+from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.models import Answer, Tree
+from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.runbooks import load_runbooks
+from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
+from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.understanding import understand
+from reasoning_core.understanding.catalogue import EntityCatalogue
+from storage.trees import PgTreeStore
+
+pytestmark = pytest.mark.skipif(
+    unavailable_reason() is not None, reason=unavailable_reason() or ""
+)
+
+RUNBOOKS = load_runbooks()
+#: The alternatives that count for an expected detail (OOM kills are memory pressure).
+DETAILS = {"cpu": {"cpu"}, "memory": {"memory", "oom"}, "crash_loop": {"crash_loop"}}
+
+
+class Served:
+    """The running Prometheus and the time its data ends (the analyses' "now")."""
+
+    def __init__(self, url: str, now: datetime) -> None:
+        self.url = url
+        self.now = now
+
+
+@pytest.fixture(scope="session")
+async def served() -> AsyncIterator[Served]:
+    scenario = demo_scenario(7)
+    scratch = Path(tempfile.mkdtemp(prefix="whytree-tsdb-"))
+    try:
+        build_scenario_tsdb(scenario, scratch)
+        async with LocalPrometheus(scratch) as prom:
+            yield Served(prom.url, scenario.end - timedelta(minutes=1))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class Counting:
+    def __init__(self, inner: Tool) -> None:
+        self.name = inner.name
+        self._inner = inner
+        self.requests: list[ToolRequest] = []
+
+    async def run(self, request: ToolRequest) -> ToolResult:
+        self.requests.append(request)
+        return await self._inner.run(request)
+
+
+async def ask(
+    pool: asyncpg.Pool[Any], served: Served, question: str, language: str = "en",
+    tool: Tool | None = None,
+) -> tuple[Answer, Tree | None]:  # fmt: skip
+    tools: dict[str, Tool] = {"prometheus": tool or PrometheusTool(served.url)}
+    planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: served.now)
+    analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
+    ctx = PlanningContext(question=question, goal=question, language=language)
+    events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
+    answer = events[-1].answer
+    assert events[-1].kind == "answer" and answer is not None
+    tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
+    return answer, tree
+
+
+def findings(answer: Answer, tree: Tree | None) -> str:
+    """The answer and every check's evidence line (the failure message)."""
+    lines = [answer.text]
+    for node in (tree.nodes.values() if tree else []):
+        if node.result is not None:
+            lines.append(f"{node.title}: {node.result.confirmed} {node.result.text}")
+    return "\n".join(lines)
+
+
+def root_of(tree: Tree | None) -> str | None:
+    """The root service the dependency walk named, from the tree's evidence."""
+    assert tree is not None
+    for node in tree.nodes.values():
+        evidence = node.result
+        if evidence is not None and evidence.confirmed and "root_service" in evidence.data:
+            return str(evidence.data["root_service"])
+    return None
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+@pytest.mark.parametrize("case", demo_questions(), ids=lambda q: f"{q.service}-{q.expected}")
+async def test_every_runbook_finds_the_planted_cause(
+    pool: asyncpg.Pool[Any], served: Served, case: Any, language: str
+) -> None:
+    question = case.ru if language == "ru" else case.en
+    answer, tree = await ask(pool, served, question, language)
+    assert answer.synthesis is not None, answer.text
+    assert answer.synthesis.primary.id == case.expected, findings(answer, tree)
+    assert answer.language == language
+    if case.detail:
+        assert tree is not None
+        primary = answer.synthesis.primary.node_id
+        assert detail_of(tree, primary) in DETAILS[case.detail], findings(answer, tree)
+    if case.root:
+        assert root_of(tree) == case.root, findings(answer, tree)
+    if case.expected != "none":
+        assert answer.confidence >= 0.6, findings(answer, tree)
+
+
+async def test_known_services_come_from_prometheus_label_values(served: Served) -> None:
+    catalogue = EntityCatalogue(
+        sources=RUNBOOKS.name_sources, tools={"prometheus": PrometheusTool(served.url)}
+    )
+    known = await catalogue.snapshot()
+    assert known.lookup("Checkout") == [("service", "checkout")]
+    assert "recommendations" in known.names["service"].values()
+    assert known.suggest("service", "checkuot") == ["checkout"]
