@@ -92,7 +92,7 @@ def demo_questions() -> list[ServiceQuestion]:
             "container_trouble", detail="crash_loop",
         ),  # fmt: skip
         ServiceQuestion(
-            "why is recommendations slow?", "почему тормозит recommendations?",
+            "why is recommendations slow?", "почему медленно отвечает recommendations?",
             "recommendations", "traffic_surge",
         ),  # fmt: skip
         ServiceQuestion(

@@ -31,7 +31,7 @@ from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.tools.prometheus import PrometheusTool
 from reasoning_core.understanding import understand
-from reasoning_core.understanding.catalogue import EntityCatalogue
+from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from storage.trees import PgTreeStore
 
 pytestmark = pytest.mark.skipif(
@@ -44,11 +44,13 @@ DETAILS = {"cpu": {"cpu"}, "memory": {"memory", "oom"}, "crash_loop": {"crash_lo
 
 
 class Served:
-    """The running Prometheus and the time its data ends (the analyses' "now")."""
+    """The running Prometheus, the time its data ends (the analyses' "now") and the
+    services it knows (read as the bot reads them: `EntityCatalogue` over label values)."""
 
-    def __init__(self, url: str, now: datetime) -> None:
+    def __init__(self, url: str, now: datetime, known: KnownNames) -> None:
         self.url = url
         self.now = now
+        self.known = known
 
 
 @pytest.fixture(scope="session")
@@ -58,7 +60,11 @@ async def served() -> AsyncIterator[Served]:
     try:
         build_scenario_tsdb(scenario, scratch)
         async with LocalPrometheus(scratch) as prom:
-            yield Served(prom.url, scenario.end - timedelta(minutes=1))
+            catalogue = EntityCatalogue(
+                sources=RUNBOOKS.name_sources, tools={"prometheus": PrometheusTool(prom.url)}
+            )
+            known = await catalogue.snapshot()
+            yield Served(prom.url, scenario.end - timedelta(minutes=1), known)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -81,7 +87,8 @@ async def ask(
     tools: dict[str, Tool] = {"prometheus": tool or PrometheusTool(served.url)}
     planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: served.now)
     analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
-    ctx = PlanningContext(question=question, goal=question, language=language)
+    request = understand(question, served.known, language=language)  # as the bot does
+    ctx = PlanningContext(question=question, goal=question, language=language, request=request)
     events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
     answer = events[-1].answer
     assert events[-1].kind == "answer" and answer is not None
@@ -129,10 +136,7 @@ async def test_every_runbook_finds_the_planted_cause(
 
 
 async def test_known_services_come_from_prometheus_label_values(served: Served) -> None:
-    catalogue = EntityCatalogue(
-        sources=RUNBOOKS.name_sources, tools={"prometheus": PrometheusTool(served.url)}
-    )
-    known = await catalogue.snapshot()
+    known = served.known
     assert known.lookup("Checkout") == [("service", "checkout")]
     assert "recommendations" in known.names["service"].values()
     assert known.suggest("service", "checkuot") == ["checkout"]
