@@ -35,8 +35,8 @@ def find_onsets(rule: DependencyWalkRule, rows: Sequence[Row]) -> dict[str, Onse
             signal == "errors" and value >= rule.min_error_rise
         )
         times = flags.setdefault(str(service), {})
-        if bad and at not in times:
-            times[at] = (str(signal), value)
+        if bad and not times.get(at, ("", 0.0))[0]:
+            times[at] = (str(signal), value)  # the first signal in trouble at this time
         elif not bad:
             times.setdefault(at, ("", 0.0))
     onsets: dict[str, Onset] = {}
