@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import AwareDatetime, BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from demo.services.graph import Deploy, Fault, FaultKind, Scenario, Service, ServiceGraph
 
@@ -32,13 +32,13 @@ class ServiceSpec(_Strict):
 class FaultSpec(_Strict):
     kind: FaultKind
     service: str
-    onset: AwareDatetime
+    minutes_before_end: int = Field(ge=1)
     strength: float = 1.0
 
 
 class DeploySpec(_Strict):
     service: str
-    at: AwareDatetime
+    hours_before_end: float = Field(gt=0)
     version: str
 
 
@@ -52,31 +52,33 @@ class ServicesCase(_Strict):
     expected: Expected
     expected_root: str | None = None
     seed: int
-    start: AwareDatetime
-    end: AwareDatetime
+    days: int = Field(ge=8, le=30)
     services: list[ServiceSpec]
     edges: list[tuple[str, str]]
     faults: list[FaultSpec] = []
     deploys: list[DeploySpec] = []
 
-    def scenario(self) -> Scenario:
+    def scenario(self, end: datetime) -> Scenario:
+        """The case's series ending at `end` (exclusive): a case runs over the last days, so a
+        real Prometheus answers its instant queries (the known services) at the clock's now."""
         graph = ServiceGraph(
             tuple(Service(s.name, s.rps, s.latency, s.error_ratio) for s in self.services),
             tuple((a, b) for a, b in self.edges),
         )
         return Scenario(
             graph=graph,
-            start=self.start,
-            end=self.end,
+            start=end - timedelta(days=self.days),
+            end=end,
             seed=self.seed,
-            faults=tuple(Fault(f.kind, f.service, f.onset, f.strength) for f in self.faults),
-            deploys=tuple(Deploy(d.service, d.at, d.version) for d in self.deploys),
+            faults=tuple(
+                Fault(f.kind, f.service, end - timedelta(minutes=f.minutes_before_end), f.strength)
+                for f in self.faults
+            ),
+            deploys=tuple(
+                Deploy(d.service, end - timedelta(hours=d.hours_before_end), d.version)
+                for d in self.deploys
+            ),
         )
-
-    @property
-    def now(self) -> datetime:
-        """The time of the last sample: the analysis' "now"."""
-        return self.end - timedelta(seconds=self.scenario().step_seconds)
 
 
 class CaseFormatError(ValueError):

@@ -8,6 +8,8 @@ callee's latency shows); a `none` case asks about a healthy service, sometimes
 while a fault runs elsewhere in the graph (never below it). Harmless deploys
 days before the window are scattered over the graph.
 
+Times are relative to the data's end, which is the minute the case runs.
+
 Usage: ``python -m benchmarks.services.generate --out DIR [--seed 1] [--count 28]``
 """
 
@@ -15,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import random
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from benchmarks.services.case import (
@@ -33,7 +34,6 @@ KINDS: tuple[Expected, ...] = (
 )  # fmt: skip
 DEFAULT_COUNT = 28
 DAYS = 8  # a week of baseline, compared a week back, and a margin
-FIRST_END = datetime(2025, 3, 3, 0, 0, tzinfo=UTC)
 #: Caller -> callee pairs (and two-hop chains) where a slow callee shows at the caller.
 PROPAGATION = (
     ("frontend", "search"), ("frontend", "checkout"), ("search", "catalog"),
@@ -76,12 +76,12 @@ def generate_cases(out_dir: Path, *, seed: int, count: int = DEFAULT_COUNT) -> l
     for index in range(count):
         kind = KINDS[index % len(KINDS)]
         rng = random.Random(f"services-case:{seed}:{index}")
-        case = make_case(kind, rng, end=FIRST_END + timedelta(days=index))
+        case = make_case(kind, rng)
         paths.append(write_case(out_dir / f"{index:03d}-{kind}", case))
     return paths
 
 
-def make_case(kind: Expected, rng: random.Random, *, end: datetime) -> ServicesCase:
+def make_case(kind: Expected, rng: random.Random) -> ServicesCase:
     graph = default_graph()
     services = [
         ServiceSpec(
@@ -91,13 +91,15 @@ def make_case(kind: Expected, rng: random.Random, *, end: datetime) -> ServicesC
         )
         for s in graph.services
     ]
-    onset = end - timedelta(minutes=rng.randint(25, 95))
+    onset = rng.randint(25, 95)  # minutes before the data's end
     strength = round(rng.uniform(0.8, 1.6), 2)
     root: str | None = None
     faults: list[FaultSpec] = []
     if kind == "dependency":
         asked, root = rng.choice(PROPAGATION)
-        faults.append(FaultSpec(kind="dependency", service=root, onset=onset, strength=strength))
+        faults.append(FaultSpec(
+                kind="dependency", service=root, minutes_before_end=onset, strength=strength
+            ))
     elif kind == "none":
         asked = rng.choice(graph.names)
         if rng.random() < 0.5:  # noqa: PLR2004 - trouble elsewhere, not below the asked one
@@ -105,14 +107,18 @@ def make_case(kind: Expected, rng: random.Random, *, end: datetime) -> ServicesC
             elsewhere = [n for n in graph.names if n != asked and n not in below]
             if elsewhere:
                 fault: FaultKind = rng.choice(("deploy", "cpu", "crash_loop", "surge"))
-                faults.append(FaultSpec(kind=fault, service=rng.choice(elsewhere), onset=onset))
+                faults.append(
+                    FaultSpec(kind=fault, service=rng.choice(elsewhere), minutes_before_end=onset)
+                )
     else:
         asked = rng.choice(graph.names)
-        faults.append(FaultSpec(kind=kind, service=asked, onset=onset, strength=strength))
+        faults.append(
+            FaultSpec(kind=kind, service=asked, minutes_before_end=onset, strength=strength)
+        )
     deploys = [
         DeploySpec(
             service=rng.choice(graph.names),
-            at=end - timedelta(hours=rng.uniform(6, 24 * (DAYS - 1))),
+            hours_before_end=round(rng.uniform(6, 24 * (DAYS - 1)), 2),
             version=f"1.{rng.randint(5, 9)}.{rng.randint(0, 9)}",
         )
         for _ in range(rng.randint(0, 3))
@@ -123,7 +129,7 @@ def make_case(kind: Expected, rng: random.Random, *, end: datetime) -> ServicesC
     return ServicesCase(
         question=question, language=language, service=asked, expected=kind,
         expected_root=root, seed=rng.randrange(1, 1_000_000),
-        start=end - timedelta(days=DAYS), end=end, services=services,
+        days=DAYS, services=services,
         edges=list(graph.edges), faults=faults, deploys=deploys,
     )  # fmt: skip
 

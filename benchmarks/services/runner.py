@@ -1,6 +1,6 @@
 """`whytree bench incidents --suite services`: does deep analysis name the planted service fault?
 
-Each case (benchmarks/services/case.py) is simulated again, turned into TSDB
+Each case (benchmarks/services/case.py) is simulated again, ending this minute, turned into TSDB
 blocks by promtool and served by a private `prometheus`; its question goes
 through the understanding step (known services from Prometheus label values)
 and `DeepAnalyst` with the runbook planner (no LLM), "now" being the data's end.
@@ -20,6 +20,7 @@ import random
 import shutil
 import tempfile
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -110,14 +111,16 @@ async def _run_case(
     name: str, case: ServicesCase, *, pool: asyncpg.Pool[Any], runbooks: RunbookSet
 ) -> tuple[CaseResult, str | None]:
     scratch = Path(tempfile.mkdtemp(prefix="whytree-bench-tsdb-"))
+    end = datetime.now(UTC).replace(second=0, microsecond=0)
+    now = end - timedelta(minutes=1)  # the last sample
     try:
-        await asyncio.to_thread(build_scenario_tsdb, case.scenario(), scratch)
+        await asyncio.to_thread(build_scenario_tsdb, case.scenario(end), scratch)
         async with LocalPrometheus(scratch) as prom:
             tool = CountingTool(PrometheusTool(prom.url))
             tools: Mapping[str, Tool] = {"prometheus": tool}
             known = await EntityCatalogue(sources=runbooks.name_sources, tools=tools).snapshot()
             tool.runs = 0  # the catalogue's query is not one of the case's checks
-            planner = RunbookPlanner(runbooks, tools=tools, clock=lambda: case.now)
+            planner = RunbookPlanner(runbooks, tools=tools, clock=lambda: now)
             analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
             request = understand(case.question, known, language=case.language)
             ctx = PlanningContext(
