@@ -22,6 +22,8 @@ from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
 from benchmarks.scratch import scratch_server
+from benchmarks.services.runner import default_cases as default_services_cases
+from benchmarks.services.runner import format_services_report, run_services_bench
 from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
 from benchmarks.tree_pictures import format_tree_report, run_tree_bench
 from benchmarks.understanding.runner import (
@@ -49,6 +51,11 @@ async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:
 
 async def _incidents(settings: Settings, args: argparse.Namespace) -> Figures:
     """On --cases, or on a freshly generated set; no LLM (the runbook planner)."""
+    if getattr(args, "suite", "telecom") == "services":
+        with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
+            cases = args.cases or default_services_cases(Path(scratch), seed=args.seed)
+            async with scratch_server() as dsn:
+                return await run_services_bench(cases, dsn=dsn)
     with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
         cases = args.cases or default_cases(Path(scratch), seed=args.seed)
         async with scratch_server() as dsn:
@@ -86,10 +93,17 @@ async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
     return await run_tree_bench(runs=max(1, args.runs))
 
 
+def _format_incidents(result: Figures) -> str:
+    """The services suite's figures carry per-kind figures and the root accuracy too."""
+    if "per_kind" in result:
+        return format_services_report(result)
+    return format_incidents_report(result)
+
+
 BENCHES: dict[str, tuple[Runner, Callable[[Figures], str]]] = {
     "quick": (_quick, format_quick_report),
     "deep": (_deep, format_deep_report),
-    "incidents": (_incidents, format_incidents_report),
+    "incidents": (_incidents, _format_incidents),
     "reflection": (_reflection, format_reflection_report),
     "memory": (_memory, format_memory_report),
     "strategy": (_strategy, format_strategy_report),

@@ -97,9 +97,9 @@ def make_case(kind: Expected, rng: random.Random) -> ServicesCase:
     faults: list[FaultSpec] = []
     if kind == "dependency":
         asked, root = rng.choice(PROPAGATION)
-        faults.append(FaultSpec(
-                kind="dependency", service=root, minutes_before_end=onset, strength=strength
-            ))
+        faults.append(
+            FaultSpec(kind="dependency", service=root, minutes_before_end=onset, strength=strength)
+        )
     elif kind == "none":
         asked = rng.choice(graph.names)
         if rng.random() < 0.5:  # noqa: PLR2004 - trouble elsewhere, not below the asked one

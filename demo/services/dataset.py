@@ -76,25 +76,39 @@ def demo_questions() -> list[ServiceQuestion]:
             "why is search returning 5xx?", "почему search отдаёт 5xx?", "search", "deploy_change"
         ),
         ServiceQuestion(
-            "why is cart slow?", "почему растёт задержка у сервиса cart?", "cart",
-            "slow_dependency", root="inventory",
-        ),  # fmt: skip
+            "why is cart slow?",
+            "почему растёт задержка у сервиса cart?",
+            "cart",
+            "slow_dependency",
+            root="inventory",
+        ),
         ServiceQuestion(
-            "why is the latency of auth up?", "почему выросла задержка auth?", "auth",
-            "container_trouble", detail="cpu",
-        ),  # fmt: skip
+            "why is the latency of auth up?",
+            "почему выросла задержка auth?",
+            "auth",
+            "container_trouble",
+            detail="cpu",
+        ),
         ServiceQuestion(
-            "why does notifications return errors?", "почему у notifications ошибки 5xx?",
-            "notifications", "container_trouble", detail="memory",
-        ),  # fmt: skip
+            "why does notifications return errors?",
+            "почему у notifications ошибки 5xx?",
+            "notifications",
+            "container_trouble",
+            detail="memory",
+        ),
         ServiceQuestion(
-            "why is payments returning 5xx?", "почему payments возвращает 500?", "payments",
-            "container_trouble", detail="crash_loop",
-        ),  # fmt: skip
+            "why is payments returning 5xx?",
+            "почему payments возвращает 500?",
+            "payments",
+            "container_trouble",
+            detail="crash_loop",
+        ),
         ServiceQuestion(
-            "why is recommendations slow?", "почему медленно отвечает recommendations?",
-            "recommendations", "traffic_surge",
-        ),  # fmt: skip
+            "why is recommendations slow?",
+            "почему медленно отвечает recommendations?",
+            "recommendations",
+            "traffic_surge",
+        ),
         ServiceQuestion(
             "why is catalog slow?", "почему медленно отвечает catalog?", "catalog", "none"
         ),

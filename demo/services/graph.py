@@ -12,7 +12,14 @@ from datetime import datetime
 from typing import Literal
 
 FaultKind = Literal["deploy", "dependency", "surge", "cpu", "memory", "crash_loop"]
-FAULT_KINDS: tuple[FaultKind, ...] = ("deploy", "dependency", "surge", "cpu", "memory", "crash_loop")
+FAULT_KINDS: tuple[FaultKind, ...] = (
+    "deploy",
+    "dependency",
+    "surge",
+    "cpu",
+    "memory",
+    "crash_loop",
+)
 
 
 @dataclass(frozen=True)

@@ -54,11 +54,16 @@ def build_tsdb(openmetrics: Path, out_dir: Path) -> None:
     if reason:
         raise PrometheusUnavailableError(reason)
     out_dir.mkdir(parents=True, exist_ok=True)
-    done = subprocess.run(  # noqa: S603 - fixed argv, no shell
+    done = subprocess.run(
         [
-            "promtool", "tsdb", "create-blocks-from", "openmetrics",
-            f"--max-block-duration={MAX_BLOCK_DURATION}", str(openmetrics), str(out_dir),
-        ],  # fmt: skip
+            "promtool",
+            "tsdb",
+            "create-blocks-from",
+            "openmetrics",
+            f"--max-block-duration={MAX_BLOCK_DURATION}",
+            str(openmetrics),
+            str(out_dir),
+        ],
         capture_output=True,
         text=True,
         check=False,

@@ -36,6 +36,18 @@ MEMORY_LIMIT = 512 * 1024 * 1024
 CFS_PERIODS_PER_SEC = 10.0
 _SIGMA = 0.45  # spread of log-latency
 _RESTART_EVERY = {"crash_loop": 5, "memory": 8}  # minutes between restarts
+_LEAK_MINUTES = 40
+_MORNING = 6  # demand rises from 06:00
+#: Per fault kind, per unit of strength: more load, slower (latency x 1 + k), extra 5xx
+#: share, extra throttled CPU share. A `dependency` fault is a slow backend of its own.
+_EFFECTS: dict[str, tuple[float, float, float, float]] = {
+    "deploy": (0.0, 0.3, 0.06, 0.0),
+    "dependency": (0.0, 3.0, 0.02, 0.0),
+    "surge": (1.5, 1.0, 0.01, 0.04),
+    "cpu": (0.0, 1.5, 0.004, 0.45),
+    "memory": (0.0, 0.2, 0.04, 0.0),
+    "crash_loop": (0.0, 0.1, 0.08, 0.0),
+}
 
 
 @dataclass
@@ -62,7 +74,9 @@ class SimulationStats:
 def seasonality(at: datetime) -> float:
     """Demand relative to the daily peak: low at night, lower at weekends."""
     hour = at.hour + at.minute / 60
-    day = 0.45 + 0.55 * max(0.0, math.sin(math.pi * (hour - 6) / 18)) if 6 <= hour else 0.45
+    day = 0.45
+    if hour >= _MORNING:
+        day += 0.55 * max(0.0, math.sin(math.pi * (hour - _MORNING) / 18))
     return day * (0.8 if at.weekday() >= 5 else 1.0)  # noqa: PLR2004 - Saturday
 
 
@@ -100,41 +114,22 @@ def _own(
     n = len(times)
     fx = _Effects([0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n, [0.0] * n, [0] * n, [0] * n)
     for i, at in enumerate(times):
-        load = seasonality(at) * rng.gauss(1.0, 0.03)
-        latency = service.latency * (0.9 + 0.15 * seasonality(at)) * rng.gauss(1.0, 0.03)
+        season = seasonality(at)
+        load = season * rng.gauss(1.0, 0.03)
+        latency = service.latency * (0.9 + 0.15 * season) * rng.gauss(1.0, 0.03)
         errors = service.error_ratio * max(0.2, rng.gauss(1.0, 0.3))
-        throttled = max(0.0, 0.015 + 0.015 * seasonality(at) + rng.gauss(0, 0.004))
-        memory = 0.5 + 0.05 * seasonality(at) + rng.gauss(0, 0.01)
+        throttled = max(0.0, 0.015 + 0.015 * season + rng.gauss(0, 0.004))
+        memory = 0.5 + 0.05 * season + rng.gauss(0, 0.01)
         for fault in faults:
             minutes = (at - fault.onset).total_seconds() / 60
-            s = fault.strength
-            if fault.kind == "memory" and -40 <= minutes < 0:  # noqa: PLR2004 - the leak
-                memory = max(memory, 0.55 + 0.4 * (minutes + 40) / 40)
+            memory = _memory_share(fault, minutes, memory)
             if minutes < 0:
                 continue
-            if fault.kind == "deploy":
-                errors += 0.06 * s
-                latency *= 1 + 0.3 * s
-            elif fault.kind == "dependency":  # its own backend (a database) is slow
-                latency *= 1 + 3.0 * s
-                errors += 0.02 * s
-            elif fault.kind == "surge":
-                load *= 1 + 1.5 * s
-                latency *= 1 + 1.0 * s
-                errors += 0.01 * s
-                throttled += 0.04 * s
-            elif fault.kind == "cpu":
-                throttled += 0.45 * s
-                latency *= 1 + 1.5 * s
-                errors += 0.004 * s
-            elif fault.kind == "memory":
-                cycle = _RESTART_EVERY["memory"]
-                memory = 0.88 + 0.11 * (minutes % cycle) / cycle
-                errors += 0.04 * s
-                latency *= 1.2
-            elif fault.kind == "crash_loop":
-                errors += 0.08 * s
-                latency *= 1.1
+            more_load, slower, failing, throttling = _EFFECTS[fault.kind]
+            load *= 1 + more_load * fault.strength
+            latency *= 1 + slower * fault.strength
+            errors += failing * fault.strength
+            throttled += throttling * fault.strength
             every = _RESTART_EVERY.get(fault.kind)
             if every and int(minutes) % every == 0 and minutes - int(minutes) < step / 60:
                 fx.restarts[i] += 1
@@ -142,6 +137,16 @@ def _own(
         fx.load[i], fx.latency[i], fx.errors[i] = load, latency, min(errors, 0.9)
         fx.throttled[i], fx.memory[i] = min(throttled, 0.95), min(memory, 0.995)
     return fx
+
+
+def _memory_share(fault: Fault, minutes: float, usual: float) -> float:
+    """A memory fault: a leak for 40 minutes, then a sawtooth up to the limit (OOM kills)."""
+    if fault.kind != "memory" or minutes < -_LEAK_MINUTES:
+        return usual
+    if minutes < 0:
+        return max(usual, 0.55 + 0.4 * (minutes + _LEAK_MINUTES) / _LEAK_MINUTES)
+    cycle = _RESTART_EVERY["memory"]
+    return 0.88 + 0.11 * (minutes % cycle) / cycle
 
 
 def _receive(caller: _Effects, callee: _Effects, callee_service: Service, lag: int) -> None:
@@ -193,30 +198,35 @@ def _series(
     label = f'service="{service.name}"'
     requests = [service.rps * load * step for load in fx.load]
     failed = [r * e for r, e in zip(requests, fx.errors, strict=True)]
-    yield f'http_requests_total{{{label},code="200"}}', _cumulative(
-        [r - f for r, f in zip(requests, failed, strict=True)]
+    yield (
+        f'http_requests_total{{{label},code="200"}}',
+        _cumulative([r - f for r, f in zip(requests, failed, strict=True)]),
     )
     yield f'http_requests_total{{{label},code="500"}}', _cumulative(failed)
     for le in (*BUCKETS, math.inf):
         share = [1.0 if le == math.inf else _cdf(le, m) for m in fx.latency]
         le_text = "+Inf" if le == math.inf else f"{le:g}"
-        yield f'http_request_duration_seconds_bucket{{{label},le="{le_text}"}}', _cumulative(
-            [r * s for r, s in zip(requests, share, strict=True)]
+        yield (
+            f'http_request_duration_seconds_bucket{{{label},le="{le_text}"}}',
+            _cumulative([r * s for r, s in zip(requests, share, strict=True)]),
         )
     for callee in scenario.graph.callees(service.name):
-        yield f'http_client_requests_total{{{label},dependency="{callee}"}}', _cumulative(
-            [r * 0.5 for r in requests]
+        yield (
+            f'http_client_requests_total{{{label},dependency="{callee}"}}',
+            _cumulative([r * 0.5 for r in requests]),
         )
     periods = [CFS_PERIODS_PER_SEC * step] * len(fx.load)
     yield f"container_cpu_cfs_periods_total{{{label}}}", _cumulative(periods)
-    yield f"container_cpu_cfs_throttled_periods_total{{{label}}}", _cumulative(
-        [p * t for p, t in zip(periods, fx.throttled, strict=True)]
+    yield (
+        f"container_cpu_cfs_throttled_periods_total{{{label}}}",
+        _cumulative([p * t for p, t in zip(periods, fx.throttled, strict=True)]),
     )
     yield f"container_memory_working_set_bytes{{{label}}}", [m * MEMORY_LIMIT for m in fx.memory]
     yield f"container_spec_memory_limit_bytes{{{label}}}", [float(MEMORY_LIMIT)] * len(fx.memory)
     yield f"container_oom_events_total{{{label}}}", _cumulative([float(n) for n in fx.ooms])
-    yield f"kube_pod_container_status_restarts_total{{{label}}}", _cumulative(
-        [float(n) for n in fx.restarts]
+    yield (
+        f"kube_pod_container_status_restarts_total{{{label}}}",
+        _cumulative([float(n) for n in fx.restarts]),
     )
     yield from _versions(scenario, service, label)
 
@@ -238,9 +248,10 @@ def _versions(
     for at, version in changes:
         running = [version if t >= at else v for t, v in zip(times, running, strict=True)]
     for version in dict.fromkeys(running):
-        yield f'build_info{{{label},version="{version}"}}', [
-            1.0 if v == version else None for v in running
-        ]
+        yield (
+            f'build_info{{{label},version="{version}"}}',
+            [1.0 if v == version else None for v in running],
+        )
 
 
 def _next_version(version: str) -> str:

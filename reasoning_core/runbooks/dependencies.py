@@ -9,6 +9,7 @@ callee that went wrong earliest, hop by hop, and names the last one as the root.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 
@@ -67,7 +68,7 @@ def _edges(rule: DependencyWalkRule, rows: Sequence[Row]) -> dict[str, list[str]
 
 def _step(rows: Sequence[Row], column: str) -> float:
     times = sorted({t.timestamp() for r in rows if (t := as_datetime(r.get(column)))})
-    gaps = [b - a for a, b in zip(times, times[1:], strict=False) if b > a]
+    gaps = [b - a for a, b in itertools.pairwise(times) if b > a]
     return min(gaps) if gaps else 60.0
 
 
@@ -96,7 +97,8 @@ def dependency_walk_rows(
             if c in onsets
             and c not in path
             and (
-                current_onset is None or onsets[c][0].timestamp() <= current_onset[0].timestamp() + slack
+                current_onset is None
+                or onsets[c][0].timestamp() <= current_onset[0].timestamp() + slack
             )
         ]
         if not candidates:
@@ -122,7 +124,9 @@ def dependency_walk_rows(
         "root_service": root, "path": path, "onset": at.isoformat(), "signal": signal,
         "lead_minutes": lead, "subject": subject,
     }  # fmt: skip
-    return Evidence(confirmed=True, confidence=rule.confidence, text=text, data=data, has_data=True)
+    return Evidence(
+        confirmed=True, confidence=rule.confidence, text=text, data=data, has_data=True
+    )
 
 
 def _refuted(rule: DependencyWalkRule, text: str, subject: str) -> Evidence:

@@ -16,7 +16,8 @@ _LINES: dict[str, dict[str, str]] = {
     },
     "walk_clean": {
         "en": "no dependency of {subject} went wrong before it (checked: {checked})",
-        "ru": "ни у одной зависимости {subject} проблемы не начались раньше (проверены: {checked})",
+        "ru": "ни у одной зависимости {subject} проблемы не начались раньше "
+        "(проверены: {checked})",
     },
     "walk_leaf": {
         "en": "{subject} calls no other service in the data",

@@ -27,7 +27,9 @@ from reasoning_core.runbooks.templates import template_parameter_names
 from reasoning_core.runbooks.timewindow import WINDOW_PARAMETERS
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
-MetricName = Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$", max_length=200)]
+MetricName = Annotated[
+    str, StringConstraints(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$", max_length=200)
+]
 #: Names every template may use besides the runbook's parameters (`step` = Prometheus step).
 IMPLICIT_PARAMETERS = (*WINDOW_PARAMETERS, "step")
 #: The synthesis id a runbook's gate answers with when the data shows nothing to explain.

@@ -2,9 +2,9 @@
 
 Runbooks declare, per entity kind, a read-only query that lists the known names
 (``SELECT cellname AS value, site AS parent FROM demo.cells``, or a PromQL query
-whose series carry the names in a label: ``group by (service) (http_requests_total)``). The catalogue
-runs those queries through the tools, keeps the result for ``ttl_sec`` and
-refreshes it on the next use after that. A query that fails leaves the previous
+whose series carry the names in a label: ``group by (service) (http_requests_total)``).
+The catalogue runs those queries through the tools, keeps the result for ``ttl_sec``
+and refreshes it on the next use after that. A query that fails leaves the previous
 names in place (or none): linking then falls back to unchecked mentions.
 """
 
@@ -135,7 +135,7 @@ class EntityCatalogue:
         if not result.ok:
             log.warning("could not list the known %s names: %s", source.kind, result.error)
             return None
-        rows = []
+        rows: list[tuple[str, str | None]] = []
         for row in result.rows:
             labels = row.get("metric")
             if source.label is not None and isinstance(labels, Mapping):

@@ -23,7 +23,7 @@ import pytest
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.dataset import build_scenario_tsdb, demo_questions, demo_scenario
 from reasoning_core.answers.deep_analyst import DeepAnalyst
-from reasoning_core.models import Answer, Tree
+from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
@@ -81,7 +81,7 @@ class Counting:
 
 
 async def ask(
-    pool: asyncpg.Pool[Any], served: Served, question: str, language: str = "en",
+    pool: asyncpg.Pool[Any], served: Served, question: str, language: Language = "en",
     tool: Tool | None = None,
 ) -> tuple[Answer, Tree | None]:  # fmt: skip
     tools: dict[str, Tool] = {"prometheus": tool or PrometheusTool(served.url)}
@@ -99,7 +99,7 @@ async def ask(
 def findings(answer: Answer, tree: Tree | None) -> str:
     """The answer and every check's evidence line (the failure message)."""
     lines = [answer.text]
-    for node in (tree.nodes.values() if tree else []):
+    for node in tree.nodes.values() if tree else []:
         if node.result is not None:
             lines.append(f"{node.title}: {node.result.confirmed} {node.result.text}")
     return "\n".join(lines)
@@ -118,7 +118,7 @@ def root_of(tree: Tree | None) -> str | None:
 @pytest.mark.parametrize("language", ["en", "ru"])
 @pytest.mark.parametrize("case", demo_questions(), ids=lambda q: f"{q.service}-{q.expected}")
 async def test_every_runbook_finds_the_planted_cause(
-    pool: asyncpg.Pool[Any], served: Served, case: Any, language: str
+    pool: asyncpg.Pool[Any], served: Served, case: Any, language: Language
 ) -> None:
     question = case.ru if language == "ru" else case.en
     answer, tree = await ask(pool, served, question, language)
