@@ -23,7 +23,7 @@ DETAIL_TITLES: dict[str, dict[str, str]] = {
     "interference": {"en": "uplink interference (RTWP)", "ru": "помехи на входе (рост RTWP)"},
     "cpu": {"en": "CPU throttling", "ru": "троттлинг CPU"},
     "memory": {"en": "memory near the limit", "ru": "память у лимита"},
-    "oom": {"en": "OOM kills", "ru": "OOM-убийства"},
+    "oom": {"en": "OOM kills", "ru": "завершения по нехватке памяти"},
     "crash_loop": {"en": "a crash loop (restarts)", "ru": "цикл перезапусков"},
 }
 
