@@ -20,6 +20,8 @@ from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
 
 #: Points a range query asks for when the request gives no step.
 DEFAULT_POINTS = 250
+#: Most points per series a range query may ask for (Prometheus' own limit is 11,000).
+MAX_POINTS = 11_000
 
 
 class PrometheusTool:
@@ -45,6 +47,9 @@ class PrometheusTool:
         if not request.query:
             return ToolResult.failure(self.name, "syntax", "the prometheus tool needs a query")
         timeout = request.timeout_sec or self._timeout
+        refused = _too_many_points(request)
+        if refused:
+            return ToolResult.failure(self.name, "syntax", refused)
         path, params = _endpoint(request, timeout)
         started = time.perf_counter()
         try:
@@ -138,6 +143,26 @@ def _endpoint(request: ToolRequest, timeout: float) -> tuple[str, dict[str, str]
     if request.time:
         params["time"] = _ts(request.time)
     return "/api/v1/query", params
+
+
+def _too_many_points(request: ToolRequest) -> str | None:
+    """Why a range query is refused (too long a range for its step, or a bad range), or None."""
+    if not (request.start and request.end):
+        return None
+    span = (request.end - request.start).total_seconds()
+    if span <= 0:
+        return "the range query ends before it starts"
+    if request.step_sec is not None and request.step_sec <= 0:
+        return "the range query's step must be positive"
+    step = request.step_sec or max(1.0, math.ceil(span / DEFAULT_POINTS))
+    points = span / step + 1
+    if points > MAX_POINTS:
+        return (
+            f"the range ({span / 3600:g} h) is too long for a {step:g} s step: "
+            f"{points:.0f} points per series, at most {MAX_POINTS} — use a larger step "
+            "or a shorter range"
+        )
+    return None
 
 
 def _rows(result_type: str, result: Any) -> list[dict[str, Any]]:

@@ -21,10 +21,12 @@ import asyncpg
 import pytest
 
 from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.prometheus import free_port
 from demo.services.dataset import build_scenario_tsdb, demo_questions, demo_scenario
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.planners.runbook.checks import PlanState, RunbookInputError, build_request
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
 from reasoning_core.runbooks import load_runbooks
@@ -140,3 +142,68 @@ async def test_known_services_come_from_prometheus_label_values(served: Served) 
     assert known.lookup("Checkout") == [("service", "checkout")]
     assert "recommendations" in known.names["service"].values()
     assert known.suggest("service", "checkuot") == ["checkout"]
+
+
+# --- bad input ------------------------------------------------------------------------
+
+
+async def test_a_service_without_series_is_named_with_the_missing_metric(
+    pool: asyncpg.Pool[Any], served: Served
+) -> None:
+    tools: dict[str, Tool] = {"prometheus": PrometheusTool(served.url)}
+    planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: served.now)
+    analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
+    for question, language, expected in (
+        (
+            "why is billing returning 5xx?",
+            "en",
+            "no metric http_requests_total for service billing",
+        ),
+        (
+            "почему billing отдаёт 5xx?",
+            "ru",
+            "нет метрики http_requests_total для service billing",
+        ),
+    ):
+        ctx = PlanningContext(question=question, goal=question, language=language)
+        events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
+        answer = events[-1].answer
+        assert answer is not None and expected in answer.text, answer and answer.text
+
+
+async def test_a_hostile_service_name_never_reaches_promql(served: Served) -> None:
+    runbook = RUNBOOKS.get("service_error_spike")
+    assert runbook is not None
+    [match, *_] = RUNBOOKS.match(understand("why is checkout slow?"))
+    state = PlanState(
+        runbook=runbook.id, language="en", anchor=served.now, window=match.window(served.now),
+        params={"service": 'checkout"} or vector(1) #'},
+    )  # fmt: skip
+    with pytest.raises(RunbookInputError, match="not a plain identifier"):
+        build_request(runbook.check("error_ratio_up"), runbook, state)
+
+
+async def test_a_range_too_long_for_its_step_is_refused_with_the_reason(served: Served) -> None:
+    tool = PrometheusTool(served.url)
+    result = await tool.run(
+        ToolRequest(query="up", start=served.now - timedelta(days=30), end=served.now,
+                    step_sec=60)
+    )  # fmt: skip
+    assert not result.ok and result.error is not None
+    assert "too long for a 60 s step" in result.error and "43201 points" in result.error
+    week = await tool.run(
+        ToolRequest(query="sum(rate(http_requests_total[5m]))",
+                    start=served.now - timedelta(days=7), end=served.now, step_sec=300)
+    )  # fmt: skip
+    assert week.ok and week.row_count == 1
+
+
+async def test_prometheus_down_says_what_could_not_be_checked(
+    pool: asyncpg.Pool[Any], served: Served
+) -> None:
+    closed = f"http://127.0.0.1:{free_port()}"  # nothing listens there
+    answer, _ = await ask(
+        pool, served, "why is search returning 5xx?", tool=PrometheusTool(closed)
+    )
+    assert answer.synthesis is None or answer.synthesis.primary.id != "deploy_change"
+    assert "Prometheus could not be reached" in answer.text, answer.text
