@@ -17,7 +17,7 @@ from reasoning_core.models import Evidence
 from reasoning_core.runbooks.evidence_words import evidence_line
 from reasoning_core.runbooks.rows import Row, as_datetime, as_number
 from reasoning_core.runbooks.rules import DependencyWalkRule
-from reasoning_core.runbooks.strength import fmt, inconclusive
+from reasoning_core.runbooks.strength import inconclusive
 
 __all__ = ["Onset", "dependency_walk_rows", "find_onsets"]
 
@@ -117,7 +117,7 @@ def dependency_walk_rows(
     shown = f"{value:.1f}" if signal == "latency" else f"{value * 100:.1f}%"
     text = evidence_line(
         "walk_root", language, root=root, subject=subject, onset=f"{at:%H:%M}",
-        lead=fmt(max(lead, 0.0)), path=" → ".join(path),
+        lead=f"{max(lead, 0.0):.0f}", path=" → ".join(path),
         signal=evidence_line(f"signal_{signal}", language, value=shown),
     )  # fmt: skip
     data = {

@@ -44,12 +44,10 @@ class PrometheusTool:
 
     async def run(self, request: ToolRequest) -> ToolResult:
         """Instant query, or a range query when `start` and `end` are given."""
-        if not request.query:
-            return ToolResult.failure(self.name, "syntax", "the prometheus tool needs a query")
-        timeout = request.timeout_sec or self._timeout
-        refused = _too_many_points(request)
+        refused = _refusal(request)
         if refused:
             return ToolResult.failure(self.name, "syntax", refused)
+        timeout = request.timeout_sec or self._timeout
         path, params = _endpoint(request, timeout)
         started = time.perf_counter()
         try:
@@ -145,8 +143,11 @@ def _endpoint(request: ToolRequest, timeout: float) -> tuple[str, dict[str, str]
     return "/api/v1/query", params
 
 
-def _too_many_points(request: ToolRequest) -> str | None:
-    """Why a range query is refused (too long a range for its step, or a bad range), or None."""
+def _refusal(request: ToolRequest) -> str | None:
+    """Why a request is refused before it is sent (no query; too long a range for its step,
+    or a bad range), or None."""
+    if not request.query:
+        return "the prometheus tool needs a query"
     if not (request.start and request.end):
         return None
     span = (request.end - request.start).total_seconds()

@@ -21,8 +21,8 @@ import asyncpg
 import pytest
 
 from demo.services import LocalPrometheus, unavailable_reason
-from demo.services.prometheus import free_port
 from demo.services.dataset import build_scenario_tsdb, demo_questions, demo_scenario
+from demo.services.prometheus import free_port
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.planners.contract import PlanningContext
