@@ -21,6 +21,7 @@ from aiogram.enums import ParseMode
 
 from bot.config import TELEGRAM_DEFAULT_API, Settings
 from bot.deep_wiring import open_deep, open_tools
+from bot.demo_prometheus import with_demo_prometheus
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
@@ -108,7 +109,14 @@ async def open_database(settings: Settings) -> AsyncIterator[tuple[str, asyncpg.
 
 @asynccontextmanager
 async def open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
-    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service."""
+    """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service;
+    the services demo's Prometheus when PROMETHEUS_URL is not set (bot/demo_prometheus.py)."""
+    async with with_demo_prometheus(settings) as served, _open_runtime(served) as runtime:
+        yield runtime
+
+
+@asynccontextmanager
+async def _open_runtime(settings: Settings) -> AsyncIterator[Runtime]:
     chat_model = build_chat_model(settings)
     try:
         async with open_database(settings) as (dsn, pool):
@@ -147,10 +155,17 @@ class Inspection:
 
 @asynccontextmanager
 async def open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
-    """The database without changing it (no migrations) and the deep path's tools.
+    """The database without changing it (no migrations) and the deep path's tools
+    (with the services demo's Prometheus, as a runtime would have it).
 
     Raises `StoreError` when the database cannot be reached or started.
     """
+    async with with_demo_prometheus(settings) as served, _open_inspection(served) as found:
+        yield found
+
+
+@asynccontextmanager
+async def _open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
     async with open_database(settings) as (dsn, pool):
         async with pool.acquire() as conn:
             pending = await pending_migrations(conn)

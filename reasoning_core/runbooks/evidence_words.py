@@ -14,6 +14,12 @@ _LINES: dict[str, dict[str, str]] = {
         "ru": "первым начались проблемы у {root} ({signal}, с {onset}, на {lead} мин раньше "
         "{subject}); путь {path}",
     },
+    "walk_root_together": {
+        "en": "{root} went wrong first ({signal}, from {onset}, with {subject} within a minute); "
+        "path {path}",
+        "ru": "первым начались проблемы у {root} ({signal}, с {onset}, у {subject} — в пределах "
+        "минуты); путь {path}",
+    },
     "walk_clean": {
         "en": "no dependency of {subject} went wrong before it (checked: {checked})",
         "ru": "ни у одной зависимости {subject} проблемы не начались раньше "
