@@ -115,8 +115,9 @@ def dependency_walk_rows(
     subject_onset = onsets.get(subject)
     lead = (subject_onset[0] - at).total_seconds() / 60 if subject_onset else 0.0
     shown = f"{value:.1f}" if signal == "latency" else f"{value * 100:.1f}%"
+    key = "walk_root" if lead >= 1 else "walk_root_together"
     text = evidence_line(
-        "walk_root" if lead >= 1 else "walk_root_together", language, root=root, subject=subject, onset=f"{at:%H:%M}",
+        key, language, root=root, subject=subject, onset=f"{at:%H:%M}",
         lead=f"{max(lead, 0.0):.0f}", path=" → ".join(path),
         signal=evidence_line(f"signal_{signal}", language, value=shown),
     )  # fmt: skip
