@@ -4,7 +4,9 @@ Each planted fault sits where its branch is otherwise healthy, so every example
 question has one right answer: a bad deploy of search, a slow inventory that
 makes cart slow (ask about cart: the root is inventory), CPU throttling of
 auth, memory pressure of notifications, a crash loop of payments, a traffic
-surge on recommendations, and a healthy catalog.
+surge on recommendations, and a healthy catalog — asked about errors and latency
+(service_error_spike), restarts (service_restarts) and CPU or memory
+(service_saturation).
 """
 
 from __future__ import annotations
@@ -111,6 +113,33 @@ def demo_questions() -> list[ServiceQuestion]:
         ),
         ServiceQuestion(
             "why is catalog slow?", "почему медленно отвечает catalog?", "catalog", "none"
+        ),
+        # service_restarts and service_saturation
+        ServiceQuestion(
+            "why do pods of payments keep restarting?",
+            "почему перезапускаются поды payments?",
+            "payments",
+            "app_crash",
+        ),
+        ServiceQuestion(
+            "why do pods of notifications keep restarting?",
+            "почему рестартуют поды notifications?",
+            "notifications",
+            "oom_killed",
+            detail="memory",
+        ),
+        ServiceQuestion(
+            "why is auth CPU throttled?",
+            "почему auth упирается в лимит CPU?",
+            "auth",
+            "own_growth",
+            detail="cpu",
+        ),
+        ServiceQuestion(
+            "why is catalog short of memory?",
+            "почему catalog не хватает памяти?",
+            "catalog",
+            "none",
         ),
     ]
 
