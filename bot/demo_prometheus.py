@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 
 from bot.config import Settings
 from demo.services import PrometheusUnavailableError, has_services_demo, serve_services_demo
@@ -15,19 +15,21 @@ log = logging.getLogger(__name__)
 
 @asynccontextmanager
 async def with_demo_prometheus(settings: Settings) -> AsyncIterator[Settings]:
-    """The settings, with PROMETHEUS_URL pointing at the demo's Prometheus when it serves."""
+    """The settings, with PROMETHEUS_URL pointing at the demo's Prometheus when it serves.
+
+    It cannot serve (no binaries, blocks unreadable): one warning, and the settings as given.
+    """
     if settings.prometheus_url or not has_services_demo(settings.whytree_data_dir):
         yield settings
         return
-    try:
-        served = serve_services_demo(settings.whytree_data_dir)
-        url = await served.__aenter__()
-    except PrometheusUnavailableError as e:
-        log.warning("the services demo is not served: %s", e)
-        yield settings
-        return
-    log.info("the services demo is served by a private Prometheus on %s", url)
-    try:
+    async with AsyncExitStack() as stack:
+        try:
+            url = await stack.enter_async_context(serve_services_demo(settings.whytree_data_dir))
+        except PrometheusUnavailableError as e:
+            log.warning("the services demo is not served: %s", e)
+            url = None
+        if url is None:
+            yield settings
+            return
+        log.info("the services demo is served by a private Prometheus on %s", url)
         yield settings.model_copy(update={"prometheus_url": url})
-    finally:
-        await served.__aexit__(None, None, None)
