@@ -93,6 +93,7 @@ class LocalPrometheus:
         self._ready_timeout = ready_timeout
         self._process: asyncio.subprocess.Process | None = None
         self._config_dir: tempfile.TemporaryDirectory[str] | None = None
+        self._log = Path(tempfile.gettempdir()) / "whytree-prometheus.log"
         self.port = 0
 
     @property
@@ -107,16 +108,18 @@ class LocalPrometheus:
         config = Path(self._config_dir.name) / "prometheus.yml"
         config.write_text("global:\n  scrape_interval: 1m\nscrape_configs: []\n", encoding="utf-8")
         self.port = free_port()
-        self._process = await asyncio.create_subprocess_exec(
-            "prometheus",
-            f"--config.file={config}",
-            f"--storage.tsdb.path={self.tsdb_dir}",
-            f"--storage.tsdb.retention.time={RETENTION}",
-            f"--web.listen-address=127.0.0.1:{self.port}",
-            "--log.level=warn",
-            stdout=asyncio.subprocess.DEVNULL,
-            stderr=asyncio.subprocess.PIPE,
-        )
+        self._log = Path(self._config_dir.name) / "prometheus.log"  # never a full pipe
+        with self._log.open("wb") as log_file:
+            self._process = await asyncio.create_subprocess_exec(
+                "prometheus",
+                f"--config.file={config}",
+                f"--storage.tsdb.path={self.tsdb_dir}",
+                f"--storage.tsdb.retention.time={RETENTION}",
+                f"--web.listen-address=127.0.0.1:{self.port}",
+                "--log.level=warn",
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=log_file,
+            )
         try:
             await self._wait_ready()
         except PrometheusUnavailableError:
@@ -132,7 +135,7 @@ class LocalPrometheus:
                 if self._process is not None and self._process.returncode is not None:
                     raise PrometheusUnavailableError(
                         f"prometheus exited with code {self._process.returncode}: "
-                        f"{await self._stderr_tail()}"
+                        f"{self._log_tail()}"
                     )
                 with contextlib.suppress(aiohttp.ClientError, TimeoutError):
                     async with session.get(f"{self.url}/-/ready") as response:
@@ -143,13 +146,11 @@ class LocalPrometheus:
             f"prometheus was not ready within {self._ready_timeout:g} s"
         )
 
-    async def _stderr_tail(self) -> str:
-        if self._process is None or self._process.stderr is None:
+    def _log_tail(self) -> str:
+        try:
+            return self._log.read_text(encoding="utf-8", errors="replace").strip()[-300:]
+        except OSError:
             return ""
-        with contextlib.suppress(TimeoutError):
-            text = await asyncio.wait_for(self._process.stderr.read(), 1)
-            return text.decode(errors="replace").strip()[-300:]
-        return ""
 
     async def stop(self) -> None:
         process, self._process = self._process, None
