@@ -147,10 +147,13 @@ class LocalPrometheus:
         )
 
     def _log_tail(self) -> str:
+        """The server's first error line (or first line) — what went wrong, not a trace."""
         try:
-            return self._log.read_text(encoding="utf-8", errors="replace").strip()[-300:]
+            lines = self._log.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:
             return ""
+        errors = [line for line in lines if "level=error" in line or "panic" in line]
+        return (errors or lines or [""])[0].strip()[:300]
 
     async def stop(self) -> None:
         process, self._process = self._process, None

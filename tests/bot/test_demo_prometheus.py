@@ -56,3 +56,5 @@ async def test_a_demo_that_cannot_be_served_leaves_a_warning(
     async with with_demo_prometheus(settings) as served:
         assert served.prometheus_url is None
     assert "the services demo is not served" in caplog.text
+    if unavailable_reason() is None:  # the server's own first error line says why
+        assert "prometheus exited with code" in caplog.text and "level=error" in caplog.text
