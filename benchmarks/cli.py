@@ -16,6 +16,7 @@ from typing import Any
 
 from benchmarks.strategy.runner import DEFAULT_CASES, CasesFileError
 from bot.config import Settings
+from demo.services.prometheus import PrometheusUnavailableError
 
 
 def add_bench_parsers(bench: Any) -> None:
@@ -46,6 +47,12 @@ def add_bench_parsers(bench: Any) -> None:
     incidents = bench.add_parser("incidents", help="incident cases: AC@1, AC@3, Brier, ECE")
     incidents.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
     incidents.add_argument("--seed", type=int, default=None, help="seed of the fresh set")
+    incidents.add_argument(
+        "--suite",
+        choices=("telecom", "services"),
+        default="telecom",
+        help="telecom: cell traffic drops (SQL); services: service faults on a real Prometheus",
+    )
     incidents.add_argument("--json", action="store_true")
     reflection = bench.add_parser("reflection", help="incident cases with reflection on and off")
     reflection.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
@@ -103,7 +110,7 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     runner, fmt = BENCHES[args.bench]
     try:
         result = await runner(settings, args)
-    except CasesFileError as e:
+    except (CasesFileError, PrometheusUnavailableError) as e:
         print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
         return 2
     print(json.dumps(result) if args.json else fmt(result, args))

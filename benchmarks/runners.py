@@ -26,6 +26,8 @@ from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
 from benchmarks.scale import format_scale_report, run_scale
 from benchmarks.scratch import scratch_server
+from benchmarks.services.runner import default_cases as default_services_cases
+from benchmarks.services.runner import format_services_report, run_services_bench
 from benchmarks.strategy.runner import format_strategy_report, run_strategy_bench
 from benchmarks.tree_pictures import format_tree_report, run_tree_bench
 from benchmarks.understanding.runner import (
@@ -58,6 +60,11 @@ async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:
 
 async def _incidents(settings: Settings, args: argparse.Namespace) -> Figures:
     """On --cases, or on a freshly generated set; no LLM (the runbook planner)."""
+    if getattr(args, "suite", "telecom") == "services":
+        with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
+            cases = args.cases or default_services_cases(Path(scratch), seed=args.seed)
+            async with scratch_server() as dsn:
+                return await run_services_bench(cases, dsn=dsn)
     with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
         cases = args.cases or default_cases(Path(scratch), seed=args.seed)
         async with scratch_server() as dsn:
@@ -124,6 +131,13 @@ async def _scale(settings: Settings, args: argparse.Namespace) -> Figures:
         )
 
 
+def _format_incidents(result: Figures) -> str:
+    """The services suite's figures carry per-kind figures and the root accuracy too."""
+    if "per_kind" in result:
+        return format_services_report(result)
+    return format_incidents_report(result)
+
+
 def _understanding_report(figures: Figures, args: argparse.Namespace) -> str:
     return format_understanding_report(figures, show_failures=args.show_failures)
 
@@ -136,7 +150,7 @@ def _plain(fmt: Callable[[Figures], str]) -> Report:
 BENCHES: dict[str, tuple[Runner, Report]] = {
     "quick": (_quick, _plain(format_quick_report)),
     "deep": (_deep, _plain(format_deep_report)),
-    "incidents": (_incidents, _plain(format_incidents_report)),
+    "incidents": (_incidents, _plain(_format_incidents)),
     "reflection": (_reflection, _plain(format_reflection_report)),
     "memory": (_memory, _plain(format_memory_report)),
     "strategy": (_strategy, _plain(format_strategy_report)),

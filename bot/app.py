@@ -30,6 +30,7 @@ from bot.delivery.inbox import InboxWorker
 from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
 from bot.delivery.polling import poll_into_inbox
 from bot.delivery.sending import install_outbox
+from bot.demo_prometheus import with_demo_prometheus
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.http_api import API_CHAT_BASE
 from bot.http_server import parse_listen, serve
@@ -132,7 +133,19 @@ async def open_runtime(
     settings: Settings, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[Runtime]:
     """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service;
+    the services demo's Prometheus when PROMETHEUS_URL is not set (bot/demo_prometheus.py);
     `observe` sees every statement sent to the database."""
+    async with (
+        with_demo_prometheus(settings) as served,
+        _open_runtime(served, observe=observe) as runtime,
+    ):
+        yield runtime
+
+
+@asynccontextmanager
+async def _open_runtime(
+    settings: Settings, *, observe: QueryObserver | None = None
+) -> AsyncIterator[Runtime]:
     chat_model = build_chat_model(settings)
     try:
         async with open_database(settings, observe=observe) as (dsn, pool):
@@ -171,10 +184,17 @@ class Inspection:
 
 @asynccontextmanager
 async def open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
-    """The database without changing it (no migrations) and the deep path's tools.
+    """The database without changing it (no migrations) and the deep path's tools
+    (with the services demo's Prometheus, as a runtime would have it).
 
     Raises `StoreError` when the database cannot be reached or started.
     """
+    async with with_demo_prometheus(settings) as served, _open_inspection(served) as found:
+        yield found
+
+
+@asynccontextmanager
+async def _open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
     async with open_database(settings) as (dsn, pool):
         async with pool.acquire() as conn:
             pending = await pending_migrations(conn)
