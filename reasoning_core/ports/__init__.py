@@ -77,6 +77,7 @@ from reasoning_core.ports.memory import (
     TurnWriter,
 )
 from reasoning_core.ports.planner import (
+    BatchInterpreter,
     Planner,
 )
 from reasoning_core.ports.trees import (
@@ -87,6 +88,7 @@ from reasoning_core.ports.trees import (
 )
 
 __all__ = [
+    "BatchInterpreter",
     "CLARIFICATION_ID_PATTERN",
     "DEFAULT_PROJECT",
     "Account",
