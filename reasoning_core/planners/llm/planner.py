@@ -213,7 +213,7 @@ class LLMPlanner:
             )
             reply = await self._json(prompts.DEEP_INTERPRET_ALL_SYSTEM, user, WireVerdicts)
             by_key = verdicts_by_check(reply)
-            if not by_key:
+            if not by_key.keys() & {check.key for check, _ in asked}:
                 raise LLMResponseError("the model gave no usable verdict for the checks")
         evidence: list[Evidence | None] = []
         for check, result in results:

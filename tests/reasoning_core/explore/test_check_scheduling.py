@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from reasoning_core.errors import LLMResponseError
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import (
@@ -245,6 +246,33 @@ async def test_a_check_the_shared_reply_leaves_out_is_interpreted_alone(
     results = results_of(tree)
     assert results["o2"] is not None and results["o2"].confirmed is False
     assert explorer.model_slots.granted == 5  # the fallback call holds a model slot too
+
+
+async def test_an_unusable_shared_reply_falls_back_to_one_call_per_check(
+    pool: asyncpg.Pool[Any],
+) -> None:
+    class GarbledPlanner(BatchPlanner):
+        async def interpret_checks(
+            self,
+            ctx: PlanningContext,
+            hypothesis: HypothesisProposal,
+            results: Sequence[tuple[CheckProposal, ToolResult]],
+        ) -> list[Evidence | None]:
+            self.calls.append(f"interpret_all:{hypothesis.key}")
+            raise LLMResponseError("not JSON after one repair")
+
+    planner = GarbledPlanner(
+        [hyp("outage")],
+        {"outage": [check("o1"), check("o2")]},
+        {"o1": ev(True, 0.9), "o2": ev(False, 0.4)},
+    )
+    _, tree = await explore(pool, planner, Tool())
+    assert sorted(c for c in planner.calls if c.startswith("interpret")) == [
+        "interpret:outage.o1", "interpret:outage.o2", "interpret_all:outage",
+    ]  # fmt: skip
+    results = results_of(tree)
+    assert results["o1"] is not None and results["o1"].confirmed is True
+    assert results["o2"] is not None and results["o2"].confirmed is False
 
 
 async def test_a_tool_run_holds_no_model_slot(pool: asyncpg.Pool[Any]) -> None:
