@@ -253,34 +253,36 @@ class CheckRunner:
             log.warning("could not interpret the checks of %s together: %s", hypothesis.id, e)
         if len(verdicts) != len(done):
             verdicts = [None] * len(done)
-        await asyncio.gather(
+        settled = await asyncio.gather(
             *(
-                self._settle(ctx, proposal, work, item, evidence)
+                self._alone(ctx, proposal, work, item, evidence)
                 for item, evidence in zip(done, verdicts, strict=True)
             )
         )
+        await self._record_all(
+            [(i, e, r) for (i, _, r), e in zip(done, settled, strict=True) if e is not None]
+        )
 
-    async def _settle(
+    async def _alone(
         self,
         ctx: PlanningContext,
         proposal: HypothesisProposal,
         work: tuple[float, ...],
         item: tuple[str, CheckProposal, ToolResult],
         evidence: Evidence | None,
-    ) -> None:
-        """Record a check's verdict from the shared call, or interpret it alone first."""
+    ) -> Evidence | None:
+        """The check's verdict from the shared call, else from a call of its own (None:
+        not interpreted, and the check rejected with the reason)."""
+        if evidence is not None:
+            return evidence
         check_id, check, result = item
-        if evidence is None:
-            try:
-                evidence = await self._gate.ask(
-                    work, lambda p: p.interpret(ctx, proposal, check, result)
-                )
-            except StoreError:
-                raise
-            except ReasoningError as e:
-                await self._not_interpreted(check_id, e)
-                return
-        await self._record(check_id, evidence, result)
+        try:
+            return await self._gate.ask(work, lambda p: p.interpret(ctx, proposal, check, result))
+        except StoreError:
+            raise
+        except ReasoningError as e:
+            await self._not_interpreted(check_id, e)
+            return None
 
     # --- shared steps -----------------------------------------------------------------
 
@@ -348,12 +350,22 @@ class CheckRunner:
         await self._growth.close(check_id, reason, prune=prune)
 
     async def _record(self, check_id: str, evidence: Evidence, result: ToolResult) -> None:
-        updated = await self._manager.set_node_result(check_id, with_rows_seen(evidence, result))
-        verdict = {True: "confirmed", False: "refuted", None: "inconclusive"}[evidence.confirmed]
-        self._emit(
-            "node_completed",
-            line("completed", id=updated.id, verdict=evidence.confirmed, p=evidence.confidence,
-                 text=evidence.text[:120]),
-            node_id=updated.id, verdict=verdict, confidence=updated.confidence,
-        )  # fmt: skip
+        await self._record_all([(check_id, evidence, result)])
+
+    async def _record_all(self, found: Sequence[tuple[str, Evidence, ToolResult]]) -> None:
+        """Record the checks' evidence in one change of the tree, then say so."""
+        if not found:
+            return
+        recorded = [(i, with_rows_seen(e, r)) for i, e, r in found]
+        updated = await self._manager.set_node_results(recorded)
+        for node, (_, evidence) in zip(updated, recorded, strict=True):
+            verdict = {True: "confirmed", False: "refuted", None: "inconclusive"}[
+                evidence.confirmed
+            ]
+            self._emit(
+                "node_completed",
+                line("completed", id=node.id, verdict=evidence.confirmed,
+                     p=evidence.confidence, text=evidence.text[:120]),
+                node_id=node.id, verdict=verdict, confidence=node.confidence,
+            )  # fmt: skip
         self._stop.after_result(self._manager.tree.synthesis)
