@@ -111,7 +111,10 @@ class Explorer:
             tracker=tracker, stop_confidence=self._policy.stop_confidence, emit=self._emit
         )
         self._gate = PlannerGate(
-            planner=planner, fallback=fallback_planner, tracker=tracker, scheduler=self._model_slots
+            planner=planner,
+            fallback=fallback_planner,
+            tracker=tracker,
+            scheduler=self._model_slots,
         )
         self._growth = Growth(
             manager=manager, budgets=self._budgets, tracker=tracker, emit=self._emit,

@@ -88,7 +88,6 @@ from reasoning_core.ports.trees import (
 )
 
 __all__ = [
-    "BatchInterpreter",
     "CLARIFICATION_ID_PATTERN",
     "DEFAULT_PROJECT",
     "Account",
@@ -103,6 +102,7 @@ __all__ = [
     "ApiKeyStore",
     "AuditEntry",
     "AuditStore",
+    "BatchInterpreter",
     "ChatMessage",
     "ChatModel",
     "ClarificationStatus",

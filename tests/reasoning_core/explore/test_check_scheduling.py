@@ -32,6 +32,8 @@ from reasoning_core.planners.contract import (
     Plan,
     PlanningContext,
 )
+from reasoning_core.planners.llm.planner import LLMPlanner
+from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.ports import BatchInterpreter
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tree.manager import TreeManager
@@ -148,13 +150,12 @@ async def explore(
 
 
 def results_of(tree: Tree) -> dict[str, Evidence | None]:
-    return {n.context["key"]: n.result for n in tree.nodes.values() if n.node_type == "verification"}
+    return {
+        n.context["key"]: n.result for n in tree.nodes.values() if n.node_type == "verification"
+    }
 
 
 def test_the_llm_planner_interprets_together_and_the_runbook_planner_does_not() -> None:
-    from reasoning_core.planners.llm.planner import LLMPlanner
-    from reasoning_core.planners.runbook.planner import RunbookPlanner
-
     assert issubclass(LLMPlanner, BatchInterpreter)
     assert not issubclass(RunbookPlanner, BatchInterpreter)  # its verdict rules decide
 
@@ -185,7 +186,9 @@ async def test_a_shared_check_runs_once_and_both_hypotheses_get_its_evidence(
     assert results["avail"] is not None and results["avail"].confirmed is True
     assert results["avail_again"] is not None and results["avail_again"].confirmed is False
     assert results["avail"].data["seen"] == results["avail_again"].data["seen"]
-    assert all(n.status == "completed" for n in tree.nodes.values() if n.node_type == "verification")
+    assert all(
+        n.status == "completed" for n in tree.nodes.values() if n.node_type == "verification"
+    )
 
 
 async def test_a_failed_shared_run_is_not_reused_by_a_later_check(pool: asyncpg.Pool[Any]) -> None:
@@ -206,7 +209,9 @@ async def test_a_failed_shared_run_is_not_reused_by_a_later_check(pool: asyncpg.
     # one tool slot: the second check asks after the first run has failed
     _, tree = await explore(pool, planner, tool, tool_concurrency=1)
     assert tool.ran == [shared, shared]
-    statuses = {n.context["key"]: n.status for n in tree.nodes.values() if n.node_type == "verification"}
+    statuses = {
+        n.context["key"]: n.status for n in tree.nodes.values() if n.node_type == "verification"
+    }
     assert statuses == {"first": "rejected", "second": "completed"}
 
 
@@ -317,9 +322,15 @@ async def test_the_longest_remaining_chain_starts_first(pool: asyncpg.Pool[Any])
 
 def test_chain_priority_puts_longer_chains_first_and_keeps_the_order_within() -> None:
     depth_limit = 3
-    hypothesis = Node(id="h1", tree_id="t", node_type="hypothesis", title="t", depth=1, prior=0.1, promise=0.1)
-    likely = Node(id="h2", tree_id="t", node_type="hypothesis", title="u", depth=1, prior=0.9, promise=0.9)
-    sub = Node(id="h2.h1", tree_id="t", node_type="hypothesis", title="s", depth=2, prior=0.9, promise=0.9)
+    hypothesis = Node(
+        id="h1", tree_id="t", node_type="hypothesis", title="t", depth=1, prior=0.1, promise=0.1
+    )
+    likely = Node(
+        id="h2", tree_id="t", node_type="hypothesis", title="u", depth=1, prior=0.9, promise=0.9
+    )
+    sub = Node(
+        id="h2.h1", tree_id="t", node_type="hypothesis", title="s", depth=2, prior=0.9, promise=0.9
+    )
 
     def work(step: Any, node: Node) -> tuple[float, ...]:
         rounds = remaining_rounds(step, node.depth, depth_limit)
