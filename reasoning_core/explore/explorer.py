@@ -6,8 +6,10 @@ One `Explorer` runs one analysis on a `TreeManager` whose tree already exists
 1. the root gets competing hypotheses from ``propose_hypotheses`` (unless it
    has them already); a `Plan.conclusion` becomes the "none" hypothesis;
 2. each hypothesis gets checks from ``propose_checks`` (verification nodes);
-3. each check runs through its tool; the result is interpreted by the planner
-   and recorded with ``set_node_result`` (aggregation follows);
+3. each check runs through its tool (a check shared with another hypothesis
+   runs once); the results are interpreted by the planner, one model call per
+   hypothesis (or by its verdict rules, without a model), and recorded with
+   ``set_node_results`` (aggregation follows);
 4. an undecided hypothesis is branched into sub-hypotheses (`Brancher`);
 5. with a `Reflector`, reflection rounds follow each wave of work: checks
    retried another way, or the plan revised (`ReflectionRounds`);
