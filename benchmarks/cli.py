@@ -41,7 +41,10 @@ def add_bench_parsers(bench: Any) -> None:
     deep = bench.add_parser("deep", help="deep-analysis wall time vs its critical path")
     deep.add_argument("--latency-ms", type=float, default=100.0)
     deep.add_argument(
-        "--concurrency", type=int, default=None, help="default REASONING_CONCURRENCY"
+        "--concurrency",
+        type=int,
+        default=None,
+        help="model calls at once; default MODEL_CONCURRENCY",
     )
     deep.add_argument("--json", action="store_true")
     incidents = bench.add_parser("incidents", help="incident cases: AC@1, AC@3, Brier, ECE")

@@ -53,9 +53,14 @@ async def _quick(settings: Settings, args: argparse.Namespace) -> Figures:
 
 
 async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:
-    concurrency = args.concurrency or settings.reasoning_concurrency
+    concurrency = args.concurrency or settings.model_concurrency
     async with scratch_server() as dsn:
-        return await run_deep_bench(dsn=dsn, latency_ms=args.latency_ms, concurrency=concurrency)
+        return await run_deep_bench(
+            dsn=dsn,
+            latency_ms=args.latency_ms,
+            concurrency=concurrency,
+            tool_concurrency=settings.tool_concurrency,
+        )
 
 
 async def _incidents(settings: Settings, args: argparse.Namespace) -> Figures:

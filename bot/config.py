@@ -68,7 +68,12 @@ class Settings(BaseSettings):
     clarification_ttl_sec: int = Field(default=24 * 3600, ge=60)
 
     # Deep analysis: the hypothesis tree, its budgets and the data-source tools
-    reasoning_concurrency: int = Field(default=4, ge=1, le=64)
+    #: Model calls of one analysis at once (the scarce resource).
+    model_concurrency: int = Field(default=4, ge=1, le=64)
+    #: Tool runs (data-source checks) of one analysis at once (cheap and local).
+    tool_concurrency: int = Field(default=8, ge=1, le=64)
+    #: Deprecated: the old single limit; used as MODEL_CONCURRENCY when that is not set.
+    reasoning_concurrency: int | None = Field(default=None, ge=1, le=64)
     deep_deadline_sec: float = Field(default=120.0, gt=0, le=3600)
     entity_names_ttl_sec: float = Field(default=300.0, ge=0, le=86_400)
     max_plan_revisions: int = Field(default=1, ge=0, le=5)
@@ -206,11 +211,20 @@ class Settings(BaseSettings):
         "alert_webhook_basic_auth",
         "webhook_url",
         "webhook_secret",
+        "reasoning_concurrency",
         mode="before",
     )
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _old_concurrency_name(self) -> Settings:
+        if self.reasoning_concurrency is not None and "model_concurrency" not in (
+            self.model_fields_set
+        ):
+            self.model_concurrency = self.reasoning_concurrency
+        return self
 
     @model_validator(mode="after")
     def _pages_need_a_server(self) -> Settings:

@@ -85,7 +85,8 @@ async def open_deep(
             fallback_planner=runbook if planner is not runbook else None,
             tools=tools,
             budgets=Budgets(deadline_sec=settings.deep_deadline_sec),
-            concurrency=settings.reasoning_concurrency,
+            model_concurrency=settings.model_concurrency,
+            tool_concurrency=settings.tool_concurrency,
             reflection=ReflectionSettings(
                 max_plan_revisions=settings.max_plan_revisions,
                 reflection_every=settings.reflection_every,
