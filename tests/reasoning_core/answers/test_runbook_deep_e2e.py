@@ -122,7 +122,7 @@ async def test_a_hostile_value_reaches_sql_only_as_a_bound_parameter(
     events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
     answer = events[-1].answer
     assert answer is not None and answer.error == "deep_failed"
-    assert f"no data for cell={hostile}" in answer.text
+    assert f"no data for cell {hostile}" in answer.text
     assert any(hostile in r.params for r in sql.requests)
     assert all("drop table" not in (r.query or "") for r in sql.requests)
     assert await pool.fetchval("SELECT count(*) FROM x") == 0  # still there
