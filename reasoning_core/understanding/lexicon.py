@@ -19,10 +19,27 @@ def words(*alternatives: str, hyphen_bound: bool = True) -> re.Pattern[str]:
     return re.compile(rf"(?<!{edge})(?:" + "|".join(alternatives) + rf")(?!{edge})")
 
 
+#: Typographic apostrophes phones put in ("what’s", "doesn’t") read as the plain one.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'"})
+#: Contractions typed without the apostrophe ("whats", "doesnt", "isnt", "cant"); "its"
+#: and "wont" stay, they are words of their own.
+_BARE_CONTRACTION = re.compile(
+    r"(?<![\w'-])(?:(what|that|there|how|where|who|here)s"
+    r"|(do|does|did|is|are|was|were|has|have|had|could|should|would|ca|must)nt)(?![\w'-])"
+)
+
+
 def fold(text: str) -> str:
-    """Lower-case, unify "ё" and dashes, collapse whitespace: the form every rule reads."""
-    folded = text.casefold().replace("ё", "е").replace("—", " - ").replace("–", " - ")
+    """Lower-case, unify "ё", dashes and apostrophes, put back the apostrophe of a
+    contraction typed without it, collapse whitespace: the form every rule reads."""
+    folded = text.casefold().translate(_APOSTROPHES)
+    folded = folded.replace("ё", "е").replace("—", " - ").replace("–", " - ")
+    folded = _BARE_CONTRACTION.sub(_contracted, folded)
     return " ".join(folded.split())
+
+
+def _contracted(m: re.Match[str]) -> str:
+    return f"{m.group(1)}'s" if m.group(1) else f"{m.group(2)}n't"
 
 
 # The word lists below are packed by hand, several alternatives a line, for reading.
@@ -104,10 +121,17 @@ COMPARE = words(r"compare\w*", r"comparison", r"versus", "vs", r"сравни\w*
 EXPLAIN = words(
     r"explain\w*", "why", r"differen\w*", r"объясни\w*", "почему", r"разниц\w*", r"отлич\w*"
 )
+#: Asking what is the matter without saying what: "what's going on", "what's up with X",
+#: "how's 10291 doing", "что с 10219", "чё там с сотой", "как там 10291".
 VAGUE_INCIDENT = re.compile(
     r"what(?:'s| is) (?:going on|happening|wrong|up with)|what (?:happened|went wrong)"
+    r"|what(?:'s| is)(?: (?:up|going on|the (?:matter|deal|story|problem)))? with\b"
+    r"|how(?:'s| is| are) (?:\S+ ){1,4}(?:doing|looking|holding up)\b"
     r"|something(?:'s| is)? (?:wrong|off|broken|weird|not right)|is everything (?:ok|fine)"
     r"|что (?:случилось|произошло|происходит|не так|сломалось|за фигня|там)"
+    r"|(?<![\w-])(?:что|чт?о|чё|че|шо)(?: (?:там|такое|опять|снова|вообще|же|творится))* со? "
+    r"(?!(?:точки|одной|другой|учетом|тем|этим|того|чего|кем|ним делать|этим делать)\b)"
+    r"|(?<![\w-])как там\b"
     r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
 )
 SYMPTOM_EN = words(
@@ -218,7 +242,8 @@ CHANGE_VERBS_EN = (
     "shut down", "stop", "kill", "disable", "deploy", "rollback", "roll back", "install",
     "uninstall", "grant", "revoke", "chmod", "flush", "scale down", "turn off", "switch off",
     "drop the", "drop all", "clear the", "clean up the", "lock", "block", "unlock",
-    "zero out", "blank out",
+    "zero out", "blank out", r"set(?! ?-?up\b)", "mark", "rename", "replace", "patch", "backfill",
+    "populate", "fill in",
 )
 RUN_VERBS_EN = ("run", "execute", "exec", "launch", "start", "invoke", "eval", "ssh")
 CHANGE_VERBS_RU = (
@@ -231,6 +256,8 @@ CHANGE_VERBS_RU = (
     r"откат(?:и|ите|ить)", r"установ(?:и|ите|ить)", r"отформатиру(?:й|йте)", r"переименуй",
     r"выда(?:й|йте|ть) права", r"почист(?:и|ите|ить)", r"обнул(?:и|ите|ить)",
     r"заблокиру(?:й|йте)", r"блокиру(?:й|йте)", r"разблокиру(?:й|йте)",
+    r"выстав(?:ь|ьте|ить)", r"постав(?:ь|ьте)", r"пропиш(?:и|ите)", r"(?:по|от)меть(?:те)?",
+    r"запиш(?:и|ите)",
 )
 RUN_VERBS_RU = (r"выполн(?:и|ите|ить)", r"запуст(?:и|ите|ить)", r"исполн(?:и|ите|ить)")
 #: Words that may precede an imperative: "please", "can you", "пожалуйста", "надо".

@@ -101,6 +101,11 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"скач\w*", r"fluctuat\w*", r"jump(?:s|ing)? (?:up and down|around)",
         r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*", r"acting up",
         r"looks? (?:sick|off|odd)", r"odd", r"чудит", r"барахл\w*",
+        # "what's up with X", "whats going on with X", "чё с 10183": asks what the matter is
+        r"going on", r"what(?:'s| is)(?: up)? with", r"how(?:'s| is) [\w.-]+ (?:doing|looking)",
+        r"(?:что|чт?о|чё|че|шо)(?: (?:там|такое|опять|снова|вообще|же|творится))* со?"
+        r"(?= \S)(?! (?:точки|одной|другой|учетом|тем|этим|того|чего|кем)\b)",
+        r"как там",
     )),
 )
 
