@@ -34,6 +34,7 @@ from reasoning_core.understanding.vocabulary import (
     BACK_REFERENCE,
     FOLLOW_UP,
     KIND_WORDS,
+    NEW_TOPIC,
     direction_in,
     metrics_in,
 )
@@ -43,6 +44,8 @@ MAX_PARSED_CHARS = 6000
 #: Words a diagnosis or another question needs to stand on its own.
 MIN_DIAGNOSIS_WORDS = 3
 MIN_QUESTION_WORDS = 4
+#: A definition asked ("define rtwp") needs only its frame and the term.
+MIN_TERM_WORDS = 2
 
 _CYRILLIC = re.compile(r"[а-яё]")
 _LATIN = re.compile(r"[a-z]")
@@ -162,6 +165,7 @@ def understand(
         decline=decline,
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
+        new_topic=NEW_TOPIC.search(folded) is not None,
         refers_back=BACK_REFERENCE.search(folded) is not None
         and not signals.social
         and not any(m.kind != "name" for m in mentions),
@@ -215,9 +219,9 @@ def _complete(
         return words >= MIN_DIAGNOSIS_WORDS and (
             bool(metrics) or signals.causal or signals.symptom
         )
-    return words >= MIN_QUESTION_WORDS and (
-        intent == "explain" or signals.social or folded.endswith("?")
-    )
+    if intent == "explain":  # "что такое p99", "define rtwp": the frame makes it whole
+        return words >= MIN_TERM_WORDS
+    return words >= MIN_QUESTION_WORDS and (signals.social or folded.endswith("?"))
 
 
 # --- linking -------------------------------------------------------------------------

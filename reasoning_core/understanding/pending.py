@@ -6,7 +6,8 @@ asked, or it is a short fragment, or it points back at what was named ("why is i
 dropping", "трафик на ней просел") or says the symptom or period asked for
 ("traffic dropped a lot since yesterday") without naming anything itself. A complete
 question or request of its own drops the pending clarification and is handled as
-new; a request to decline never merges into an earlier goal.
+new; a request to decline, or a message saying it is about something else ("separate
+thing", "другой вопрос", "forget that"), never merges into an earlier goal.
 """
 
 from __future__ import annotations
@@ -19,8 +20,8 @@ PERIOD, SUBJECT, SYMPTOM = "period", "subject", "symptom"
 
 def answers_pending(request: Request, asks: str | None) -> bool:
     """True when `request` answers a pending question that asks for `asks`."""
-    if request.decline is not None:
-        return False
+    if request.decline is not None or request.new_topic:
+        return False  # "separate thing - ...", "forget that, ...": not about what was asked
     if request.about_earlier or _says_what_was_asked(request, asks):
         return True  # "why is it dropping", "трафик на ней просел": about what was asked
     if request.complete and request.metrics:

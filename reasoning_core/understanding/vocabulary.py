@@ -133,6 +133,19 @@ FOLLOW_UP = re.compile(
     re.IGNORECASE,
 )
 
+#: A message saying it is about something else: "separate thing", "unrelated, but",
+#: "another question", "forget that", "never mind", "другой вопрос", "не по теме", "забудь".
+NEW_TOPIC = re.compile(
+    r"(?<![\w-])(?:(?:a |one )?(?:separate|different|unrelated|other|another|side)"
+    r" (?:thing|question|topic|issue|subject|matter|note)|new (?:question|topic|subject)"
+    r"|unrelated(?: to (?:that|this))?,"
+    r"|on (?:a|an)? ?(?:different|other|another|unrelated|separate) note"
+    r"|change of (?:topic|subject)|(?:forget|never ?mind|scratch|skip) (?:that|this|it)"
+    r"|never ?mind|(?:отдельн|друг|нов|посторонн)\w* (?:вопрос|тем|дел)\w*|не по теме"
+    r"|о другом|(?:забудь|забей|проехали|отбой|неважно|не важно)(?: (?:про )?(?:это|то|его))?)"
+    r"(?![\w-])"
+)
+
 #: A question pointing at something named before it: "why is it dropping", "трафик на ней".
 BACK_REFERENCE = words(
     r"it", r"its", r"it's", r"this one", r"that one", r"th(?:is|at|e same) (?:cell|site|sector|bs"
