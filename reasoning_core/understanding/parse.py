@@ -165,6 +165,7 @@ def understand(
         decline=decline,
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
+        kinds=[k for k, pattern in KIND_WORDS.items() if pattern.search(folded)],
         new_topic=NEW_TOPIC.search(folded) is not None,
         refers_back=BACK_REFERENCE.search(folded) is not None
         and not signals.social
