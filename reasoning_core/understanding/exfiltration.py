@@ -116,8 +116,8 @@ _MODIFIER = re.compile(
 #: Whole stores of data: "the whole users table", "всю таблицу kpi", "the entire database".
 _STORE = r"(?:tables?|databases?|db|dbs|schemas?|datasets?|таблиц\w*|баз\w*|бд|схем\w*)"
 _WHOLE = (
-    r"(?:whole|entire|full|complete|all(?: the)?|every|all of the|всю|весь|все|всех|целую|целиком"
-    r"|полностью)"
+    r"(?:whole|entire|full|complete|all(?: the)?|every|all of the|всю|весь|все|всех|всей|всего"
+    r"|целую|целой|целого|целиком|полностью)"
 )
 #: Taking a store out in bulk: a dump verb with a store, or any disclosure of a whole one.
 _BULK_VERBS = (
