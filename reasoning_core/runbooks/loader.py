@@ -163,7 +163,7 @@ def match_runbook(runbook: Runbook, request: Request) -> RunbookMatch | None:
 
 
 def _unnamed(runbook: Runbook, request: Request, named: Sequence[str]) -> int:
-    """"why is my cell not working": the kind the runbook asks for, said without a name,
+    """ "why is my cell not working": the kind the runbook asks for, said without a name,
     with a change it explains, counts as much as a name (the runbook then asks which one)."""
     asked = {p.entity_kind for p in runbook.parameters if p.source == "entity" and p.required}
     said = [k for k in request.kinds if k in asked and k not in named]

@@ -67,7 +67,6 @@ class DateExpr(BaseModel):
             day = today - timedelta(days=today.weekday() + 7 * (self.weeks_ago or 0))
         return _midnight(day)
 
-
     def last_day(self, now: datetime) -> datetime:
         """UTC midnight of the last day the expression covers: a year's 31 December, else
         the day it starts (a point)."""
@@ -251,7 +250,7 @@ _VERSION_BEFORE = re.compile(r"(?:\bv|version|release|build|версии|вер�
 
 
 def _unmarked_day(m: re.Match[str]) -> DateExpr | None:
-    """"30.09" without "since": a day and month, unless a version precedes it ("v 10.11")."""
+    """ "30.09" without "since": a day and month, unless a version precedes it ("v 10.11")."""
     if _VERSION_BEFORE.search(m.string[max(0, m.start() - 12) : m.start()]):
         return None
     return _date(m.group(0), None, int(m.group(2)), int(m.group(1)))
@@ -641,7 +640,9 @@ def resolve_window(
     end = data_end
     if span.end is not None:
         end = min(data_end, span.end.resolve(anchor) + timedelta(days=1))
-    if span.start is not None and not (span.start.kind == "year" and span.start.year == anchor.year):
+    if span.start is not None and not (
+        span.start.kind == "year" and span.start.year == anchor.year
+    ):
         # (the year the data ends in asks about no part of it: the data's latest days)
         start = span.start.resolve(anchor, min_recent_hours=min_recent_hours)
         if start < end:

@@ -108,7 +108,8 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*", r"acting up",
         r"looks? (?:sick|off|odd)", r"odd", r"чудит", r"барахл\w*",
         # "what's up with X", "whats going on with X", "чё с 10183": asks what the matter is
-        r"going on", r"what(?:'s| is)(?: up)? with", r"how(?:'s| is| are) (?:\S+ ){1,4}(?:doing|looking|holding up)",
+        r"going on", r"what(?:'s| is)(?: up)? with",
+        r"how(?:'s| is| are) (?:\S+ ){1,4}(?:doing|looking|holding up)",
         r"what happened", r"what was (?:up|wrong|going on)",
         r"(?:что|чт?о|чё|че|шо)(?: (?:там|такое|опять|снова|вообще|же|творится|было|стало))* со?"
         r"(?= \S)(?! (?:точки|одной|другой|учетом|тем|этим|того|чего|кем)\b)",

@@ -51,14 +51,19 @@ FEW = [
 
 
 def test_the_sets_are_large_varied_and_disjoint() -> None:
-    cases, retired = (read_cases(path) for path in TUNING)
+    cases, retired, retired_2 = (read_cases(path) for path in TUNING)
     holdout = read_cases(HOLDOUT) if HOLDOUT.exists() else []
     assert len(cases) + len(retired) >= 300
-    ids = [c.id for c in cases + retired + holdout]
+    ids = [c.id for c in cases + retired + retired_2 + holdout]
     assert len(ids) == len(set(ids))
-    questions = [{c.question for c in part} for part in (cases, retired, holdout)]
-    assert not questions[0] & questions[1] and not (questions[0] | questions[1]) & questions[2]
-    for part in (cases, retired, holdout) if holdout else (cases, retired):
+    parts = (cases, retired, retired_2, holdout) if holdout else (cases, retired, retired_2)
+    # the tuning cases share none with the retired holdouts, the holdout none with any of
+    # them (a bare reply like "10291" may answer other goals; two holdouts written blind by
+    # different people may both say "thanks, that helped")
+    asked = [{(c.question, c.pending.goal if c.pending else None) for c in part} for part in parts]
+    assert not asked[0] & asked[1] and not asked[0] & asked[2]
+    assert not holdout or not (asked[0] | asked[1] | asked[2]) & asked[3]
+    for part in parts:
         assert {c.language for c in part} == {"ru", "en"}
         assert {c.expect.strategy for c in part} == {"quick", "deep", "clarify", "decline"}
         assert any(c.pending is not None for c in part)
@@ -68,8 +73,8 @@ def test_the_sets_are_large_varied_and_disjoint() -> None:
 
 def test_the_holdout_comes_first_when_it_exists_and_the_tuning_files_always() -> None:
     files = default_files()
-    assert files[-2:] == list(TUNING)
-    assert files[:-2] == ([HOLDOUT] if HOLDOUT.exists() else [])
+    assert files[-len(TUNING) :] == list(TUNING)
+    assert files[: -len(TUNING)] == ([HOLDOUT] if HOLDOUT.exists() else [])
 
 
 async def test_the_runner_answers_each_case_through_the_service(

@@ -141,7 +141,8 @@ def test_a_day_first_dotted_date_needs_no_since() -> None:
 
 
 def test_a_year_is_a_period_and_a_day_named_with_it_wins() -> None:
-    assert find_dates("в 2026 впервые: почему позавчера трафик просел").start.kind == "days_ago"  # type: ignore[union-attr]
+    day = find_dates("в 2026 впервые: почему позавчера трафик просел").start
+    assert day is not None and day.kind == "days_ago"
     span = find_dates("traffic drop on 10143 in 2026 - whats the cause")
     assert span.start is not None and span.start.kind == "year"
     window = resolve_window(span, now=ANCHOR)
