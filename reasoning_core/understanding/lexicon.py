@@ -121,19 +121,27 @@ COMPARE = words(r"compare\w*", r"comparison", r"versus", "vs", r"сравни\w*
 EXPLAIN = words(
     r"explain\w*", "why", r"differen\w*", r"объясни\w*", "почему", r"разниц\w*", r"отлич\w*"
 )
-#: Asking what is the matter without saying what: "what's going on", "what's up with X",
-#: "how's 10291 doing", "что с 10219", "чё там с сотой", "как там 10291".
 VAGUE_INCIDENT = re.compile(
     r"what(?:'s| is) (?:going on|happening|wrong|up with)|what (?:happened|went wrong)"
-    r"|what(?:'s| is)(?: (?:up|going on|the (?:matter|deal|story|problem)))? with\b"
-    r"|how(?:'s| is| are) (?:\S+ ){1,4}(?:doing|looking|holding up)\b"
     r"|something(?:'s| is)? (?:wrong|off|broken|weird|not right)|is everything (?:ok|fine)"
     r"|что (?:случилось|произошло|происходит|не так|сломалось|за фигня|там)"
+    r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
+)
+#: Asking what the matter is with something: "what's with X", "how's 10291 doing", "что с
+#: 10219", "чё там с сотой", "как там 10291" — an incident question only when X is a name or
+#: a thing one diagnoses ("how are you doing", "что с погодой" are not).
+VAGUE_ABOUT = re.compile(
+    r"what(?:'s| is)(?: (?:up|going on|the (?:matter|deal|story|problem)))? with\b"
+    r"|how(?:'s| is| are) (?:\S+ ){1,4}(?:doing|looking|holding up)\b"
     r"|(?<![\w-])(?:что|чт?о|чё|че|шо)(?: (?:там|такое|опять|снова|вообще|же|творится|было"
     r"|стало))* со? "
     r"(?!(?:точки|одной|другой|учетом|тем|этим|того|чего|кем|ним делать|этим делать)\b)"
     r"|(?<![\w-])как там\b"
-    r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
+)
+#: Words for the bot or for people, about whom "how are you doing" asks no incident.
+PERSONAL = words(
+    "you", "your", "we", "us", "everyone", "everybody", "guys", "ты", "тебя", "тебе", "тобой",
+    "вы", "вас", "мы", "нас", "ребята",
 )
 SYMPTOM_EN = words(
     r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing)?", r"declin\w*", r"decreas\w*",

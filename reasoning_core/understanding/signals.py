@@ -73,7 +73,12 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         causal=bool(lx.CAUSAL.search(folded)),
         analytic=bool(lx.ANALYTIC.search(folded)) or compare,
         symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),
-        vague_incident=bool(lx.VAGUE_INCIDENT.search(folded)),
+        vague_incident=bool(lx.VAGUE_INCIDENT.search(folded))
+        or (
+            bool(lx.VAGUE_ABOUT.search(folded))
+            and bool(names or lx.DOMAIN.search(folded))
+            and not (social or lx.PERSONAL.search(folded))
+        ),
         domain=bool(lx.DOMAIN.search(folded)),
         framed_as_definition=any(
             p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core}

@@ -55,8 +55,24 @@ def test_an_unknown_id_in_what_is_with_it_stays_an_unknown_cell() -> None:
     assert [(m.kind, m.value, m.known) for m in request.mentions] == [("cell", "10219", False)]
 
 
-def test_what_with_in_other_senses_is_no_incident() -> None:
-    assert understand("что с точки зрения сети значит rtwp", KNOWN).signals.vague_incident is False
+@pytest.mark.parametrize(
+    "text",
+    [
+        "что с точки зрения сети значит rtwp",
+        "how are you doing today?",
+        "how are we doing on the migration",
+        "что с тобой",
+        "что с погодой?",
+        "как там у тебя дела",
+    ],
+)
+def test_what_with_about_the_bot_people_or_other_things_is_no_incident(text: str) -> None:
+    request = understand(text, KNOWN)
+    assert not request.signals.vague_incident and request.intent != "diagnose"
+
+
+def test_what_with_a_thing_one_diagnoses_is_an_incident_without_a_name() -> None:
+    assert understand("how is the network doing", KNOWN).intent == "diagnose"
 
 
 @pytest.mark.parametrize(
