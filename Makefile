@@ -4,10 +4,12 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-# Debian packages: Graphviz and fonts draw the reasoning tree (run and test); Chromium and
-# its driver open the analysis page in the browser tests (test only). Installed when missing
+# Debian packages: Graphviz and fonts draw the reasoning tree (run and test); Prometheus
+# (prometheus + promtool) serves the services demo and its tests — whytree starts its own
+# server on a free loopback port, never the package's system service; Chromium and its
+# driver open the analysis page in the browser tests (test only). Installed when missing
 # and possible (root with apt-get), else one line says so and the set-up goes on.
-RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core
+RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core prometheus
 TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) chromium chromium-driver
 
 .PHONY: run test lint typecheck check bench clean

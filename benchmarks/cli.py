@@ -16,6 +16,7 @@ from typing import Any
 
 from benchmarks.strategy.runner import DEFAULT_CASES, CasesFileError
 from bot.config import Settings
+from demo.services.prometheus import PrometheusUnavailableError
 
 
 def add_bench_parsers(bench: Any) -> None:
@@ -40,12 +41,21 @@ def add_bench_parsers(bench: Any) -> None:
     deep = bench.add_parser("deep", help="deep-analysis wall time vs its critical path")
     deep.add_argument("--latency-ms", type=float, default=100.0)
     deep.add_argument(
-        "--concurrency", type=int, default=None, help="default REASONING_CONCURRENCY"
+        "--concurrency",
+        type=int,
+        default=None,
+        help="model calls at once; default MODEL_CONCURRENCY",
     )
     deep.add_argument("--json", action="store_true")
     incidents = bench.add_parser("incidents", help="incident cases: AC@1, AC@3, Brier, ECE")
     incidents.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
     incidents.add_argument("--seed", type=int, default=None, help="seed of the fresh set")
+    incidents.add_argument(
+        "--suite",
+        choices=("telecom", "services"),
+        default="telecom",
+        help="telecom: cell traffic drops (SQL); services: service faults on a real Prometheus",
+    )
     incidents.add_argument("--json", action="store_true")
     reflection = bench.add_parser("reflection", help="incident cases with reflection on and off")
     reflection.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
@@ -81,6 +91,18 @@ def add_bench_parsers(bench: Any) -> None:
         "--show-failures", action="store_true", help="list every wrong case (not with --json)"
     )
     understanding.add_argument("--json", action="store_true")
+    chaos = bench.add_parser(
+        "chaos", help="kill -9 and restart `whytree run` mid-answer: lost and duplicated answers"
+    )
+    chaos.add_argument("--trials", type=int, default=200)
+    chaos.add_argument("--lease-sec", type=float, default=2.0, help="INBOX_LEASE_SEC")
+    chaos.add_argument("--json", action="store_true")
+    scale = bench.add_parser("scale", help="webhook throughput with 1, 2, 4 replicas")
+    scale.add_argument("--replicas", default="1,2,4", help="replica counts, comma-separated")
+    scale.add_argument("--chats", type=int, default=40)
+    scale.add_argument("--questions", type=int, default=3)
+    scale.add_argument("--latency-ms", type=float, default=200.0, help="the fake LLM's")
+    scale.add_argument("--json", action="store_true")
 
 
 async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
@@ -91,7 +113,7 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     runner, fmt = BENCHES[args.bench]
     try:
         result = await runner(settings, args)
-    except CasesFileError as e:
+    except (CasesFileError, PrometheusUnavailableError) as e:
         print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
         return 2
     print(json.dumps(result) if args.json else fmt(result, args))

@@ -1,11 +1,15 @@
 """A scripted "model" for the deep path, for the fake OpenAI server (bench and tests).
 
-It recognises the LLM planner's four requests by their system prompt and
-answers them from a fixed scenario: the hypotheses, each hypothesis's checks
-as tool calls, a verdict per check (fixed, or computed from the result text
-the planner sent), and the synthesis. Requests to branch an undecided
+It recognises the LLM planner's requests by their system prompt and answers
+them from a fixed scenario: the hypotheses, each hypothesis's checks as tool
+calls, a verdict per check (fixed, or computed from the result text the
+planner sent) — for one check, or for all of a hypothesis's checks in one
+reply — and the synthesis. Requests to branch an undecided
 hypothesis get no sub-hypotheses unless the scenario names some.
-`calls` counts the requests by kind.
+`calls` counts the requests by kind ("interpret" for one check,
+"interpret_all" for a hypothesis's checks together). `drop_verdicts` names
+checks whose verdict the shared reply leaves out, and `garbled_interpretations`
+makes the shared reply unusable (bad-input tests).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from tests.fakes.openai_replies import Reply
 
 Judge = Callable[[str], tuple[str, float, str]]
 _RESULT = re.compile(r"<result>\n(.*)\n</result>", re.DOTALL)
+_KEYED_RESULT = re.compile(r'<result key="([^"]*)">\n(.*?)\n</result>', re.DOTALL)
 
 
 @dataclass
@@ -58,6 +63,10 @@ class DeepLLMScript:
     #: Sub-hypotheses to propose when asked to branch, by parent title.
     branches: dict[str, list[ScriptedHypothesis]] = field(default_factory=dict)
     calls: Counter[str] = field(default_factory=Counter)
+    #: Check keys the shared interpretation leaves out (the planner asks about them alone).
+    drop_verdicts: set[str] = field(default_factory=set)
+    #: The shared interpretation replies with prose instead of JSON.
+    garbled_interpretations: bool = False
 
     def __call__(self, request: dict[str, Any]) -> Reply:
         messages = request.get("messages", [])
@@ -69,6 +78,8 @@ class DeepLLMScript:
             return self._checks(user)
         if system == prompts.DEEP_INTERPRET_SYSTEM:
             return self._interpret(user)
+        if system == prompts.DEEP_INTERPRET_ALL_SYSTEM:
+            return self._interpret_all(user)
         if system == prompts.DEEP_SYNTHESIS_SYSTEM:
             self.calls["synthesis"] += 1
             return Reply.json(
@@ -113,6 +124,24 @@ class DeepLLMScript:
             match = _RESULT.search(user)
             verdict, strength, evidence = check.judge(match.group(1) if match else "")
         return Reply.json({"verdict": verdict, "strength": strength, "evidence": evidence})
+
+    def _interpret_all(self, user: str) -> Reply:
+        self.calls["interpret_all"] += 1
+        if self.garbled_interpretations:
+            return Reply.text("The results look fine to me.")
+        checks = {c.key: c for h in self._all_hypotheses() for c in h.checks}
+        verdicts = []
+        for key, text in _KEYED_RESULT.findall(user):
+            check = checks.get(key)
+            if check is None or key in self.drop_verdicts:
+                continue
+            verdict, strength, evidence = check.verdict, check.strength, check.evidence
+            if check.judge is not None:
+                verdict, strength, evidence = check.judge(text)
+            verdicts.append(
+                {"check": key, "verdict": verdict, "strength": strength, "evidence": evidence}
+            )
+        return Reply.json({"verdicts": verdicts})
 
     def _all_hypotheses(self) -> list[ScriptedHypothesis]:
         subs = [h for group in self.branches.values() for h in group]

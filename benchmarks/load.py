@@ -55,6 +55,7 @@ async def drive_chats(
     final: Callable[[str], bool],
     question: Callable[[int, int], str],
     reply_timeout: float = 60.0,
+    chat_base: int = 10_000,
 ) -> LoadFigures:
     """Each chat asks its questions one after another; chats run concurrently.
 
@@ -76,7 +77,7 @@ async def drive_chats(
             latencies.append((done.at - queued) * 1000)
 
     started = time.monotonic()
-    await asyncio.gather(*(one_chat(10_000 + i) for i in range(chats)))
+    await asyncio.gather(*(one_chat(chat_base + i) for i in range(chats)))
     return LoadFigures(chats * questions, time.monotonic() - started, latencies, first_tokens)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -28,7 +28,8 @@ from bot.alerts import (
     load_mapping,
 )
 from bot.config import Settings
-from bot.http_api import ApiGate, ApiRoutes, JobBoard, parse_listen, serve
+from bot.http_api import ApiGate, ApiRoutes, JobBoard
+from bot.http_server import local_url, parse_listen, serve
 from bot.ops import Ops
 from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
@@ -64,8 +65,13 @@ class EdgeParts(Protocol):
 
 
 @asynccontextmanager
-async def api_server(runtime: EdgeParts, bot: Bot) -> AsyncIterator[ApiServer | None]:
-    """The API and the alert receiver on API_LISTEN; nothing (None) when it is unset."""
+async def api_server(
+    runtime: EdgeParts, bot: Bot, *, shared: web.Application | None = None
+) -> AsyncIterator[ApiServer | None]:
+    """The API and the alert receiver on API_LISTEN; nothing (None) when it is unset.
+
+    With `shared` (Telegram's webhook app, when API_LISTEN is WEBHOOK_LISTEN) the routes
+    are added to that application, which its owner serves; else a server of its own."""
     settings = runtime.settings
     if settings.api_listen is None:
         yield None
@@ -80,7 +86,7 @@ async def api_server(runtime: EdgeParts, bot: Bot) -> AsyncIterator[ApiServer | 
         concurrency=settings.alert_concurrency,
     )
     board = JobBoard(PgApiJobStore(runtime.pool))
-    app = web.Application()
+    app = web.Application() if shared is None else shared
     _receiver(settings, runtime, store, poster, worker).install(app)
     ApiRoutes(
         service=runtime.service,
@@ -88,7 +94,13 @@ async def api_server(runtime: EdgeParts, bot: Bot) -> AsyncIterator[ApiServer | 
         jobs=PgApiJobStore(runtime.pool),
         board=board,
     ).install(app)
-    async with worker.running(), serve(app, host=host, port=port) as url:
+    async with AsyncExitStack() as stack:
+        await stack.enter_async_context(worker.running())
+        if shared is None:
+            url = await stack.enter_async_context(serve(app, host=host, port=port))
+        else:
+            url = local_url(host, port)
+            log.info("API and alert receiver on the webhook's server (%s)", url)
         try:
             yield ApiServer(url=url, alerts=store, worker=worker, board=board)
         finally:

@@ -10,6 +10,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import asyncpg
@@ -18,17 +19,24 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
+from aiogram.exceptions import ClientDecodeError, TelegramAPIError
+from aiohttp import web
 
 from bot.alerts import ALERT_USER_ID
 from bot.api_wiring import api_server
 from bot.config import TELEGRAM_DEFAULT_API, Settings
 from bot.deep_wiring import open_deep, open_tools
+from bot.delivery.inbox import InboxWorker
+from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
+from bot.delivery.polling import poll_into_inbox
+from bot.delivery.sending import install_outbox
+from bot.demo_prometheus import with_demo_prometheus
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.http_api import API_CHAT_BASE
+from bot.http_server import parse_listen, serve
 from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
 from bot.middlewares import (
-    ChatLocks,
     NormalisedTextMiddleware,
     OneQuestionPerChatMiddleware,
     UserMiddleware,
@@ -36,11 +44,11 @@ from bot.middlewares import (
 from bot.operations import install_ops
 from bot.ops import Ops, RunbookLibrary
 from bot.ops_server import ops_server
-from bot.ratelimit import DeepSlots, SlidingWindow
 from bot.replies import send_answer
 from bot.telegram_session import install_request_middlewares
 from bot.tree_page import AnalysisPages, TreeLinks
 from bot.tree_picture import TreePictures
+from bot.webhook import build_webhook_app, webhook_path
 from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.errors import ConfigurationError, StoreError
 from reasoning_core.llm.openai_model import OpenAIChatModel
@@ -60,8 +68,11 @@ from storage.audit import PgAuditStore
 from storage.clarifications import PgClarificationStore
 from storage.embedded import EmbeddedPostgres
 from storage.exchanges import PgExchangeStore, PgTurnContextStore
+from storage.inbox import PgInbox
+from storage.leases import PgLeases, PgRateHits
 from storage.memory import PgMemoryStore, PgProjectStore
 from storage.migrate import READ_ONLY_PROBLEM, apply_migrations, pending_migrations, read_only
+from storage.outbox import PgOutbox
 from storage.pool import QueryObserver, create_pool, redact_dsn
 from storage.sessions import PgSessionStore
 from storage.stats import PgStatsStore
@@ -89,6 +100,10 @@ class Runtime:
     journal: TreeJournal
     #: The analysis pages, served on METRICS_PORT; None without PUBLIC_URL.
     pages: AnalysisPages | None
+    #: Exactly-once delivery: updates in, replies out, leases across replicas.
+    inbox: PgInbox
+    outbox: PgOutbox
+    leases: PgLeases
 
 
 @asynccontextmanager
@@ -118,7 +133,19 @@ async def open_runtime(
     settings: Settings, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[Runtime]:
     """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service;
+    the services demo's Prometheus when PROMETHEUS_URL is not set (bot/demo_prometheus.py);
     `observe` sees every statement sent to the database."""
+    async with (
+        with_demo_prometheus(settings) as served,
+        _open_runtime(served, observe=observe) as runtime,
+    ):
+        yield runtime
+
+
+@asynccontextmanager
+async def _open_runtime(
+    settings: Settings, *, observe: QueryObserver | None = None
+) -> AsyncIterator[Runtime]:
     chat_model = build_chat_model(settings)
     try:
         async with open_database(settings, observe=observe) as (dsn, pool):
@@ -157,10 +184,17 @@ class Inspection:
 
 @asynccontextmanager
 async def open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
-    """The database without changing it (no migrations) and the deep path's tools.
+    """The database without changing it (no migrations) and the deep path's tools
+    (with the services demo's Prometheus, as a runtime would have it).
 
     Raises `StoreError` when the database cannot be reached or started.
     """
+    async with with_demo_prometheus(settings) as served, _open_inspection(served) as found:
+        yield found
+
+
+@asynccontextmanager
+async def _open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
     async with open_database(settings) as (dsn, pool):
         async with pool.acquire() as conn:
             pending = await pending_migrations(conn)
@@ -243,6 +277,9 @@ def _wire(
         pictures=pictures,
         journal=journal,
         pages=pages,
+        inbox=PgInbox(pool),
+        outbox=PgOutbox(pool),
+        leases=PgLeases(pool),
     )
 
 
@@ -263,8 +300,12 @@ def _build_ops(
             ttl_sec=settings.tree_link_ttl_sec,
         ),
         metrics=Metrics(),
-        window=SlidingWindow(limit=settings.rate_limit_per_min),
-        deep_slots=DeepSlots(settings.max_concurrent_deep_per_user),
+        window=SharedWindow(PgRateHits(pool), limit=settings.rate_limit_per_min),
+        deep_slots=LeasedDeepSlots(
+            PgLeases(pool),
+            limit=settings.max_concurrent_deep_per_user,
+            ttl_sec=settings.inbox_lease_sec,
+        ),
         runbooks=RunbookLibrary([runbooks_dir] if runbooks_dir else []),
         admin_ids=frozenset(settings.admin_ids),
         access_mode=settings.access_mode,
@@ -298,7 +339,7 @@ def build_bot(settings: Settings) -> Bot:
         session=session,
         default=DefaultBotProperties(parse_mode=ParseMode.HTML),
     )
-    install_request_middlewares(bot)
+    install_request_middlewares(bot, send_deadline_sec=settings.telegram_send_deadline_sec)
     return bot
 
 
@@ -306,7 +347,7 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
     dp = Dispatcher(
         service=runtime.service,
         users=runtime.users,
-        chat_locks=ChatLocks(),
+        chat_locks=LeasedChatLocks(runtime.leases, ttl_sec=runtime.settings.inbox_lease_sec),
         max_reply_messages=runtime.settings.max_reply_messages,
         stream_replies=runtime.settings.stream_replies,
         background=set(),  # tasks started at start-up, kept referenced until done
@@ -337,32 +378,28 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
     return dp
 
 
-async def _on_startup(
-    bot: Bot,
-    service: ReasoningService,
-    background: set[asyncio.Task[Any]],
-    *,
-    pictures: TreePictures,
-    tree_links: TreeLinks,
-    max_reply_messages: int,
-) -> None:
-    await bot.set_my_commands(common.COMMANDS)
-    await bot.set_my_commands(common.RUSSIAN_COMMANDS, language_code="ru")
-    me = await bot.me()
-    log.info("bot @%s is polling", me.username)
+async def _on_startup(bot: Bot, *, pictures: TreePictures) -> None:
+    """The command menus: a courtesy, so a Telegram that keeps refusing them is one log
+    line, not a failed start (transient errors are retried by the session first)."""
+    try:
+        async with asyncio.timeout(STARTUP_LIMIT_SEC):
+            await bot.set_my_commands(common.COMMANDS)
+            await bot.set_my_commands(common.RUSSIAN_COMMANDS, language_code="ru")
+    except (TelegramAPIError, ClientDecodeError, TimeoutError) as e:
+        log.error("could not set the bot's command menu (the bot runs without it): %s", e)
     if not pictures.available:
         log.warning("Graphviz (dot) is not installed: reasoning trees are sent as text")
-    # Analyses a crashed process left running: finish them and answer their users.
-    task = asyncio.create_task(
-        _resume_deep_jobs(bot, service, tree_links, max_messages=max_reply_messages)
-    )
-    background.add(task)
-    task.add_done_callback(background.discard)
+
+
+#: How long start-up keeps retrying Telegram (setWebhook, the command menus).
+STARTUP_LIMIT_SEC = 60.0
 
 
 async def _resume_deep_jobs(
     bot: Bot, service: ReasoningService, links: TreeLinks, *, max_messages: int
 ) -> None:
+    """Unkeyed analyses (not started by an update) a dead process left running."""
+
     async def deliver(job: Job, answer: Answer) -> None:
         if job.user_id == ALERT_USER_ID or job.chat_id >= API_CHAT_BASE:
             # An alert's analysis is claimed again and posted by the alert workers; an API
@@ -373,26 +410,130 @@ async def _resume_deep_jobs(
 
     resumed = await service.resume_deep_jobs(deliver)
     if resumed:
-        log.info("resumed %d deep analyses left running by a previous process", resumed)
+        log.info("resumed %d deep analyses left running by a dead process", resumed)
 
 
-async def run_bot(settings: Settings) -> None:
-    """Long-poll Telegram until interrupted; the API and alert receiver on API_LISTEN."""
+@asynccontextmanager
+async def delivering_updates(
+    runtime: Runtime, bot: Bot, dp: Dispatcher
+) -> AsyncIterator[InboxWorker]:
+    """Replies through the outbox, the dispatcher's start-up hooks, and the inbox worker
+    running (claiming, answering, taking over what dead processes left) until exit."""
+    settings = runtime.settings
+    install_outbox(bot, runtime.outbox)
+    worker = InboxWorker(
+        inbox=runtime.inbox,
+        leases=runtime.leases,
+        dispatcher=dp,
+        bot=bot,
+        lease_sec=settings.inbox_lease_sec,
+        concurrency=settings.inbox_concurrency,
+        max_attempts=settings.inbox_max_attempts,
+        on_idle=partial(
+            _resume_deep_jobs,
+            bot,
+            runtime.service,
+            runtime.ops.links,
+            max_messages=settings.max_reply_messages,
+        ),
+    )
+    workflow = {"dispatcher": dp, "bots": [bot], **dp.workflow_data}
+    await dp.emit_startup(bot=bot, **workflow)
+    task = asyncio.create_task(worker.run())
+    try:
+        yield worker
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await dp.emit_shutdown(bot=bot, **workflow)
 
+
+def webhook_app(
+    runtime: Runtime, bot: Bot, dp: Dispatcher, worker: InboxWorker
+) -> web.Application:
+    """Telegram's webhook application (more routes may be added before it is served)."""
+    url, secret = _webhook_settings(runtime.settings)
+    return build_webhook_app(
+        dispatcher=dp,
+        bot=bot,
+        inbox=runtime.inbox,
+        secret_token=secret,
+        path=webhook_path(url),
+        stored=worker.wake,
+    )
+
+
+async def serve_webhook(runtime: Runtime, bot: Bot, dp: Dispatcher, app: web.Application) -> None:
+    """Serve the webhook app on WEBHOOK_LISTEN and setWebhook to WEBHOOK_URL; runs until
+    cancelled."""
+    settings = runtime.settings
+    url, secret = _webhook_settings(settings)
+    host, port = settings.webhook_address
+    async with serve(app, host=host, port=port):
+        try:
+            async with asyncio.timeout(STARTUP_LIMIT_SEC):
+                await bot.set_webhook(
+                    url,
+                    secret_token=secret,
+                    allowed_updates=dp.resolve_used_update_types(),
+                )
+        except (TelegramAPIError, ClientDecodeError, TimeoutError) as e:
+            why = e.message if isinstance(e, TelegramAPIError) else type(e).__name__
+            raise ConfigurationError(
+                f"Telegram refused setWebhook for WEBHOOK_URL {url}: {why}"
+            ) from e
+        log.info("bot is receiving updates on %s", url)
+        await asyncio.Event().wait()
+
+
+async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
+    """Receive updates until interrupted: long polling, or the webhook (for replicas); the
+    API and alert receiver on API_LISTEN (on the webhook's server when the address is the
+    same)."""
     bot = build_bot(settings)
-    async with open_runtime(settings) as runtime:
-        dp = build_dispatcher(runtime)
-        async with (
-            ops_server(
-                runtime.ops,
-                host=settings.metrics_host,
-                port=settings.metrics_port,
-                pages=runtime.pages,
-            ),
-            api_server(runtime, bot),
-        ):
-            await dp.start_polling(
-                bot,
-                polling_timeout=settings.telegram_polling_timeout_sec,
-                allowed_updates=dp.resolve_used_update_types(),
-            )
+    try:
+        async with open_runtime(settings) as runtime:
+            dp = build_dispatcher(runtime)
+            async with (
+                ops_server(
+                    runtime.ops,
+                    host=settings.metrics_host,
+                    port=settings.metrics_port,
+                    pages=runtime.pages,
+                ),
+                delivering_updates(runtime, bot, dp) as worker,
+            ):
+                app = webhook_app(runtime, bot, dp, worker) if webhook else None
+                shared = app if app is not None and shares_webhook_server(settings) else None
+                async with api_server(runtime, bot, shared=shared):
+                    if app is not None:
+                        await serve_webhook(runtime, bot, dp, app)
+                    else:
+                        log.info("bot is polling")
+                        await poll_into_inbox(
+                            bot,
+                            runtime.inbox,
+                            poll_sec=settings.telegram_polling_timeout_sec,
+                            allowed_updates=dp.resolve_used_update_types(),
+                            stored=worker.wake,
+                        )
+    finally:
+        await bot.session.close()
+
+
+def shares_webhook_server(settings: Settings) -> bool:
+    """Is API_LISTEN the webhook's own address (one server for both)?"""
+    return (
+        settings.api_listen is not None
+        and parse_listen(settings.api_listen) == settings.webhook_address
+    )
+
+
+def _webhook_settings(settings: Settings) -> tuple[str, str]:
+    """WEBHOOK_URL and WEBHOOK_SECRET, which webhook mode needs."""
+    if settings.webhook_url is None or settings.webhook_secret is None:
+        raise ConfigurationError(
+            "webhook mode needs WEBHOOK_URL (the public https URL Telegram calls) and "
+            "WEBHOOK_SECRET (letters, digits, _ and -)"
+        )
+    return settings.webhook_url, settings.webhook_secret.get_secret_value()

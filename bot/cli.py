@@ -21,6 +21,12 @@ from bot.terminal import TerminalStream, ask_once, chat_loop, touch_local_user
 from bot.tree_export import EXPORT_FORMATS, export_tree
 from bot.tree_picture import RenderError, TreePictures
 from demo import describe_demo, load_demo_dataset
+from demo.services import (
+    PrometheusUnavailableError,
+    build_services_demo,
+    describe_services_demo,
+    unavailable_reason,
+)
 from reasoning_core.errors import ConfigurationError, StoreError
 
 log = logging.getLogger("whytree")
@@ -31,7 +37,13 @@ def _parser() -> argparse.ArgumentParser:
         prog="whytree", description="A reasoning bot that says how sure it is."
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    sub.add_parser("run", help="run the Telegram bot (the terminal chat if no token is set)")
+    run = sub.add_parser("run", help="run the Telegram bot (the terminal chat if no token is set)")
+    run.add_argument(
+        "--webhook",
+        action="store_true",
+        help="receive updates on WEBHOOK_LISTEN from Telegram (WEBHOOK_URL, WEBHOOK_SECRET) "
+        "instead of long polling: for several replicas behind a load balancer",
+    )
     sub.add_parser("chat", help="chat with whytree in this terminal")
     ask = sub.add_parser("ask", help="answer one question and print the answer")
     ask.add_argument("question")
@@ -59,7 +71,9 @@ def _parser() -> argparse.ArgumentParser:
     apikey.add_parser("list", help="list the keys (never the keys themselves)")
     revoke = apikey.add_parser("revoke", help="end a key")
     revoke.add_argument("name")
-    demo = sub.add_parser("demo", help="load the telecom demo dataset and show questions")
+    demo = sub.add_parser(
+        "demo", help="load the telecom demo dataset and the services demo; show questions"
+    )
     demo.add_argument("--seed", type=int, default=7)
     bench = sub.add_parser("bench", help="run a benchmark").add_subparsers(
         dest="bench", required=True, metavar="BENCH"
@@ -98,7 +112,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     print(started_text(identity), flush=True)
     if (api := api_text(settings)) is not None:
         print(api, flush=True)
-    await run_bot(settings)
+    await run_bot(settings, webhook=args.webhook)
     return 0
 
 
@@ -179,7 +193,21 @@ async def _demo(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         dataset, stats = await load_demo_dataset(runtime.pool, seed=args.seed)
     print(describe_demo(dataset, stats))
+    print()
+    print(await _services_demo(settings, seed=args.seed))
     return 0
+
+
+async def _services_demo(settings: Settings, *, seed: int) -> str:
+    """Build the services demo (Prometheus series) when promtool is here; else say why not."""
+    reason = unavailable_reason()
+    if reason:
+        return f"Services demo skipped: {reason}."
+    try:
+        stats = await asyncio.to_thread(build_services_demo, settings.whytree_data_dir, seed=seed)
+    except PrometheusUnavailableError as e:
+        return f"Services demo skipped: {e}."
+    return describe_services_demo(stats)
 
 
 async def _bench(settings: Settings, args: argparse.Namespace) -> int:

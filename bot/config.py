@@ -17,6 +17,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, Settin
 from reasoning_core.errors import ConfigurationError
 
 TELEGRAM_DEFAULT_API = "https://api.telegram.org"
+_MAX_PORT = 65535
 _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 #: Schemas that hold the bot's own tables or the system's, never data for tools.
 _NOT_DATA = frozenset({"public", "information_schema"})
@@ -33,6 +34,15 @@ class Settings(BaseSettings):
     telegram_bot_token: SecretStr | None = None
     telegram_api_url: str = TELEGRAM_DEFAULT_API
     telegram_polling_timeout_sec: int = Field(default=30, ge=0, le=50)
+
+    # Delivery: the inbox of updates, the outbox of replies, webhook mode (replicas)
+    inbox_lease_sec: float = Field(default=10.0, ge=1, le=600)
+    inbox_max_attempts: int = Field(default=5, ge=1, le=100)
+    inbox_concurrency: int = Field(default=16, ge=1, le=1000)
+    telegram_send_deadline_sec: float = Field(default=600.0, ge=1, le=86_400)
+    webhook_url: str | None = None
+    webhook_secret: SecretStr | None = None
+    webhook_listen: str = "0.0.0.0:8080"
 
     # Storage
     database_url: SecretStr | None = None
@@ -58,7 +68,12 @@ class Settings(BaseSettings):
     clarification_ttl_sec: int = Field(default=24 * 3600, ge=60)
 
     # Deep analysis: the hypothesis tree, its budgets and the data-source tools
-    reasoning_concurrency: int = Field(default=4, ge=1, le=64)
+    #: Model calls of one analysis at once (the scarce resource).
+    model_concurrency: int = Field(default=4, ge=1, le=64)
+    #: Tool runs (data-source checks) of one analysis at once (cheap and local).
+    tool_concurrency: int = Field(default=8, ge=1, le=64)
+    #: Deprecated: the old single limit; used as MODEL_CONCURRENCY when that is not set.
+    reasoning_concurrency: int | None = Field(default=None, ge=1, le=64)
     deep_deadline_sec: float = Field(default=120.0, gt=0, le=3600)
     entity_names_ttl_sec: float = Field(default=300.0, ge=0, le=86_400)
     max_plan_revisions: int = Field(default=1, ge=0, le=5)
@@ -147,7 +162,32 @@ class Settings(BaseSettings):
                 raise ValueError(f"{name} is not a data schema (the bot's or the system's)")
         return value
 
-    @field_validator("telegram_api_url", "openai_base_url", "prometheus_url", "public_url")
+    @field_validator("webhook_secret")
+    @classmethod
+    def _secret_token(cls, value: SecretStr | None) -> SecretStr | None:
+        # Telegram's rule for secret_token: 1-256 characters A-Z, a-z, 0-9, _ and -.
+        if value is not None and not re.fullmatch(
+            r"[A-Za-z0-9_-]{1,256}", value.get_secret_value()
+        ):
+            raise ValueError("use 1-256 characters: letters, digits, _ and -")
+        return value
+
+    @field_validator("webhook_listen")
+    @classmethod
+    def _host_port(cls, value: str) -> str:
+        _, sep, port = value.rpartition(":")
+        if not sep or not port.isdigit() or not 0 <= int(port) <= _MAX_PORT:
+            raise ValueError("must be host:port, e.g. 0.0.0.0:8080")
+        return value
+
+    @property
+    def webhook_address(self) -> tuple[str, int]:
+        host, _, port = self.webhook_listen.rpartition(":")
+        return host or "0.0.0.0", int(port)
+
+    @field_validator(
+        "telegram_api_url", "openai_base_url", "prometheus_url", "public_url", "webhook_url"
+    )
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         if value is None or value == "":
@@ -169,11 +209,22 @@ class Settings(BaseSettings):
         "alert_mapping",
         "alert_webhook_token",
         "alert_webhook_basic_auth",
+        "webhook_url",
+        "webhook_secret",
+        "reasoning_concurrency",
         mode="before",
     )
     @classmethod
     def _empty_is_none(cls, value: object) -> object:
         return None if value == "" else value
+
+    @model_validator(mode="after")
+    def _old_concurrency_name(self) -> Settings:
+        if self.reasoning_concurrency is not None and "model_concurrency" not in (
+            self.model_fields_set
+        ):
+            self.model_concurrency = self.reasoning_concurrency
+        return self
 
     @model_validator(mode="after")
     def _pages_need_a_server(self) -> Settings:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiogram import Bot
 from aiogram.utils.chat_action import ChatActionSender
 
+from bot.delivery.context import current_delivery
 from bot.progress import ProgressMessage
 from bot.replies import DEFAULT_MAX_REPLY_MESSAGES, send_answer
 from bot.streaming import TelegramAnswerStream
@@ -23,7 +24,13 @@ async def run_and_reply(
     stream: bool = True,
 ) -> Answer | None:
     """Typing action and live progress while the service works, a quick answer streamed
-    as it is written, then the answer."""
+    as it is written, then the answer.
+
+    While an update is being answered, the question carries the update's key: asked
+    again after a crash, a deep analysis continues instead of starting over."""
+    delivery = current_delivery()
+    if delivery is not None and question.key is None:
+        question = question.model_copy(update={"key": delivery.holder})
     progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
     shown = TelegramAnswerStream(bot, question.chat_id) if stream else None
     answer: Answer | None = None

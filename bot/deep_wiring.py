@@ -85,7 +85,8 @@ async def open_deep(
             fallback_planner=runbook if planner is not runbook else None,
             tools=tools,
             budgets=Budgets(deadline_sec=settings.deep_deadline_sec),
-            concurrency=settings.reasoning_concurrency,
+            model_concurrency=settings.model_concurrency,
+            tool_concurrency=settings.tool_concurrency,
             reflection=ReflectionSettings(
                 max_plan_revisions=settings.max_plan_revisions,
                 reflection_every=settings.reflection_every,
@@ -94,7 +95,9 @@ async def open_deep(
             journal=PgTreeJournal(pool),
         )
         path = DeepPath(
-            runner=DeepJobRunner(PgJobStore(pool), analyst),
+            runner=DeepJobRunner(
+                PgJobStore(pool), analyst, heartbeat_sec=settings.inbox_lease_sec / 3
+            ),
             trees=trees,
             guidance=guidance,
             missing_details=runbook.clarifying_questions,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from typing import Any, Protocol
 
 from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
@@ -76,19 +76,28 @@ class UserMiddleware(BaseMiddleware):
         return await handler(event, data)
 
 
-class ChatLocks:
+class ChatLocks(Protocol):
     """One question at a time per chat.
 
     A second question while the first is being answered is turned away with a
     short notice rather than queued: a queue would answer stale questions after
-    a slow deep analysis, and the user can simply resend.
+    a slow deep analysis, and the user can simply resend. The bot holds the locks
+    in PostgreSQL (bot/delivery/limits.py), so they hold across replicas.
     """
+
+    def claim(self, chat_id: int) -> AbstractAsyncContextManager[bool]:
+        """``async with locks.claim(chat_id) as claimed``: False when the chat is busy."""
+        ...
+
+
+class LocalChatLocks:
+    """`ChatLocks` in this process's memory (one process, no database)."""
 
     def __init__(self) -> None:
         self._busy: set[int] = set()
 
-    @contextmanager
-    def claim(self, chat_id: int) -> Iterator[bool]:
+    @asynccontextmanager
+    async def claim(self, chat_id: int) -> AsyncIterator[bool]:
         """Yields True and holds the chat, or yields False when the chat is busy."""
         if chat_id in self._busy:
             yield False
@@ -109,7 +118,7 @@ class OneQuestionPerChatMiddleware(BaseMiddleware):
     async def __call__(self, handler: Handler, event: TelegramObject, data: dict[str, Any]) -> Any:
         if not isinstance(event, Message) or not get_flag(data, "one_at_a_time"):
             return await handler(event, data)
-        with self._locks.claim(event.chat.id) as claimed:
+        async with self._locks.claim(event.chat.id) as claimed:
             if not claimed:
                 await event.reply(busy_text(message_language(event.text, event.from_user)))
                 return None

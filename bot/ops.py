@@ -14,8 +14,9 @@ from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
+from bot.delivery.limits import LeasedDeepSlots
 from bot.metrics import Metrics
-from bot.ratelimit import DeepSlots, SlidingWindow
+from bot.ratelimit import DeepSlots, QuestionWindow
 from bot.tree_page.links import TreeLinks
 from reasoning_core.ports import (
     AccountStore,
@@ -66,8 +67,8 @@ class Ops:
     #: Links to analysis pages (/revoke_links revokes them).
     links: TreeLinks
     metrics: Metrics
-    window: SlidingWindow
-    deep_slots: DeepSlots
+    window: QuestionWindow
+    deep_slots: DeepSlots | LeasedDeepSlots
     runbooks: RunbookLibrary
     admin_ids: frozenset[int]
     access_mode: str = "open"

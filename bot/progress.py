@@ -11,9 +11,10 @@ import time
 from collections.abc import Callable
 
 from aiogram import Bot
-from aiogram.exceptions import TelegramAPIError
+from aiogram.exceptions import ClientDecodeError, TelegramAPIError
 from aiogram.types import Message
 
+from bot.delivery.context import transient
 from bot.rendering import escape
 from reasoning_core.models import Event
 
@@ -56,15 +57,19 @@ class ProgressMessage:
             return
         text = f"🔎 {escape(event.message)}"
         try:
-            if self._message is None:
-                self._message = await self._bot.send_message(self._chat_id, text)
-                self._shown, self._last_edit = text, self._clock()
-            elif text != self._shown and self._clock() - self._last_edit >= self._min_interval:
-                await self._message.edit_text(text)
-                self._shown, self._last_edit = text, self._clock()
-                self.edits += 1
-        except TelegramAPIError as e:  # progress is a courtesy; never fail the answer for it
+            with transient():  # a status line, not a reply: it is not kept in the outbox
+                await self._show(text)
+        except (TelegramAPIError, ClientDecodeError) as e:  # a courtesy; never fail the answer
             log.warning("progress update failed in chat %s: %s", self._chat_id, e)
+
+    async def _show(self, text: str) -> None:
+        if self._message is None:
+            self._message = await self._bot.send_message(self._chat_id, text)
+            self._shown, self._last_edit = text, self._clock()
+        elif text != self._shown and self._clock() - self._last_edit >= self._min_interval:
+            await self._message.edit_text(text)
+            self._shown, self._last_edit = text, self._clock()
+            self.edits += 1
 
     async def finish(self) -> None:
         """Remove the status message: the answer follows as a new message."""

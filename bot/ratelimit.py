@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
@@ -64,6 +64,10 @@ class SlidingWindow:
         hits.append(now)
         return 0.0
 
+    async def check(self, key: int) -> float:
+        """`hit`, as `RateLimitMiddleware` calls it (the shared window is async)."""
+        return self.hit(key)
+
     def _sweep(self, now: float) -> None:
         # Forget users who have been quiet for a whole window, so memory stays bounded.
         self._calls += 1
@@ -71,6 +75,17 @@ class SlidingWindow:
             quiet = [k for k, h in self._hits.items() if not h or h[-1] <= now - self.window]
             for key in quiet:
                 del self._hits[key]
+
+
+class QuestionWindow(Protocol):
+    """Questions per user per minute: `SlidingWindow` here, or shared across replicas
+    (bot/delivery/limits.py `SharedWindow`)."""
+
+    limit: int
+
+    async def check(self, key: int) -> float:
+        """0 when allowed (and counted), else the seconds until a question is allowed."""
+        ...
 
 
 class DeepSlots:
@@ -147,7 +162,7 @@ class RateLimitMiddleware(BaseMiddleware):
     def __init__(
         self,
         *,
-        window: SlidingWindow,
+        window: QuestionWindow,
         usage: UsageStore,
         daily_token_budget: int,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -165,7 +180,7 @@ class RateLimitMiddleware(BaseMiddleware):
         language = message_language(event.text, event.from_user)
         refusal = await self._over_budget(user_id, language)
         if refusal is None:
-            retry_after = self._window.hit(user_id)
+            retry_after = await self._window.check(user_id)
             if retry_after > 0:
                 refusal = rate_limit_text(self._window.limit, retry_after, language)
         if refusal is not None:

@@ -1,8 +1,12 @@
 """Request middlewares of the bot's client session: Telegram's recoverable errors,
 handled once for every API call instead of around each one.
 
-- `RetryAfterMiddleware`: flood control (429, `TelegramRetryAfter`) -> wait
-  `retry_after` seconds and retry, a bounded number of times.
+- `TransientRetryMiddleware`: an error that will pass is retried — flood control
+  (429) after its retry_after however long; 5xx, network errors and answers that are
+  not Telegram's JSON (a proxy's 502 page) with exponential backoff and jitter — until
+  the method's deadline: `deadline_sec` (TELEGRAM_SEND_DEADLINE_SEC) for replies and
+  start-up calls, `courtesy_deadline_sec` for progress edits, chat actions and the
+  like. getUpdates is left to the poller, which has its own backoff.
 - `PlainTextFallbackMiddleware`: "can't parse entities" on an HTML
   sendMessage / editMessageText -> send once more as plain text, tags stripped
   and entities unescaped, so the user still gets the words.
@@ -12,7 +16,7 @@ handled once for every API call instead of around each one.
   inventing a `Message` would mean guessing fields we do not know.
 
 `install_request_middlewares` registers them outermost first: not-modified,
-then the fallback, then retry-after, so the plain-text retry is itself
+then the fallback, then the transient retry, so the plain-text retry is itself
 protected against 429 and an edit that falls back can still be "not modified".
 
 aiogram annotates middlewares as returning ``Response[T]``, but the chain
@@ -21,9 +25,9 @@ actually passes the method's result (``T``) along; the casts below bridge that.
 
 from __future__ import annotations
 
-import asyncio
 import html
 import logging
+import random
 import re
 from enum import Enum
 from typing import TYPE_CHECKING, Any, cast
@@ -33,15 +37,27 @@ from aiogram.client.session.middlewares.base import (
     BaseRequestMiddleware,
     NextRequestMiddlewareType,
 )
-from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
+from aiogram.exceptions import (
+    ClientDecodeError,
+    TelegramAPIError,
+    TelegramBadRequest,
+    TelegramEntityTooLarge,
+    TelegramNetworkError,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
 from aiogram.methods import (
     EditMessageCaption,
     EditMessageReplyMarkup,
     EditMessageText,
+    GetUpdates,
     SendMessage,
     TelegramMethod,
 )
 from aiogram.methods.base import TelegramType
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_before_delay
+
+from bot.delivery.context import is_transient
 
 if TYPE_CHECKING:
     from aiogram import Bot
@@ -49,16 +65,50 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+#: Methods whose failure only costs a courtesy (a progress edit, the typing action).
+_COURTESY = frozenset(
+    {"sendChatAction", "editMessageText", "editMessageReplyMarkup", "deleteMessage"}
+)
 _TAG_RE = re.compile(r"</?[a-zA-Z][a-zA-Z0-9-]*(?:\s[^<>]*)?/?>")
 _EDITS = (EditMessageText, EditMessageReplyMarkup, EditMessageCaption)
 
 
-class RetryAfterMiddleware(BaseRequestMiddleware):
-    """Honour Telegram's flood control: sleep `retry_after`, then try again."""
+def is_transient_error(error: BaseException) -> bool:
+    """Will trying again help? 429, 5xx, network trouble, a non-JSON answer."""
+    if isinstance(error, TelegramEntityTooLarge):
+        return False
+    return isinstance(
+        error, TelegramRetryAfter | TelegramServerError | TelegramNetworkError | ClientDecodeError
+    )
 
-    def __init__(self, *, max_retries: int = 3, max_wait: float = 60.0) -> None:
-        self.max_retries = max_retries
-        self.max_wait = max_wait  # a longer ban is not worth blocking a handler for
+
+def _backoff(state: RetryCallState, *, base: float, cap: float) -> float:
+    error = state.outcome.exception() if state.outcome is not None else None
+    if isinstance(error, TelegramRetryAfter):
+        return float(error.retry_after)
+    exponential = min(cap, base * 2 ** (state.attempt_number - 1))
+    return random.uniform(exponential / 2, exponential)
+
+
+def describe_error(error: BaseException) -> str:
+    if isinstance(error, TelegramAPIError):
+        return f"{type(error).__name__}: {error.message}"
+    return type(error).__name__  # a ClientDecodeError carries the whole body: keep it out
+
+
+class TransientRetryMiddleware(BaseRequestMiddleware):
+    def __init__(
+        self,
+        *,
+        deadline_sec: float = 600.0,
+        courtesy_deadline_sec: float = 30.0,
+        base_sec: float = 0.5,
+        cap_sec: float = 15.0,
+    ) -> None:
+        self.deadline_sec = deadline_sec
+        self.courtesy_deadline_sec = courtesy_deadline_sec
+        self._base = base_sec
+        self._cap = cap_sec
 
     async def __call__(
         self,
@@ -66,21 +116,36 @@ class RetryAfterMiddleware(BaseRequestMiddleware):
         bot: Bot,
         method: TelegramMethod[TelegramType],
     ) -> Response[TelegramType]:
-        for retry in range(1, self.max_retries + 1):
-            try:
+        if method.__api_method__ == GetUpdates.__api_method__:
+            return await make_request(bot, method)
+        name = method.__api_method__
+        courtesy = name in _COURTESY or is_transient()
+        deadline = self.courtesy_deadline_sec if courtesy else self.deadline_sec
+
+        def wait(state: RetryCallState) -> float:
+            return _backoff(state, base=self._base, cap=self._cap)
+
+        def before_sleep(state: RetryCallState) -> None:
+            error = state.outcome.exception() if state.outcome is not None else None
+            log.warning(
+                "Telegram %s failed (%s): retry %d in %.1fs",
+                name,
+                describe_error(error) if error else "?",
+                state.attempt_number,
+                state.upcoming_sleep,
+            )
+
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(is_transient_error),
+            wait=wait,
+            stop=stop_before_delay(deadline),
+            before_sleep=before_sleep,
+            reraise=True,
+        )
+        async for attempt in retrying:
+            with attempt:
                 return await make_request(bot, method)
-            except TelegramRetryAfter as e:
-                if e.retry_after > self.max_wait:
-                    raise
-                log.warning(
-                    "Telegram flood control on %s: retry %d of %d in %ss",
-                    method.__api_method__,
-                    retry,
-                    self.max_retries,
-                    e.retry_after,
-                )
-                await asyncio.sleep(e.retry_after)
-        return await make_request(bot, method)
+        raise AssertionError("unreachable: tenacity re-raises the last error")
 
 
 class PlainTextFallbackMiddleware(BaseRequestMiddleware):
@@ -123,11 +188,11 @@ class NotModifiedMiddleware(BaseRequestMiddleware):
             return cast("Response[TelegramType]", True)
 
 
-def install_request_middlewares(bot: Bot) -> None:
+def install_request_middlewares(bot: Bot, *, send_deadline_sec: float = 600.0) -> None:
     """Register the three middlewares on `bot.session` in the documented order."""
     bot.session.middleware(NotModifiedMiddleware())
     bot.session.middleware(PlainTextFallbackMiddleware())
-    bot.session.middleware(RetryAfterMiddleware())
+    bot.session.middleware(TransientRetryMiddleware(deadline_sec=send_deadline_sec))
 
 
 def strip_html(text: str) -> str:

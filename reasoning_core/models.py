@@ -168,6 +168,9 @@ class Question(BaseModel):
     chat_id: int
     session_id: int | None = None
     project: str = "default"
+    #: The front end's id of this question (a Telegram update): asked again with the same
+    #: key after a crash, a deep analysis continues rather than starts over.
+    key: str | None = None
 
 
 class ClarificationPrompt(BaseModel):

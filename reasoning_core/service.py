@@ -329,7 +329,7 @@ class ReasoningService:
         ctx = _planning_context(turn, recall, decision, request)
         question = turn.question
         return self._deps.deep.run(
-            ctx, decision, user_id=question.user_id, chat_id=question.chat_id
+            ctx, decision, user_id=question.user_id, chat_id=question.chat_id, key=question.key
         )
 
     async def investigate(

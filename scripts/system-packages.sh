@@ -6,7 +6,8 @@
 # Already installed: nothing happens (no network). Missing, as root with apt-get:
 # `apt-get update` once (quietly), then `apt-get install`. Otherwise, or when apt fails:
 # one line saying what is missing and what it costs, and exit 0 — whytree still runs
-# (the reasoning tree falls back to its text view; tests needing the packages are skipped).
+# (the reasoning tree falls back to its text view, the services demo is not built;
+# tests needing the packages are skipped with that reason).
 set -u
 
 missing=()
@@ -16,7 +17,7 @@ for package in "$@"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-why="tree pictures fall back to text; tests that need them are skipped"
+why="tree pictures fall back to text, the services demo (Prometheus) is not built; tests that need them are skipped"
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "whytree: system packages missing: ${missing[*]} (install them with apt-get as root; until then $why)" >&2
     exit 0

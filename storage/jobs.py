@@ -21,7 +21,7 @@ from storage.errors import translated
 
 _COLUMNS = (
     "id, user_id, chat_id, question, context, status, tree_id, attempts, heartbeat_at,"
-    " answer, error, created_at, updated_at"
+    " answer, error, created_at, updated_at, key"
 )
 
 _CLAIM = f"""
@@ -36,8 +36,9 @@ _CLAIM = f"""
     )
     RETURNING {_COLUMNS}"""
 
+# Keyed jobs belong to an update in the inbox: processing it again resumes them.
 _STALE_CONDITION = """
-    ((status = 'running' AND heartbeat_at < now() - make_interval(secs => $1))
+    key IS NULL AND ((status = 'running' AND heartbeat_at < now() - make_interval(secs => $1))
      OR (status = 'queued' AND created_at < now() - make_interval(secs => $1)))"""
 
 _RECLAIM = f"""
@@ -62,18 +63,38 @@ class PgJobStore:
         self._pool = pool
 
     @translated("queueing a deep analysis")
-    async def enqueue(self, ctx: PlanningContext, *, user_id: int, chat_id: int) -> Job:
-        """Insert a queued job."""
+    async def enqueue(
+        self, ctx: PlanningContext, *, user_id: int, chat_id: int, key: str | None = None
+    ) -> Job:
+        """Insert a queued job; with a `key` already used, the job of that key as it is."""
         row = await self._pool.fetchrow(
-            f"""INSERT INTO deep_jobs (user_id, chat_id, question, context)
-                VALUES ($1, $2, $3, $4) RETURNING {_COLUMNS}""",
+            f"""WITH added AS (
+                    INSERT INTO deep_jobs (user_id, chat_id, question, context, key)
+                    VALUES ($1, $2, $3, $4, $5) ON CONFLICT (key) DO NOTHING
+                    RETURNING {_COLUMNS})
+                SELECT {_COLUMNS} FROM added
+                UNION ALL SELECT {_COLUMNS} FROM deep_jobs WHERE key = $5
+                LIMIT 1""",
             user_id,
             chat_id,
             ctx.question,
             ctx.model_dump(mode="json"),
+            key,
         )
         assert row is not None
         return _job(row)
+
+    @translated("taking over a deep analysis")
+    async def take_over(self, job_id: int) -> Job | None:
+        """Running again under this process (attempts + 1), whatever its heartbeat: for a
+        keyed job whose update this process now holds. None if it is done or failed."""
+        row = await self._pool.fetchrow(
+            f"""UPDATE deep_jobs SET status = 'running', attempts = attempts + 1,
+                                     heartbeat_at = now(), updated_at = now()
+                WHERE id = $1 AND status IN ('queued', 'running') RETURNING {_COLUMNS}""",
+            job_id,
+        )
+        return None if row is None else _job(row)
 
     @translated("claiming a deep analysis")
     async def claim(self, job_id: int | None = None) -> Job | None:

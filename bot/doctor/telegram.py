@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from aiogram import Bot
 from aiogram.exceptions import (
+    ClientDecodeError,
     TelegramAPIError,
     TelegramNetworkError,
     TelegramNotFound,
@@ -71,6 +72,11 @@ async def _ask(bot: Bot, limit_sec: float) -> BotIdentity:
         ) from e
     except TelegramAPIError as e:
         raise TelegramProblem(f"Telegram refused getMe: {e.message}") from e
+    except ClientDecodeError as e:  # a proxy's error page, still there after the retries
+        raise TelegramProblem(
+            "Telegram's answer to getMe was not the Bot API's JSON (a proxy or a wrong "
+            "TELEGRAM_API_URL?)"
+        ) from e
     return BotIdentity(username=me.username or str(me.id), webhook_url=webhook.url)
 
 
@@ -88,7 +94,11 @@ async def check_telegram(settings: Settings, *, limit_sec: float) -> list[Findin
     except TelegramProblem as e:
         return [Finding.fail(PART, "the bot cannot log in", str(e))]
     findings = [Finding.ok(PART, f"@{identity.username} — {identity.link}")]
-    if identity.webhook_url:
+    if identity.webhook_url and identity.webhook_url == settings.webhook_url:
+        findings.append(
+            Finding.ok(WEBHOOK_PART, "set to WEBHOOK_URL: `whytree run --webhook` receives them")
+        )
+    elif identity.webhook_url:
         findings.append(
             Finding.fail(
                 WEBHOOK_PART,

@@ -74,7 +74,7 @@ async def clarify_button_handler(
         await query.answer(words["type_own"])
         return
     chat_id = query.message.chat.id
-    with chat_locks.claim(chat_id) as claimed:
+    async with chat_locks.claim(chat_id) as claimed:
         if not claimed:
             await query.answer(busy_text(check.language or "en"))
             return

@@ -13,6 +13,7 @@ from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent, Update
 
+from bot.delivery.context import current_delivery
 from reasoning_core.error_ids import new_error_id
 from reasoning_core.errors import StoreError, StoreUnavailableError
 from reasoning_core.understanding import detect_language
@@ -44,6 +45,13 @@ TEXTS: dict[str, dict[str, str]] = {
 
 async def error_handler(event: ErrorEvent, bot: Bot) -> bool:
     update = event.update
+    delivery = current_delivery()
+    if delivery is not None and isinstance(event.exception, StoreUnavailableError):
+        # The update stays in the inbox and is answered once the database is back:
+        # no "try again" now and a surprise answer later.
+        log.warning("update %s waits for the database: %s", update.update_id, event.exception)
+        delivery.retry_later = True
+        return True
     error_id = new_error_id()
     log.error(
         "unhandled error %s in update %s: %s: %s",
@@ -60,7 +68,7 @@ async def error_handler(event: ErrorEvent, bot: Bot) -> bool:
     text = user_text(event.exception, error_id, _language(update))
     try:
         await bot.send_message(chat_id, text)
-    except TelegramAPIError as e:  # Telegram itself is failing; the log line is all we have
+    except (TelegramAPIError, StoreError) as e:  # the log line is all we have
         log.error("could not tell chat %s about error %s: %s", chat_id, error_id, e)
     return True
 

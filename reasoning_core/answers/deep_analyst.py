@@ -87,7 +87,8 @@ class DeepAnalyst:
         fallback_planner: Planner | None = None,
         budgets: Budgets | None = None,
         policy: ExplorationPolicy | None = None,
-        concurrency: int = 4,
+        model_concurrency: int = 4,
+        tool_concurrency: int = 8,
         clock: Callable[[], float] = time.monotonic,
         reflection: ReflectionSettings | None = None,
         critic: ChatModel | None = None,
@@ -105,7 +106,8 @@ class DeepAnalyst:
         self._tools = dict(tools)
         self._budgets = budgets or Budgets()
         self._policy = policy or ExplorationPolicy()
-        self._concurrency = concurrency
+        self._model_concurrency = model_concurrency
+        self._tool_concurrency = tool_concurrency
         self._clock = clock
 
     async def run(
@@ -215,7 +217,8 @@ class DeepAnalyst:
             tools=self._tools,
             budgets=self._budgets,
             policy=self._policy,
-            concurrency=self._concurrency,
+            model_concurrency=self._model_concurrency,
+            tool_concurrency=self._tool_concurrency,
             clock=self._clock,
             reflector=reflector,
             language=ctx.language,

@@ -69,17 +69,51 @@ class DeepJobRunner:
         self._max_attempts = max_attempts
 
     async def submit(
-        self, ctx: PlanningContext, *, user_id: int, chat_id: int
+        self, ctx: PlanningContext, *, user_id: int, chat_id: int, key: str | None = None
     ) -> AsyncIterator[Event]:
-        """Queue the analysis as a job and run it here; yields its events."""
-        job = await self._jobs.enqueue(ctx, user_id=user_id, chat_id=chat_id)
-        claimed = await self._jobs.claim(job.id)
+        """Queue the analysis as a job and run it here; yields its events.
+
+        With a `key` (the front end's id of the question) seen before, the job of that
+        key is continued from its saved tree, or its stored answer is the answer: the
+        question is being answered again because the process that had it died.
+        """
+        job = await self._jobs.enqueue(ctx, user_id=user_id, chat_id=chat_id, key=key)
         words = _words(ctx.language)
+        if key is not None and job.attempts > 0:
+            async for event in self._again(job):
+                yield event
+            return
+        claimed = await self._jobs.claim(job.id)
         if claimed is None:  # another worker took it: it will answer
             yield Event(kind="reasoning", message=words["queued"], data={"job_id": job.id})
             return
         yield Event(kind="reasoning_started", message=words["started"], data={"job_id": job.id})
         async for event in self._run(claimed):
+            yield event
+
+    async def _again(self, job: Job) -> AsyncIterator[Event]:
+        """A keyed job met again: its stored answer, or the analysis continued here."""
+        if job.status == "done" and job.answer is not None:
+            log.info("deep-analysis job %s is done: its answer is sent again", job.id)
+            yield Event(kind="answer", answer=job.answer)
+            return
+        taken = None if job.status == "failed" else await self._jobs.take_over(job.id)
+        if taken is None:  # failed (or finished meanwhile): say so once
+            done = await self._jobs.get(job.id)
+            if done is not None and done.status == "done" and done.answer is not None:
+                yield Event(kind="answer", answer=done.answer)
+                return
+            why = (done.error if done else None) or job.error or "no answer"
+            yield Event(kind="answer", answer=_gave_up(job, why))
+            return
+        log.info("continuing deep-analysis job %s (attempt %d, tree %s)", taken.id,
+                 taken.attempts, taken.tree_id)  # fmt: skip
+        if taken.attempts > self._max_attempts:
+            why = _words(taken.context.language)["interrupted"].format(count=taken.attempts - 1)
+            await self._jobs.fail(taken.id, why)
+            yield Event(kind="answer", answer=_gave_up(taken, why))
+            return
+        async for event in self._run(taken):
             yield event
 
     async def resume_stale(self, deliver: Deliver) -> int:

@@ -64,14 +64,20 @@ class DeepPath:
         return await self._missing_details(ctx.parsed(), ctx.parameters)
 
     async def run(
-        self, ctx: PlanningContext, decision: StrategyDecision, *, user_id: int, chat_id: int
+        self,
+        ctx: PlanningContext,
+        decision: StrategyDecision,
+        *,
+        user_id: int,
+        chat_id: int,
+        key: str | None = None,
     ) -> AsyncIterator[Event]:
         """The job's events, then an `answer` (a "queued" note if another worker took it)."""
         if self._guidance is not None:
             guidance = self._guidance(ctx.parsed(), ctx.language)
             ctx = ctx.model_copy(update={"guidance": guidance})
         answer: Answer | None = None
-        async for event in self._runner.submit(ctx, user_id=user_id, chat_id=chat_id):
+        async for event in self._runner.submit(ctx, user_id=user_id, chat_id=chat_id, key=key):
             if event.kind == "answer" and event.answer is not None:
                 answer = event.answer
             else:

@@ -2,11 +2,12 @@
 
 The entry point is `Explorer` (``explorer``). It composes narrow collaborators,
 none of which knows the explorer: `Growth` (validated tree edits), `CheckRunner`
-(tool run + interpretation per check), `Brancher` (sub-hypotheses of undecided
-hypotheses), `ReflectionRounds` (acting on reflection's decisions), `conclude`
-(merge strategies), over a `PlannerGate` (budgeted planner calls), a
-`PriorityScheduler` (search order), a `StopSignal` (deadline, early stop) and an
-`Emitter` (events). `ExplorationPolicy` and `Budgets` are its settings.
+(tool runs, shared checks run once, interpretation per hypothesis), `Brancher`
+(sub-hypotheses of undecided hypotheses), `ReflectionRounds` (acting on
+reflection's decisions), `conclude` (merge strategies), over a `PlannerGate`
+(budgeted planner calls), two `PriorityScheduler`s (model calls and tool runs,
+longest chain first, then the search order), a `StopSignal` (deadline, early
+stop) and an `Emitter` (events). `ExplorationPolicy` and `Budgets` are its settings.
 """
 
 from reasoning_core.explore.budgets import Budgets

@@ -16,7 +16,13 @@ from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.growth import Growth
 from reasoning_core.explore.planner_gate import PlannerGate
-from reasoning_core.explore.policy import ExplorationPolicy, is_undecided, priority
+from reasoning_core.explore.policy import (
+    ExplorationPolicy,
+    chain_priority,
+    is_undecided,
+    priority,
+    remaining_rounds,
+)
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import checks_under, focused, hypotheses_under
 from reasoning_core.explore.stopping import StopSignal
@@ -73,8 +79,9 @@ class Brancher:
         self._emit("reasoning", line("undecided", id=node_id, p=node.confidence or node.prior))
         sub_ctx = focused(ctx, proposal, tree)
         try:
+            rounds = remaining_rounds("branch", node.depth, self._budgets.depth_limit)
             plan = await self._gate.ask(
-                priority(node, self._policy.order),
+                chain_priority(rounds, priority(node, self._policy.order)),
                 lambda planner: planner.propose_hypotheses(sub_ctx),
             )
         except StoreError:

@@ -6,21 +6,27 @@ One `Explorer` runs one analysis on a `TreeManager` whose tree already exists
 1. the root gets competing hypotheses from ``propose_hypotheses`` (unless it
    has them already); a `Plan.conclusion` becomes the "none" hypothesis;
 2. each hypothesis gets checks from ``propose_checks`` (verification nodes);
-3. each check runs through its tool; the result is interpreted by the planner
-   and recorded with ``set_node_result`` (aggregation follows);
+3. each check runs through its tool (a check shared with another hypothesis
+   runs once); the results are interpreted by the planner, one model call per
+   hypothesis (or by its verdict rules, without a model), and recorded with
+   ``set_node_results`` (aggregation follows);
 4. an undecided hypothesis is branched into sub-hypotheses (`Brancher`);
 5. with a `Reflector`, reflection rounds follow each wave of work: checks
    retried another way, or the plan revised (`ReflectionRounds`);
 6. the synthesis is merged from the tree and the planner's wording
    (`conclude`) and kept in `synthesis`.
 
-Independent work runs concurrently: every planner call, and every check (tool
-run, interpretation and record together), holds one slot of a
-`PriorityScheduler` with `concurrency` slots; waiting work starts in the
-policy's search order (policy.py), and each hypothesis and check starts
-as soon as it is in the tree, so wall time follows the tree's critical path
-rather than its node count. Completed checks are never run again: a loaded
-tree resumes with its open work only.
+Independent work runs concurrently, under two limits: every model call (a
+planner call, one interpretation of a hypothesis's results) holds a slot of
+the model `PriorityScheduler` (`model_concurrency`: the model is the scarce
+resource), every tool run a slot of the tool one (`tool_concurrency`: tools are
+cheap and local), so a tool run never holds a model slot and a model call never
+waits behind tool runs. Waiting work starts longest remaining chain first, then
+in the policy's search order (policy.py); each hypothesis and check starts as
+soon as it is in the tree, checks shared between hypotheses run once
+(checks.py), so wall time follows the tree's critical path rather than its
+node count. Completed checks are never run again: a loaded tree resumes with
+its open work only.
 
 The explorer composes its collaborators and gives each the narrow things it
 needs: the `TreeManager`, the `Growth` that edits the tree, the `PlannerGate`
@@ -48,7 +54,13 @@ from reasoning_core.explore.emitter import Emitter
 from reasoning_core.explore.growth import Growth
 from reasoning_core.explore.merge import conclude
 from reasoning_core.explore.planner_gate import PlannerGate
-from reasoning_core.explore.policy import ROOT_PRIORITY, ExplorationPolicy, priority
+from reasoning_core.explore.policy import (
+    ROOT_PRIORITY,
+    ExplorationPolicy,
+    chain_priority,
+    priority,
+    remaining_rounds,
+)
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.reflection_rounds import ReflectionRounds
 from reasoning_core.explore.scheduler import PriorityScheduler
@@ -82,7 +94,8 @@ class Explorer:
         tools: Mapping[str, Tool],
         budgets: Budgets | None = None,
         policy: ExplorationPolicy | None = None,
-        concurrency: int = 4,
+        model_concurrency: int = 4,
+        tool_concurrency: int = 8,
         clock: Callable[[], float] = time.monotonic,
         fallback_planner: Planner | None = None,
         reflector: Reflector | None = None,
@@ -93,21 +106,26 @@ class Explorer:
         self._budgets = budgets or Budgets()
         self._policy = policy or ExplorationPolicy()
         tracker = BudgetTracker(self._budgets, clock)
-        self._scheduler = PriorityScheduler(concurrency)
+        self._model_slots = PriorityScheduler(model_concurrency)
+        self._tool_slots = PriorityScheduler(tool_concurrency)
         self._emit = Emitter(manager, language)
         self._stop = StopSignal(
             tracker=tracker, stop_confidence=self._policy.stop_confidence, emit=self._emit
         )
         self._gate = PlannerGate(
-            planner=planner, fallback=fallback_planner, tracker=tracker, scheduler=self._scheduler
+            planner=planner,
+            fallback=fallback_planner,
+            tracker=tracker,
+            scheduler=self._model_slots,
         )
         self._growth = Growth(
             manager=manager, budgets=self._budgets, tracker=tracker, emit=self._emit,
             language=language,
         )  # fmt: skip
         self._checks = CheckRunner(
-            manager=manager, growth=self._growth, gate=self._gate, scheduler=self._scheduler,
-            stop=self._stop, emit=self._emit, tools=tools, policy=self._policy,
+            manager=manager, growth=self._growth, gate=self._gate,
+            tool_scheduler=self._tool_slots, stop=self._stop, emit=self._emit, tools=tools,
+            policy=self._policy, depth_limit=self._budgets.depth_limit,
         )  # fmt: skip
         self._brancher = Brancher(
             manager=manager, growth=self._growth, gate=self._gate, stop=self._stop,
@@ -132,9 +150,19 @@ class Explorer:
         return self._gate.name
 
     @property
-    def peak_concurrency(self) -> int:
-        """Most slots ever held at once (planner calls and tool runs)."""
-        return self._scheduler.peak
+    def reused_runs(self) -> int:
+        """Checks that reused an identical check's tool run in this analysis."""
+        return self._checks.reused_runs
+
+    @property
+    def model_slots(self) -> PriorityScheduler:
+        """The limit on model calls (its counters: `peak`, `granted`)."""
+        return self._model_slots
+
+    @property
+    def tool_slots(self) -> PriorityScheduler:
+        """The limit on tool runs (its counters: `peak`, `granted`)."""
+        return self._tool_slots
 
     # --- the run ---------------------------------------------------------------------
 
@@ -167,6 +195,7 @@ class Explorer:
             await self._growth.close_open_work(self._stop.reason or "not run")
             self.synthesis = await self._conclude(ctx)
         finally:
+            await self._checks.close()
             queue.put_nowait(None)
 
     def _reflection_rounds(self, reflector: Reflector) -> ReflectionRounds:
@@ -236,25 +265,32 @@ class Explorer:
         proposal: HypothesisProposal,
         group: asyncio.TaskGroup,
     ) -> bool:
-        """Ask for checks and start them; the slot is held until they wait for slots too.
-
-        Holding it that long lets the search order choose between this hypothesis's
-        new checks and work that was already waiting.
-        """
+        """Ask for checks, add them all, then start them; the model slot is held until
+        they wait for their slots too, so the order chooses between them and work that
+        was already waiting."""
         if (reason := self._stop.reason) is not None:
             await self._growth.close(node_id, reason, prune=True)
             return False
-        work = priority(self._manager.tree.nodes[node_id], self._policy.order)
+        node = self._manager.tree.nodes[node_id]
+        rounds = remaining_rounds("checks", node.depth, self._budgets.depth_limit)
+        work = chain_priority(rounds, priority(node, self._policy.order))
         try:
             async with self._gate.slot(work) as planner:
                 checks = await planner.propose_checks(ctx, proposal)
+                added: list[str] = []
 
-                def start(check_id: str) -> None:  # each check starts as soon as it is added
-                    self._checks.start(group, ctx, check_id, proposal)
+                def on_added(check_id: str) -> None:
+                    # Checks interpreted one by one start as soon as they are added; those
+                    # a model interprets together start once they are all in the tree.
+                    if self._checks.interprets_together:
+                        added.append(check_id)
+                    else:
+                        self._checks.start(group, ctx, check_id, proposal)
 
                 tools = self._checks.tool_names
-                if not await self._growth.add_checks(node_id, checks, tools, on_added=start):
+                if not await self._growth.add_checks(node_id, checks, tools, on_added=on_added):
                     return False
+                self._checks.start_many(group, ctx, added, proposal)
                 await asyncio.sleep(0)  # the new check tasks queue up for their slots
         except StoreError:
             raise

@@ -32,7 +32,7 @@ from reasoning_core.explore.state import (
     hypothesis_context,
     known_keys,
 )
-from reasoning_core.models import Evidence
+from reasoning_core.models import Evidence, Node
 from reasoning_core.planners.contract import (
     CheckProposal,
     HypothesisProposal,
@@ -40,7 +40,7 @@ from reasoning_core.planners.contract import (
     PlanningContext,
 )
 from reasoning_core.reflection.retry import how_text
-from reasoning_core.tree.edits import ROOT_ID, default_title, normalise
+from reasoning_core.tree.edits import ROOT_ID, NewNode, default_title, normalise
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import OPEN
 
@@ -83,37 +83,47 @@ class Growth:
     ) -> int:
         """Add the acceptable proposals under `parent_id`; returns how many were added.
 
-        `on_added` is called with each new node's id as soon as it is saved.
+        `on_added` is called with each new node's id once they are saved.
         """
         tree = self._manager.tree
         keys = known_keys(tree) | set(ctx.excluded_hypotheses)
         titles = {normalise(n.title) for n in hypotheses_under(tree, parent_id)}
         room = self._budgets.max_branches - len(hypotheses_under(tree, parent_id))
-        added = 0
+        accepted: list[HypothesisProposal] = []
         for proposal in proposals:
-            reason = self._hypothesis_refusal(proposal, keys, titles, room - added)
-            added_id = ""
-            if reason is None:
-                added_id, reason = await self._add_hypothesis(
-                    parent_id, proposal, planner, parameters
-                )
+            reason = self._hypothesis_refusal(proposal, keys, titles, room, len(accepted))
             if reason is not None:
                 self._drop("hypothesis", proposal.title, reason)
                 continue
-            if proposal.children:  # alternatives: explored as its sub-hypotheses
-                await self.add_hypotheses(
-                    added_id, proposal.children, ctx=ctx, planner=planner, parameters=parameters
-                )
-            if on_added is not None:
-                on_added(added_id)
             keys.add(proposal.key)
             titles.add(normalise(proposal.title))
+            accepted.append(proposal)
+        # All in one change of the tree: the hypotheses are explored together, one save sooner.
+        new = [
+            NewNode(parent_id, proposal.description.strip() or proposal.title, "hypothesis",
+                    title=proposal.title, prior=proposal.prior, promise=proposal.prior,
+                    context=hypothesis_context(proposal, planner=planner, parameters=parameters))
+            for proposal in accepted
+        ]  # fmt: skip
+        added = 0
+        for proposal, node in zip(accepted, await self._manager.add_children(new), strict=True):
+            if isinstance(node, TreeError):
+                self._drop("hypothesis", proposal.title, str(node))
+                continue
+            self._emit("node_added", line("hypothesis", id=node.id, title=node.title),
+                       node_id=node.id, node_type="hypothesis")  # fmt: skip
+            if proposal.children:  # alternatives: explored as its sub-hypotheses
+                await self.add_hypotheses(
+                    node.id, proposal.children, ctx=ctx, planner=planner, parameters=parameters
+                )
+            if on_added is not None:
+                on_added(node.id)
             added += 1
         return added
 
     def _hypothesis_refusal(
         self, proposal: HypothesisProposal, keys: Collection[str], titles: Collection[str],
-        room: int,
+        room: int, accepted: int,
     ) -> str | None:  # fmt: skip
         if not proposal.title.strip() or not proposal.key.strip():
             return "it has no title or key"
@@ -121,33 +131,9 @@ class Growth:
             return f"duplicate key {proposal.key!r} (already proposed or excluded)"
         if normalise(proposal.title) in titles:
             return "a hypothesis with this title already exists"
-        if room <= 0:
+        if room - accepted <= 0:
             return f"more than max_branches ({self._budgets.max_branches}) hypotheses"
-        return self._tracker.node_refusal(len(self._manager.tree.nodes))
-
-    async def _add_hypothesis(
-        self,
-        parent_id: str,
-        proposal: HypothesisProposal,
-        planner: str,
-        parameters: dict[str, Any],
-    ) -> tuple[str, str | None]:
-        """(the new node's id, None), or ("", the reason it was refused)."""
-        try:
-            node = await self._manager.add_child(
-                parent_id,
-                proposal.description.strip() or proposal.title,
-                "hypothesis",
-                title=proposal.title,
-                prior=proposal.prior,
-                promise=proposal.prior,
-                context=hypothesis_context(proposal, planner=planner, parameters=parameters),
-            )
-        except TreeError as e:
-            return "", str(e)
-        self._emit("node_added", line("hypothesis", id=node.id, title=node.title),
-                   node_id=node.id, node_type="hypothesis")  # fmt: skip
-        return node.id, None
+        return self._tracker.node_refusal(len(self._manager.tree.nodes) + accepted)
 
     async def record_conclusion(self, plan: Plan, planner: str) -> None:
         """A plan with nothing to investigate: the "none" hypothesis, judged by the conclusion."""
@@ -180,16 +166,24 @@ class Growth:
         `on_added` is called with the id of each runnable check as soon as it is saved.
         """
         keys: set[str] = set()
-        added = 0
+        accepted: list[CheckProposal] = []
         for check in checks:
-            reason = self._check_refusal(check, keys, added)
+            reason = self._check_refusal(check, keys, len(accepted))
             if reason is not None:
                 self._drop("check", check.description[:80], reason)
                 continue
-            node_id = await self._add_check(hypothesis_id, check, tools)
-            if node_id is not None:
-                keys.add(check.key)
-                added += 1
+            keys.add(check.key)
+            accepted.append(check)
+        # All in one change of the tree: its checks start together, one save sooner.
+        hypothesis = self._manager.tree.nodes[hypothesis_id]
+        p = hypothesis.confidence if hypothesis.confidence is not None else hypothesis.prior
+        new = [
+            NewNode(hypothesis_id, check.description, "verification",
+                    promise=check_promise(p, check.gain, check.cost), context=check_context(check))
+            for check in accepted
+        ]  # fmt: skip
+        for check, node in zip(accepted, await self._manager.add_children(new), strict=True):
+            node_id = await self._added_check(check, node, tools)
             if node_id and on_added is not None:
                 on_added(node_id)
         if not checks_under(self._manager.tree, hypothesis_id):
@@ -204,21 +198,14 @@ class Growth:
             return f"duplicate check key {check.key!r}"
         if added >= self._budgets.max_checks_per_hypothesis:
             return f"more than {self._budgets.max_checks_per_hypothesis} checks for one hypothesis"
-        return self._tracker.node_refusal(len(self._manager.tree.nodes))
+        return self._tracker.node_refusal(len(self._manager.tree.nodes) + added)
 
-    async def _add_check(
-        self, hypothesis_id: str, check: CheckProposal, tools: Collection[str]
+    async def _added_check(
+        self, check: CheckProposal, node: Node | TreeError, tools: Collection[str]
     ) -> str | None:
-        """The new check's id ("" when it was added but rejected), None when dropped."""
-        hypothesis = self._manager.tree.nodes[hypothesis_id]
-        p = hypothesis.confidence if hypothesis.confidence is not None else hypothesis.prior
-        try:
-            node = await self._manager.add_child(
-                hypothesis_id, check.description, "verification",
-                promise=check_promise(p, check.gain, check.cost), context=check_context(check),
-            )  # fmt: skip
-        except TreeError as e:
-            self._drop("check", check.description[:80], str(e))
+        """The new check's id ("" when it was added but rejected), None when refused."""
+        if isinstance(node, TreeError):
+            self._drop("check", check.description[:80], str(node))
             return None
         self._emit("node_added", line("check", id=node.id, title=node.title), node_id=node.id,
                    node_type="verification")  # fmt: skip

@@ -1,8 +1,8 @@
 """PlannerGate: every planner call of one analysis goes through here.
 
 A call is counted against the run's budget (`BudgetExhaustedError` when one
-refuses it) and holds a slot of the `PriorityScheduler`, so planner calls and
-tool runs share the run's concurrency in the search order. The gate also
+refuses it) and holds a slot of the model `PriorityScheduler` (the analysis's
+limit on model calls; tool runs have their own, see checks.py). The gate also
 knows the fallback planner: once the primary has failed, every later call
 goes to the fallback, and a tree resumed after a restart continues with the
 planner that grew it.

@@ -17,6 +17,12 @@
   contradicted, so its remaining checks are pruned and it is not branched.
 - **Early stop**: once the root's confidence reaches ``stop_confidence`` no new
   work starts; work already running finishes.
+- **Longest chain first**: whatever the search order, waiting work whose
+  remaining chain of model rounds is longest starts first (`chain_priority`):
+  proposing a hypothesis's checks (checks -> interpretation -> synthesis, and
+  more while it may still be branched) goes before interpreting results
+  (interpretation -> synthesis). The search order breaks ties, so the
+  analysis's wall time follows its critical path.
 - **Merge** (how the final synthesis is chosen; see `explorer_merge`).
 """
 
@@ -34,6 +40,11 @@ MergeStrategy = Literal["best_first", "weighted_vote", "llm_synthesis"]
 Priority = tuple[float, ...]
 #: Work at the root (planning, synthesis) goes before everything else.
 ROOT_PRIORITY: Priority = (-1e9,)
+
+#: Model rounds on the chain that starts with work of each kind, synthesis included:
+#: branch (sub-hypotheses -> checks -> interpretation -> synthesis), checks, interpretation.
+ChainStep = Literal["branch", "checks", "interpret"]
+_CHAIN_ROUNDS: dict[ChainStep, int] = {"branch": 4, "checks": 3, "interpret": 2}
 
 _PART = re.compile(r"^([a-z])(\d+)$")
 _TYPE_RANK = {"h": 0, "v": 1, "l": 2}
@@ -86,3 +97,20 @@ def priority(node: Node, order: SearchOrder, *, promise: float | None = None) ->
     if order == "depth_first":
         return path
     return (-(node.promise if promise is None else promise), *path)
+
+
+def remaining_rounds(step: ChainStep, depth: int, depth_limit: int) -> int:
+    """Model rounds left on the longest chain through work `step` on a hypothesis at `depth`.
+
+    A hypothesis that may still be branched (a sub-hypothesis and its check fit under
+    `depth_limit`) has the sub-hypotheses' chain after its interpretation as well.
+    """
+    rounds = _CHAIN_ROUNDS[step]
+    if step != "branch" and depth + 2 <= depth_limit:
+        rounds += _CHAIN_ROUNDS["branch"] - 1  # sub-hypotheses, their checks, interpretation
+    return rounds
+
+
+def chain_priority(rounds: int, base: Priority) -> Priority:
+    """`base` (the search order) behind the remaining chain: the longest chain goes first."""
+    return (-float(rounds), *base)

@@ -3,7 +3,9 @@
 `asyncio.Semaphore` wakes waiters first come, first served; the explorer needs
 its search order (breadth-first, depth-first, best-first) to decide which
 waiting planner call or check starts when a slot frees up. Priorities are
-tuples, smaller first; ties go to the earlier request.
+tuples, smaller first; ties go to the earlier request. An analysis has two:
+one for model calls (the scarce resource) and one for tool runs (cheap and
+local), so neither kind of work waits behind the other.
 """
 
 from __future__ import annotations
@@ -26,14 +28,22 @@ class PriorityScheduler:
         self._free = slots
         self._waiters: list[tuple[Priority, int, asyncio.Future[None]]] = []
         self._order = itertools.count()
+        #: Most slots held at once, and slots handed out in all.
         self.peak = 0
+        self.granted = 0
         self._busy = 0
+
+    @property
+    def busy(self) -> int:
+        """Slots held now."""
+        return self._busy
 
     @asynccontextmanager
     async def slot(self, priority: Priority) -> AsyncIterator[None]:
         """Hold one slot for the body of the `async with`."""
         await self._acquire(priority)
         self._busy += 1
+        self.granted += 1
         self.peak = max(self.peak, self._busy)
         try:
             yield

@@ -9,7 +9,9 @@ planner and the runbook planner. The explorer drives either one the same way:
    sub-hypotheses at once and get the checks (step 2) instead of it.
 2. `propose_checks(ctx, hypothesis)` -> checks, each a tool request.
 3. the explorer runs the checks through the tools, concurrently;
-4. `interpret(ctx, hypothesis, check, result)` -> `Evidence`;
+4. `interpret(ctx, hypothesis, check, result)` -> `Evidence`; a planner that asks
+   a model for it also offers `interpret_checks` (the `BatchInterpreter` port): one
+   call for all of a hypothesis's results;
 5. `synthesize(ctx, tree, synthesis)` -> the synthesis with recommendations
    and wording added (the numbers come from aggregation, not from the planner).
 """

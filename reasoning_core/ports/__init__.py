@@ -77,6 +77,7 @@ from reasoning_core.ports.memory import (
     TurnWriter,
 )
 from reasoning_core.ports.planner import (
+    BatchInterpreter,
     Planner,
 )
 from reasoning_core.ports.trees import (
@@ -101,6 +102,7 @@ __all__ = [
     "ApiKeyStore",
     "AuditEntry",
     "AuditStore",
+    "BatchInterpreter",
     "ChatMessage",
     "ChatModel",
     "ClarificationStatus",

@@ -39,13 +39,24 @@ class Job(BaseModel):
     error: str | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    #: The front end's id of the question that started it (an update): asking again with
+    #: the same key continues this job rather than starting another.
+    key: str | None = None
 
 
 class JobStore(Protocol):
     """The ``deep_jobs`` queue. Times are the database's clock; raises `StoreError`."""
 
-    async def enqueue(self, ctx: PlanningContext, *, user_id: int, chat_id: int) -> Job:
-        """Queue a new job for this planning context."""
+    async def enqueue(
+        self, ctx: PlanningContext, *, user_id: int, chat_id: int, key: str | None = None
+    ) -> Job:
+        """Queue a new job for this planning context; with a `key` already used, return
+        the job of that key as it stands (any status)."""
+        ...
+
+    async def take_over(self, job_id: int) -> Job | None:
+        """Mark a queued or running job running here (attempts + 1, heartbeat now), for a
+        keyed job whose question this process now answers; None if done or failed."""
         ...
 
     async def claim(self, job_id: int | None = None) -> Job | None:
@@ -70,8 +81,9 @@ class JobStore(Protocol):
         ...
 
     async def stale(self, *, older_than_sec: float, limit: int = 50) -> builtins.list[Job]:
-        """Jobs whose worker is gone: running with a heartbeat older than `older_than_sec`,
-        or still queued after that long; oldest first."""
+        """Unkeyed jobs whose worker is gone: running with a heartbeat older than
+        `older_than_sec`, or still queued after that long; oldest first. (Keyed jobs are
+        resumed by asking their question again.)"""
         ...
 
     async def reclaim(self, job_id: int, *, older_than_sec: float) -> Job | None:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from reasoning_core.models import (
     Evidence,
@@ -40,8 +41,30 @@ class Planner(Protocol):
         hypothesis: HypothesisProposal,
         check: CheckProposal,
         result: ToolResult,
-    ) -> Evidence: ...
+    ) -> Evidence:
+        """One result as evidence. Called per check, without a model slot, unless the
+        planner is also a `BatchInterpreter`: then only as the fallback for a check the
+        batch left without a verdict, in a model slot."""
+        ...
 
     async def synthesize(
         self, ctx: PlanningContext, tree: Tree, synthesis: Synthesis
     ) -> Synthesis: ...
+
+
+@runtime_checkable
+class BatchInterpreter(Protocol):
+    """A planner whose interpretation asks a model: one call for all of a hypothesis's results.
+
+    The explorer calls it once per hypothesis (one model slot); the list is aligned
+    with `results`, None where the reply gave no usable verdict for that check (the
+    explorer then asks `Planner.interpret` for it alone). Raises `ReasoningError`
+    when nothing in the reply is usable.
+    """
+
+    async def interpret_checks(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        results: Sequence[tuple[CheckProposal, ToolResult]],
+    ) -> list[Evidence | None]: ...

@@ -8,6 +8,33 @@ English one; only the words around them (and the units' short names) change.
 from __future__ import annotations
 
 _LINES: dict[str, dict[str, str]] = {
+    "walk_root": {
+        "en": "{root} went wrong first ({signal}, from {onset}, {lead} min before {subject}); "
+        "path {path}",
+        "ru": "первым начались проблемы у {root} ({signal}, с {onset}, на {lead} мин раньше "
+        "{subject}); путь {path}",
+    },
+    "walk_root_together": {
+        "en": "{root} went wrong first ({signal}, from {onset}, with {subject} within a minute); "
+        "path {path}",
+        "ru": "первым начались проблемы у {root} ({signal}, с {onset}, у {subject} — в пределах "
+        "минуты); путь {path}",
+    },
+    "walk_clean": {
+        "en": "no dependency of {subject} went wrong before it (checked: {checked})",
+        "ru": "ни у одной зависимости {subject} проблемы не начались раньше "
+        "(проверены: {checked})",
+    },
+    "walk_leaf": {
+        "en": "{subject} calls no other service in the data",
+        "ru": "{subject} по данным не вызывает другие сервисы",
+    },
+    "walk_no_subject": {
+        "en": "no metric of {subject} in the dependency data",
+        "ru": "в данных о зависимостях нет метрик сервиса {subject}",
+    },
+    "signal_latency": {"en": "p95 latency ×{value}", "ru": "задержка p95 ×{value}"},
+    "signal_errors": {"en": "5xx share +{value}", "ru": "доля 5xx +{value}"},
     "change": {
         "en": "{label} {recent} vs {usual} baseline ({delta}, {hours} h)",
         "ru": "{label} {recent} против {usual} в базовом периоде ({delta}, {hours} ч)",

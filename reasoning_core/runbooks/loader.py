@@ -121,7 +121,12 @@ class RunbookSet:
     def name_sources(self) -> list[NameSource]:
         """How to list the known names of each entity kind the runbooks declare."""
         return [
-            NameSource(kind=kind, tool=declared.values.tool, query=declared.values.query)
+            NameSource(
+                kind=kind,
+                tool=declared.values.tool,
+                query=declared.values.query,
+                label=declared.values.label,
+            )
             for runbook in self.runbooks.values()
             for kind, declared in runbook.triggers.entities.items()
             if declared.values is not None

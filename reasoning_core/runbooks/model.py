@@ -27,6 +27,9 @@ from reasoning_core.runbooks.templates import template_parameter_names
 from reasoning_core.runbooks.timewindow import WINDOW_PARAMETERS
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
+MetricName = Annotated[
+    str, StringConstraints(pattern=r"^[a-zA-Z_:][a-zA-Z0-9_:]*$", max_length=200)
+]
 #: Names every template may use besides the runbook's parameters (`step` = Prometheus step).
 IMPLICIT_PARAMETERS = (*WINDOW_PARAMETERS, "step")
 #: The synthesis id a runbook's gate answers with when the data shows nothing to explain.
@@ -72,18 +75,33 @@ class Keywords(_Strict):
 
 
 class KnownValues(_Strict):
-    """A read-only query listing the names of one entity kind (columns value[, parent])."""
+    """A read-only query listing the names of one entity kind.
 
-    tool: Literal["sql"] = "sql"
+    SQL: columns value[, parent]. Prometheus: an instant PromQL query whose series
+    carry the names in the label `label` (``group by (service) (http_requests_total)``,
+    what Grafana calls ``label_values(http_requests_total, service)``).
+    """
+
+    tool: Literal["sql", "prometheus"] = "sql"
     query: str = Field(min_length=1)
+    label: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")] | None = None
 
     @field_validator("query")
     @classmethod
-    def _read_only(cls, value: str) -> str:
-        ensure_read_only(value)
-        if sql_parameter_names(value):
+    def _read_only(cls, value: str, info: ValidationInfo) -> str:
+        if info.data.get("tool", "sql") == "sql":
+            ensure_read_only(value)
+            if sql_parameter_names(value):
+                raise ValueError("a known-values query takes no parameters")
+        elif template_parameter_names(value):
             raise ValueError("a known-values query takes no parameters")
         return value
+
+    @model_validator(mode="after")
+    def _label(self) -> KnownValues:
+        if self.tool == "prometheus" and self.label is None:
+            raise FieldError("label", "a prometheus known-values query names its label")
+        return self
 
 
 class EntityKind(_Strict):
@@ -197,6 +215,8 @@ class Check(_Strict):
     request: HttpRequest | None = None
     #: Prometheus: a range query over [baseline_start, recent_end] (else an instant query).
     range: bool = True
+    #: A range query's span: the baseline and recent window ("full"), or the recent one only.
+    span: Literal["full", "recent"] = "full"
     step_seconds: int = Field(default=3600, ge=1)
     verdict: VerdictRule
     #: Copied into the evidence data (e.g. detail: availability).
@@ -263,6 +283,8 @@ class Runbook(_Strict):
     gate: Gate | None = None
     hypotheses: list[Hypothesis] = Field(min_length=1)
     checks: list[Check] = Field(min_length=1)
+    #: Metric names the PromQL templates use as ``$key`` — map them to your exporters' names.
+    metrics: dict[Identifier, MetricName] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _references(self) -> Runbook:
@@ -287,7 +309,10 @@ class Runbook(_Strict):
         return self
 
     def _check_templates(self) -> None:
-        known = {p.name for p in self.parameters} | set(IMPLICIT_PARAMETERS)
+        for name in self.metrics:
+            if name in IMPLICIT_PARAMETERS or name in {p.name for p in self.parameters}:
+                raise FieldError(f"metrics.{name}", "a metric key must not be a parameter name")
+        known = {p.name for p in self.parameters} | set(IMPLICIT_PARAMETERS) | set(self.metrics)
         for i, check in enumerate(self.checks):
             field = "request.url" if check.tool == "http_check" else "query"
             for name in check.parameter_names():

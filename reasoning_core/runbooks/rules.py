@@ -170,7 +170,35 @@ class PeerCompareRule(_Rule):
         return _columns(value)
 
 
+class DependencyWalkRule(_Rule):
+    """Follow call edges from the subject to the dependency whose trouble began first.
+
+    The check's rows carry, per service (`service_column`), a `signal_column` of
+    ``latency`` (p95 against the same time a week before, as a ratio), ``errors``
+    (5xx share minus the week-before share) or ``edge`` (one row per caller ->
+    `dependency_column` edge). A service is in trouble from the first sample of a
+    run of `sustain` where latency >= `min_latency_ratio` or errors >= `min_error_rise`.
+    From the subject (the parameter `subject`), the walk moves to the callee in
+    trouble with the earliest onset (no later than the caller's + `slack_samples`),
+    until no callee is; the last service reached is the root. Confirmed when that
+    root is not the subject (evidence data ``root_service`` and ``path``).
+    """
+
+    rule: Literal["dependency_walk"]
+    subject: str = "service"
+    service_column: str = "service"
+    dependency_column: str = "dependency"
+    signal_column: str = "signal"
+    min_latency_ratio: float = Field(default=1.5, gt=1)
+    min_error_rise: float = Field(default=0.02, gt=0)
+    sustain: int = Field(default=3, ge=1)
+    slack_samples: int = Field(default=1, ge=0)
+    confidence: float = Field(default=0.9, gt=0, le=1)
+    refute_confidence: float = Field(default=0.75, ge=0, le=1)
+
+
 VerdictRule = Annotated[
-    ChangeRule | ThresholdRule | RowsExistRule | PeerCompareRule, Field(discriminator="rule")
+    ChangeRule | ThresholdRule | RowsExistRule | PeerCompareRule | DependencyWalkRule,
+    Field(discriminator="rule"),
 ]
-RULE_NAMES = ("change", "threshold", "rows_exist", "peer_compare")
+RULE_NAMES = ("change", "threshold", "rows_exist", "peer_compare", "dependency_walk")

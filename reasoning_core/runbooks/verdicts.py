@@ -21,11 +21,13 @@ from typing import Any
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks import baseline as bl
 from reasoning_core.runbooks.baseline import Direction, Pair, Scale
+from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
 from reasoning_core.runbooks.peers import peer_compare_rows
 from reasoning_core.runbooks.rows import Row, as_datetime, as_number, index_points, points
 from reasoning_core.runbooks.rules import (
     ChangeRule,
+    DependencyWalkRule,
     RowsExistRule,
     ThresholdRule,
     VerdictRule,
@@ -187,10 +189,12 @@ def evaluate(
     *,
     tags: Mapping[str, str] | None = None,
     language: str = "en",
+    params: Mapping[str, str] | None = None,
 ) -> Evidence:
     """Apply a declared rule to a check's rows; `tags` are copied into the evidence data.
 
     The evidence line is worded in `language`; its numbers and verdict do not depend on it.
+    `params` are the analysis' parameters (a `dependency_walk` reads its subject there).
     """
     if isinstance(rule, ChangeRule):
         evidence = _change_rows(rule, rows, window, language)
@@ -198,6 +202,8 @@ def evaluate(
         evidence = _threshold_rows(rule, rows, window, language)
     elif isinstance(rule, RowsExistRule):
         evidence = _rows_exist_rows(rule, rows, window, language)
+    elif isinstance(rule, DependencyWalkRule):
+        evidence = dependency_walk_rows(rule, rows, params or {}, language)
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}

@@ -20,6 +20,8 @@ from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
 
 #: Points a range query asks for when the request gives no step.
 DEFAULT_POINTS = 250
+#: Most points per series a range query may ask for (Prometheus' own limit is 11,000).
+MAX_POINTS = 11_000
 
 
 class PrometheusTool:
@@ -42,8 +44,9 @@ class PrometheusTool:
 
     async def run(self, request: ToolRequest) -> ToolResult:
         """Instant query, or a range query when `start` and `end` are given."""
-        if not request.query:
-            return ToolResult.failure(self.name, "syntax", "the prometheus tool needs a query")
+        refused = _refusal(request)
+        if refused:
+            return ToolResult.failure(self.name, "syntax", refused)
         timeout = request.timeout_sec or self._timeout
         path, params = _endpoint(request, timeout)
         started = time.perf_counter()
@@ -138,6 +141,29 @@ def _endpoint(request: ToolRequest, timeout: float) -> tuple[str, dict[str, str]
     if request.time:
         params["time"] = _ts(request.time)
     return "/api/v1/query", params
+
+
+def _refusal(request: ToolRequest) -> str | None:
+    """Why a request is refused before it is sent (no query; too long a range for its step,
+    or a bad range), or None."""
+    if not request.query:
+        return "the prometheus tool needs a query"
+    if not (request.start and request.end):
+        return None
+    span = (request.end - request.start).total_seconds()
+    if span <= 0:
+        return "the range query ends before it starts"
+    if request.step_sec is not None and request.step_sec <= 0:
+        return "the range query's step must be positive"
+    step = request.step_sec or max(1.0, math.ceil(span / DEFAULT_POINTS))
+    points = span / step + 1
+    if points > MAX_POINTS:
+        return (
+            f"the range ({span / 3600:g} h) is too long for a {step:g} s step: "
+            f"{points:.0f} points per series, at most {MAX_POINTS} — use a larger step "
+            "or a shorter range"
+        )
+    return None
 
 
 def _rows(result_type: str, result: Any) -> list[dict[str, Any]]:

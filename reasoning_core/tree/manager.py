@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, Literal, TypeVar
 
@@ -165,6 +165,25 @@ class TreeManager:
             lambda tree: add_node(tree, new, max_depth=self._max_depth, now=self._clock())
         )
 
+    async def add_children(self, new: Sequence[NewNode]) -> list[Node | TreeError]:
+        """`add_child` for several nodes in one change (one save); each one is added or
+        refused (its TreeError in its place) on its own, in order."""
+
+        def add(tree: Tree) -> tuple[list[Node | TreeError], list[str]]:
+            added: list[Node | TreeError] = []
+            touched: list[str] = []
+            for one in new:
+                try:
+                    node, ids = add_node(tree, one, max_depth=self._max_depth, now=self._clock())
+                except TreeError as e:
+                    added.append(e)
+                    continue
+                added.append(node)
+                touched += ids
+            return added, touched
+
+        return await self._apply(add)
+
     async def start_node(self, node_id: str) -> Node:
         """Mark a pending node in progress (a check has been sent)."""
 
@@ -182,6 +201,19 @@ class TreeManager:
         hypotheses (which are aggregated, not judged) are refused with a TreeError.
         """
         return await self._apply(lambda tree: set_result(tree, node_id, result))
+
+    async def set_node_results(self, results: Sequence[tuple[str, Evidence]]) -> list[Node]:
+        """`set_node_result` for several checks in one change (one save): all or none."""
+
+        def record(tree: Tree) -> tuple[list[Node], list[str]]:
+            nodes, touched = [], []
+            for node_id, result in results:
+                node, ids = set_result(tree, node_id, result)
+                nodes.append(node)
+                touched += ids
+            return nodes, touched
+
+        return await self._apply(record)
 
     async def reject_node(self, node_id: str, reason: str) -> Node:
         """Reject a node (kept, with the reason); its open descendants are pruned."""

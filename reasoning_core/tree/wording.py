@@ -21,8 +21,10 @@ from reasoning_core.tree.synthesis import ESTABLISHED_MIN
 DETAIL_TITLES: dict[str, dict[str, str]] = {
     "availability": {"en": "availability outage", "ru": "авария (падение доступности)"},
     "interference": {"en": "uplink interference (RTWP)", "ru": "помехи на входе (рост RTWP)"},
-    "cpu": {"en": "CPU saturation", "ru": "нехватка CPU"},
-    "memory": {"en": "memory saturation", "ru": "нехватка памяти"},
+    "cpu": {"en": "CPU throttling", "ru": "троттлинг CPU"},
+    "memory": {"en": "memory near the limit", "ru": "память у лимита"},
+    "oom": {"en": "OOM kills", "ru": "завершения по нехватке памяти"},
+    "crash_loop": {"en": "a crash loop (restarts)", "ru": "цикл перезапусков"},
 }
 
 _HEADINGS: dict[str, dict[str, str]] = {

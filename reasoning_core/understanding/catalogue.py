@@ -1,9 +1,10 @@
 """The names the data knows: cells, sites, services — for linking what a question names.
 
 Runbooks declare, per entity kind, a read-only query that lists the known names
-(``SELECT cellname AS value, site AS parent FROM demo.cells``). The catalogue
-runs those queries through the tools, keeps the result for ``ttl_sec`` and
-refreshes it on the next use after that. A query that fails leaves the previous
+(``SELECT cellname AS value, site AS parent FROM demo.cells``, or a PromQL query
+whose series carry the names in a label: ``group by (service) (http_requests_total)``).
+The catalogue runs those queries through the tools, keeps the result for ``ttl_sec``
+and refreshes it on the next use after that. A query that fails leaves the previous
 names in place (or none): linking then falls back to unchecked mentions.
 """
 
@@ -26,11 +27,13 @@ MAX_NAMES_PER_KIND = 100_000
 
 @dataclass(frozen=True)
 class NameSource:
-    """How to list the known names of one kind: a tool and its query."""
+    """How to list the known names of one kind: a tool and its query (and, for
+    Prometheus, the label holding the names)."""
 
     kind: str
     tool: str
     query: str
+    label: str | None = None
 
 
 @dataclass(frozen=True)
@@ -132,8 +135,14 @@ class EntityCatalogue:
         if not result.ok:
             log.warning("could not list the known %s names: %s", source.kind, result.error)
             return None
-        rows = []
+        rows: list[tuple[str, str | None]] = []
         for row in result.rows:
+            labels = row.get("metric")
+            if source.label is not None and isinstance(labels, Mapping):
+                name = labels.get(source.label)
+                if name is not None and str(name).strip():
+                    rows.append((str(name).strip(), None))
+                continue
             value = row.get("value")
             if value is not None and str(value).strip():
                 parent = row.get("parent")

@@ -127,11 +127,15 @@ async def test_new_session_drops_the_history_from_prompts(
     assert [m["content"] for m in turns] == ["what was the word?"]
 
 
-async def test_a_database_outage_mid_run_still_answers(
+async def test_a_database_outage_leaves_the_update_with_telegram(
     bot: RunningBot, telegram: FakeTelegramServer
 ) -> None:
+    """Nothing can be stored, so nothing is acknowledged: Telegram keeps the update (it is
+    answered once the database is back — tests/bot/test_delivery.py)."""
     await bot.runtime.pool.close()  # the database goes away under a running bot
-    telegram.push_message(CHAT, "are you there?")
-    text = await _only_reply(telegram, CHAT)
-    assert "an answer" in text or "database" in text
-    await _no_traceback(telegram)
+    update_id = telegram.push_message(CHAT, "are you there?")
+    await asyncio.sleep(2.5)
+    assert not telegram.sent_messages(CHAT)
+    assert any(u["update_id"] == update_id for u in telegram._updates)  # not confirmed
+    polls = [c for c in telegram.calls_of("getUpdates") if c.ok]
+    assert all((c.params.get("offset") or 0) <= update_id for c in polls)

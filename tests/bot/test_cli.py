@@ -132,6 +132,19 @@ def test_every_setting_is_documented_in_env_example() -> None:
     assert {name.upper() for name in Settings.model_fields} <= documented
 
 
+def test_model_and_tool_limits_and_the_old_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("MODEL_CONCURRENCY", "TOOL_CONCURRENCY", "REASONING_CONCURRENCY"):
+        monkeypatch.delenv(name, raising=False)
+    default = Settings(_env_file=None)
+    assert (default.model_concurrency, default.tool_concurrency) == (4, 8)
+    monkeypatch.setenv("REASONING_CONCURRENCY", "6")  # deprecated: the model limit
+    assert Settings(_env_file=None).model_concurrency == 6
+    monkeypatch.setenv("MODEL_CONCURRENCY", "2")  # the new name wins
+    assert Settings(_env_file=None).model_concurrency == 2
+    monkeypatch.setenv("REASONING_CONCURRENCY", "")
+    assert Settings(_env_file=None).reasoning_concurrency is None
+
+
 @pytest.mark.usefixtures("restored_logging")
 def test_apikey_create_list_revoke(
     database_url: str,

@@ -11,10 +11,15 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
-from aiogram.exceptions import TelegramBadRequest, TelegramRetryAfter
+from aiogram.exceptions import (
+    ClientDecodeError,
+    TelegramBadRequest,
+    TelegramRetryAfter,
+    TelegramServerError,
+)
 from aiogram.types import Message
 
-from bot.telegram_session import RetryAfterMiddleware, install_request_middlewares, strip_html
+from bot.telegram_session import TransientRetryMiddleware, install_request_middlewares, strip_html
 from tests.fakes.telegram_server import FakeTelegramServer
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
@@ -55,18 +60,39 @@ async def test_429_is_retried_after_retry_after(bot: Bot, telegram: FakeTelegram
     assert [m.text for m in telegram.sent_messages(1)] == ["<b>hello</b>"]
 
 
-async def test_retries_are_bounded(telegram: FakeTelegramServer) -> None:
+async def test_retries_end_at_the_deadline(telegram: FakeTelegramServer) -> None:
     bot = _bot(telegram)
-    bot.session.middleware(RetryAfterMiddleware(max_retries=1, max_wait=2))
+    bot.session.middleware(TransientRetryMiddleware(deadline_sec=1.5, base_sec=0.05))
     try:
-        telegram.fail_next("sendMessage", status=429, retry_after=1, times=2)
-        with pytest.raises(TelegramRetryAfter):
+        telegram.fail_next("sendMessage", status=429, retry_after=1, times=3)
+        with pytest.raises(TelegramRetryAfter):  # 1 s, 1 s: past the 1.5 s deadline
             await bot.send_message(1, "x")
         assert len(telegram.calls_of("sendMessage")) == 2
-        telegram.fail_next("sendMessage", status=429, retry_after=30)
-        with pytest.raises(TelegramRetryAfter):  # longer than max_wait: not worth waiting
+        telegram.fail_next("sendMessage", status=500, times=1000)
+        with pytest.raises(TelegramServerError):
             await bot.send_message(1, "x")
-        assert len(telegram.calls_of("sendMessage")) == 3
+        assert len(telegram.calls_of("sendMessage")) > 4  # backed off, retried, gave up
+    finally:
+        await bot.session.close()
+
+
+async def test_5xx_and_a_non_json_502_are_retried(bot: Bot, telegram: FakeTelegramServer) -> None:
+    telegram.fail_next("sendMessage", status=500, times=2)
+    telegram.fail_next("sendMessage", status=502, raw_body="<html>Bad Gateway</html>")
+    sent = await bot.send_message(3, "still here")
+    assert sent.text == "still here"
+    assert [c.status for c in telegram.calls_of("sendMessage")] == [500, 500, 502, 200]
+
+
+async def test_a_non_json_answer_past_the_deadline_is_a_decode_error(
+    telegram: FakeTelegramServer,
+) -> None:
+    bot = _bot(telegram)
+    bot.session.middleware(TransientRetryMiddleware(deadline_sec=0.3, base_sec=0.05))
+    try:
+        telegram.fail_next("getMe", status=502, raw_body="<html>Bad Gateway</html>", times=100)
+        with pytest.raises(ClientDecodeError):
+            await bot.get_me()
     finally:
         await bot.session.close()
 

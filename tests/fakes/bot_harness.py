@@ -3,16 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from aiogram import Bot
-
 from bot.api_wiring import ApiServer, api_server
-from bot.app import Runtime, build_bot, build_dispatcher, open_runtime
+from bot.app import (
+    Runtime,
+    build_bot,
+    build_dispatcher,
+    delivering_updates,
+    open_runtime,
+    serve_webhook,
+    shares_webhook_server,
+    webhook_app,
+)
 from bot.config import Settings
+from bot.delivery.inbox import InboxWorker
+from bot.delivery.polling import poll_into_inbox
 from storage.pool import QueryObserver
 from tests.fakes.telegram_server import FakeTelegramServer
 
@@ -50,6 +60,7 @@ def quick_path_settings(**kwargs: Any) -> Settings:
 class RunningBot:
     runtime: Runtime
     telegram: FakeTelegramServer
+    worker: InboxWorker
     #: The HTTP API and alert receiver, when the settings have API_LISTEN.
     api: ApiServer | None = None
 
@@ -58,38 +69,89 @@ class RunningBot:
 async def running_bot(
     settings: Settings, telegram: FakeTelegramServer, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[RunningBot]:
-    """Start polling (and the API on API_LISTEN); stop it (and close the bot session) on exit.
-    `observe` sees every statement the bot sends to PostgreSQL."""
+    """Poll into the inbox and answer from it, as `whytree run` does (and serve the API on
+    API_LISTEN); stop on exit. `observe` sees every statement the bot sends to PostgreSQL."""
     async with open_runtime(settings, observe=observe) as runtime:
         bot = build_bot(settings)
-        # The API stops first, while the bot's session (which polling closes) is still open.
-        async with _polling(runtime, bot, telegram) as running, api_server(runtime, bot) as api:
-            yield RunningBot(runtime=running.runtime, telegram=telegram, api=api)
+        dp = build_dispatcher(runtime)
+        polls_before = len(telegram.calls_of("getUpdates"))
+        try:
+            async with (
+                delivering_updates(runtime, bot, dp) as worker,
+                api_server(runtime, bot) as api,
+            ):
+                task = asyncio.create_task(
+                    poll_into_inbox(
+                        bot,
+                        runtime.inbox,
+                        poll_sec=settings.telegram_polling_timeout_sec,
+                        allowed_updates=dp.resolve_used_update_types(),
+                        stored=worker.wake,
+                    )
+                )
+                try:
+                    await telegram.wait_for(
+                        lambda: len(telegram.calls_of("getUpdates")) > polls_before or task.done()
+                    )
+                    if task.done():
+                        await task  # start-up failed: raise its error here
+                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker, api=api)
+                finally:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+        finally:
+            await bot.session.close()
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (for a server whose URL must be known first)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def webhook_settings(**kwargs: Any) -> Settings:
+    """`harness_settings` for webhook mode on a free loopback port, path /webhook."""
+    port = free_port()
+    return harness_settings(
+        webhook_url=f"http://127.0.0.1:{port}/webhook",
+        webhook_secret="test-secret_123",
+        webhook_listen=f"127.0.0.1:{port}",
+        **kwargs,
+    )
 
 
 @asynccontextmanager
-async def _polling(
-    runtime: Runtime, bot: Bot, telegram: FakeTelegramServer
+async def running_webhook_bot(
+    settings: Settings, telegram: FakeTelegramServer
 ) -> AsyncIterator[RunningBot]:
-    settings = runtime.settings
-    dp = build_dispatcher(runtime)
-    polls_before = len(telegram.calls_of("getUpdates"))
-    task = asyncio.create_task(
-        dp.start_polling(
-            bot,
-            polling_timeout=settings.telegram_polling_timeout_sec,
-            handle_signals=False,
-            allowed_updates=dp.resolve_used_update_types(),
-        )
-    )
-    try:
-        await telegram.wait_for(
-            lambda: len(telegram.calls_of("getUpdates")) > polls_before or task.done()
-        )
-        if task.done():
-            await task  # start-up failed: raise its error here
-        yield RunningBot(runtime=runtime, telegram=telegram)
-    finally:
-        if not task.done():
-            await dp.stop_polling()
-        await task
+    """`whytree run --webhook` in this process: the server up and setWebhook done (and the
+    API on API_LISTEN, on the webhook's server when the address is the same)."""
+    async with open_runtime(settings) as runtime:
+        bot = build_bot(settings)
+        dp = build_dispatcher(runtime)
+        calls_before = len(telegram.calls_of("setWebhook"))
+        stack = AsyncExitStack()
+        try:
+            async with delivering_updates(runtime, bot, dp) as worker:
+                app = webhook_app(runtime, bot, dp, worker)
+                shared = app if shares_webhook_server(settings) else None
+                api = await stack.enter_async_context(api_server(runtime, bot, shared=shared))
+                task = asyncio.create_task(serve_webhook(runtime, bot, dp, app))
+                try:
+                    await telegram.wait_for(
+                        lambda: (
+                            any(c.ok for c in telegram.calls_of("setWebhook")[calls_before:])
+                            or task.done()
+                        )
+                    )
+                    if task.done():
+                        await task
+                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker, api=api)
+                finally:
+                    task.cancel()
+                    await asyncio.gather(task, return_exceptions=True)
+                    await stack.aclose()
+        finally:
+            await bot.session.close()

@@ -79,6 +79,15 @@ class _Failure:
     description: str
     retry_after: int | None
     remaining: int
+    #: Answer this body as text/html instead of Telegram's JSON (a proxy's error page).
+    raw_body: str | None = None
+
+
+class _RawFailure(Exception):
+    def __init__(self, status: int, body: str) -> None:
+        super().__init__(body)
+        self.status = status
+        self.body = body
 
 
 #: Every text the bot tried to show a user, from every fake server of this process:
@@ -113,17 +122,26 @@ class FakeTelegramServer:
         bot_id: int = 123456,
         bot_username: str = "whytree_test_bot",
         poll_cap: float = 1.0,
+        first_update_id: int = 1001,
     ) -> None:
         self.state = TelegramState(bot_id=bot_id, bot_username=bot_username)
         self.poll_cap = poll_cap
         self.calls: list[RecordedCall] = []
         self._updates: list[dict[str, Any]] = []
-        self._next_update_id = 1000
+        #: Telegram's update ids are unique per bot: several fakes on one database
+        #: (benchmarks) start at different ids.
+        self._next_update_id = first_update_id - 1
         self._failures: dict[str, list[_Failure]] = {}
         self._changed = asyncio.Event()  # replaced after every change
         self._runner: web.AppRunner | None = None
         self._port = 0
         self._closing = False
+        self._deliveries: set[asyncio.Task[None]] = set()
+        #: Webhook mode: the HTTP status of every delivery attempt (0: no connection),
+        #: and the update ids the webhook accepted.
+        self.webhook_answers: list[int] = []
+        self.delivered: list[int] = []
+        self.webhook_retry_sec = 0.2
 
     # --- lifecycle ---------------------------------------------------------------
 
@@ -141,6 +159,9 @@ class FakeTelegramServer:
     async def stop(self) -> None:
         self._closing = True
         self._notify()
+        for task in list(self._deliveries):
+            task.cancel()
+        await asyncio.gather(*self._deliveries, return_exceptions=True)
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -205,16 +226,18 @@ class FakeTelegramServer:
         retry_after: int | None = None,
         description: str | None = None,
         times: int = 1,
+        raw_body: str | None = None,
     ) -> None:
         """Answer the next `times` calls of `method` ("*" for any) with an error.
 
-        429 defaults to retry_after=1; 400 to a "can't parse entities" error.
+        429 defaults to retry_after=1; 400 to a "can't parse entities" error. With
+        `raw_body` the answer is that text (not JSON), as a proxy in front would send.
         """
         if status == 429 and retry_after is None:
             retry_after = 1
         if description is None:
             description = _default_description(status, retry_after)
-        failure = _Failure(status, description, retry_after, times)
+        failure = _Failure(status, description, retry_after, times, raw_body)
         self._failures.setdefault(method.lower(), []).append(failure)
 
     def _take_failure(self, method: str) -> TelegramApiError | None:
@@ -225,6 +248,8 @@ class FakeTelegramServer:
                 failure.remaining -= 1
                 if failure.remaining <= 0:
                     queue.pop(0)
+                if failure.raw_body is not None:
+                    raise _RawFailure(failure.status, failure.raw_body)
                 return TelegramApiError(
                     failure.status, failure.description, retry_after=failure.retry_after
                 )
@@ -274,9 +299,42 @@ class FakeTelegramServer:
 
     def _push(self, body: dict[str, Any]) -> int:
         self._next_update_id += 1
-        self._updates.append({"update_id": self._next_update_id, **body})
+        update = {"update_id": self._next_update_id, **body}
+        if self.state.webhook_url:
+            self._start_delivery(update)
+        else:
+            self._updates.append(update)
         self._notify()
         return self._next_update_id
+
+    # --- webhook -------------------------------------------------------------------
+
+    def _start_delivery(self, update: dict[str, Any]) -> None:
+        task = asyncio.get_running_loop().create_task(self._deliver(update))
+        self._deliveries.add(task)
+        task.add_done_callback(self._deliveries.discard)
+
+    async def _deliver(self, update: dict[str, Any]) -> None:
+        """POST the update to the webhook until it answers 2xx, as Telegram does (which
+        keeps trying for hours; here until the fake stops)."""
+        import aiohttp  # noqa: PLC0415 - only webhook tests need a client
+
+        headers = {"X-Telegram-Bot-Api-Secret-Token": self.state.webhook_secret}
+        timeout = aiohttp.ClientTimeout(total=30)
+        while not self._closing:
+            try:
+                async with (
+                    aiohttp.ClientSession(timeout=timeout) as http,
+                    http.post(self.state.webhook_url, json=update, headers=headers) as answer,
+                ):
+                    self.webhook_answers.append(answer.status)
+                    if answer.status < 300:
+                        self.delivered.append(update["update_id"])
+                        self._notify()
+                        return
+            except (aiohttp.ClientError, TimeoutError):
+                self.webhook_answers.append(0)
+            await asyncio.sleep(self.webhook_retry_sec)
 
     async def _get_updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(params.get("offset") or 0)
@@ -342,6 +400,10 @@ class FakeTelegramServer:
         USER_VISIBLE.extend(_visible_texts(method, call.params))
         try:
             call.result = await self._dispatch(token, method, call.params)
+        except _RawFailure as e:
+            call.status, call.description = e.status, e.body
+            self._notify()
+            return web.Response(text=e.body, status=e.status, content_type="text/html")
         except TelegramApiError as e:
             call.status, call.description = e.status, e.description
             self._notify()
@@ -358,6 +420,10 @@ class FakeTelegramServer:
             raise failure
         self.state.bot_id = int(token.split(":", maxsplit=1)[0])
         if method.lower() == "getupdates":
+            if self.state.webhook_url:
+                raise TelegramApiError(
+                    409, "Conflict: can't use getUpdates method while webhook is active"
+                )
             return await self._get_updates(params)
         handler = self.state.methods.get(method.lower())
         if handler is None:

@@ -72,6 +72,7 @@ class TelegramState:
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
         self.commands: list[dict[str, Any]] = []
         self.webhook_url = ""  # set it to see a webhook in getWebhookInfo
+        self.webhook_secret = ""
         self._message_ids: dict[int, itertools.count[int]] = {}
         self._serial = itertools.count(1)
         self._callbacks: dict[str, bool] = {}  # id -> answered
@@ -88,6 +89,7 @@ class TelegramState:
             "setmycommands": self.set_my_commands,
             "getmycommands": lambda _: self.commands,
             "deletewebhook": self.delete_webhook,
+            "setwebhook": self.set_webhook,
             "getwebhookinfo": self.get_webhook_info,
         }
 
@@ -235,6 +237,14 @@ class TelegramState:
 
     def delete_webhook(self, _params: dict[str, Any]) -> bool:
         self.webhook_url = ""
+        return True
+
+    def set_webhook(self, params: dict[str, Any]) -> bool:
+        url = str(params.get("url") or "")
+        if url and not url.startswith(("http://", "https://")):
+            raise _bad_request("bad webhook: An HTTPS URL must be provided for webhook")
+        self.webhook_url = url
+        self.webhook_secret = str(params.get("secret_token") or "")
         return True
 
     def get_webhook_info(self, _params: dict[str, Any]) -> dict[str, Any]:

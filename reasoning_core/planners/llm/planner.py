@@ -4,10 +4,12 @@
   confirm or refute it), or a conclusion when there is nothing to investigate;
 - checks: one call offering the data tools as functions; every tool call the
   model makes is one check (the model sees the allowed tables' schema);
-- interpretation: one JSON call per check result (truncated for the prompt)
-  -> confirmed / refuted / inconclusive with a strength and one evidence line.
-  Evidence counts as backed by data only when the tool returned rows, so a
-  judgement of an empty result is capped at 0.5 by aggregation;
+- interpretation: one JSON call per hypothesis for all of its checks' results
+  (each truncated for the prompt) -> per check confirmed / refuted /
+  inconclusive with a strength and one evidence line (`interpret_checks`); a
+  check the reply leaves out is asked about alone (`interpret`). Evidence
+  counts as backed by data only when the tool returned rows, so a judgement of
+  an empty result is capped at 0.5 by aggregation;
 - synthesis: recommendations and the uncertainty wording; the numbers stay
   those of aggregation.
 
@@ -39,9 +41,11 @@ from reasoning_core.planners.llm.wire import (
     WirePlan,
     WireSynthesis,
     WireVerdict,
+    WireVerdicts,
     check_from,
     checks_from_text,
     hypothesis_from,
+    verdicts_by_check,
 )
 from reasoning_core.ports import ChatMessage, ChatModel, ToolCall, ToolSpec
 from reasoning_core.tools.base import ToolResult
@@ -162,9 +166,8 @@ class LLMPlanner:
         result: ToolResult,
     ) -> Evidence:
         """The result as evidence; failed runs are inconclusive without asking the model."""
-        data: dict[str, Any] = {"rows": result.row_count, "truncated": result.truncated}
         if not result.ok:
-            return Evidence(confirmed=None, confidence=0.0, text=result.for_prompt(), data=data)
+            return _failed_run(result)
         user = prompts.DEEP_INTERPRET_USER.format(
             title=hypothesis.title,
             description=hypothesis.description or "-",
@@ -175,14 +178,53 @@ class LLMPlanner:
             result=result.for_prompt(max_chars=self._max_result_chars),
         )
         reply = await self._json(prompts.DEEP_INTERPRET_SYSTEM, user, WireVerdict)
-        confirmed = {"confirmed": True, "refuted": False, "inconclusive": None}[reply.verdict]
-        return Evidence(
-            confirmed=confirmed,
-            confidence=reply.strength,
-            text=" ".join(reply.evidence.split())[:_MAX_EVIDENCE_CHARS],
-            data=data,
-            has_data=result.row_count > 0,
-        )
+        return _evidence(reply, result)
+
+    async def interpret_checks(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        results: Sequence[tuple[CheckProposal, ToolResult]],
+    ) -> list[Evidence | None]:
+        """All of a hypothesis's results in one call: evidence per check, aligned with
+        `results`; None where the reply has no usable verdict for a check (the explorer
+        then asks `interpret` for it alone). Failed runs are inconclusive without asking.
+        """
+        asked = [(check, result) for check, result in results if result.ok]
+        by_key: dict[str, WireVerdict] = {}
+        if asked:
+            # Each result gets the room it had alone (at most max_checks_per_hypothesis of them).
+            room = self._max_result_chars
+            checks = "\n".join(
+                prompts.DEEP_INTERPRET_ALL_CHECK.format(
+                    key=check.key,
+                    check=check.description,
+                    query=check.request.query or check.request.url or "-",
+                    result=result.for_prompt(max_chars=room),
+                )
+                for check, result in asked
+            )
+            user = prompts.DEEP_INTERPRET_ALL_USER.format(
+                title=hypothesis.title,
+                description=hypothesis.description or "-",
+                confirm_if=hypothesis.confirm_if or "-",
+                refute_if=hypothesis.refute_if or "-",
+                checks=checks,
+            )
+            reply = await self._json(prompts.DEEP_INTERPRET_ALL_SYSTEM, user, WireVerdicts)
+            by_key = verdicts_by_check(reply)
+            if not by_key.keys() & {check.key for check, _ in asked}:
+                raise LLMResponseError("the model gave no usable verdict for the checks")
+        evidence: list[Evidence | None] = []
+        for check, result in results:
+            if not result.ok:
+                evidence.append(_failed_run(result))
+            elif (verdict := by_key.get(check.key)) is None:
+                log.info("no verdict for check %s in the shared reply", check.key)
+                evidence.append(None)
+            else:
+                evidence.append(_evidence(verdict, result))
+        return evidence
 
     async def synthesize(
         self, ctx: PlanningContext, tree: Tree, synthesis: Synthesis
@@ -257,3 +299,22 @@ class LLMPlanner:
         if ctx.excluded_hypotheses:
             parts.append("Excluded keys: " + ", ".join(ctx.excluded_hypotheses))
         return parts
+
+
+def _data(result: ToolResult) -> dict[str, Any]:
+    return {"rows": result.row_count, "truncated": result.truncated}
+
+
+def _failed_run(result: ToolResult) -> Evidence:
+    return Evidence(confirmed=None, confidence=0.0, text=result.for_prompt(), data=_data(result))
+
+
+def _evidence(reply: WireVerdict, result: ToolResult) -> Evidence:
+    confirmed = {"confirmed": True, "refuted": False, "inconclusive": None}[reply.verdict]
+    return Evidence(
+        confirmed=confirmed,
+        confidence=reply.strength,
+        text=" ".join(reply.evidence.split())[:_MAX_EVIDENCE_CHARS],
+        data=_data(result),
+        has_data=result.row_count > 0,
+    )

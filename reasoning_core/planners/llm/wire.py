@@ -81,6 +81,28 @@ class WireVerdict(BaseModel):
         return _clip(value, 0.0, 1.0, 0.5)
 
 
+class WireVerdicts(BaseModel):
+    """{"verdicts": [{"check": key, "verdict": ..., ...}]}: items are read one by one."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    verdicts: list[Any] = Field(min_length=1)
+
+
+def verdicts_by_check(reply: WireVerdicts) -> dict[str, WireVerdict]:
+    """The usable verdicts of a reply by check key; a malformed item is dropped (logged)."""
+    found: dict[str, WireVerdict] = {}
+    for i, item in enumerate(reply.verdicts):
+        if not isinstance(item, dict) or not isinstance(item.get("check"), str):
+            log.info("dropped verdict #%d: no check key", i)
+            continue
+        try:
+            found.setdefault(item["check"].strip(), WireVerdict.model_validate(item))
+        except ValidationError as e:
+            log.info("dropped verdict #%d: %s", i, e.errors()[0]["msg"])
+    return found
+
+
 class WireSynthesis(BaseModel):
     model_config = ConfigDict(extra="ignore")
 

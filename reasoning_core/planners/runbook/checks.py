@@ -64,7 +64,7 @@ class PlanState(BaseModel):
 
 def template_values(runbook: Runbook, state: PlanState, *, step: timedelta) -> dict[str, Any]:
     """Every value a template may name: parameters, date parameters, the window, the step."""
-    values: dict[str, Any] = dict(state.params)
+    values: dict[str, Any] = {**runbook.metrics, **state.params}
     for parameter in runbook.parameters:
         if parameter.source == "date":
             values[parameter.name] = state.window.recent_start
@@ -115,9 +115,10 @@ def build_request(
             if not check.range:
                 return ToolRequest(query=query, time=state.anchor)
             end = min(state.window.recent_end, state.anchor)
+            start = state.window.recent_start if check.span == "recent" else None
             return ToolRequest(
                 query=query,
-                start=state.window.baseline_start,
+                start=start or state.window.baseline_start,
                 end=end,
                 step_sec=float(check.step_seconds),
             )
@@ -139,7 +140,7 @@ def judge(check: Check, state: PlanState, result: ToolResult) -> Evidence:
     """The check's own finding (before `against` turns it around)."""
     evidence = evaluate(
         check.verdict, result_rows(check, result), state.window, tags=check.tags,
-        language=state.language,
+        language=state.language, params=state.params,
     )  # fmt: skip
     evidence.data = {**evidence.data, "check": check.id, "rows": result.row_count}
     return evidence

@@ -58,6 +58,10 @@ _MESSAGES: dict[str, dict[str, str]] = {
         "en": "the data source has no data for runbook {runbook}",
         "ru": "в источнике нет данных для сценария разбора {runbook}",
     },
+    "no_metric": {
+        "en": "no metric {metric} for {subject} in the window",
+        "ru": "нет метрики {metric} для {subject} за этот период",
+    },
     "no_subject_data": {
         "en": "the data source has no data for {subject} in the window",
         "ru": "в источнике нет данных для {subject} за этот период",
@@ -260,10 +264,23 @@ async def run_gate(
             found.append((check, Evidence(confirmed=None, confidence=0.0, text=text)))
             continue
         if result.row_count == 0:
-            subject = ", ".join(f"{k}={v}" for k, v in state.params.items()) or runbook.id
+            subject = ", ".join(f"{k} {v}" for k, v in state.params.items()) or runbook.id
+            metrics = _metrics_of(runbook, check)
+            if metrics:
+                raise NoDataError(
+                    _message("no_metric", language, metric=", ".join(metrics), subject=subject)
+                )
             raise NoDataError(_message("no_subject_data", language, subject=subject))
         found.append((check, judge(check, state, result)))
     return found
+
+
+def _metrics_of(runbook: Runbook, check: Check) -> list[str]:
+    """The metric names a Prometheus check's query uses (from the runbook's `metrics`)."""
+    if check.tool != "prometheus":
+        return []
+    names = [runbook.metrics[n] for n in check.parameter_names() if n in runbook.metrics]
+    return list(dict.fromkeys(names))
 
 
 def gate_refuted(found: Sequence[tuple[Check, Evidence]]) -> bool:

@@ -146,7 +146,7 @@ def make_analyst(
         planner=LLMPlanner(model, schema_description="Tables: demo.cell_days(cellname, day, ...)"),
         tools={"sql": tool},
         policy=POLICY,
-        concurrency=concurrency,
+        model_concurrency=concurrency,
     )
 
 
@@ -172,7 +172,8 @@ async def test_three_hypotheses_with_sql_checks(
     assert "min availability 60.0%" in answer.text and "Check the cell's alarms" in answer.text
     assert llm.peak_in_flight >= 2  # independent calls overlapped at the server
     assert len(tool.queries) == 9
-    assert script.calls["interpret"] == 6  # the 3 failed runs were not sent to the model
+    # one interpretation per hypothesis, for its checks together; failed runs are not sent
+    assert script.calls["interpret_all"] == 3 and script.calls["interpret"] == 0
 
     # every bad check became a rejected node with its reason; the report names them
     not_checked = answer.text.split("Could not check:")[1]

@@ -132,7 +132,10 @@ def store(pool: asyncpg.Pool[Any]) -> PgTreeStore:
 
 
 def analyst(store: PgTreeStore, planner: Any, tool: RecordingTool, **kw: Any) -> DeepAnalyst:
+    """`concurrency=n`: n model calls and n tool runs at once."""
     kw.setdefault("policy", NO_SHORTCUTS)
+    if (n := kw.pop("concurrency", None)) is not None:
+        kw.update(model_concurrency=n, tool_concurrency=n)
     return DeepAnalyst(tree_store=store, planner=planner, tools={tool.name: tool}, **kw)
 
 
@@ -278,53 +281,29 @@ async def test_checks_run_concurrently_up_to_the_limit(store: PgTreeStore) -> No
 @pytest.mark.parametrize(
     ("order", "expected"),
     [
-        (
-            "depth_first",
-            [
-                "checks:a",
-                "interpret:a1",
-                "interpret:a2",
-                "checks:b",
-                "interpret:b1",
-                "interpret:b2",
-            ],
-        ),
-        (
-            "breadth_first",
-            [
-                "checks:a",
-                "checks:b",
-                "interpret:a1",
-                "interpret:a2",
-                "interpret:b1",
-                "interpret:b2",
-            ],
-        ),
-        (
-            "best_first",
-            [
-                "checks:a",
-                "checks:b",
-                "interpret:b1",
-                "interpret:b2",
-                "interpret:a1",
-                "interpret:a2",
-            ],
-        ),
+        ("depth_first", ["SELECT 'a1'", "SELECT 'a2'", "SELECT 'b1'", "SELECT 'b2'"]),
+        ("breadth_first", ["SELECT 'a1'", "SELECT 'a2'", "SELECT 'b1'", "SELECT 'b2'"]),
+        ("best_first", ["SELECT 'a1'", "SELECT 'b1'", "SELECT 'b2'", "SELECT 'a2'"]),
     ],
 )
-async def test_search_order_decides_what_runs_next(
+async def test_search_order_decides_which_waiting_check_runs_next(
     store: PgTreeStore, order: str, expected: list[str]
 ) -> None:
+    # One tool slot, slow tools: a1 takes it at once; a2, b1 and b2 wait for it, and the
+    # order decides between them (best_first: b's prior is higher, its checks go first).
     planner = ScriptedPlanner(
         Plan(hypotheses=[hyp("a", prior=0.3), hyp("b", prior=0.6)]),
         {"a": [check("a1"), check("a2")], "b": [check("b1"), check("b2")]},
         {k: ev(None, 0.5) for k in ("a1", "a2", "b1", "b2")},
     )
     policy = NO_SHORTCUTS.model_copy(update={"order": order, "branching_threshold": 0.5})
-    await run(analyst(store, planner, RecordingTool(), concurrency=1, policy=policy))
-    calls = [f"{kind}:{key}" for kind, key in planner.calls if kind in ("checks", "interpret")]
-    assert calls == expected
+    tool = RecordingTool()
+    tool.delay = 0.1
+    a = analyst(store, planner, tool, model_concurrency=1, tool_concurrency=1, policy=policy)
+    await run(a)
+    assert tool.ran == expected
+    interpreted = [key for kind, key in planner.calls if kind == "interpret"]
+    assert interpreted == [q.split("'")[1] for q in expected]  # each as its tool returns
 
 
 async def test_an_undecided_hypothesis_is_branched_into_sub_hypotheses(

@@ -200,6 +200,61 @@ async def test_interpretation_with_numbers_and_without_data(
     assert llm.request_count == unasked
 
 
+LOW_DAYS = CheckProposal(
+    key="low_days",
+    description="Days below 90%",
+    tool="sql",
+    request=ToolRequest(query="SELECT count(*) FROM demo.hour_stats WHERE avail < 90"),
+)
+
+
+async def test_one_call_interprets_all_checks_of_a_hypothesis(
+    planner: LLMPlanner, llm: FakeOpenAIServer
+) -> None:
+    rows = ToolResult(tool="sql", ok=True, rows=[{"min": 61.2}], row_count=1)
+    days = ToolResult(tool="sql", ok=True, rows=[{"count": 0}], row_count=1)
+    failed = ToolResult.failure("sql", "timeout", "query timed out")
+    verdicts = [  # in another order than asked, with one item that is not a verdict
+        {"check": "low_days", "verdict": "refuted", "strength": 0.6, "evidence": "0 days"},
+        {"check": "availability", "verdict": "CONFIRMED", "strength": 1.7, "evidence": "61.2%"},
+        {"check": "availability", "verdict": "refuted"},  # a second verdict: the first counts
+        "nonsense",
+    ]
+    llm.queue(Reply.json({"verdicts": verdicts}))
+    timeout = CHECK.model_copy(update={"key": "slow"})
+    evidence = await planner.interpret_checks(
+        CTX, OUTAGE, [(CHECK, rows), (timeout, failed), (LOW_DAYS, days)]
+    )
+    assert llm.request_count == 1
+    got = [(e.confirmed, e.confidence, e.text) if e else None for e in evidence]
+    assert got == [(True, 1.0, "61.2%"), (None, 0.0, failed.for_prompt()), (False, 0.6, "0 days")]
+    sent = _messages(llm.requests[-1])
+    assert sent[0]["content"] == prompts.DEEP_INTERPRET_ALL_SYSTEM
+    user = sent[1]["content"]
+    assert "Check availability: Availability since Monday" in user
+    assert '<result key="low_days">' in user and '{"min": 61.2}' in user
+    assert "slow" not in user  # a failed run is not sent to the model
+
+
+async def test_a_verdict_left_out_is_none_and_an_unusable_reply_an_error(
+    planner: LLMPlanner, llm: FakeOpenAIServer
+) -> None:
+    rows = ToolResult(tool="sql", ok=True, rows=[{"min": 61.2}], row_count=1)
+    one = {"check": "availability", "verdict": "confirmed", "strength": 0.9, "evidence": "61%"}
+    llm.queue(Reply.json({"verdicts": [one, {"check": "low_days", "verdict": "maybe"}]}))
+    evidence = await planner.interpret_checks(CTX, OUTAGE, [(CHECK, rows), (LOW_DAYS, rows)])
+    assert evidence[0] is not None and evidence[0].confirmed is True
+    assert evidence[1] is None  # the explorer asks about it alone
+    # nothing usable after one repair: an error (the explorer then asks check by check)
+    llm.queue(Reply.malformed(), Reply.json({"verdicts": []}))
+    with pytest.raises(LLMResponseError):
+        await planner.interpret_checks(CTX, OUTAGE, [(CHECK, rows)])
+    bad = {"check": "other", "verdict": "confirmed"}
+    llm.queue(Reply.json({"verdicts": [bad]}))
+    with pytest.raises(LLMResponseError, match="no usable verdict"):
+        await planner.interpret_checks(CTX, OUTAGE, [(CHECK, rows)])
+
+
 async def test_megabyte_results_are_truncated_in_the_prompt(
     planner: LLMPlanner, llm: FakeOpenAIServer
 ) -> None:

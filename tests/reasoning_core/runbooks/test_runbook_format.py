@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import ValidationError
 
 from reasoning_core.runbooks import (
     LoadError,
@@ -81,7 +82,11 @@ def with_check(**check: Any) -> dict[str, Any]:
 
 def test_shipped_runbooks_load_cleanly() -> None:
     assert SHIPPED.errors == []
-    assert {"cell_traffic_drop", "service_error_spike"} <= set(SHIPPED.runbooks)
+    services = {"service_error_spike", "service_restarts", "service_saturation"}
+    assert {"cell_traffic_drop", *services} <= set(SHIPPED.runbooks)
+    for runbook_id in services:  # metric names are mapped per runbook, in one place
+        runbook = SHIPPED.get(runbook_id)
+        assert runbook is not None and runbook.metrics["requests"] == "http_requests_total"
     cell = SHIPPED.get("cell_traffic_drop")
     assert cell is not None
     assert {h.id for h in cell.initial_hypotheses()} == {"technical", "demand", "external"}
@@ -210,7 +215,7 @@ def test_invalid_files_are_skipped_while_valid_ones_load(tmp_path: Path) -> None
     (tmp_path / "list.yml").write_text("- just\n- a list\n", encoding="utf-8")
     (tmp_path / "notes.txt").write_text("not a runbook", encoding="utf-8")
     loaded = load_runbooks([tmp_path])
-    assert set(loaded.runbooks) == {"disk_full", "cell_traffic_drop", "service_error_spike"}
+    assert set(loaded.runbooks) == {"disk_full", *SHIPPED.runbooks}
     by_file = {Path(e.file).name: e for e in loaded.errors}
     assert set(by_file) == {"bad.yaml", "broken.yaml", "list.yml"}
     assert by_file["bad.yaml"].field == "checks[0].query"
@@ -300,6 +305,10 @@ def test_prometheus_and_url_templates_refuse_unsafe_values() -> None:
         ("why are checkout 5xx errors up?", "service_error_spike"),
         ("Почему у сервиса payments выросли ошибки 5xx?", "service_error_spike"),
         ("p95 latency of the orders service doubled", "service_error_spike"),
+        ("why do pods of payments keep restarting?", "service_restarts"),
+        ("почему перезапускаются поды payments?", "service_restarts"),
+        ("why is auth CPU throttled?", "service_saturation"),
+        ("почему auth упирается в лимит CPU?", "service_saturation"),
     ],
 )
 def test_trigger_matching_picks_the_runbook(question: str, runbook_id: str) -> None:
@@ -325,3 +334,18 @@ def test_missing_required_parameter_becomes_a_clarifying_question() -> None:
     disk = match_runbook(loaded, understand("disk full again"))
     assert disk is not None
     assert [q.options for q in disk.clarifying_questions()] == [["db-1", "db-2"]]
+
+
+def test_metric_names_are_mapped_per_runbook_and_checked() -> None:
+    data = minimal()
+    data["checks"][0] = {
+        "id": "log_rows", "tool": "prometheus", "description": {"en": "e", "ru": "e"},
+        "query": "sum(rate($requests[5m]))",
+        "verdict": {"rule": "threshold", "op": "above", "limit": 1, "margin": 1},
+    }  # fmt: skip
+    with pytest.raises(ValidationError, match="undeclared parameter 'requests'"):
+        Runbook.model_validate(data)
+    mapped = Runbook.model_validate({**data, "metrics": {"requests": "my_http_requests_total"}})
+    assert mapped.metrics == {"requests": "my_http_requests_total"}
+    with pytest.raises(ValidationError, match="metrics"):
+        Runbook.model_validate({**data, "metrics": {"requests": 'x{a="1"}'}})

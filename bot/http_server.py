@@ -1,4 +1,5 @@
-"""Running an aiohttp application on API_LISTEN (``host:port``; port 0 = any free port)."""
+"""Running an aiohttp application on ``host:port`` (port 0 = any free port): the HTTP API and
+alert receiver on API_LISTEN, Telegram's webhook on WEBHOOK_LISTEN, or both on one server."""
 
 from __future__ import annotations
 
@@ -21,17 +22,22 @@ def parse_listen(value: str) -> tuple[str, int]:
     return host.strip("[]") or "0.0.0.0", int(port)
 
 
+def local_url(host: str, port: int) -> str:
+    """The base URL a client on this machine uses for a server bound to host:port."""
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    return f"http://{shown}:{port}"
+
+
 @asynccontextmanager
 async def serve(app: web.Application, *, host: str, port: int) -> AsyncIterator[str]:
     """Serve `app` for the duration of the block; yields its base URL."""
-    runner = web.AppRunner(app, access_log=None, handle_signals=False)
+    runner = web.AppRunner(app, access_log=None, handle_signals=False, shutdown_timeout=2.0)
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
         bound = runner.addresses[0][1]
-        shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-        url = f"http://{shown}:{bound}"
-        log.info("API and alert receiver on %s", url)
+        url = local_url(host, bound)
+        log.info("HTTP server listening on %s", url)
         yield url
     finally:
         await runner.cleanup()

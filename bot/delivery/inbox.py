@@ -1,0 +1,260 @@
+"""Updates in, exactly once: stored before they are acknowledged, processed under a lease.
+
+`store_update` is what long polling and the webhook both call for each update: a
+well-formed one goes into the inbox (a redelivery is a no-op); one too large or
+malformed is stored as rejected with the reason and never processed.
+
+`InboxWorker` runs in every process: it claims the oldest update nobody holds (or
+whose holder's lease ran out — the holder died), renews the lease while the
+dispatcher answers it, and records the outcome. An update that keeps killing its
+processor comes back at most `max_attempts` times; then the user is told once and
+the update is failed. An update that could not be answered because the database
+went away is postponed, not failed: it is answered once the database is back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import socket
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiogram import Bot, Dispatcher
+from aiogram.types import Update
+from pydantic import ValidationError
+
+from bot.delivery.context import Delivery, delivering
+from bot.delivery.ports import Inbox, InboxItem, Leases
+from bot.language import pick
+from reasoning_core.errors import StoreError, StoreUnavailableError
+from reasoning_core.understanding import detect_language
+
+log = logging.getLogger(__name__)
+
+#: Far above any real update (a 4096-character message with entities is ~30 KB).
+MAX_UPDATE_BYTES = 256 * 1024
+
+_POISON = {
+    "en": "Sorry — I could not process your message after several attempts, so I have "
+    "set it aside. Please send it again in other words; if it keeps happening, tell "
+    "your admin.",
+    "ru": "Извините — не получилось обработать ваше сообщение после нескольких попыток, "
+    "и я его отложил. Пожалуйста, сформулируйте иначе и пришлите снова; если повторится, "
+    "сообщите администратору.",
+}
+
+
+def process_name() -> str:
+    """This process among the replicas: host and pid, for the inbox's owner column."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def update_chat_id(payload: dict[str, Any]) -> int | None:
+    """The chat an update comes from, read from its raw JSON."""
+    for field in ("message", "edited_message", "callback_query"):
+        body = payload.get(field)
+        if not isinstance(body, dict):
+            continue
+        if field == "callback_query":
+            body = body.get("message")
+            if not isinstance(body, dict):
+                continue
+        chat = body.get("chat")
+        if isinstance(chat, dict) and isinstance(chat.get("id"), int):
+            return int(chat["id"])
+    return None
+
+
+async def store_update(inbox: Inbox, payload: Any, *, size: int | None = None) -> bool:
+    """Put one raw update into the inbox; True when it is new and will be processed.
+
+    Raises `StoreError` when the database cannot take it: the caller must then not
+    acknowledge the update (Telegram delivers it again).
+    """
+    if not isinstance(payload, dict) or not isinstance(payload.get("update_id"), int):
+        log.warning("an update without an update_id was dropped: nothing to store it under")
+        return False
+    update_id: int = payload["update_id"]
+    size = size if size is not None else len(json.dumps(payload, ensure_ascii=False))
+    if size > MAX_UPDATE_BYTES:
+        reason = f"too large: {size:,} bytes (the limit is {MAX_UPDATE_BYTES:,})"
+        log.warning("update %s rejected: %s", update_id, reason)
+        await inbox.reject(update_id, {"update_id": update_id, "size": size}, reason)
+        return False
+    try:
+        Update.model_validate(payload)
+    except ValidationError as e:
+        reason = f"malformed: {e.error_count()} problem(s), first: {e.errors()[0]['msg']}"
+        log.warning("update %s rejected: %s", update_id, reason)
+        await inbox.reject(update_id, payload, reason)
+        return False
+    payload = _without_nul(payload)
+    try:
+        return await inbox.add(update_id, payload, chat_id=update_chat_id(payload))
+    except StoreUnavailableError:
+        raise
+    except StoreError as e:  # this update, not the database: never block the ones after it
+        log.error("update %s rejected: the database refused it: %s", update_id, e)
+        await inbox.reject(update_id, {"update_id": update_id}, f"refused by the database: {e}")
+        return False
+
+
+def _without_nul(value: Any) -> Any:
+    """PostgreSQL's JSON cannot hold NUL characters; the text normaliser drops them anyway."""
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, dict):
+        return {k: _without_nul(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_without_nul(v) for v in value]
+    return value
+
+
+class InboxWorker:
+    """Claims updates from the inbox and feeds them to the dispatcher, `concurrency` at once."""
+
+    def __init__(
+        self,
+        *,
+        inbox: Inbox,
+        leases: Leases,
+        dispatcher: Dispatcher,
+        bot: Bot,
+        lease_sec: float = 10.0,
+        concurrency: int = 8,
+        max_attempts: int = 3,
+        idle_poll_sec: float = 0.5,
+        owner: str | None = None,
+        on_idle: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self._inbox = inbox
+        self._leases = leases
+        self._dp = dispatcher
+        self._bot = bot
+        self.lease_sec = lease_sec
+        self._slots = asyncio.Semaphore(concurrency)
+        self._max_attempts = max_attempts
+        self._idle_poll = idle_poll_sec
+        self.owner = owner or process_name()
+        self._on_idle = on_idle
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self.processed = 0
+
+    def wake(self) -> None:
+        """New updates were stored here: look now rather than at the next poll."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """Claim and process until cancelled; the database going away only pauses it."""
+        pause = self._idle_poll
+        idle_work = asyncio.create_task(self._idle_loop())
+        try:
+            while True:
+                await self._slots.acquire()
+                try:
+                    item = await self._inbox.claim(self.owner, lease_sec=self.lease_sec)
+                except StoreError as e:
+                    self._slots.release()
+                    log.error("cannot claim updates from the inbox: %s", e)
+                    await asyncio.sleep(pause)
+                    pause = min(pause * 2, self.lease_sec)
+                    continue
+                pause = self._idle_poll
+                if item is None:
+                    self._slots.release()
+                    self._wake.clear()
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._wake.wait(), self._idle_poll)
+                    continue
+                task = asyncio.create_task(self._process_and_release(item))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+        finally:
+            idle_work.cancel()
+            for task in list(self._tasks):
+                task.cancel()
+            await asyncio.gather(idle_work, *self._tasks, return_exceptions=True)
+
+    async def _idle_loop(self) -> None:
+        """Work that must go on all the time (resuming unkeyed deep jobs), every lease."""
+        if self._on_idle is None:
+            return
+        while True:
+            try:
+                await self._on_idle()
+            except Exception:
+                log.exception("periodic recovery failed")
+            await asyncio.sleep(self.lease_sec)
+
+    async def _process_and_release(self, item: InboxItem) -> None:
+        try:
+            await self.process(item)
+        finally:
+            self._slots.release()
+
+    async def process(self, item: InboxItem) -> None:
+        """Answer one claimed update and record the outcome (never raises, but cancels)."""
+        delivery = Delivery(update_id=item.update_id, attempt=item.attempts)
+        beat = asyncio.create_task(self._renew(delivery))
+        try:
+            with delivering(delivery):
+                status, error = await self._answer(item, delivery)
+            if delivery.retry_later:
+                log.warning("update %s postponed: the database is unreachable", item.update_id)
+                await self._inbox.retry_later(item.update_id, self.owner, after_sec=self.lease_sec)
+            else:
+                await self._inbox.finish(item.update_id, self.owner, status=status, error=error)
+            self.processed += 1
+        except StoreError as e:  # the lease runs out and the update is answered again
+            log.error("could not record the outcome of update %s: %s", item.update_id, e)
+        finally:
+            beat.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await beat
+
+    async def _answer(self, item: InboxItem, delivery: Delivery) -> tuple[str, str | None]:
+        if item.attempts > self._max_attempts:
+            log.error(
+                "update %s was claimed %d times without an outcome (its processor dies): "
+                "failed, and its user told",
+                item.update_id,
+                item.attempts,
+            )
+            await self._tell_poisoned(item)
+            return "failed", f"poison: claimed {item.attempts} times"
+        try:
+            update = Update.model_validate(item.payload, context={"bot": self._bot})
+        except ValidationError as e:  # stored before validation existed, or by hand
+            return "rejected", f"malformed: {e.errors()[0]['msg']}"
+        await self._dp.feed_update(self._bot, update)
+        return "done", None
+
+    async def _tell_poisoned(self, item: InboxItem) -> None:
+        if item.chat_id is None:
+            return
+        delivery = Delivery(update_id=item.update_id, attempt=item.attempts, sent=10_000)
+        message = item.payload.get("message") or item.payload.get("edited_message") or {}
+        text = message.get("text") if isinstance(message, dict) else None
+        language = detect_language(text) if isinstance(text, str) and text else "en"
+        with delivering(delivery):  # key u{id}:10000: the notice is sent once
+            await self._bot.send_message(item.chat_id, pick(_POISON, language))
+
+    async def _renew(self, delivery: Delivery) -> None:
+        """Keep the update's lease (and its chat lock, deep slot) alive while it runs."""
+        while True:
+            await asyncio.sleep(self.lease_sec / 3)
+            try:
+                held = await self._inbox.renew(
+                    delivery.update_id, self.owner, lease_sec=self.lease_sec
+                )
+                await self._leases.renew_all(delivery.holder, ttl_sec=self.lease_sec)
+            except StoreError as e:
+                log.warning("could not renew the lease of update %s: %s", delivery.update_id, e)
+                continue
+            if not held:
+                log.warning("update %s was taken over by another process", delivery.update_id)

@@ -1,0 +1,109 @@
+"""Per-chat, per-user limits held in PostgreSQL, so they hold across replicas.
+
+- `LeasedChatLocks`: one question per chat at a time (a lease of scope ``chat``).
+- `LeasedDeepSlots`: MAX_CONCURRENT_DEEP_PER_USER deep analyses per user (``deep``).
+- `SharedWindow`: RATE_LIMIT_PER_MIN questions per user in any 60 s (``rate_hits``).
+
+While an update is being answered its leases are named after it (`Delivery.holder`):
+the inbox worker renews them with the update's own lease, and when the update is
+processed again after a crash it gets its own lock back rather than "busy". Outside
+an update (tests, the terminal) each claim gets a fresh holder.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from bot.delivery.context import current_delivery
+from bot.delivery.ports import Leases, RateHits
+from reasoning_core.errors import StoreError
+
+log = logging.getLogger(__name__)
+
+
+def _holder() -> str:
+    delivery = current_delivery()
+    return delivery.holder if delivery is not None else f"x{uuid.uuid4().hex}"
+
+
+class LeasedChatLocks:
+    """`ChatLocks` across replicas: ``async with locks.claim(chat_id) as claimed``."""
+
+    def __init__(self, leases: Leases, *, ttl_sec: float) -> None:
+        self._leases = leases
+        self._ttl = ttl_sec
+
+    @asynccontextmanager
+    async def claim(self, chat_id: int) -> AsyncIterator[bool]:
+        holder = _holder()
+        if not await self._leases.acquire(
+            "chat", str(chat_id), holder, limit=1, ttl_sec=self._ttl
+        ):
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            await _release(self._leases, "chat", str(chat_id), holder)
+
+
+class LeasedDeepSlots:
+    """`DeepSlotLimiter` across replicas; `running()` counts this process's analyses."""
+
+    def __init__(self, leases: Leases, *, limit: int, ttl_sec: float) -> None:
+        self.limit = limit
+        self._leases = leases
+        self._ttl = ttl_sec
+        self._running: dict[int, int] = {}
+
+    def running(self, user_id: int | None = None) -> int:
+        if user_id is None:
+            return sum(self._running.values())
+        return self._running.get(user_id, 0)
+
+    @asynccontextmanager
+    async def slot(self, user_id: int) -> AsyncIterator[bool]:
+        holder = _holder()
+        name = str(user_id)
+        if not await self._leases.acquire(
+            "deep", name, holder, limit=self.limit, ttl_sec=self._ttl
+        ):
+            yield False
+            return
+        self._running[user_id] = self._running.get(user_id, 0) + 1
+        try:
+            yield True
+        finally:
+            self._running[user_id] -= 1
+            if not self._running[user_id]:
+                del self._running[user_id]
+            await _release(self._leases, "deep", name, holder)
+
+
+class SharedWindow:
+    """The per-minute question limit over ``rate_hits``; `limit` 0 means unlimited."""
+
+    def __init__(self, hits: RateHits, *, limit: int, window_sec: float = 60.0) -> None:
+        self.limit = limit
+        self._hits = hits
+        self._window = window_sec
+
+    async def check(self, key: int) -> float:
+        """0 when the user may ask (the question is counted), else seconds to wait."""
+        if self.limit <= 0:
+            return 0.0
+        try:
+            return await self._hits.hit(key, _holder(), limit=self.limit, window_sec=self._window)
+        except StoreError as e:  # cannot count: answer rather than refuse
+            log.error("could not check the rate limit of user %s: %s", key, e)
+            return 0.0
+
+
+async def _release(leases: Leases, scope: str, name: str, holder: str) -> None:
+    try:
+        await leases.release(scope, name, holder)
+    except StoreError as e:  # the lease runs out by itself
+        log.warning("could not release the %s lease of %s: %s", scope, name, e)

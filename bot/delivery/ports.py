@@ -1,0 +1,68 @@
+"""What delivery needs from storage, as Protocols (storage/inbox.py, outbox.py and
+leases.py implement them; bot/app.py wires them in). Store methods raise `StoreError`."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+
+class InboxItem(Protocol):
+    @property
+    def update_id(self) -> int: ...
+    @property
+    def payload(self) -> dict[str, Any]: ...
+    @property
+    def chat_id(self) -> int | None: ...
+    @property
+    def attempts(self) -> int: ...
+
+
+class Inbox(Protocol):
+    async def add(self, update_id: int, payload: dict[str, Any], *, chat_id: int | None) -> bool:
+        """Store a new update; False for a redelivery."""
+        ...
+
+    async def reject(self, update_id: int, payload: dict[str, Any], reason: str) -> None: ...
+
+    async def claim(self, owner: str, *, lease_sec: float) -> InboxItem | None: ...
+
+    async def renew(self, update_id: int, owner: str, *, lease_sec: float) -> bool: ...
+
+    async def finish(
+        self, update_id: int, owner: str, *, status: str = "done", error: str | None = None
+    ) -> None: ...
+
+    async def retry_later(self, update_id: int, owner: str, *, after_sec: float) -> None: ...
+
+
+class OutboxEntry(Protocol):
+    @property
+    def status(self) -> str: ...
+    @property
+    def result(self) -> Any: ...
+
+
+class Outbox(Protocol):
+    async def begin(
+        self, key: str, *, chat_id: int | None, method: str, request: dict[str, Any]
+    ) -> OutboxEntry: ...
+
+    async def sent(self, key: str, result: Any) -> None: ...
+
+    async def attempt_failed(self, key: str, error: str, *, final: bool) -> None: ...
+
+
+class Leases(Protocol):
+    async def acquire(
+        self, scope: str, name: str, holder: str, *, limit: int, ttl_sec: float
+    ) -> bool: ...
+
+    async def release(self, scope: str, name: str, holder: str) -> None: ...
+
+    async def renew_all(self, holder: str, *, ttl_sec: float) -> None: ...
+
+    async def held(self, scope: str, name: str | None = None) -> int: ...
+
+
+class RateHits(Protocol):
+    async def hit(self, user_id: int, key: str, *, limit: int, window_sec: float) -> float: ...

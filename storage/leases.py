@@ -1,0 +1,127 @@
+"""Leases in PostgreSQL (``leases``, migration 009): at most N holders of a name.
+
+One question per chat is ``acquire("chat", chat_id, holder, limit=1)``; deep-analysis
+slots are ``acquire("deep", user_id, holder, limit=N)``. Acquiring serialises on a
+transaction-level advisory lock on (scope, name), drops expired leases, and takes a
+lease only when fewer than `limit` others are live. The same holder acquiring again
+(an update processed again after a crash) renews its own lease. A holder that dies
+stops renewing and its leases run out after `ttl_sec`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import asyncpg
+
+from storage.errors import translated
+
+
+class PgLeases:
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        self._pool = pool
+
+    @translated("taking a lease")
+    async def acquire(
+        self, scope: str, name: str, holder: str, *, limit: int, ttl_sec: float
+    ) -> bool:
+        """True with the lease held (or renewed) for `ttl_sec`; False when `limit` others
+        hold one."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 15))",
+                               f"{scope}:{name}")  # fmt: skip
+            await conn.execute(
+                "DELETE FROM leases WHERE scope = $1 AND name = $2 AND lease_until < now()",
+                scope,
+                name,
+            )
+            others = await conn.fetchval(
+                "SELECT count(*) FROM leases WHERE scope = $1 AND name = $2 AND holder <> $3",
+                scope,
+                name,
+                holder,
+            )
+            if others >= limit:
+                return False
+            await conn.execute(
+                """INSERT INTO leases (scope, name, holder, lease_until)
+                   VALUES ($1, $2, $3, now() + make_interval(secs => $4))
+                   ON CONFLICT (scope, name, holder)
+                   DO UPDATE SET lease_until = EXCLUDED.lease_until""",
+                scope,
+                name,
+                holder,
+                float(ttl_sec),
+            )
+            return True
+
+    @translated("releasing a lease")
+    async def release(self, scope: str, name: str, holder: str) -> None:
+        await self._pool.execute(
+            "DELETE FROM leases WHERE scope = $1 AND name = $2 AND holder = $3",
+            scope,
+            name,
+            holder,
+        )
+
+    @translated("renewing leases")
+    async def renew_all(self, holder: str, *, ttl_sec: float) -> None:
+        """Every lease of `holder` runs for `ttl_sec` more (the holder is alive)."""
+        await self._pool.execute(
+            """UPDATE leases SET lease_until = now() + make_interval(secs => $2)
+               WHERE holder = $1""",
+            holder,
+            float(ttl_sec),
+        )
+
+    @translated("counting leases")
+    async def held(self, scope: str, name: str | None = None) -> int:
+        """Live leases of a scope (and name)."""
+        count: int = await self._pool.fetchval(
+            """SELECT count(*) FROM leases WHERE scope = $1 AND ($2::text IS NULL OR name = $2)
+               AND lease_until >= now()""",
+            scope,
+            name,
+        )
+        return count
+
+
+class PgRateHits:
+    """Questions per user over a sliding window, counted in ``rate_hits`` across replicas."""
+
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        self._pool = pool
+
+    @translated("counting questions for the rate limit")
+    async def hit(self, user_id: int, key: str, *, limit: int, window_sec: float) -> float:
+        """Record the hit `key` if allowed and return 0; else seconds until one is allowed.
+        The same key counts once (an update processed again)."""
+        async with self._pool.acquire() as conn, conn.transaction():
+            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 16))",
+                               f"rate:{user_id}")  # fmt: skip
+            await conn.execute(
+                """DELETE FROM rate_hits WHERE user_id = $1
+                   AND at < now() - make_interval(secs => $2)""",
+                user_id,
+                float(window_sec),
+            )
+            seen = await conn.fetchval(
+                "SELECT 1 FROM rate_hits WHERE user_id = $1 AND key = $2", user_id, key
+            )
+            if seen:
+                return 0.0
+            rows = await conn.fetch(
+                "SELECT at FROM rate_hits WHERE user_id = $1 ORDER BY at LIMIT $2", user_id, limit
+            )
+            if len(rows) >= limit:
+                wait: float = await conn.fetchval(
+                    """SELECT extract(epoch FROM
+                           $1::timestamptz + make_interval(secs => $2) - now())""",
+                    rows[0]["at"],
+                    float(window_sec),
+                )
+                return max(float(wait), 0.001)
+            await conn.execute(
+                "INSERT INTO rate_hits (user_id, key) VALUES ($1, $2)", user_id, key
+            )
+            return 0.0

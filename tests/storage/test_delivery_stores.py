@@ -1,0 +1,71 @@
+"""The inbox, outbox, leases and rate hits on the real test database."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import asyncpg
+
+from storage.inbox import PgInbox
+from storage.leases import PgLeases, PgRateHits
+from storage.outbox import PgOutbox
+
+
+async def test_inbox_claims_once_and_takes_over_an_expired_lease(
+    pool: asyncpg.Pool[Any],
+) -> None:
+    inbox = PgInbox(pool)
+    assert await inbox.add(1, {"update_id": 1}, chat_id=5) is True
+    assert await inbox.add(1, {"update_id": 1}, chat_id=5) is False  # redelivery
+    first, second = await asyncio.gather(
+        inbox.claim("a", lease_sec=0.5), inbox.claim("b", lease_sec=0.5)
+    )
+    claimed = [c for c in (first, second) if c is not None]
+    assert len(claimed) == 1 and claimed[0].attempts == 1  # SKIP LOCKED: one winner
+    assert await inbox.claim("c", lease_sec=0.5) is None  # held
+    await asyncio.sleep(0.7)  # the holder died: its lease runs out
+    again = await inbox.claim("c", lease_sec=5)
+    assert again is not None and again.update_id == 1 and again.attempts == 2
+    owner = "a" if first is not None else "b"
+    assert await inbox.renew(1, owner, lease_sec=5) is False  # no longer its update
+    await inbox.finish(1, "c")
+    assert await inbox.claim("d", lease_sec=5) is None
+    assert await inbox.counts() == {"done": 1}
+
+
+async def test_outbox_keeps_the_first_write_and_its_sent_answer(pool: asyncpg.Pool[Any]) -> None:
+    outbox = PgOutbox(pool)
+    entry = await outbox.begin("u1:0", chat_id=5, method="sendMessage", request={"text": "a"})
+    assert entry.status == "pending" and entry.result is None
+    await outbox.sent("u1:0", {"message_id": 9})
+    again = await outbox.begin("u1:0", chat_id=5, method="sendMessage", request={"text": "b"})
+    assert again.status == "sent" and again.result == {"message_id": 9}
+    await outbox.begin("u1:1", chat_id=5, method="sendMessage", request={"text": "c"})
+    await outbox.attempt_failed("u1:1", "TelegramBadRequest: chat not found", final=True)
+    assert await outbox.counts() == {"sent": 1, "failed": 1}
+
+
+async def test_leases_hold_a_limit_across_holders_and_run_out(pool: asyncpg.Pool[Any]) -> None:
+    leases = PgLeases(pool)
+    assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=0.5)
+    assert not await leases.acquire("chat", "5", "u2", limit=1, ttl_sec=0.5)  # busy
+    assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=0.5)  # its own, again
+    assert await leases.acquire("deep", "7", "u1", limit=2, ttl_sec=5)
+    assert await leases.acquire("deep", "7", "u2", limit=2, ttl_sec=5)
+    assert not await leases.acquire("deep", "7", "u3", limit=2, ttl_sec=5)
+    await asyncio.sleep(0.7)  # u1's chat lease was not renewed
+    assert await leases.acquire("chat", "5", "u2", limit=1, ttl_sec=5)
+    await leases.renew_all("u2", ttl_sec=60)
+    await leases.release("deep", "7", "u1")
+    assert await leases.held("deep", "7") == 1
+
+
+async def test_rate_hits_count_each_key_once_across_callers(pool: asyncpg.Pool[Any]) -> None:
+    hits = PgRateHits(pool)
+    assert await hits.hit(5, "u1", limit=2, window_sec=60) == 0
+    assert await hits.hit(5, "u1", limit=2, window_sec=60) == 0  # the same update again
+    assert await hits.hit(5, "u2", limit=2, window_sec=60) == 0
+    wait = await hits.hit(5, "u3", limit=2, window_sec=60)
+    assert 55 < wait <= 60
+    assert await hits.hit(6, "u3", limit=2, window_sec=60) == 0  # another user
