@@ -18,7 +18,8 @@ database, and the finished answer is compared with the labels:
 The files: the tuning part is cases.yaml, retired_holdout.yaml,
 retired_holdout_2.yaml and retired_holdout_3.yaml (earlier holdouts, retired into
 tuning once they had been measured and the rules had to move on); the holdout is
-holdout.yaml when it exists — a blind set, never used to tune the rules. Without it the bench says so and reports the tuning files only.
+holdout.yaml when it exists — a blind set, never used to tune the rules. Without it
+the bench says so and reports the tuning files only.
 
 A case with ``pending`` first asks ``pending.goal`` in a fresh chat (which must
 open a clarifying question), then sends the case's question to the same chat.
