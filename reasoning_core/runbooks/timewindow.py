@@ -46,6 +46,7 @@ class DateExpr(BaseModel):
     weekday: int | None = None  # 0 = Monday
     weeks_ago: int | None = None
     months_ago: int | None = None
+    whole_month: bool = False  # "в октябре", "October 2026": the month, not its first day
 
     def resolve(self, now: datetime, *, min_recent_hours: int = 12) -> datetime:
         """UTC midnight of the day meant, relative to the anchor `now`."""
@@ -236,6 +237,11 @@ def _date(text: str, year: int | None, month: int, day: int) -> DateExpr | None:
     except ValueError:
         return None
     return DateExpr(kind="date", text=text, year=year, month=month, day=day)
+
+
+def _whole_month(text: str, year: int | None, month: int) -> DateExpr | None:
+    expr = _date(text, year, month, 1)
+    return expr.model_copy(update={"whole_month": True}) if expr is not None else None
 
 
 def _numeric(m: re.Match[str]) -> DateExpr | None:
@@ -522,22 +528,22 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
     ),
     (
         re.compile(rf"\b(?:in|back in|during|since|from)\s+{_EN_MONTH}\b{_YEAR}"),
-        lambda m: _date(m.group(0), _full_year(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),
+        lambda m: _whole_month(m.group(0), _full_year(m.group(2)), _EN_MONTHS[m.group(1)[:3]]),
         False,
     ),
     (
         re.compile(rf"\b{_EN_MONTH}\.?,?\s+(\d{{4}})\b"),
-        lambda m: _date(m.group(0), int(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),
+        lambda m: _whole_month(m.group(0), int(m.group(2)), _EN_MONTHS[m.group(1)[:3]]),
         False,
     ),
     (
         re.compile(rf"(?<!\w)(?:в|во|с|за|до)\s+{_RU_MONTH}(?!\w){_YEAR}"),
-        lambda m: _date(m.group(0), _full_year(m.group(2)), _ru_month(m.group(1)), 1),
+        lambda m: _whole_month(m.group(0), _full_year(m.group(2)), _ru_month(m.group(1))),
         False,
     ),
     (
         re.compile(rf"(?<!\w){_RU_MONTH}\s+(\d{{4}})"),
-        lambda m: _date(m.group(0), int(m.group(2)), _ru_month(m.group(1)), 1),
+        lambda m: _whole_month(m.group(0), int(m.group(2)), _ru_month(m.group(1))),
         False,
     ),
     (
@@ -611,14 +617,37 @@ def date_spans(text: str) -> list[tuple[int, int]]:
 def find_dates(text: str) -> DateSpan:
     """The first date that is not an "until" date is the start; the first "until" one the end.
 
-    A year ("in 2026") is the start only when no day, week or month is named: "в 2026 ...
-    позавчера" asks about the day before yesterday.
+    A year ("in 2026") is the start only when no day, week or month is named, and a whole
+    month ("в октябре") only when no day or week is: "в 2026 ... позавчера" asks about the
+    day before yesterday. A future day ("tomorrow", "next week")
+    is the start only when nothing past is named: "у нас завтра планёрка ... почему упал
+    трафик с понедельника" asks about Monday on.
     """
     candidates = _candidates(text.lower())
     starts = [e for _, _, e, marker in candidates if marker != "until"]
-    start = next((e for e in starts if e.kind != "year"), starts[0] if starts else None)
+    past = [e for e in starts if not _future(e)]
+    starts = past or starts
+    start = next(
+        (e for e in starts if e.kind != "year" and not e.whole_month),
+        next((e for e in starts if e.kind != "year"), starts[0] if starts else None),
+    )
     end = next((e for _, _, e, marker in candidates if marker == "until"), None)
     return DateSpan(start=start, end=end)
+
+
+def _holds_anchor(expr: DateExpr, anchor: datetime) -> bool:
+    """A whole year or month the anchor falls in ("в 2026", "в октябре" of October data)."""
+    if expr.kind == "year":
+        return expr.year == anchor.year
+    if expr.whole_month:
+        start = expr.resolve(anchor)
+        return (start.year, start.month) == (anchor.year, anchor.month)
+    return False
+
+
+def _future(expr: DateExpr) -> bool:
+    """ "tomorrow", "next week": a day after the anchor, whatever the anchor is."""
+    return any((count or 0) < 0 for count in (expr.days_ago, expr.weeks_ago, expr.months_ago))
 
 
 def resolve_window(
@@ -640,10 +669,8 @@ def resolve_window(
     end = data_end
     if span.end is not None:
         end = min(data_end, span.end.resolve(anchor) + timedelta(days=1))
-    if span.start is not None and not (
-        span.start.kind == "year" and span.start.year == anchor.year
-    ):
-        # (the year the data ends in asks about no part of it: the data's latest days)
+    if span.start is not None and not _holds_anchor(span.start, anchor):
+        # (the year or month the data ends in asks about no part of it: its latest days)
         start = span.start.resolve(anchor, min_recent_hours=min_recent_hours)
         if start < end:
             return _window(start, end, baseline_hours, "question", span.start.text)

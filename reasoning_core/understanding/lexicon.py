@@ -90,6 +90,18 @@ DEFINITION = re.compile(
     r"|что (?:такое|значит|означает|обозначает)|\bрасшифр\w*|\bв чем разница\b"
     r"|\bчем отлича\w*|\bразниц\w* между\b"
 )
+#: A question about causes or kinds in general, not about an incident: "какие вообще бывают
+#: причины падения трафика", "what are common causes of a drop", "what can cause 5xx".
+#: A name in the question still makes it a diagnosis (the parse links names first).
+IN_GENERAL = re.compile(
+    r"\b(?:какие|какая|какой)\b.{0,30}\b(?:бывают|бывает|могут быть|может быть)\b"
+    r"|\b(?:из-за чего|от чего|отчего)\b.{0,30}\b(?:бывает|бывают|может|могут)\b"
+    r"|\b(?:в общем|в целом|обычно|как правило|типичн\w*|частые|распространённ\w*"
+    r"|распространенн\w*|возможные)\s+(?:\w+\s+)?(?:причин\w*|поводы)\b"
+    r"|\b(?:common|typical|usual|possible|general|main)\s+(?:causes|reasons)\b"
+    r"|^what (?:can|could|might|usually|typically|generally) (?:cause|causes|lead to)\b"
+    r"|\bin general\b.{0,30}\b(?:causes?|reasons?)\b"
+)
 #: Words people put before the question itself: "wait, what is RTWP", "слушай, что такое ...".
 LEAD_IN = re.compile(
     r"^(?:(?:wait|hmm+|h?um+|uh+|oh|ah|ok(?:ay)?|so|well|btw|by the way|also|and|actually"
@@ -284,7 +296,8 @@ NOUN_USE = re.compile(
     r"^\S+\s+(?:of|in|on|at|for|from|to|was|is|are|were|has|have|happened|rates?|counts?"
     r"|loops?|storms?|times?|latency|errors?|failures?|failed|requests?|calls?|events?"
     r"|operations?|ops|quer(?:y|ies)|jobs?|spikes?|took|takes|returns?|returned|fails?"
-    r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?)\b"
+    r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?"
+    r"|reasons?|causes?)\b"
 )
 
 ATTACK = words(

@@ -61,6 +61,11 @@ _COMMON_SERVICES = re.compile(
     r"(?<![\w-])(?P<name>checkout|payments?|billing|auth|authentication|login|signup|search|cart"
     r"|catalog|inventory|shipping|orders|notifications?|api[- ]gateway|gateway)(?![\w-])"
 )
+#: A state that is itself worse than normal: slow, sluggish, throwing, тормозит, сыпет.
+_WORSE_STATE = re.compile(
+    r"(?<![\w-])(?:slow\w*|sluggish|lagg(?:y|ing)|crawling|throwing|spewing|failing|erroring"
+    r"|тормоз\w*|медленн\w*|подвиса\w*|вис(?:ит|нет|нут)|сыпет|сыплет|валит)(?![\w-])"
+)
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
 _BARE_ID = re.compile(r"^\d{4,7}$")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
@@ -70,10 +75,10 @@ _SERVICE_PLACES = tuple(
     re.compile(p)
     for p in (
         rf"(?<![\w-])(?:service|svc|сервис\w*|приложени\w*)\s+[\"'«`]?{_NAME}",
-        rf"(?<![\w-]){_NAME}\s+(?:service|svc|сервис\w*)(?![\w-])",
-        rf"(?<![\w-]){_NAME}(?:'s)?\s+(?:http\s+)?(?:5\d\d|5xx|errors?|error rate|latency|"
+        rf"(?<![\w-]){_NAME}\s+(?:service|svc|api|сервис\w*)(?![\w-])",
+        rf"(?<![\w-]){_NAME}(?:'s)?\s+(?:http\s+)?(?:5\d\ds?|5xxs?|errors?|error rate|latency|"
         rf"timeouts?|p9\d|pods?)(?![\w-])",
-        r"(?<![\w-])(?:5xx|5\d\d|errors?|latency|timeouts?|p9\d|ошибк\w*|задержк\w*|таймаут\w*"
+        r"(?<![\w-])(?:5xxs?|5\d\ds?|errors?|latency|timeouts?|p9\d|ошибк\w*|задержк\w*|таймаут\w*"
         r"|латентн\w*)(?:\s+(?:are\s+|is\s+)?(?:up|high|rising|increased|spiking|spiked"
         rf"|выросл\w*|растут))?\s+(?:on|in|at|for|of|from|в|на|у)\s+[\"'«`]?{_NAME}",
         rf"(?<![\w-])(?:у|в|на)\s+{_NAME}(?![\w-])",
@@ -93,6 +98,10 @@ _NOT_SERVICES = frozenset(
     into again still just also p95 p99 p50 pods pod but we i you they he she them us me
     go goes going went keeps keep kept seems looks numbers number database db databases host
     hosts network cluster queue website platform backend frontend api-server everything
+    cause causes reason reasons super really extremely pretty quite kinda totally insanely
+    crazy way bit little unusually incredibly terribly awfully painfully real mega ultra
+    connect connection upstream downstream read write parse internal unknown fatal runtime
+    socket public private external rest graphql grpc main new old whole entire
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
@@ -142,8 +151,13 @@ def understand(
         direction = "spike"  # errors "went up": a spike
     elif direction == "spike" and "errors" not in metrics and "latency" not in metrics:
         direction = "rise"  # a traffic "surge" is a rise
-    elif direction is None and signals.causal and {"errors", "latency"} & set(metrics):
-        # "why are we getting 5xx errors", "почему тормозит": errors spike, latency rises
+    elif (
+        direction is None
+        and (signals.causal or _WORSE_STATE.search(folded))
+        and {"errors", "latency"} & set(metrics)
+    ):
+        # "why are we getting 5xx errors", "почему тормозит", "X is super slow today":
+        # errors spike, latency rises
         direction = "spike" if "errors" in metrics else "rise"
     named = any(m.known or m.labelled or m.kind == "service" for m in mentions) or (
         any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
@@ -198,6 +212,8 @@ def _intent(
 ) -> Intent:
     if decline is not None:
         return "act"
+    if signals.in_general and not named and not signals.time_hint:
+        return "explain"  # "what can cause a drop on a cell": causes in general, no incident
     if signals.framed_as_definition and not linked and not signals.vague_incident:
         return "explain"  # "what does 'external cause' mean?": a term, not an incident
     if signals.diagnostic or (named and not signals.social):

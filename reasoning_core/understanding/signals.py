@@ -41,6 +41,7 @@ class Signals:
     social: bool = False  # greeting, thanks, small talk, a question about the bot
     about_bot: bool = False  # "why do you need the cell id", "почему ты так ответил"
     time_hint: bool = False  # since Monday, вчера, 14:00
+    in_general: bool = False  # "какие бывают причины ...", "common causes of ...": knowledge
 
     @property
     def diagnostic(self) -> bool:
@@ -83,6 +84,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         framed_as_definition=any(
             p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core}
         ),
+        in_general=bool(lx.IN_GENERAL.search(folded)),
         social=social,
         about_bot=bool(lx.ABOUT_BOT.search(folded)),
         time_hint=bool(lx.TIME_HINT.search(folded)),
