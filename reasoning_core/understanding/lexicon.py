@@ -291,6 +291,16 @@ POLITE_PREFIX = re.compile(
     r"|сейчас|теперь|срочно|быстро|давай|можешь|можете|ты можешь|могли бы вы|мог бы ты"
     r"|надо|нужно|необходимо|помоги|помогите|и|а|потом|затем|еще|бот)[\s,]+)+"
 )
+#: A line pasted from a log, not typed to the bot: it starts with a timestamp or a log
+#: level, or holds two key=value fields ("2026-10-27 03:14 ERROR ...", "WARN: ...",
+#: "level=error msg=..."). Only a message of several lines has such lines.
+LOG_LINE = re.compile(
+    r"^\s*\[?(?:\d{4}-\d\d-\d\d|\d\d?:\d\d(?::\d\d)?|\d\d\.\d\d\.\d{2,4}\s+\d\d?:\d\d)"
+    r"|^\s*\[?(?:error|err|warn|warning|info|debug|fatal|crit|critical|alarm|panic|severe"
+    r"|exception|traceback)\b"
+    r"|(?:\b[\w.]+=\S+.*){2}",
+    re.IGNORECASE,
+)
 #: A verb-looking first word used as a noun: "drop in traffic", "restart of the pod".
 NOUN_USE = re.compile(
     r"^\S+\s+(?:of|in|on|at|for|from|to|was|is|are|were|has|have|happened|rates?|counts?"

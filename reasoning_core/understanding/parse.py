@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from reasoning_core.models import Language
 from reasoning_core.runbooks.timewindow import date_spans, find_dates
 from reasoning_core.understanding.catalogue import KnownNames
-from reasoning_core.understanding.lexicon import SQL_PAYLOAD, fold
+from reasoning_core.understanding.lexicon import LOG_LINE, SQL_PAYLOAD, fold
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
@@ -101,7 +101,7 @@ _NOT_SERVICES = frozenset(
     cause causes reason reasons super really extremely pretty quite kinda totally insanely
     crazy way bit little unusually incredibly terribly awfully painfully real mega ultra
     connect connection upstream downstream read write parse internal unknown fatal runtime
-    socket public private external rest graphql grpc main new old whole entire
+    socket public private external rest graphql grpc main new old whole entire wait lock
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
@@ -144,7 +144,8 @@ def understand(
     mentions = [_as_typed(m, clean) for m in _link(folded, names)]
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
-    decline = decline_kind(as_typed)  # orders are read as typed, never "corrected"
+    # orders are read as typed, never "corrected", and never in a pasted log line
+    decline = decline_kind(as_typed, spoken=_spoken(clean))
     metrics = metrics_in(folded)
     direction = direction_in(folded)
     if direction == "rise" and "errors" in metrics:
@@ -185,6 +186,16 @@ def understand(
         and not signals.social
         and not any(m.kind != "name" for m in mentions),
     )
+
+
+def _spoken(clean: str) -> str | None:
+    """The folded lines typed to the bot, without lines pasted from a log; None when the
+    message is one line or nothing but log."""
+    lines = [line for line in clean.splitlines() if line.strip()]
+    typed = [line for line in lines if not LOG_LINE.search(line)]
+    if len(lines) < 2 or not typed or len(typed) == len(lines):  # noqa: PLR2004
+        return None
+    return _read_forms("\n".join(typed))[0]
 
 
 def _read_forms(clean: str) -> tuple[str, str]:

@@ -91,15 +91,19 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
     )
 
 
-def decline_kind(folded: str) -> DeclineKind | None:
-    """The kind of forbidden request this is, or None if it may be answered."""
+def decline_kind(folded: str, *, spoken: str | None = None) -> DeclineKind | None:
+    """The kind of forbidden request this is, or None if it may be answered.
+
+    `spoken` is the folded text without pasted log lines (`lexicon.LOG_LINE`): a change
+    verb in a log ("lock wait timeout exceeded; try restarting transaction") is no order.
+    """
     if lx.INJECTION.search(folded):
         return "injection"
     if lx.SQL_WRITE.search(folded):
         return "change"
     if lx.SHELL.search(folded):
         return "command"
-    kind = _imperative_kind(folded)
+    kind = _imperative_kind(folded if spoken is None else spoken)
     if kind is None and exfiltration_kind(folded) is not None:  # exfiltration.py
         kind = "secret"
     if kind is None and _asks_to_attack(folded):

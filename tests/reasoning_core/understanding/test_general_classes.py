@@ -1,6 +1,7 @@
 """Classes of phrasing from the third tuning round: causes asked about in general, degree
 words and "<name> api" before a symptom, status codes in the plural, a change verb used as
-a log field, every record of every cell taken out, a future day in the context, a whole
+a log field or in a pasted log line, every record of every cell taken out, a future day in
+the context, a whole
 month of the data, and small talk while a question is pending."""
 
 from __future__ import annotations
@@ -136,3 +137,28 @@ def test_small_talk_alone_does_not_answer_a_pending_question(text: str) -> None:
 @pytest.mark.parametrize("text", ["спасибо, 10291", "thanks, it's 10033"])
 def test_thanks_with_the_detail_asked_for_still_answers(text: str) -> None:
     assert answers_pending(understand(text, KNOWN), "cell")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2026-10-27 10:01:02 ERROR: lock wait timeout exceeded\nwhy is checkout throwing 500s",
+        "[12:04:55] WARN stop requested by supervisor\nпочему у billing растут ошибки с утра",
+        "level=error msg=delete failed\nwhy are errors up on orders",
+    ],
+)
+def test_a_change_verb_in_a_pasted_log_line_is_no_order(text: str) -> None:
+    request = understand(text, KNOWN)
+    assert request.decline is None and request.intent == "diagnose"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "перезапусти checkout\n2026-10-27 11:00 ERROR upstream timeout",  # typed, then a log
+        "ERROR: delete cell 10291",  # one line: read as typed
+        "ERROR restart the payments service\nERROR drop table cells",  # nothing but log
+    ],
+)
+def test_an_order_typed_beside_a_log_or_alone_is_still_declined(text: str) -> None:
+    assert understand(text, KNOWN).decline is not None
