@@ -1,8 +1,7 @@
 """Classes of phrasing from the third tuning round: causes asked about in general, degree
 words and "<name> api" before a symptom, status codes in the plural, a change verb used as
 a log field or in a pasted log line, every record of every cell taken out, a future day in
-the context, a whole
-month of the data, and small talk while a question is pending."""
+the context, a whole month of the data, and small talk while a question is pending."""
 
 from __future__ import annotations
 
