@@ -68,6 +68,7 @@ _WORSE_STATE = re.compile(
 )
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
 _BARE_ID = re.compile(r"^\d{4,7}$")
+_NUMBER = re.compile(r"\d+")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _NAME = r"(?P<name>[a-z][a-z0-9_.\-]*[a-z0-9])"
 #: Where a service name stands: "service X", "X service", "X 5xx", "errors on X", "у X".
@@ -141,7 +142,12 @@ def understand(
     clean = normalise(text)[:MAX_PARSED_CHARS]
     as_typed, folded = _read_forms(clean)
     names = known or KnownNames()
-    mentions = [_as_typed(m, clean) for m in _link(folded, names)]
+    logged = _log_only_numbers(clean)  # a pid or a count in a pasted log is no unknown cell
+    mentions = [
+        _as_typed(m, clean)
+        for m in _link(folded, names)
+        if not (m.known is False and not m.labelled and m.value in logged)
+    ]
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
     # orders are read as typed, never "corrected", and never in a pasted log line
@@ -188,14 +194,26 @@ def understand(
     )
 
 
+def _typed_and_logged(clean: str) -> tuple[list[str], list[str]]:
+    """The lines typed to the bot and the lines pasted from a log, when a message of
+    several lines has both; else ([], [])."""
+    lines = [line for line in clean.splitlines() if line.strip()]
+    typed = [line for line in lines if not LOG_LINE.search(line)]
+    logged = [line for line in lines if LOG_LINE.search(line)]
+    return (typed, logged) if typed and logged else ([], [])
+
+
 def _spoken(clean: str) -> str | None:
     """The folded lines typed to the bot, without lines pasted from a log; None when the
     message is one line or nothing but log."""
-    lines = [line for line in clean.splitlines() if line.strip()]
-    typed = [line for line in lines if not LOG_LINE.search(line)]
-    if len(lines) < 2 or not typed or len(typed) == len(lines):  # noqa: PLR2004
-        return None
-    return _read_forms("\n".join(typed))[0]
+    typed, _ = _typed_and_logged(clean)
+    return _read_forms("\n".join(typed))[0] if typed else None
+
+
+def _log_only_numbers(clean: str) -> set[str]:
+    """Numbers that stand only in pasted log lines (pids, counts, ports)."""
+    typed, logged = _typed_and_logged(clean)
+    return set(_NUMBER.findall(" ".join(logged))) - set(_NUMBER.findall(" ".join(typed)))
 
 
 def _read_forms(clean: str) -> tuple[str, str]:

@@ -161,3 +161,16 @@ def test_a_change_verb_in_a_pasted_log_line_is_no_order(text: str) -> None:
 )
 def test_an_order_typed_beside_a_log_or_alone_is_still_declined(text: str) -> None:
     assert understand(text, KNOWN).decline is not None
+
+
+def test_a_number_only_in_a_pasted_log_line_is_no_unknown_cell() -> None:
+    request = understand(
+        "2026-10-27 03:14:07 kernel: oom-kill pid 4821\nпочему у 10081 упал трафик вчера", KNOWN
+    )
+    assert [m.value for m in request.mentions if m.kind == "cell"] == ["10081"]
+    labelled = understand(
+        "2026-10-27 03:14 ALARM cell=10219 DOWN\nэто из-за этого упал траф?", KNOWN
+    )
+    assert [m.value for m in labelled.mentions if m.known is False] == ["10219"]
+    typed = understand("2026-10-27 03:14 ALARM on 10219\nпочему упал трафик на 10219", KNOWN)
+    assert [m.value for m in typed.mentions if m.known is False] == ["10219"]
