@@ -15,11 +15,11 @@ database, and the finished answer is compared with the labels:
   and for a message typed while a question was pending, whether it was taken as
   the answer.
 
-The files: the tuning part is cases.yaml, retired_holdout.yaml and
-retired_holdout_2.yaml (earlier holdouts, retired into tuning once they had been
-measured and the rules had to move on); the
-holdout is holdout.yaml when it exists — a blind set, never used to tune the
-rules. Without it the bench says so and reports the tuning files only.
+The files: the tuning part is cases.yaml, retired_holdout.yaml,
+retired_holdout_2.yaml and retired_holdout_3.yaml (earlier holdouts, retired into
+tuning once they had been measured and the rules had to move on); the holdout is
+holdout.yaml when it exists — a blind set, never used to tune the rules. Without it
+the bench says so and reports the tuning files only.
 
 A case with ``pending`` first asks ``pending.goal`` in a fresh chat (which must
 open a clarifying question), then sends the case's question to the same chat.
@@ -46,7 +46,12 @@ from reasoning_core.understanding import KnownNames, understand
 
 HERE = Path(__file__).parent
 #: The files the rules may be tuned against, reported one by one.
-TUNING = (HERE / "cases.yaml", HERE / "retired_holdout.yaml", HERE / "retired_holdout_2.yaml")
+TUNING = (
+    HERE / "cases.yaml",
+    HERE / "retired_holdout.yaml",
+    HERE / "retired_holdout_2.yaml",
+    HERE / "retired_holdout_3.yaml",
+)
 #: The blind holdout, when one has been written (never used to tune the rules).
 HOLDOUT = HERE / "holdout.yaml"
 DEMO_SEED = 7

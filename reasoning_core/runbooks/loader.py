@@ -144,7 +144,7 @@ def match_runbook(runbook: Runbook, request: Request) -> RunbookMatch | None:
     keywords = keyword_hits(fold(request.text), [*triggers.keywords.en, *triggers.keywords.ru])
     metrics = [m for m in triggers.metrics if m in request.metrics]
     kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
-    score = len(keywords) + 2 * len(metrics) + 2 * len(kinds)
+    score = len(keywords) + 2 * len(metrics) + 2 * len(kinds) + _unnamed(runbook, request, kinds)
     if score < triggers.min_score:
         return None
     params: dict[str, str] = {}
@@ -165,6 +165,18 @@ def match_runbook(runbook: Runbook, request: Request) -> RunbookMatch | None:
         missing=missing,
         dates=request.dates,
     )
+
+
+def _unnamed(runbook: Runbook, request: Request, named: Sequence[str]) -> int:
+    """ "why is my cell not working": the kind the runbook asks for, said without a name,
+    with a change it explains, counts as much as a name (the runbook then asks which one)."""
+    asked = {p.entity_kind for p in runbook.parameters if p.source == "entity" and p.required}
+    said = [k for k in request.kinds if k in asked and k not in named]
+    direction = request.direction
+    explains = direction is not None and (
+        not runbook.triggers.directions or direction in runbook.triggers.directions
+    )
+    return 2 * len(said) if explains else 0
 
 
 def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | None:

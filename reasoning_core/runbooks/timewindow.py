@@ -29,7 +29,7 @@ from reasoning_core.runbooks.ordinals import (
 
 WINDOW_PARAMETERS = ("recent_start", "recent_end", "baseline_start", "baseline_end", "anchor")
 
-DateKind = Literal["date", "day", "days_ago", "weekday", "week", "month"]
+DateKind = Literal["date", "day", "days_ago", "weekday", "week", "month", "year"]
 
 
 class DateExpr(BaseModel):
@@ -46,11 +46,12 @@ class DateExpr(BaseModel):
     weekday: int | None = None  # 0 = Monday
     weeks_ago: int | None = None
     months_ago: int | None = None
+    whole_month: bool = False  # "в октябре", "October 2026": the month, not its first day
 
     def resolve(self, now: datetime, *, min_recent_hours: int = 12) -> datetime:
         """UTC midnight of the day meant, relative to the anchor `now`."""
         today = _utc(now).date()
-        if self.kind == "date":
+        if self.kind in ("date", "year"):  # a year: its first day
             day = _calendar_day(self, today)
         elif self.kind == "day":  # "the 27th", "с 25-го": the latest such day of a month
             day = _month_day(self.day or 1, today)
@@ -66,6 +67,13 @@ class DateExpr(BaseModel):
         else:
             day = today - timedelta(days=today.weekday() + 7 * (self.weeks_ago or 0))
         return _midnight(day)
+
+    def last_day(self, now: datetime) -> datetime:
+        """UTC midnight of the last day the expression covers: a year's 31 December, else
+        the day it starts (a point)."""
+        if self.kind == "year" and self.year is not None:
+            return _midnight(date(self.year, 12, 31))
+        return self.resolve(now)
 
 
 class DateSpan(BaseModel):
@@ -210,6 +218,12 @@ _UNTIL = re.compile(r"\b(?:until|till|to|through|up\s+to|по|до)\s*$")
 
 Builder = Callable[[re.Match[str]], DateExpr | None]
 
+#: Units after a number that make "12.50" a measurement, not the 12th of a month.
+_NOT_A_DATE_UNIT = (
+    r"(?!\s*(?:%|x\b|times\b|раз\w*|db\w*|дб\w*|ms\b|мс\b|s\b|с\b|сек\w*|sec\w*"
+    r"|gb\b|гб\b|mb\b|мб\b|kb\b|кб\b|tb\b|тб\b|k\b|к\b|erl\w*|эрл\w*|mbps|мбит\w*))"
+)
+
 
 def _full_year(text: str | None) -> int | None:
     if text is None:
@@ -225,12 +239,27 @@ def _date(text: str, year: int | None, month: int, day: int) -> DateExpr | None:
     return DateExpr(kind="date", text=text, year=year, month=month, day=day)
 
 
+def _whole_month(text: str, year: int | None, month: int) -> DateExpr | None:
+    expr = _date(text, year, month, 1)
+    return expr.model_copy(update={"whole_month": True}) if expr is not None else None
+
+
 def _numeric(m: re.Match[str]) -> DateExpr | None:
     day, month = int(m.group(1)), int(m.group(2))
     if month > 12 >= day:  # noqa: PLR2004 - 10/25 can only be month/day
         day, month = month, day
     year = m.group(3) if m.re.groups >= 3 else None  # noqa: PLR2004
     return _date(m.group(0), _full_year(year), month, day)
+
+
+_VERSION_BEFORE = re.compile(r"(?:\bv|version|release|build|версии|версия|релиз\w*|сборк\w*)\s*$")
+
+
+def _unmarked_day(m: re.Match[str]) -> DateExpr | None:
+    """ "30.09" without "since": a day and month, unless a version precedes it ("v 10.11")."""
+    if _VERSION_BEFORE.search(m.string[max(0, m.start() - 12) : m.start()]):
+        return None
+    return _date(m.group(0), None, int(m.group(2)), int(m.group(1)))
 
 
 def _relative(days: int) -> Builder:
@@ -299,6 +328,14 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
     ),
     (re.compile(r"\b(\d{1,2})[./](\d{1,2})[./](\d{4}|\d{2})\b"), _numeric, False),
     (re.compile(r"\b(\d{1,2})[./](\d{1,2})\b(?![./]\d)(?!\s*%)"), _numeric, True),
+    # "30.09", "05.10" with no "since": the day-first dotted form, both parts of two digits,
+    # no unit after it ("12.50 ms", "10.5%", "3.5x" stay numbers; "10.30" is no date, the
+    # 30th month); "12/10" keeps needing "since" (a ratio, or month first)
+    (
+        re.compile(rf"(?<![\w.,:/-])(\d\d)\.(\d\d)(?![\w.,/%-]|[.,/]\d){_NOT_A_DATE_UNIT}"),
+        _unmarked_day,
+        False,
+    ),
     (
         re.compile(rf"\b(\d{{1,2}}){_ORD}\s+(?:of\s+)?{_EN_MONTH}\b\.?{_YEAR}"),
         lambda m: _date(
@@ -491,22 +528,22 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
     ),
     (
         re.compile(rf"\b(?:in|back in|during|since|from)\s+{_EN_MONTH}\b{_YEAR}"),
-        lambda m: _date(m.group(0), _full_year(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),
+        lambda m: _whole_month(m.group(0), _full_year(m.group(2)), _EN_MONTHS[m.group(1)[:3]]),
         False,
     ),
     (
         re.compile(rf"\b{_EN_MONTH}\.?,?\s+(\d{{4}})\b"),
-        lambda m: _date(m.group(0), int(m.group(2)), _EN_MONTHS[m.group(1)[:3]], 1),
+        lambda m: _whole_month(m.group(0), int(m.group(2)), _EN_MONTHS[m.group(1)[:3]]),
         False,
     ),
     (
         re.compile(rf"(?<!\w)(?:в|во|с|за|до)\s+{_RU_MONTH}(?!\w){_YEAR}"),
-        lambda m: _date(m.group(0), _full_year(m.group(2)), _ru_month(m.group(1)), 1),
+        lambda m: _whole_month(m.group(0), _full_year(m.group(2)), _ru_month(m.group(1))),
         False,
     ),
     (
         re.compile(rf"(?<!\w){_RU_MONTH}\s+(\d{{4}})"),
-        lambda m: _date(m.group(0), int(m.group(2)), _ru_month(m.group(1)), 1),
+        lambda m: _whole_month(m.group(0), int(m.group(2)), _ru_month(m.group(1))),
         False,
     ),
     (
@@ -541,7 +578,7 @@ _PATTERNS: list[tuple[re.Pattern[str], Builder, bool]] = [
             r"(?<!\w)(?:in|в|за|during|since|from|с|со|начиная\s+с)\s+((?:19|20)\d\d)"
             r"(?:\s*(?:г\.|году|года|год))?(?!\w)"
         ),
-        lambda m: _date(m.group(0), int(m.group(1)), 1, 1),
+        lambda m: DateExpr(kind="year", text=m.group(0), year=int(m.group(1)), month=1, day=1),
         False,
     ),
 ]
@@ -578,11 +615,39 @@ def date_spans(text: str) -> list[tuple[int, int]]:
 
 
 def find_dates(text: str) -> DateSpan:
-    """The first date that is not an "until" date is the start; the first "until" one the end."""
+    """The first date that is not an "until" date is the start; the first "until" one the end.
+
+    A year ("in 2026") is the start only when no day, week or month is named, and a whole
+    month ("в октябре") only when no day or week is: "в 2026 ... позавчера" asks about the
+    day before yesterday. A future day ("tomorrow", "next week")
+    is the start only when nothing past is named: "у нас завтра планёрка ... почему упал
+    трафик с понедельника" asks about Monday on.
+    """
     candidates = _candidates(text.lower())
-    start = next((e for _, _, e, marker in candidates if marker != "until"), None)
+    starts = [e for _, _, e, marker in candidates if marker != "until"]
+    past = [e for e in starts if not _future(e)]
+    starts = past or starts
+    start = next(
+        (e for e in starts if e.kind != "year" and not e.whole_month),
+        next((e for e in starts if e.kind != "year"), starts[0] if starts else None),
+    )
     end = next((e for _, _, e, marker in candidates if marker == "until"), None)
     return DateSpan(start=start, end=end)
+
+
+def _holds_anchor(expr: DateExpr, anchor: datetime) -> bool:
+    """A whole year or month the anchor falls in ("в 2026", "в октябре" of October data)."""
+    if expr.kind == "year":
+        return expr.year == anchor.year
+    if expr.whole_month:
+        start = expr.resolve(anchor)
+        return (start.year, start.month) == (anchor.year, anchor.month)
+    return False
+
+
+def _future(expr: DateExpr) -> bool:
+    """ "tomorrow", "next week": a day after the anchor, whatever the anchor is."""
+    return any((count or 0) < 0 for count in (expr.days_ago, expr.weeks_ago, expr.months_ago))
 
 
 def resolve_window(
@@ -604,7 +669,8 @@ def resolve_window(
     end = data_end
     if span.end is not None:
         end = min(data_end, span.end.resolve(anchor) + timedelta(days=1))
-    if span.start is not None:
+    if span.start is not None and not _holds_anchor(span.start, anchor):
+        # (the year or month the data ends in asks about no part of it: its latest days)
         start = span.start.resolve(anchor, min_recent_hours=min_recent_hours)
         if start < end:
             return _window(start, end, baseline_hours, "question", span.start.text)

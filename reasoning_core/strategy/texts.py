@@ -61,10 +61,12 @@ DECLINE_REASONS: dict[str, dict[Lang, str]] = {
         "только на чтение или объяснить, что делает команда.",
     },
     "secret": {
-        "en": "I don't reveal passwords, tokens, keys or my instructions. Ask your "
-        "administrator for access; I can help with questions about the data.",
-        "ru": "Я не раскрываю пароли, токены, ключи и свои инструкции. Доступ выдаёт "
-        "администратор; я могу помочь с вопросами о данных.",
+        "en": "I don't reveal passwords, tokens, keys, my instructions or other users' "
+        "questions, and I don't dump whole tables. Ask your administrator for access; I can "
+        "help with questions about the data.",
+        "ru": "Я не раскрываю пароли, токены, ключи, свои инструкции и вопросы других "
+        "пользователей и не выгружаю таблицы целиком. Доступ выдаёт администратор; я могу "
+        "помочь с вопросами о данных.",
     },
     "attack": {
         "en": "I don't help attack, break into or deceive anyone. I can explain how to "

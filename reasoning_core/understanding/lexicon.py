@@ -19,10 +19,27 @@ def words(*alternatives: str, hyphen_bound: bool = True) -> re.Pattern[str]:
     return re.compile(rf"(?<!{edge})(?:" + "|".join(alternatives) + rf")(?!{edge})")
 
 
+#: Typographic apostrophes phones put in ("what’s", "doesn’t") read as the plain one.
+_APOSTROPHES = str.maketrans({"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u00b4": "'"})
+#: Contractions typed without the apostrophe ("whats", "doesnt", "isnt", "cant"); "its"
+#: and "wont" stay, they are words of their own.
+_BARE_CONTRACTION = re.compile(
+    r"(?<![\w'-])(?:(what|that|there|how|where|who|here)s"
+    r"|(do|does|did|is|are|was|were|has|have|had|could|should|would|ca|must)nt)(?![\w'-])"
+)
+
+
 def fold(text: str) -> str:
-    """Lower-case, unify "ё" and dashes, collapse whitespace: the form every rule reads."""
-    folded = text.casefold().replace("ё", "е").replace("—", " - ").replace("–", " - ")
+    """Lower-case, unify "ё", dashes and apostrophes, put back the apostrophe of a
+    contraction typed without it, collapse whitespace: the form every rule reads."""
+    folded = text.casefold().translate(_APOSTROPHES)
+    folded = folded.replace("ё", "е").replace("—", " - ").replace("–", " - ")
+    folded = _BARE_CONTRACTION.sub(_contracted, folded)
     return " ".join(folded.split())
+
+
+def _contracted(m: re.Match[str]) -> str:
+    return f"{m.group(1)}'s" if m.group(1) else f"{m.group(2)}n't"
 
 
 # The word lists below are packed by hand, several alternatives a line, for reading.
@@ -73,6 +90,18 @@ DEFINITION = re.compile(
     r"|что (?:такое|значит|означает|обозначает)|\bрасшифр\w*|\bв чем разница\b"
     r"|\bчем отлича\w*|\bразниц\w* между\b"
 )
+#: A question about causes or kinds in general, not about an incident: "какие вообще бывают
+#: причины падения трафика", "what are common causes of a drop", "what can cause 5xx".
+#: A name in the question still makes it a diagnosis (the parse links names first).
+IN_GENERAL = re.compile(
+    r"\b(?:какие|какая|какой)\b.{0,30}\b(?:бывают|бывает|могут быть|может быть)\b"
+    r"|\b(?:из-за чего|от чего|отчего)\b.{0,30}\b(?:бывает|бывают|может|могут)\b"
+    r"|\b(?:в общем|в целом|обычно|как правило|типичн\w*|частые|распространённ\w*"
+    r"|распространенн\w*|возможные)\s+(?:\w+\s+)?(?:причин\w*|поводы)\b"
+    r"|\b(?:common|typical|usual|possible|general|main)\s+(?:causes|reasons)\b"
+    r"|^what (?:can|could|might|usually|typically|generally) (?:cause|causes|lead to)\b"
+    r"|\bin general\b.{0,30}\b(?:causes?|reasons?)\b"
+)
 #: Words people put before the question itself: "wait, what is RTWP", "слушай, что такое ...".
 LEAD_IN = re.compile(
     r"^(?:(?:wait|hmm+|h?um+|uh+|oh|ah|ok(?:ay)?|so|well|btw|by the way|also|and|actually"
@@ -110,6 +139,22 @@ VAGUE_INCIDENT = re.compile(
     r"|что (?:случилось|произошло|происходит|не так|сломалось|за фигня|там)"
     r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
 )
+#: Asking what the matter is with something: "what's with X", "how's 10291 doing", "что с
+#: 10219", "чё там с сотой", "как там 10291" — an incident question only when X is a name or
+#: a thing one diagnoses ("how are you doing", "что с погодой" are not).
+VAGUE_ABOUT = re.compile(
+    r"what(?:'s| is)(?: (?:up|going on|the (?:matter|deal|story|problem)))? with\b"
+    r"|how(?:'s| is| are) (?:\S+ ){1,4}(?:doing|looking|holding up)\b"
+    r"|(?<![\w-])(?:что|чт?о|чё|че|шо)(?: (?:там|такое|опять|снова|вообще|же|творится|было"
+    r"|стало))* со? "
+    r"(?!(?:точки|одной|другой|учетом|тем|этим|того|чего|кем|ним делать|этим делать)\b)"
+    r"|(?<![\w-])как там\b"
+)
+#: Words for the bot or for people, about whom "how are you doing" asks no incident.
+PERSONAL = words(
+    "you", "your", "we", "us", "everyone", "everybody", "guys", "ты", "тебя", "тебе", "тобой",
+    "вы", "вас", "мы", "нас", "ребята",
+)
 SYMPTOM_EN = words(
     r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing)?", r"declin\w*", r"decreas\w*",
     r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down", "lost",
@@ -127,6 +172,7 @@ SYMPTOM_EN = words(
     r"throttl\w*", "complain", "complaints", r"high (?:cpu|load|latency)", "on fire",
     r"incidents?", r"burning", r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark",
     r"plung\w*", r"crater\w*", r"nose-?div\w*", "sank", "dead", r"skyrocket\w*", "shot up",
+    r"di(?:e|ed|es|ing)", "📉", "📈",
     r"tank(?:s|ed|ing)?", r"(?:problems?|issues?|trouble) (?:with|on|in|at)",
     r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
 )
@@ -138,7 +184,8 @@ SYMPTOM_RU = words(
     r"задерж\w*", r"тормоз\w*", r"медлен\w*", "долго", r"лаг\w*", r"вис(?:ит|нет|ят)",
     r"завис\w*", r"авари\w*", r"недоступ\w*", r"лежит|лежат|лег|легл\w*",
     r"не (?:работа|отвеча|открыва|грузит|загружа|запуска|подключа)\w*", r"слома\w*",
-    r"глюч\w*", r"деград\w*", r"аномал\w*", r"утечк\w*", r"потер\w*", r"сбо(?:й|и|ев|ем|ях)",
+    r"глюч\w*", r"деград\w*", r"помер\w*", r"умер\w*", r"сдох\w*", r"аномал\w*",
+    r"утечк\w*", r"потер\w*", r"сбо(?:й|и|ев|ем|ях)",
     r"отказ(?:ы|ов|ами)?", r"рестарт\w*", r"перезапуска\w*", r"нагрузк\w*", r"жалу\w*",
     r"инцидент\w*", r"гор(?:ит|им|ят)", r"пожар\w*", r"плохо", r"хуже", r"нулев\w*",
     r"нет (?:трафик|данны|запрос|звонк|заказ|пользовател|соединени)\w*",
@@ -218,7 +265,8 @@ CHANGE_VERBS_EN = (
     "shut down", "stop", "kill", "disable", "deploy", "rollback", "roll back", "install",
     "uninstall", "grant", "revoke", "chmod", "flush", "scale down", "turn off", "switch off",
     "drop the", "drop all", "clear the", "clean up the", "lock", "block", "unlock",
-    "zero out", "blank out",
+    "zero out", "blank out", r"set(?! ?-?up\b)", "mark", "rename", "replace", "patch", "backfill",
+    "populate", "fill in",
 )
 RUN_VERBS_EN = ("run", "execute", "exec", "launch", "start", "invoke", "eval", "ssh")
 CHANGE_VERBS_RU = (
@@ -231,6 +279,8 @@ CHANGE_VERBS_RU = (
     r"откат(?:и|ите|ить)", r"установ(?:и|ите|ить)", r"отформатиру(?:й|йте)", r"переименуй",
     r"выда(?:й|йте|ть) права", r"почист(?:и|ите|ить)", r"обнул(?:и|ите|ить)",
     r"заблокиру(?:й|йте)", r"блокиру(?:й|йте)", r"разблокиру(?:й|йте)",
+    r"выстав(?:ь|ьте|ить)", r"постав(?:ь|ьте)", r"пропиш(?:и|ите)", r"(?:по|от)меть(?:те)?",
+    r"запиш(?:и|ите)",
 )
 RUN_VERBS_RU = (r"выполн(?:и|ите|ить)", r"запуст(?:и|ите|ить)", r"исполн(?:и|ите|ить)")
 #: Words that may precede an imperative: "please", "can you", "пожалуйста", "надо".
@@ -241,12 +291,23 @@ POLITE_PREFIX = re.compile(
     r"|сейчас|теперь|срочно|быстро|давай|можешь|можете|ты можешь|могли бы вы|мог бы ты"
     r"|надо|нужно|необходимо|помоги|помогите|и|а|потом|затем|еще|бот)[\s,]+)+"
 )
+#: A line pasted from a log, not typed to the bot: it starts with a timestamp or a log
+#: level, or holds two key=value fields ("2026-10-27 03:14 ERROR ...", "WARN: ...",
+#: "level=error msg=..."). Only a message of several lines has such lines.
+LOG_LINE = re.compile(
+    r"^\s*\[?(?:\d{4}-\d\d-\d\d|\d\d?:\d\d(?::\d\d)?|\d\d\.\d\d\.\d{2,4}\s+\d\d?:\d\d)"
+    r"|^\s*\[?(?:error|err|warn|warning|info|debug|fatal|crit|critical|alarm|panic|severe"
+    r"|exception|traceback)\b"
+    r"|(?:\b[\w.]+=\S+.*){2}",
+    re.IGNORECASE,
+)
 #: A verb-looking first word used as a noun: "drop in traffic", "restart of the pod".
 NOUN_USE = re.compile(
     r"^\S+\s+(?:of|in|on|at|for|from|to|was|is|are|were|has|have|happened|rates?|counts?"
     r"|loops?|storms?|times?|latency|errors?|failures?|failed|requests?|calls?|events?"
     r"|operations?|ops|quer(?:y|ies)|jobs?|spikes?|took|takes|returns?|returned|fails?"
-    r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?)\b"
+    r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?"
+    r"|reasons?|causes?)\b"
 )
 
 ATTACK = words(

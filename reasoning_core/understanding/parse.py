@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from reasoning_core.models import Language
 from reasoning_core.runbooks.timewindow import date_spans, find_dates
 from reasoning_core.understanding.catalogue import KnownNames
-from reasoning_core.understanding.lexicon import SQL_PAYLOAD, fold
+from reasoning_core.understanding.lexicon import LOG_LINE, SQL_PAYLOAD, fold
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
@@ -34,6 +34,7 @@ from reasoning_core.understanding.vocabulary import (
     BACK_REFERENCE,
     FOLLOW_UP,
     KIND_WORDS,
+    NEW_TOPIC,
     direction_in,
     metrics_in,
 )
@@ -43,6 +44,8 @@ MAX_PARSED_CHARS = 6000
 #: Words a diagnosis or another question needs to stand on its own.
 MIN_DIAGNOSIS_WORDS = 3
 MIN_QUESTION_WORDS = 4
+#: A definition asked ("define rtwp") needs only its frame and the term.
+MIN_TERM_WORDS = 2
 
 _CYRILLIC = re.compile(r"[а-яё]")
 _LATIN = re.compile(r"[a-z]")
@@ -58,8 +61,14 @@ _COMMON_SERVICES = re.compile(
     r"(?<![\w-])(?P<name>checkout|payments?|billing|auth|authentication|login|signup|search|cart"
     r"|catalog|inventory|shipping|orders|notifications?|api[- ]gateway|gateway)(?![\w-])"
 )
+#: A state that is itself worse than normal: slow, sluggish, throwing, тормозит, сыпет.
+_WORSE_STATE = re.compile(
+    r"(?<![\w-])(?:slow\w*|sluggish|lagg(?:y|ing)|crawling|throwing|spewing|failing|erroring"
+    r"|тормоз\w*|медленн\w*|подвиса\w*|вис(?:ит|нет|нут)|сыпет|сыплет|валит)(?![\w-])"
+)
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
 _BARE_ID = re.compile(r"^\d{4,7}$")
+_NUMBER = re.compile(r"\d+")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
 _NAME = r"(?P<name>[a-z][a-z0-9_.\-]*[a-z0-9])"
 #: Where a service name stands: "service X", "X service", "X 5xx", "errors on X", "у X".
@@ -67,10 +76,10 @@ _SERVICE_PLACES = tuple(
     re.compile(p)
     for p in (
         rf"(?<![\w-])(?:service|svc|сервис\w*|приложени\w*)\s+[\"'«`]?{_NAME}",
-        rf"(?<![\w-]){_NAME}\s+(?:service|svc|сервис\w*)(?![\w-])",
-        rf"(?<![\w-]){_NAME}(?:'s)?\s+(?:http\s+)?(?:5\d\d|5xx|errors?|error rate|latency|"
+        rf"(?<![\w-]){_NAME}\s+(?:service|svc|api|сервис\w*)(?![\w-])",
+        rf"(?<![\w-]){_NAME}(?:'s)?\s+(?:http\s+)?(?:5\d\ds?|5xxs?|errors?|error rate|latency|"
         rf"timeouts?|p9\d|pods?)(?![\w-])",
-        r"(?<![\w-])(?:5xx|5\d\d|errors?|latency|timeouts?|p9\d|ошибк\w*|задержк\w*|таймаут\w*"
+        r"(?<![\w-])(?:5xxs?|5\d\ds?|errors?|latency|timeouts?|p9\d|ошибк\w*|задержк\w*|таймаут\w*"
         r"|латентн\w*)(?:\s+(?:are\s+|is\s+)?(?:up|high|rising|increased|spiking|spiked"
         rf"|выросл\w*|растут))?\s+(?:on|in|at|for|of|from|в|на|у)\s+[\"'«`]?{_NAME}",
         rf"(?<![\w-])(?:у|в|на)\s+{_NAME}(?![\w-])",
@@ -90,6 +99,10 @@ _NOT_SERVICES = frozenset(
     into again still just also p95 p99 p50 pods pod but we i you they he she them us me
     go goes going went keeps keep kept seems looks numbers number database db databases host
     hosts network cluster queue website platform backend frontend api-server everything
+    cause causes reason reasons super really extremely pretty quite kinda totally insanely
+    crazy way bit little unusually incredibly terribly awfully painfully real mega ultra
+    connect connection upstream downstream read write parse internal unknown fatal runtime
+    socket public private external rest graphql grpc main new old whole entire wait lock
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
@@ -129,18 +142,29 @@ def understand(
     clean = normalise(text)[:MAX_PARSED_CHARS]
     as_typed, folded = _read_forms(clean)
     names = known or KnownNames()
-    mentions = [_as_typed(m, clean) for m in _link(folded, names)]
+    logged = _log_only_numbers(clean)  # a pid or a count in a pasted log is no unknown cell
+    mentions = [
+        _as_typed(m, clean)
+        for m in _link(folded, names)
+        if not (m.known is False and not m.labelled and m.value in logged)
+    ]
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
-    decline = decline_kind(as_typed)  # orders are read as typed, never "corrected"
+    # orders are read as typed, never "corrected", and never in a pasted log line
+    decline = decline_kind(as_typed, spoken=_spoken(clean))
     metrics = metrics_in(folded)
     direction = direction_in(folded)
     if direction == "rise" and "errors" in metrics:
         direction = "spike"  # errors "went up": a spike
     elif direction == "spike" and "errors" not in metrics and "latency" not in metrics:
         direction = "rise"  # a traffic "surge" is a rise
-    elif direction is None and signals.causal and {"errors", "latency"} & set(metrics):
-        # "why are we getting 5xx errors", "почему тормозит": errors spike, latency rises
+    elif (
+        direction is None
+        and (signals.causal or _WORSE_STATE.search(folded))
+        and {"errors", "latency"} & set(metrics)
+    ):
+        # "why are we getting 5xx errors", "почему тормозит", "X is super slow today":
+        # errors spike, latency rises
         direction = "spike" if "errors" in metrics else "rise"
     named = any(m.known or m.labelled or m.kind == "service" for m in mentions) or (
         any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
@@ -162,10 +186,34 @@ def understand(
         decline=decline,
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
+        kinds=[k for k, pattern in KIND_WORDS.items() if pattern.search(folded)],
+        new_topic=NEW_TOPIC.search(folded) is not None,
         refers_back=BACK_REFERENCE.search(folded) is not None
         and not signals.social
         and not any(m.kind != "name" for m in mentions),
     )
+
+
+def _typed_and_logged(clean: str) -> tuple[list[str], list[str]]:
+    """The lines typed to the bot and the lines pasted from a log, when a message of
+    several lines has both; else ([], [])."""
+    lines = [line for line in clean.splitlines() if line.strip()]
+    typed = [line for line in lines if not LOG_LINE.search(line)]
+    logged = [line for line in lines if LOG_LINE.search(line)]
+    return (typed, logged) if typed and logged else ([], [])
+
+
+def _spoken(clean: str) -> str | None:
+    """The folded lines typed to the bot, without lines pasted from a log; None when the
+    message is one line or nothing but log."""
+    typed, _ = _typed_and_logged(clean)
+    return _read_forms("\n".join(typed))[0] if typed else None
+
+
+def _log_only_numbers(clean: str) -> set[str]:
+    """Numbers that stand only in pasted log lines (pids, counts, ports)."""
+    typed, logged = _typed_and_logged(clean)
+    return set(_NUMBER.findall(" ".join(logged))) - set(_NUMBER.findall(" ".join(typed)))
 
 
 def _read_forms(clean: str) -> tuple[str, str]:
@@ -193,6 +241,8 @@ def _intent(
 ) -> Intent:
     if decline is not None:
         return "act"
+    if signals.in_general and not named and not signals.time_hint:
+        return "explain"  # "what can cause a drop on a cell": causes in general, no incident
     if signals.framed_as_definition and not linked and not signals.vague_incident:
         return "explain"  # "what does 'external cause' mean?": a term, not an incident
     if signals.diagnostic or (named and not signals.social):
@@ -215,9 +265,9 @@ def _complete(
         return words >= MIN_DIAGNOSIS_WORDS and (
             bool(metrics) or signals.causal or signals.symptom
         )
-    return words >= MIN_QUESTION_WORDS and (
-        intent == "explain" or signals.social or folded.endswith("?")
-    )
+    if intent == "explain":  # "что такое p99", "define rtwp": the frame makes it whole
+        return words >= MIN_TERM_WORDS
+    return words >= MIN_QUESTION_WORDS and (signals.social or folded.endswith("?"))
 
 
 # --- linking -------------------------------------------------------------------------

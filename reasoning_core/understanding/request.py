@@ -64,6 +64,10 @@ class Request(BaseModel):
     #: It points at something named earlier ("why is it dropping", "что с ней") and names
     #: nothing of its own.
     refers_back: bool = False
+    #: Kinds of things it speaks of without naming one ("my cell", "the service", "сота").
+    kinds: list[str] = Field(default_factory=list)
+    #: It says it is about something else ("separate thing", "другой вопрос", "forget that").
+    new_topic: bool = False
     source: Source = "rules"
 
     def known(self, kind: str) -> list[Mention]:

@@ -41,6 +41,7 @@ class Signals:
     social: bool = False  # greeting, thanks, small talk, a question about the bot
     about_bot: bool = False  # "why do you need the cell id", "почему ты так ответил"
     time_hint: bool = False  # since Monday, вчера, 14:00
+    in_general: bool = False  # "какие бывают причины ...", "common causes of ...": knowledge
 
     @property
     def diagnostic(self) -> bool:
@@ -73,26 +74,36 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         causal=bool(lx.CAUSAL.search(folded)),
         analytic=bool(lx.ANALYTIC.search(folded)) or compare,
         symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),
-        vague_incident=bool(lx.VAGUE_INCIDENT.search(folded)),
+        vague_incident=bool(lx.VAGUE_INCIDENT.search(folded))
+        or (
+            bool(lx.VAGUE_ABOUT.search(folded))
+            and bool(names or lx.DOMAIN.search(folded))
+            and not (social or lx.PERSONAL.search(folded))
+        ),
         domain=bool(lx.DOMAIN.search(folded)),
         framed_as_definition=any(
             p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core}
         ),
+        in_general=bool(lx.IN_GENERAL.search(folded)),
         social=social,
         about_bot=bool(lx.ABOUT_BOT.search(folded)),
         time_hint=bool(lx.TIME_HINT.search(folded)),
     )
 
 
-def decline_kind(folded: str) -> DeclineKind | None:
-    """The kind of forbidden request this is, or None if it may be answered."""
+def decline_kind(folded: str, *, spoken: str | None = None) -> DeclineKind | None:
+    """The kind of forbidden request this is, or None if it may be answered.
+
+    `spoken` is the folded text without pasted log lines (`lexicon.LOG_LINE`): a change
+    verb in a log ("lock wait timeout exceeded; try restarting transaction") is no order.
+    """
     if lx.INJECTION.search(folded):
         return "injection"
     if lx.SQL_WRITE.search(folded):
         return "change"
     if lx.SHELL.search(folded):
         return "command"
-    kind = _imperative_kind(folded)
+    kind = _imperative_kind(folded if spoken is None else spoken)
     if kind is None and exfiltration_kind(folded) is not None:  # exfiltration.py
         kind = "secret"
     if kind is None and _asks_to_attack(folded):

@@ -54,7 +54,7 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"вверх", r"больше трафик\w*", r"more traffic", r"upward", r"climb\w*",
         r"поднял\w*", r"прибавил\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"(?:под|воз)раст\w*",
         r"стал\w* больше", r"больше,? чем (?:обычно|раньше|было|вчера)", r"больше обычного",
-        r"more than (?:usual|normal|before|yesterday)", r"went through the roof",
+        r"more than (?:usual|normal|before|yesterday)", r"went through the roof", "📈",
         r"skyrocket\w*", r"shot up", r"взлетел\w*", r"вырос\w*", r"doubl(?:e|es|ing)",
         r"tripl(?:e|es|ing)", r"busier", r"heavier", r"overload\w*", r"перегруж\w*",
         r"перегруз\w*",
@@ -66,6 +66,11 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"drop(?:s|ped|ping)?", "fell", r"fall(?:s|ing|en)?", r"declin\w*", r"decreas\w*",
         r"dip(?:s|ped)?", r"plummet\w*", r"tank(?:ed|ing)", r"(?:went|go|goes|going) down",
         "lost", "loss", "lose", r"losing", "lower", "less", "fewer", "low", r"shr[iu]nk\w*",
+        # "why did traffic tank", "traffic tanks at night" (a verb, not "a think tank")
+        r"(?:did|does|do|will|would|to|might|could|can) (?:\S+ ){0,2}tank",
+        r"(?:traffic|throughput|volume|numbers|calls|attempts|kpis?|sales|revenue|usage) tanks?",
+        "📉", r"(?:degrad\w*|деград\w*)(?: (?:of|in|по))? (?:traffic|throughput|трафик\w*)",
+        r"(?:traffic|throughput|трафик\w*)(?: (?:is|has|was))? (?:been )?(?:degrad|деград)\w*",
         r"collaps\w*", r"halv\w*", "half",
         r"(?:zero|no) traffic",
         r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",
@@ -92,7 +97,8 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"не отвеча\w*", r"умер\w*", r"сдох\w*", r"лег", r"тухн\w*", r"(?:по|за)тух\w*",
         r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark", r"(?:is|are) dark", r"dead air",
         r"в ауте", r"отвал\w*", r"молчит", r"глух\w*", r"off-?air", r"не пашет",
-        r"stopped working", r"перестал\w* работать", r"не светится",
+        r"stopped working", r"перестал\w* работать", r"не светится", r"di(?:e|ed|es|ing)",
+        r"(?:is|went|gone|has gone) dead", r"помер\w*", r"скончал\w*",
     )),
     ("any", words(
         r"problems?", r"issues?", r"wrong", r"anomal\w*", r"weird", "broken", r"check",
@@ -101,6 +107,13 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
         r"скач\w*", r"fluctuat\w*", r"jump(?:s|ing)? (?:up and down|around)",
         r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*", r"acting up",
         r"looks? (?:sick|off|odd)", r"odd", r"чудит", r"барахл\w*",
+        # "what's up with X", "whats going on with X", "чё с 10183": asks what the matter is
+        r"going on", r"what(?:'s| is)(?: up)? with",
+        r"how(?:'s| is| are) (?:\S+ ){1,4}(?:doing|looking|holding up)",
+        r"what happened", r"what was (?:up|wrong|going on)",
+        r"(?:что|чт?о|чё|че|шо)(?: (?:там|такое|опять|снова|вообще|же|творится|было|стало))* со?"
+        r"(?= \S)(?! (?:точки|одной|другой|учетом|тем|этим|того|чего|кем)\b)",
+        r"как там",
     )),
 )
 
@@ -126,6 +139,19 @@ FOLLOW_UP = re.compile(
     r"|redo|repeat|как вчера|как и вчера|снова|опять|ещё раз|еще раз|повтори\w*"
     r"|как в прошлый раз|как раньше|то же самое|то же, что)(?!\w)",
     re.IGNORECASE,
+)
+
+#: A message saying it is about something else: "separate thing", "unrelated, but",
+#: "another question", "forget that", "never mind", "другой вопрос", "не по теме", "забудь".
+NEW_TOPIC = re.compile(
+    r"(?<![\w-])(?:(?:a |one )?(?:separate|different|unrelated|other|another|side)"
+    r" (?:thing|question|topic|issue|subject|matter|note)|new (?:question|topic|subject)"
+    r"|unrelated(?: to (?:that|this))?,"
+    r"|on (?:a|an)? ?(?:different|other|another|unrelated|separate) note"
+    r"|change of (?:topic|subject)|(?:forget|never ?mind|scratch|skip) (?:that|this|it)"
+    r"|never ?mind|(?:отдельн|друг|нов|посторонн)\w* (?:вопрос|тем|дел)\w*|не по теме"
+    r"|о другом|(?:забудь|забей|проехали|отбой|неважно|не важно)(?: (?:про )?(?:это|то|его))?)"
+    r"(?![\w-])"
 )
 
 #: A question pointing at something named before it: "why is it dropping", "трафик на ней".

@@ -190,7 +190,8 @@ def check_period(
     if dates.start is None:
         return
     start = dates.start.resolve(last)
-    before = first is not None and start < first.replace(hour=0, minute=0, second=0)
+    ends = dates.start.last_day(last)  # a year asked about may start before the data
+    before = first is not None and ends < first.replace(hour=0, minute=0, second=0)
     if not (before or start > last):
         return
     asked = dates.start.text
