@@ -456,7 +456,7 @@ def webhook_app(
     return build_webhook_app(
         dispatcher=dp,
         bot=bot,
-        inbox=runtime.inbox,
+        inbox=worker.receiving,
         secret_token=secret,
         path=webhook_path(url),
         stored=worker.wake,
@@ -512,7 +512,7 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
                         log.info("bot is polling")
                         await poll_into_inbox(
                             bot,
-                            runtime.inbox,
+                            worker.receiving,
                             poll_sec=settings.telegram_polling_timeout_sec,
                             allowed_updates=dp.resolve_used_update_types(),
                             stored=worker.wake,
