@@ -34,7 +34,7 @@ from bot.demo_prometheus import with_demo_prometheus
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.http_api import API_CHAT_BASE
 from bot.http_server import parse_listen, serve
-from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
+from bot.instrumented import BilledTurnWriter, InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
 from bot.middlewares import (
     NormalisedTextMiddleware,
@@ -245,7 +245,9 @@ def _wire(
                 max_chars=settings.session_max_chars,
             ),
         ),
-        recorder=TurnRecorder(exchanges=exchanges, memory=memory, writer=PgTurnWriter(pool)),
+        recorder=TurnRecorder(
+            exchanges=exchanges, memory=memory, writer=BilledTurnWriter(PgTurnWriter(pool))
+        ),
         memory=memory,
         budget=ContextBudget(total_tokens=settings.llm_context_budget_tokens),
         strategy=StrategySelector(
