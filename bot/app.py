@@ -236,6 +236,7 @@ def _wire(
         sessions=sessions,
         turns=TurnLoader(
             context=PgTurnContextStore(pool),
+            memory_top_k=settings.memory_top_k if settings.long_term_memory_enabled else 0,
             sessions=sessions,
             exchanges=exchanges,
             projects=projects,

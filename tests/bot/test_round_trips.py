@@ -123,7 +123,6 @@ async def test_a_quick_question_costs_one_model_call_and_few_round_trips(
     for at, query in counted:
         kind, what = kind_of(query)
         seen.setdefault((kind, "before" if at < call else "after"), []).append(what)
-    print(seen)  # what each statement is, for whoever reads a failure
 
     def count(kind: str, when: str) -> int:
         return len(seen.get((kind, when), []))
