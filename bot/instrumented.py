@@ -24,7 +24,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
 from contextlib import aclosing, asynccontextmanager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import cast
+from typing import Protocol, cast
 
 from bot.metrics import Metrics
 from reasoning_core.errors import (
@@ -48,7 +48,6 @@ from reasoning_core.ports import (
     UsageStore,
 )
 from reasoning_core.service import Deps, ReasoningService
-from storage.turns import PgTurnWriter
 
 log = logging.getLogger(__name__)
 
@@ -105,10 +104,22 @@ async def deferred_billing(usage: UsageStore, user_id: int) -> AsyncIterator[Non
                 log.error("could not record token usage of user %s: %s", user_id, e)
 
 
+class UsageTurnWriter(Protocol):
+    """A `TurnWriter` that can add token usage in the same write (storage/turns.py)."""
+
+    async def write(
+        self,
+        exchange: Exchange | None,
+        memory: MemoryEntry | None,
+        *,
+        usage: tuple[int, Usage] | None = None,
+    ) -> None: ...
+
+
 class BilledTurnWriter:
     """`TurnWriter` that writes the held-back usage (`deferred_billing`) with the turn."""
 
-    def __init__(self, inner: PgTurnWriter) -> None:
+    def __init__(self, inner: UsageTurnWriter) -> None:
         self._inner = inner
 
     async def write(self, exchange: Exchange | None, memory: MemoryEntry | None) -> None:

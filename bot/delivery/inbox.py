@@ -241,10 +241,24 @@ class InboxWorker:
             self.processed += 1
         except StoreError as e:  # the lease runs out and the update is answered again
             log.error("could not record the outcome of update %s: %s", item.update_id, e)
+            await self._release_chat(item, delivery)
+        except asyncio.CancelledError:  # shutting down: the chat is free for what comes next
+            await self._release_chat(item, delivery)
+            raise
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
+
+    async def _release_chat(self, item: InboxItem, delivery: Delivery) -> None:
+        """The update's chat lock, when its outcome could not carry it away (the update
+        itself stays claimed until its lease runs out)."""
+        if item.chat_id is None:
+            return
+        try:
+            await self._leases.release("chat", str(item.chat_id), delivery.holder)
+        except StoreError as e:  # the lease runs out by itself
+            log.warning("could not release the chat lock of update %s: %s", item.update_id, e)
 
     async def _answer(self, item: InboxItem, delivery: Delivery) -> tuple[str, str | None]:
         if item.attempts > self._max_attempts:
