@@ -163,12 +163,18 @@ def question(kind: str, chat_id: int) -> str:
 
 
 def collect(telegram: FakeTelegramServer, figures: ChaosFigures) -> None:
-    """Every text the bot got accepted, per trial chat, with when."""
+    """Every message the bot got accepted, per trial chat, with when: its text as the
+    user finally sees it (a streamed answer is its message's last edit)."""
     chats = {t.chat_id for t in figures.trials}
     figures.answers = {c: [] for c in chats}
     for call in telegram.sent_messages():
         if call.chat_id in chats and isinstance(call.chat_id, int):
-            figures.answers[call.chat_id].append((call.at, call.text))
+            at, text = call.at, call.text
+            message_id = call.result.get("message_id") if isinstance(call.result, dict) else None
+            edits = telegram.edits(call.chat_id, message_id) if message_id is not None else []
+            if edits:
+                at, text = edits[-1].at, edits[-1].text
+            figures.answers[call.chat_id].append((at, text))
 
 
 async def _up(telegram: FakeTelegramServer, proc: BotProcess, polls_before: int) -> None:
