@@ -163,23 +163,18 @@ def question(kind: str, chat_id: int) -> str:
 
 
 def collect(telegram: FakeTelegramServer, figures: ChaosFigures) -> None:
-    """Every message the bot got accepted, per trial chat, as it reads in the end, with
-    when it last changed: a streamed answer is a message whose edits write the rest."""
+    """Every message the bot got accepted, per trial chat, with when: its text as the
+    user finally sees it (a streamed answer is its message's last edit)."""
     chats = {t.chat_id for t in figures.trials}
-    messages: dict[tuple[int, int], tuple[float, str]] = {}
-    for call in telegram.calls:
-        chat = call.chat_id
-        if not call.ok or chat not in chats or not isinstance(chat, int):
-            continue
-        if call.method.lower() == "sendmessage" and isinstance(call.result, dict):
-            messages[(chat, int(call.result["message_id"]))] = (call.at, call.text)
-        elif call.method.lower() == "editmessagetext":
-            key = (chat, int(call.params.get("message_id", 0)))
-            if key in messages:
-                messages[key] = (call.at, call.text)
     figures.answers = {c: [] for c in chats}
-    for (chat, _), seen in sorted(messages.items(), key=lambda item: item[1][0]):
-        figures.answers[chat].append(seen)
+    for call in telegram.sent_messages():
+        if call.chat_id in chats and isinstance(call.chat_id, int):
+            at, text = call.at, call.text
+            message_id = call.result.get("message_id") if isinstance(call.result, dict) else None
+            edits = telegram.edits(call.chat_id, message_id) if message_id is not None else []
+            if edits:
+                at, text = edits[-1].at, edits[-1].text
+            figures.answers[call.chat_id].append((at, text))
 
 
 async def _up(telegram: FakeTelegramServer, proc: BotProcess, polls_before: int) -> None:

@@ -27,11 +27,11 @@ from aiogram.types import CallbackQuery, Message, TelegramObject
 from aiogram.types import User as TelegramUser
 
 from bot.filters import AddressedToBot
-from bot.instrumented import usage_owner
+from bot.instrumented import deferred_billing, usage_owner
 from bot.logging_setup import log_context
 from bot.middlewares import Handler
 from reasoning_core.errors import StoreError
-from reasoning_core.ports import Account, AccountStore, User
+from reasoning_core.ports import Account, AccountStore, UsageStore, User
 
 log = logging.getLogger(__name__)
 
@@ -58,9 +58,16 @@ class AccessMiddleware(BaseMiddleware):
     """Puts ``is_admin`` in the data and refuses banned or not-allowed users."""
 
     def __init__(
-        self, *, accounts: AccountStore, admin_ids: frozenset[int], access_mode: str
+        self,
+        *,
+        accounts: AccountStore,
+        admin_ids: frozenset[int],
+        access_mode: str,
+        usage: UsageStore | None = None,
     ) -> None:
         self._accounts = accounts
+        #: With a store, an update's first model calls are billed with its turn's write.
+        self._usage = usage
         self._admin_ids = admin_ids
         self._allowlist = access_mode == "allowlist"
 
@@ -78,7 +85,10 @@ class AccessMiddleware(BaseMiddleware):
                 log.info("update refused: %s", verdict.refusal.split(".")[0])
                 await _refuse(event, data["bot"], verdict.refusal)
                 return None
-            return await handler(event, data)
+            if self._usage is None:
+                return await handler(event, data)
+            async with deferred_billing(self._usage, tg_user.id):
+                return await handler(event, data)
 
     async def verdict(self, user_id: int, *, known: User | None = None) -> Verdict:
         """Decide from ADMIN_IDS, the stored role and status, and the access mode.

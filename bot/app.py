@@ -34,7 +34,7 @@ from bot.demo_prometheus import with_demo_prometheus
 from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.http_api import API_CHAT_BASE
 from bot.http_server import parse_listen, serve
-from bot.instrumented import InstrumentedChatModel, MeteredReasoningService
+from bot.instrumented import BilledTurnWriter, InstrumentedChatModel, MeteredReasoningService
 from bot.metrics import Metrics
 from bot.middlewares import (
     NormalisedTextMiddleware,
@@ -236,6 +236,7 @@ def _wire(
         sessions=sessions,
         turns=TurnLoader(
             context=PgTurnContextStore(pool),
+            memory_top_k=settings.memory_top_k if settings.long_term_memory_enabled else 0,
             sessions=sessions,
             exchanges=exchanges,
             projects=projects,
@@ -245,7 +246,9 @@ def _wire(
                 max_chars=settings.session_max_chars,
             ),
         ),
-        recorder=TurnRecorder(exchanges=exchanges, memory=memory, writer=PgTurnWriter(pool)),
+        recorder=TurnRecorder(
+            exchanges=exchanges, memory=memory, writer=BilledTurnWriter(PgTurnWriter(pool))
+        ),
         memory=memory,
         budget=ContextBudget(total_tokens=settings.llm_context_budget_tokens),
         strategy=StrategySelector(
@@ -456,7 +459,7 @@ def webhook_app(
     return build_webhook_app(
         dispatcher=dp,
         bot=bot,
-        inbox=runtime.inbox,
+        inbox=worker.receiving,
         secret_token=secret,
         path=webhook_path(url),
         stored=worker.wake,
@@ -512,7 +515,7 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
                         log.info("bot is polling")
                         await poll_into_inbox(
                             bot,
-                            runtime.inbox,
+                            worker.receiving,
                             poll_sec=settings.telegram_polling_timeout_sec,
                             allowed_updates=dp.resolve_used_update_types(),
                             stored=worker.wake,

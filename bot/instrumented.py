@@ -6,6 +6,12 @@
 - The usage owner is a context variable set per Telegram update (see
   bot/access.py) or with `usage_owner(user_id)`. Tasks started from a handler
   inherit it, so a deep analysis running in the background still bills its user.
+- `deferred_billing`: inside it (an update being answered) the first
+  `DEFERRED_CALLS` calls are not billed one by one: `BilledTurnWriter` writes
+  their usage with the exchange and the memory entry, in the same statement (one
+  transaction after the model call). What is not written that way (no exchange, a
+  failed write) is billed when the block ends; calls past `DEFERRED_CALLS` (a deep
+  analysis) are billed as they come.
 - `MeteredReasoningService`: `ReasoningService` whose event stream updates the
   metrics and logs one line per answered question.
 """
@@ -15,9 +21,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Iterator, Sequence
-from contextlib import aclosing, contextmanager
+from contextlib import aclosing, asynccontextmanager, contextmanager
 from contextvars import ContextVar
-from typing import cast
+from dataclasses import dataclass, field
+from typing import Protocol, cast
 
 from bot.metrics import Metrics
 from reasoning_core.errors import (
@@ -34,6 +41,8 @@ from reasoning_core.ports import (
     ChatMessage,
     ChatModel,
     Completion,
+    Exchange,
+    MemoryEntry,
     TextSink,
     ToolSpec,
     UsageStore,
@@ -58,6 +67,72 @@ def usage_owner(user_id: int | None) -> Iterator[None]:
         yield
     finally:
         _usage_owner.reset(token)
+
+
+#: Calls whose usage waits for the turn's write: a quick answer's strategy and answer.
+DEFERRED_CALLS = 2
+
+
+@dataclass
+class _Bill:
+    """Usage of `owner`'s calls not written yet; closed: calls are billed as they come."""
+
+    owner: int
+    usage: Usage = field(default_factory=Usage)
+    open: bool = True
+
+
+_bill: ContextVar[_Bill | None] = ContextVar("whytree_bill", default=None)
+
+
+@asynccontextmanager
+async def deferred_billing(usage: UsageStore, user_id: int) -> AsyncIterator[None]:
+    """Hold back the billing of `user_id`'s first calls for the turn's write; what is
+    still held at the end is billed then."""
+    bill = _Bill(owner=user_id)
+    token = _bill.set(bill)
+    try:
+        yield
+    finally:
+        _bill.reset(token)
+        bill.open = False
+        held, bill.usage = bill.usage, Usage()
+        if held.llm_calls:
+            try:
+                await usage.add(user_id, held)
+            except StoreError as e:
+                log.error("could not record token usage of user %s: %s", user_id, e)
+
+
+class UsageTurnWriter(Protocol):
+    """A `TurnWriter` that can add token usage in the same write (storage/turns.py)."""
+
+    async def write(
+        self,
+        exchange: Exchange | None,
+        memory: MemoryEntry | None,
+        *,
+        usage: tuple[int, Usage] | None = None,
+    ) -> None: ...
+
+
+class BilledTurnWriter:
+    """`TurnWriter` that writes the held-back usage (`deferred_billing`) with the turn."""
+
+    def __init__(self, inner: UsageTurnWriter) -> None:
+        self._inner = inner
+
+    async def write(self, exchange: Exchange | None, memory: MemoryEntry | None) -> None:
+        bill = _bill.get()
+        if bill is None or not bill.open or not bill.usage.llm_calls:
+            await self._inner.write(exchange, memory)
+            return
+        held, bill.usage = bill.usage, Usage()
+        try:
+            await self._inner.write(exchange, memory, usage=(bill.owner, held))
+        except BaseException:
+            bill.usage = bill.usage + held  # billed at the end of the block instead
+            raise
 
 
 def _outcome(error: LLMError) -> str:
@@ -128,6 +203,13 @@ class InstrumentedChatModel:
             completion_tokens=usage.completion_tokens,
             llm_calls=1,
         )
+        bill = _bill.get()
+        if bill is not None and bill.open and bill.owner == owner:
+            if bill.usage.llm_calls < DEFERRED_CALLS:
+                bill.usage = bill.usage + call  # written with the turn
+                return
+            bill.open = False  # a long run (deep): bill what was held and go on as we come
+            call, bill.usage = bill.usage + call, Usage()
         try:
             await self._usage.add(owner, call)
         except StoreError as e:  # the answer matters more than the bookkeeping

@@ -20,7 +20,10 @@ def install_ops(dp: Dispatcher, ops: Ops) -> None:
     """
     dp["ops"] = ops
     access = AccessMiddleware(
-        accounts=ops.accounts, admin_ids=ops.admin_ids, access_mode=ops.access_mode
+        accounts=ops.accounts,
+        admin_ids=ops.admin_ids,
+        access_mode=ops.access_mode,
+        usage=ops.usage,
     )
     dp.message.outer_middleware(access)
     dp.edited_message.outer_middleware(access)

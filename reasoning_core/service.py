@@ -53,7 +53,7 @@ from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import Routed, StrategySelector
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
-from reasoning_core.understanding.parse import detect_language, understand
+from reasoning_core.understanding.parse import detect_language, parsed_text, understand
 from reasoning_core.understanding.pending import answers_pending
 from reasoning_core.understanding.request import Request
 
@@ -176,7 +176,8 @@ class ReasoningService:
         while the model writes it (the final `answer` event carries it whole)."""
         words = _words(detect_language(question.text))
         yield Event(kind="reasoning_started", message=words["thinking"])
-        turn = await self._deps.turns.load(question)
+        # The memory search for the question as asked goes with the turn's reads.
+        turn = await self._deps.turns.load(question, memory_query=parsed_text(question.text))
         known = await self._known_names()
         request = understand(turn.question.text, known)
         pending = (
@@ -411,8 +412,9 @@ class ReasoningService:
 
     async def _recall(self, turn: Turn, goal: str) -> Recall:
         q = turn.question
+        found = turn.memories if turn.memories_for == goal else None
         return await self._deps.memory.recall(
-            user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal
+            user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal, found=found
         )
 
     async def _select(

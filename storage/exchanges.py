@@ -13,10 +13,11 @@ from typing import Any
 import asyncpg
 
 from reasoning_core.models import Usage
-from reasoning_core.ports import DEFAULT_PROJECT, Exchange, TurnContext
+from reasoning_core.ports import DEFAULT_PROJECT, Exchange, MemoryEntry, TurnContext
 from storage.clarifications import COLUMNS as CLARIFICATION_COLUMNS
 from storage.clarifications import pending_clarification
 from storage.errors import translated
+from storage.memory import DEFAULT_SEARCH_WINDOW, memory_entry, search_sql
 
 _COLUMNS = """session_id, user_id, chat_id, question, answer, strategy, confidence,
               uncertainty_reason, tree_id, error, started_at, finished_at,
@@ -33,9 +34,19 @@ def _exchange(row: asyncpg.Record | dict[str, Any]) -> Exchange:
     return Exchange(**data, usage=usage)
 
 
-#: Project, open session (opened when there is none), its last exchanges and the open
-#: clarification in one statement: one row per exchange, or one row of NULL exchange
-#: columns without any.
+#: The turn's memory search ($5 the query, NULL: none; $6 how many; $7 the window).
+_MEMORIES = search_sql(
+    user="$1",
+    chat="$2",
+    project=f"coalesce((SELECT project FROM p), '{DEFAULT_PROJECT}')",
+    query="$5::text",
+    top_k="$6",
+    window="$7",
+)
+
+#: Project, open session (opened when there is none), its last exchanges, the open
+#: clarification and the memory entries best matching the question, in one statement:
+#: one row per exchange, or one row of NULL exchange columns without any.
 _TURN = f"""
 WITH p AS (SELECT project FROM user_projects WHERE user_id = $1 AND chat_id = $2),
      open AS (SELECT id FROM sessions WHERE user_id = $1 AND chat_id = $2 AND ended_at IS NULL),
@@ -49,6 +60,11 @@ SELECT (SELECT project FROM p) AS turn_project, (SELECT id FROM s) AS turn_sessi
             SELECT {CLARIFICATION_COLUMNS} FROM clarifications
             WHERE chat_id = $2 AND user_id = $1 AND status = 'active' AND expires_at > $4
         ) AS c) AS turn_pending,
+       CASE WHEN $5::text IS NOT NULL THEN (
+           SELECT coalesce(jsonb_agg(to_jsonb(r) - 'rank'
+                                     ORDER BY r.rank DESC, r.created_at DESC, r.id DESC),
+                           '[]'::jsonb)
+           FROM ({_MEMORIES}) AS r) END AS turn_memories,
        last.*
 FROM (SELECT 1) AS one
 LEFT JOIN LATERAL (
@@ -61,15 +77,34 @@ ORDER BY last.id"""
 class PgTurnContextStore:
     """`TurnContextStore`: the reads a question starts with, in one round trip."""
 
-    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool[Any], *, search_window: int = DEFAULT_SEARCH_WINDOW
+    ) -> None:
         self._pool = pool
+        self._window = search_window
 
     @translated("reading the turn context")
     async def load(
-        self, *, user_id: int, chat_id: int, history_limit: int, now: datetime
+        self,
+        *,
+        user_id: int,
+        chat_id: int,
+        history_limit: int,
+        now: datetime,
+        memory_query: str | None = None,
+        memory_top_k: int = 0,
     ) -> TurnContext | None:
         """None when a concurrent request opened the session first (read it separately)."""
-        rows = await self._pool.fetch(_TURN, user_id, chat_id, max(history_limit, 0), now)
+        rows = await self._pool.fetch(
+            _TURN,
+            user_id,
+            chat_id,
+            max(history_limit, 0),
+            now,
+            memory_query,
+            max(memory_top_k, 0),
+            self._window,
+        )
         if not rows or rows[0]["turn_session"] is None:
             return None
         history = [_exchange(_without(r, *_TURN_FIELDS)) for r in rows if r["id"] is not None]
@@ -80,10 +115,18 @@ class PgTurnContextStore:
             session_id=first["turn_session"],
             history=history,
             pending=None if pending is None else pending_clarification(_loaded(pending)),
+            memories=_memories(first["turn_memories"]),
         )
 
 
-_TURN_FIELDS = ("turn_project", "turn_session", "turn_pending", "id")
+_TURN_FIELDS = ("turn_project", "turn_session", "turn_pending", "turn_memories", "id")
+
+
+def _memories(value: Any) -> list[MemoryEntry] | None:
+    if value is None:
+        return None
+    rows: list[dict[str, Any]] = json.loads(value) if isinstance(value, str) else value
+    return [memory_entry(row) for row in rows]
 
 
 def _loaded(value: Any) -> dict[str, Any]:

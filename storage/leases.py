@@ -1,9 +1,10 @@
 """Leases in PostgreSQL (``leases``, migration 009): at most N holders of a name.
 
 One question per chat is ``acquire("chat", chat_id, holder, limit=1)``; deep-analysis
-slots are ``acquire("deep", user_id, holder, limit=N)``. Acquiring serialises on a
-transaction-level advisory lock on (scope, name), drops expired leases, and takes a
-lease only when fewer than `limit` others are live. The same holder acquiring again
+slots are ``acquire("deep", user_id, holder, limit=N)``. Acquiring is one call of
+``whytree_take_lease`` (migration 011): it serialises on a transaction-level advisory
+lock on (scope, name), drops expired leases, and takes a lease only when fewer than
+`limit` others are live. The same holder acquiring again
 (an update processed again after a crash) renews its own lease. A holder that dies
 stops renewing and its leases run out after `ttl_sec`.
 """
@@ -27,33 +28,15 @@ class PgLeases:
     ) -> bool:
         """True with the lease held (or renewed) for `ttl_sec`; False when `limit` others
         hold one."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 15))",
-                               f"{scope}:{name}")  # fmt: skip
-            await conn.execute(
-                "DELETE FROM leases WHERE scope = $1 AND name = $2 AND lease_until < now()",
-                scope,
-                name,
-            )
-            others = await conn.fetchval(
-                "SELECT count(*) FROM leases WHERE scope = $1 AND name = $2 AND holder <> $3",
-                scope,
-                name,
-                holder,
-            )
-            if others >= limit:
-                return False
-            await conn.execute(
-                """INSERT INTO leases (scope, name, holder, lease_until)
-                   VALUES ($1, $2, $3, now() + make_interval(secs => $4))
-                   ON CONFLICT (scope, name, holder)
-                   DO UPDATE SET lease_until = EXCLUDED.lease_until""",
-                scope,
-                name,
-                holder,
-                float(ttl_sec),
-            )
-            return True
+        taken: bool = await self._pool.fetchval(
+            "SELECT whytree_take_lease($1, $2, $3, $4, $5)",
+            scope,
+            name,
+            holder,
+            limit,
+            float(ttl_sec),
+        )
+        return taken
 
     @translated("releasing a lease")
     async def release(self, scope: str, name: str, holder: str) -> None:
@@ -87,7 +70,8 @@ class PgLeases:
 
 
 class PgRateHits:
-    """Questions per user over a sliding window, counted in ``rate_hits`` across replicas."""
+    """Questions per user over a sliding window, counted in ``rate_hits`` across replicas
+    (one call of ``whytree_rate_hit``, migration 011)."""
 
     def __init__(self, pool: asyncpg.Pool[Any]) -> None:
         self._pool = pool
@@ -96,32 +80,7 @@ class PgRateHits:
     async def hit(self, user_id: int, key: str, *, limit: int, window_sec: float) -> float:
         """Record the hit `key` if allowed and return 0; else seconds until one is allowed.
         The same key counts once (an update processed again)."""
-        async with self._pool.acquire() as conn, conn.transaction():
-            await conn.execute("SELECT pg_advisory_xact_lock(hashtextextended($1, 16))",
-                               f"rate:{user_id}")  # fmt: skip
-            await conn.execute(
-                """DELETE FROM rate_hits WHERE user_id = $1
-                   AND at < now() - make_interval(secs => $2)""",
-                user_id,
-                float(window_sec),
-            )
-            seen = await conn.fetchval(
-                "SELECT 1 FROM rate_hits WHERE user_id = $1 AND key = $2", user_id, key
-            )
-            if seen:
-                return 0.0
-            rows = await conn.fetch(
-                "SELECT at FROM rate_hits WHERE user_id = $1 ORDER BY at LIMIT $2", user_id, limit
-            )
-            if len(rows) >= limit:
-                wait: float = await conn.fetchval(
-                    """SELECT extract(epoch FROM
-                           $1::timestamptz + make_interval(secs => $2) - now())""",
-                    rows[0]["at"],
-                    float(window_sec),
-                )
-                return max(float(wait), 0.001)
-            await conn.execute(
-                "INSERT INTO rate_hits (user_id, key) VALUES ($1, $2)", user_id, key
-            )
-            return 0.0
+        wait: float = await self._pool.fetchval(
+            "SELECT whytree_rate_hit($1, $2, $3, $4)", user_id, key, limit, float(window_sec)
+        )
+        return float(wait)

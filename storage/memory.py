@@ -24,30 +24,41 @@ DEFAULT_SEARCH_WINDOW = 2000
 _COLUMNS = """id, user_id, chat_id, project, goal_summary, outcome_summary, strategy,
               confidence, tree_id, parameters, created_at"""
 
-_OWNER = "user_id = $1 AND chat_id = $2 AND project = $3"
 _NEWEST = "ORDER BY created_at DESC, id DESC"
 
 # plainto_tsquery ANDs its lexemes; " & " only ever appears as that operator (lexemes
 # hold no spaces), so replacing it gives "any of these words". NULL: no lexemes.
-_OR_QUERY = """nullif(replace(plainto_tsquery('{cfg}', $4)::text, ' & ', ' | '), '')"""
+_OR_QUERY = """nullif(replace(plainto_tsquery('{cfg}', {query})::text, ' & ', ' | '), '')"""
 
-_SEARCH = f"""
+
+def search_sql(*, user: str, chat: str, project: str, query: str, top_k: str, window: str) -> str:
+    """The owner's `top_k` entries best matching `query`, ranked (a ``rank`` column),
+    with each value an SQL expression (a placeholder): the turn context
+    (storage/exchanges.py) runs the same search inside its own statement."""
+    owner = f"user_id = {user} AND chat_id = {chat} AND project = {project}"
+    russian = _OR_QUERY.format(cfg="russian", query=query)
+    english = _OR_QUERY.format(cfg="english", query=query)
+    return f"""
 WITH q AS MATERIALIZED (
-    SELECT nullif(concat_ws(' | ', {_OR_QUERY.format(cfg="russian")},
-                                   {_OR_QUERY.format(cfg="english")}), '')::tsquery AS tsq
+    SELECT nullif(concat_ws(' | ', {russian}, {english}), '')::tsquery AS tsq
 ), mine AS MATERIALIZED (
-    SELECT {_COLUMNS}, search FROM memories WHERE {_OWNER} {_NEWEST} LIMIT $6
+    SELECT {_COLUMNS}, search FROM memories WHERE {owner} {_NEWEST} LIMIT {window}
 )
 SELECT {_COLUMNS},
        CASE WHEN q.tsq IS NULL THEN 0 ELSE ts_rank(mine.search, q.tsq) END AS rank
 FROM mine CROSS JOIN q
 WHERE q.tsq IS NULL OR mine.search @@ q.tsq
 ORDER BY rank DESC, created_at DESC, id DESC
-LIMIT $5
+LIMIT {top_k}
 """
 
 
-def _entry(row: asyncpg.Record) -> MemoryEntry:
+_OWNER = "user_id = $1 AND chat_id = $2 AND project = $3"
+_SEARCH = search_sql(user="$1", chat="$2", project="$3", query="$4", top_k="$5", window="$6")
+
+
+def memory_entry(row: asyncpg.Record | dict[str, Any]) -> MemoryEntry:
+    """An entry from a row of `search_sql` (or of its JSON)."""
     data = dict(row)
     data.pop("rank", None)
     data["parameters"] = {str(k): str(v) for k, v in (data["parameters"] or {}).items()}
@@ -84,7 +95,7 @@ class PgMemoryStore:
             e.created_at,
         )
         assert row is not None  # INSERT ... RETURNING returns the row
-        return _entry(row)
+        return memory_entry(row)
 
     @translated("searching memory")
     async def search(
@@ -98,7 +109,7 @@ class PgMemoryStore:
         rows = await self._pool.fetch(
             _SEARCH, user_id, chat_id, project, query, max(top_k, 0), self._window
         )
-        return [_entry(r) for r in rows]
+        return [memory_entry(r) for r in rows]
 
     async def recent(
         self, *, user_id: int, chat_id: int, project: str, limit: int = 3
@@ -119,7 +130,7 @@ class PgMemoryStore:
             max(limit, 0),
             max(offset, 0),
         )
-        return [_entry(r) for r in rows]
+        return [memory_entry(r) for r in rows]
 
     @translated("counting memory")
     async def count(self, *, user_id: int, chat_id: int, project: str) -> int:

@@ -1,5 +1,6 @@
 """What one answered question leaves behind, written in one statement: the exchange
-(``messages``) and the long-term memory entry (``memories``)."""
+(``messages``), the long-term memory entry (``memories``) and, when the caller held
+it back, the token usage of the turn's model calls (``usage_days``)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from typing import Any
 
 import asyncpg
 
+from reasoning_core.models import Usage
 from reasoning_core.ports import Exchange, MemoryEntry
 from storage.errors import translated
+from storage.usage import utc_today
 
-#: Both inserts in one statement (one round trip, one implicit transaction); a NULL
+#: The inserts in one statement (one round trip, one implicit transaction); a NULL
 #: user id leaves that insert out.
 _WRITE = """
 WITH x AS (
@@ -29,6 +32,14 @@ WITH x AS (
            $22::float8, $23::text, $24::jsonb
     WHERE $16::bigint IS NOT NULL
     RETURNING id
+), u AS (
+    INSERT INTO usage_days (user_id, day, prompt_tokens, completion_tokens, llm_calls)
+    SELECT $25::bigint, $26::date, $27::int, $28::int, $29::int
+    WHERE $25::bigint IS NOT NULL
+    ON CONFLICT (user_id, day) DO UPDATE SET
+        prompt_tokens = usage_days.prompt_tokens + EXCLUDED.prompt_tokens,
+        completion_tokens = usage_days.completion_tokens + EXCLUDED.completion_tokens,
+        llm_calls = usage_days.llm_calls + EXCLUDED.llm_calls
 )
 SELECT (SELECT count(*) FROM x) AS exchanges, (SELECT count(*) FROM m) AS memories"""
 
@@ -40,8 +51,17 @@ class PgTurnWriter:
         self._pool = pool
 
     @translated("recording the exchange and its memory")
-    async def write(self, exchange: Exchange | None, memory: MemoryEntry | None) -> None:
-        await self._pool.execute(_WRITE, *_exchange_args(exchange), *_memory_args(memory))
+    async def write(
+        self,
+        exchange: Exchange | None,
+        memory: MemoryEntry | None,
+        *,
+        usage: tuple[int, Usage] | None = None,
+    ) -> None:
+        """`usage`: (user, tokens) to add to the user's day in the same statement."""
+        await self._pool.execute(
+            _WRITE, *_exchange_args(exchange), *_memory_args(memory), *_usage_args(usage)
+        )
 
 
 def _exchange_args(e: Exchange | None) -> list[Any]:
@@ -61,3 +81,10 @@ def _memory_args(m: MemoryEntry | None) -> list[Any]:
         m.user_id, m.chat_id, m.project, m.goal_summary, m.outcome_summary, m.strategy,
         m.confidence, m.tree_id, m.parameters,
     ]  # fmt: skip
+
+
+def _usage_args(usage: tuple[int, Usage] | None) -> list[Any]:
+    if usage is None:
+        return [None] * 5
+    user_id, u = usage
+    return [user_id, utc_today(), u.prompt_tokens, u.completion_tokens, u.llm_calls]

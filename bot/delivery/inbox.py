@@ -10,6 +10,9 @@ dispatcher answers it, and records the outcome. An update that keeps killing its
 processor comes back at most `max_attempts` times; then the user is told once and
 the update is failed. An update that could not be answered because the database
 went away is postponed, not failed: it is answered once the database is back.
+Long polling and the webhook store through `InboxWorker.receiving`: an update that
+arrives while the worker has a free slot (and no older update waits) is stored and
+claimed in one statement and answered at once, without a claim round trip.
 """
 
 from __future__ import annotations
@@ -143,7 +146,11 @@ class InboxWorker:
         self._on_idle = on_idle
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
+        self._running = False
         self.processed = 0
+        #: What long polling and the webhook store into: claims for this worker as it
+        #: stores when a slot is free.
+        self.receiving: Inbox = _ReceivingInbox(inbox, self)
 
     def wake(self) -> None:
         """New updates were stored here: look now rather than at the next poll."""
@@ -153,6 +160,7 @@ class InboxWorker:
         """Claim and process until cancelled; the database going away only pauses it."""
         pause = self._idle_poll
         idle_work = asyncio.create_task(self._idle_loop())
+        self._running = True
         try:
             while True:
                 await self._slots.acquire()
@@ -171,14 +179,46 @@ class InboxWorker:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self._wake.wait(), self._idle_poll)
                     continue
-                task = asyncio.create_task(self._process_and_release(item))
-                self._tasks.add(task)
-                task.add_done_callback(self._tasks.discard)
+                self._start(item)
         finally:
+            self._running = False
             idle_work.cancel()
             for task in list(self._tasks):
                 task.cancel()
             await asyncio.gather(idle_work, *self._tasks, return_exceptions=True)
+
+    def _start(self, item: InboxItem) -> None:
+        """Process a claimed update in its own task (its slot is held and released there)."""
+        task = asyncio.create_task(self._process_and_release(item))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def receive(
+        self, update_id: int, payload: dict[str, Any], *, chat_id: int | None
+    ) -> bool:
+        """Store a new update; with a slot free, claimed in the same statement and processed
+        at once. True when it is new and waits in the inbox for a claim (wake a worker)."""
+        if not await self._reserve():
+            return await self._inbox.add(update_id, payload, chat_id=chat_id)
+        item = None
+        try:
+            new, item = await self._inbox.add_claimed(
+                update_id, payload, chat_id=chat_id, owner=self.owner, lease_sec=self.lease_sec
+            )
+        finally:
+            if item is None:
+                self._slots.release()
+        if item is not None:
+            self._start(item)
+            return False
+        return new
+
+    async def _reserve(self) -> bool:
+        """Take a processing slot if one is free now (only while the worker runs)."""
+        if not self._running or self._slots.locked():
+            return False
+        await self._slots.acquire()  # free: returns at once
+        return True
 
     async def _idle_loop(self) -> None:
         """Work that must go on all the time (resuming unkeyed deep jobs), every lease."""
@@ -206,16 +246,42 @@ class InboxWorker:
                 status, error = await self._answer(item, delivery)
             if delivery.retry_later:
                 log.warning("update %s postponed: the database is unreachable", item.update_id)
-                await self._inbox.retry_later(item.update_id, self.owner, after_sec=self.lease_sec)
+                await self._inbox.retry_later(
+                    item.update_id,
+                    self.owner,
+                    after_sec=self.lease_sec,
+                    release_chat=delivery.holder,
+                )
             else:
-                await self._inbox.finish(item.update_id, self.owner, status=status, error=error)
+                # The chat lock the update took (bot/delivery/limits.py) goes with its outcome.
+                await self._inbox.finish(
+                    item.update_id,
+                    self.owner,
+                    status=status,
+                    error=error,
+                    release_chat=delivery.holder,
+                )
             self.processed += 1
         except StoreError as e:  # the lease runs out and the update is answered again
             log.error("could not record the outcome of update %s: %s", item.update_id, e)
+            await self._release_chat(item, delivery)
+        except asyncio.CancelledError:  # shutting down: the chat is free for what comes next
+            await self._release_chat(item, delivery)
+            raise
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
+
+    async def _release_chat(self, item: InboxItem, delivery: Delivery) -> None:
+        """The update's chat lock, when its outcome could not carry it away (the update
+        itself stays claimed until its lease runs out)."""
+        if item.chat_id is None:
+            return
+        try:
+            await self._leases.release("chat", str(item.chat_id), delivery.holder)
+        except StoreError as e:  # the lease runs out by itself
+            log.warning("could not release the chat lock of update %s: %s", item.update_id, e)
 
     async def _answer(self, item: InboxItem, delivery: Delivery) -> tuple[str, str | None]:
         if item.attempts > self._max_attempts:
@@ -258,3 +324,59 @@ class InboxWorker:
                 continue
             if not held:
                 log.warning("update %s was taken over by another process", delivery.update_id)
+
+
+class _ReceivingInbox:
+    """The inbox as long polling and the webhook see it: an update stored while the
+    worker has a free slot is claimed in the same statement and processed at once
+    (`add` then returns False: nothing waits, no wake-up and no claim round trip).
+    Everything else is the inbox's own."""
+
+    def __init__(self, inbox: Inbox, worker: InboxWorker) -> None:
+        self._inbox = inbox
+        self._worker = worker
+
+    async def add(self, update_id: int, payload: dict[str, Any], *, chat_id: int | None) -> bool:
+        return await self._worker.receive(update_id, payload, chat_id=chat_id)
+
+    async def add_claimed(
+        self,
+        update_id: int,
+        payload: dict[str, Any],
+        *,
+        chat_id: int | None,
+        owner: str,
+        lease_sec: float,
+    ) -> tuple[bool, InboxItem | None]:
+        return await self._inbox.add_claimed(
+            update_id, payload, chat_id=chat_id, owner=owner, lease_sec=lease_sec
+        )
+
+    async def reject(self, update_id: int, payload: dict[str, Any], reason: str) -> None:
+        await self._inbox.reject(update_id, payload, reason)
+
+    async def claim(self, owner: str, *, lease_sec: float) -> InboxItem | None:
+        return await self._inbox.claim(owner, lease_sec=lease_sec)
+
+    async def renew(self, update_id: int, owner: str, *, lease_sec: float) -> bool:
+        return await self._inbox.renew(update_id, owner, lease_sec=lease_sec)
+
+    async def finish(
+        self,
+        update_id: int,
+        owner: str,
+        *,
+        status: str = "done",
+        error: str | None = None,
+        release_chat: str | None = None,
+    ) -> None:
+        await self._inbox.finish(
+            update_id, owner, status=status, error=error, release_chat=release_chat
+        )
+
+    async def retry_later(
+        self, update_id: int, owner: str, *, after_sec: float, release_chat: str | None = None
+    ) -> None:
+        await self._inbox.retry_later(
+            update_id, owner, after_sec=after_sec, release_chat=release_chat
+        )

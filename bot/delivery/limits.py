@@ -6,7 +6,9 @@
 
 While an update is being answered its leases are named after it (`Delivery.holder`):
 the inbox worker renews them with the update's own lease, and when the update is
-processed again after a crash it gets its own lock back rather than "busy". Outside
+processed again after a crash it gets its own lock back rather than "busy". An
+update's chat lock is released with its outcome (`Inbox.finish`), not by a statement
+of its own. Outside
 an update (tests, the terminal) each claim gets a fresh holder.
 """
 
@@ -43,6 +45,10 @@ class LeasedChatLocks:
             "chat", str(chat_id), holder, limit=1, ttl_sec=self._ttl
         ):
             yield False
+            return
+        if current_delivery() is not None:
+            # The inbox worker drops the lock with the update's outcome (one statement).
+            yield True
             return
         try:
             yield True

@@ -22,6 +22,18 @@ class Inbox(Protocol):
         """Store a new update; False for a redelivery."""
         ...
 
+    async def add_claimed(
+        self,
+        update_id: int,
+        payload: dict[str, Any],
+        *,
+        chat_id: int | None,
+        owner: str,
+        lease_sec: float,
+    ) -> tuple[bool, InboxItem | None]:
+        """Store a new update, claimed for `owner` at once unless older ones wait."""
+        ...
+
     async def reject(self, update_id: int, payload: dict[str, Any], reason: str) -> None: ...
 
     async def claim(self, owner: str, *, lease_sec: float) -> InboxItem | None: ...
@@ -29,10 +41,20 @@ class Inbox(Protocol):
     async def renew(self, update_id: int, owner: str, *, lease_sec: float) -> bool: ...
 
     async def finish(
-        self, update_id: int, owner: str, *, status: str = "done", error: str | None = None
-    ) -> None: ...
+        self,
+        update_id: int,
+        owner: str,
+        *,
+        status: str = "done",
+        error: str | None = None,
+        release_chat: str | None = None,
+    ) -> None:
+        """The outcome; `release_chat`: drop that holder's chat lock in the same trip."""
+        ...
 
-    async def retry_later(self, update_id: int, owner: str, *, after_sec: float) -> None: ...
+    async def retry_later(
+        self, update_id: int, owner: str, *, after_sec: float, release_chat: str | None = None
+    ) -> None: ...
 
 
 class OutboxEntry(Protocol):

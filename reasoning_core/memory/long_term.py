@@ -163,15 +163,33 @@ class LongTermMemory:
         self._top_k = top_k
         self._char_budget = char_budget
 
-    async def recall(self, *, user_id: int, chat_id: int, project: str, query: str) -> Recall:
-        """Relevant entries of this user/chat/project, the prompt block, reused parameters."""
+    async def recall(
+        self,
+        *,
+        user_id: int,
+        chat_id: int,
+        project: str,
+        query: str,
+        found: Sequence[MemoryEntry] | None = None,
+    ) -> Recall:
+        """Relevant entries of this user/chat/project, the prompt block, reused parameters.
+
+        `found`: the search for `query`, already made (with the turn's reads)."""
         nothing = Recall(question=query)
         if not self.enabled:
             return nothing
         project = project or DEFAULT_PROJECT
         try:
-            entries = await self._store.search(
-                user_id=user_id, chat_id=chat_id, project=project, query=query, top_k=self._top_k
+            entries = (
+                list(found)
+                if found is not None
+                else await self._store.search(
+                    user_id=user_id,
+                    chat_id=chat_id,
+                    project=project,
+                    query=query,
+                    top_k=self._top_k,
+                )
             )
             candidates = entries
             if is_follow_up(query):  # "like yesterday" may share no words with yesterday

@@ -21,6 +21,7 @@ from reasoning_core.ports import (
     DEFAULT_PROJECT,
     Exchange,
     ExchangeStore,
+    MemoryEntry,
     PendingClarification,
     ProjectStore,
     SessionStore,
@@ -49,6 +50,9 @@ class Turn:
     #: The open clarification, when it was read with the rest (else look it up).
     pending: PendingClarification | None = None
     pending_known: bool = False
+    #: Long-term memory searched for `memories_for` with the rest (else search then).
+    memories: list[MemoryEntry] | None = None
+    memories_for: str | None = None
 
 
 class TurnLoader:
@@ -61,32 +65,42 @@ class TurnLoader:
         limits: SessionLimits,
         clock: Callable[[], datetime] = lambda: datetime.now(UTC),
         context: TurnContextStore | None = None,
+        memory_top_k: int = 0,
     ) -> None:
         self._context = context
+        #: Memory entries read with the context (0: none; memory is off).
+        self._memory_top_k = memory_top_k
         self._sessions = sessions
         self._exchanges = exchanges
         self._projects = projects
         self._limits = limits
         self._clock = clock
 
-    async def load(self, question: Question) -> Turn:
-        """Project, session and history: in one round trip with a `TurnContextStore`."""
-        if question.session_id is None and (turn := await self._load_at_once(question)):
+    async def load(self, question: Question, *, memory_query: str | None = None) -> Turn:
+        """Project, session and history: in one round trip with a `TurnContextStore`,
+        which also searches memory for `memory_query` then."""
+        if question.session_id is None and (
+            turn := await self._load_at_once(question, memory_query)
+        ):
             return turn
         project = await self._project(question)
         question = question.model_copy(update={"project": project})
         session_id = await self._session_id(question)
         return Turn(question, session_id, await self._history(session_id), self._clock())
 
-    async def _load_at_once(self, question: Question) -> Turn | None:
+    async def _load_at_once(self, question: Question, memory_query: str | None) -> Turn | None:
         if self._context is None:
             return None
+        if self._memory_top_k <= 0:
+            memory_query = None
         try:
             context = await self._context.load(
                 user_id=question.user_id,
                 chat_id=question.chat_id,
                 history_limit=self._limits.max_exchanges,
                 now=self._clock(),
+                memory_query=memory_query,
+                memory_top_k=self._memory_top_k,
             )
         except StoreError as e:
             log.warning("turn context lookup failed, reading it piece by piece: %s", e)
@@ -102,6 +116,8 @@ class TurnLoader:
             self._clock(),
             pending=context.pending,
             pending_known=True,
+            memories=context.memories,
+            memories_for=memory_query if context.memories is not None else None,
         )
 
     def _recent(self, recent: list[Exchange]) -> list[Exchange]:

@@ -11,8 +11,6 @@ from reasoning_core.ports.accounts import (
     ExchangeStore,
     Role_,
     SessionStore,
-    TurnContext,
-    TurnContextStore,
     User,
     UserStatus,
     UserStore,
@@ -74,6 +72,8 @@ from reasoning_core.ports.memory import (
     MemoryEntry,
     MemoryStore,
     ProjectStore,
+    TurnContext,
+    TurnContextStore,
     TurnWriter,
 )
 from reasoning_core.ports.planner import (

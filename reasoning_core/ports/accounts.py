@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -12,7 +11,6 @@ from reasoning_core.models import (
     Strategy,
     Usage,
 )
-from reasoning_core.ports.clarifications import PendingClarification
 
 Role_ = Literal["user", "admin"]
 UserStatus = Literal["active", "banned"]
@@ -61,27 +59,6 @@ class SessionStore(Protocol):
 
     async def start_new(self, *, user_id: int, chat_id: int) -> int:
         """Close the open session (if any) and open a new one."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class TurnContext:
-    """What answering in a chat starts from: the project, the open session, its history,
-    and the clarifying question waiting for an answer (if any)."""
-
-    project: str
-    session_id: int
-    history: list[Exchange]
-    pending: PendingClarification | None = None
-
-
-class TurnContextStore(Protocol):
-    async def load(
-        self, *, user_id: int, chat_id: int, history_limit: int, now: datetime
-    ) -> TurnContext | None:
-        """Project, open session (opened if none), its last exchanges (oldest first) and
-        the open clarification (open at `now`), in one round trip; None when that cannot
-        be had at once (the separate reads then)."""
         ...
 
 

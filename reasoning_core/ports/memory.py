@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -12,6 +13,7 @@ from reasoning_core.models import (
     Strategy,
 )
 from reasoning_core.ports.accounts import Exchange
+from reasoning_core.ports.clarifications import PendingClarification
 
 DEFAULT_PROJECT = "default"
 
@@ -89,4 +91,35 @@ class ProjectStore(Protocol):
 class TurnWriter(Protocol):
     async def write(self, exchange: Exchange | None, memory: MemoryEntry | None) -> None:
         """Store what one answered question leaves behind, in one round trip (all or nothing)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class TurnContext:
+    """What answering in a chat starts from: the project, the open session, its history,
+    and the clarifying question waiting for an answer (if any)."""
+
+    project: str
+    session_id: int
+    history: list[Exchange]
+    pending: PendingClarification | None = None
+    #: Long-term memory searched for the `memory_query` asked (None: not asked).
+    memories: list[MemoryEntry] | None = None
+
+
+class TurnContextStore(Protocol):
+    async def load(
+        self,
+        *,
+        user_id: int,
+        chat_id: int,
+        history_limit: int,
+        now: datetime,
+        memory_query: str | None = None,
+        memory_top_k: int = 0,
+    ) -> TurnContext | None:
+        """Project, open session (opened if none), its last exchanges (oldest first), the
+        open clarification (open at `now`) and, with a `memory_query`, the project's
+        `memory_top_k` memory entries best matching it, in one round trip; None when that
+        cannot be had at once (the separate reads then)."""
         ...

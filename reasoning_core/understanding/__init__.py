@@ -10,7 +10,7 @@ answers a pending clarifying question or is a new request.
 """
 
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames, NameSource
-from reasoning_core.understanding.parse import detect_language, normalise, understand
+from reasoning_core.understanding.parse import detect_language, normalise, parsed_text, understand
 from reasoning_core.understanding.request import Mention, Request
 
 __all__ = [
@@ -21,5 +21,6 @@ __all__ = [
     "Request",
     "detect_language",
     "normalise",
+    "parsed_text",
     "understand",
 ]

@@ -114,6 +114,11 @@ class _Token:
     end: int
 
 
+def parsed_text(text: str) -> str:
+    """What `understand` reads of `text` (its `Request.text`): normalised, capped."""
+    return normalise(text)[:MAX_PARSED_CHARS]
+
+
 def normalise(text: str) -> str:
     """NFKC, every Unicode decimal digit as ASCII, no NUL, lone surrogate or control char."""
     text = unicodedata.normalize("NFKC", text)
@@ -139,7 +144,7 @@ def understand(
     text: str, known: KnownNames | None = None, *, language: Language | None = None
 ) -> Request:
     """Parse `text` by the rules, linking its names against `known` (see the module doc)."""
-    clean = normalise(text)[:MAX_PARSED_CHARS]
+    clean = parsed_text(text)
     as_typed, folded = _read_forms(clean)
     names = known or KnownNames()
     logged = _log_only_numbers(clean)  # a pid or a count in a pasted log is no unknown cell

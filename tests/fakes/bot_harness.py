@@ -83,7 +83,7 @@ async def running_bot(
                 task = asyncio.create_task(
                     poll_into_inbox(
                         bot,
-                        runtime.inbox,
+                        worker.receiving,
                         poll_sec=settings.telegram_polling_timeout_sec,
                         allowed_updates=dp.resolve_used_update_types(),
                         stored=worker.wake,

@@ -69,3 +69,39 @@ async def test_rate_hits_count_each_key_once_across_callers(pool: asyncpg.Pool[A
     wait = await hits.hit(5, "u3", limit=2, window_sec=60)
     assert 55 < wait <= 60
     assert await hits.hit(6, "u3", limit=2, window_sec=60) == 0  # another user
+
+
+async def test_an_update_is_stored_and_claimed_at_once_unless_older_ones_wait(
+    pool: asyncpg.Pool[Any],
+) -> None:
+    inbox = PgInbox(pool)
+    new, item = await inbox.add_claimed(1, {"update_id": 1}, chat_id=5, owner="a", lease_sec=5)
+    assert new and item is not None and (item.update_id, item.attempts) == (1, 1)
+    assert await inbox.claim("b", lease_sec=5) is None  # held by a, from its store
+    again = await inbox.add_claimed(1, {"update_id": 1}, chat_id=5, owner="b", lease_sec=5)
+    assert again == (False, None)  # a redelivery
+    assert await inbox.add(2, {"update_id": 2}, chat_id=5) is True  # waits, unclaimed
+    new, item = await inbox.add_claimed(3, {"update_id": 3}, chat_id=6, owner="a", lease_sec=5)
+    assert new and item is None  # update 2 is older: 3 waits its turn
+    oldest = await inbox.claim("b", lease_sec=5)
+    assert oldest is not None and oldest.update_id == 2
+    assert await inbox.counts() == {"processing": 2, "pending": 1}
+
+
+async def test_concurrent_takers_of_one_lease_get_it_once(pool: asyncpg.Pool[Any]) -> None:
+    leases = PgLeases(pool)
+    taken = await asyncio.gather(
+        *(leases.acquire("chat", "9", f"u{i}", limit=1, ttl_sec=5) for i in range(8))
+    )
+    assert taken.count(True) == 1
+
+
+async def test_the_outcome_of_an_update_frees_its_chat_lock(pool: asyncpg.Pool[Any]) -> None:
+    inbox, leases = PgInbox(pool), PgLeases(pool)
+    await inbox.add(1, {"update_id": 1}, chat_id=5)
+    assert await inbox.claim("a", lease_sec=5) is not None
+    assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=5)
+    assert await leases.acquire("deep", "7", "u1", limit=1, ttl_sec=5)
+    await inbox.finish(1, "a", release_chat="u1")
+    assert await leases.held("chat", "5") == 0
+    assert await leases.held("deep", "7") == 1  # a deep slot is released by its analysis
