@@ -20,21 +20,16 @@ from tests import pg
 from tests.fakes.telegram_server import USER_VISIBLE, internal_leaks
 
 
-@pytest.fixture(scope="session", autouse=True)
-def own_data_dir() -> Iterator[Path]:
-    """Tests never read or write the user's data directory: what `whytree demo` built
-    there (the services demo's Prometheus blocks, say) would change what a test's bot
-    does. Subprocesses inherit the variable."""
+@pytest.fixture(autouse=True)
+def own_data_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Each test has a data directory of its own, never the user's nor another test's:
+    what `whytree demo` built there (the services demo's Prometheus blocks, say) would
+    change what a later test's bot does. Subprocesses inherit the variable."""
     scratch = Path(tempfile.mkdtemp(prefix="whytree-data-"))
-    before = os.environ.get("WHYTREE_DATA_DIR")
-    os.environ["WHYTREE_DATA_DIR"] = str(scratch)
+    monkeypatch.setenv("WHYTREE_DATA_DIR", str(scratch))
     try:
         yield scratch
     finally:
-        if before is None:
-            os.environ.pop("WHYTREE_DATA_DIR", None)
-        else:
-            os.environ["WHYTREE_DATA_DIR"] = before
         shutil.rmtree(scratch, ignore_errors=True)
 
 
