@@ -196,16 +196,8 @@ class OpenAIChatModel:
             bad = e.__cause__
             if not isinstance(bad, openai.BadRequestError):
                 raise
-            feature = _refused_feature(bad, request)
-            if feature is None:
+            if not self._learn_refusal(bad, request):
                 raise
-            self._refused.add(feature)
-            log.warning(
-                "the LLM server refuses %s (%s): using %s from now on",
-                feature,
-                self._redact(_server_message(bad))[:120],
-                _OPTIONAL_FEATURES[feature][1],
-            )
             return await self.stream(
                 messages, on_text=on_text, json_mode=json_mode, max_tokens=max_tokens
             )
@@ -264,6 +256,21 @@ class OpenAIChatModel:
             raise ValueError("an empty stream")
         return Completion(text=text, usage=usage, finish_reason=finish)
 
+    def _learn_refusal(self, error: openai.BadRequestError, request: dict[str, Any]) -> bool:
+        """Remember an optional feature the server refused (True), so the request is sent
+        again without it, now and from then on; False when the refusal is of something else."""
+        feature = _refused_feature(error, request)
+        if feature is None:
+            return False
+        self._refused.add(feature)
+        log.warning(
+            "the LLM server refuses %s (%s): using %s from now on",
+            feature,
+            self._redact(_server_message(error))[:120],
+            _OPTIONAL_FEATURES[feature][1],
+        )
+        return True
+
     async def _send(self, request: dict[str, Any]) -> ChatCompletion:
         """One completion, retried; without the fields this server has refused."""
         for refused in self._refused:
@@ -278,16 +285,8 @@ class OpenAIChatModel:
         try:
             return await self._with_retries(call)
         except openai.BadRequestError as e:
-            feature = _refused_feature(e, request)
-            if feature is None:
+            if not self._learn_refusal(e, request):
                 raise
-            self._refused.add(feature)
-            log.warning(
-                "the LLM server refuses %s (%s): using %s from now on",
-                feature,
-                self._redact(_server_message(e))[:120],
-                _OPTIONAL_FEATURES[feature][1],
-            )
             return await self._send(request)
 
     async def ping(self) -> float:
