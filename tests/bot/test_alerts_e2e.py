@@ -14,9 +14,7 @@ import asyncpg
 import pytest
 
 from bot.alerts.mapping import DEFAULT_MAPPING
-from demo.dataset import example_questions, generate_demo
-from demo.loader import load_demo
-from storage.pool import create_pool
+from demo.dataset import ExampleQuestion
 from tests.fakes.alertmanager import alert, notification, post_alerts
 from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
 from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
@@ -27,15 +25,9 @@ RADIO, DEFAULT = -100123, -100456
 
 
 @pytest.fixture
-async def drop_cells(database_url: str) -> list[str]:
+def drop_cells(demo_examples: list[ExampleQuestion]) -> list[str]:
     """The demo dataset loaded; cells with a technical traffic drop."""
-    dataset = generate_demo(7)
-    pool = await create_pool(database_url)
-    try:
-        await load_demo(pool, dataset)
-    finally:
-        await pool.close()
-    return [e.cellname for e in example_questions(dataset) if e.kind == "technical"]
+    return [e.cellname for e in demo_examples if e.kind == "technical"]
 
 
 @pytest.fixture

@@ -11,10 +11,8 @@ import aiohttp
 import pytest
 
 from bot.http_api import create_key
-from demo.dataset import example_questions, generate_demo
-from demo.loader import load_demo
+from demo.dataset import ExampleQuestion
 from storage.api_keys import PgApiKeyStore
-from storage.pool import create_pool
 from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
 from tests.fakes.telegram_server import FakeTelegramServer
 
@@ -22,15 +20,9 @@ USER = 4242
 
 
 @pytest.fixture
-async def questions(database_url: str) -> list[str]:
+def questions(demo_examples: list[ExampleQuestion]) -> list[str]:
     """The demo dataset loaded; questions about cells with a technical drop."""
-    dataset = generate_demo(7)
-    pool = await create_pool(database_url)
-    try:
-        await load_demo(pool, dataset)
-    finally:
-        await pool.close()
-    return [e.en for e in example_questions(dataset) if e.kind == "technical"]
+    return [e.en for e in demo_examples if e.kind == "technical"]
 
 
 @pytest.fixture
