@@ -80,6 +80,18 @@ async def _settled(conn: asyncpg.Connection[Any]) -> None:
     raise AssertionError("an update was never finished")
 
 
+async def _logged_finish(statements: list[tuple[float, str]]) -> None:
+    """Until the update's outcome statement has reached the query log too (asyncpg calls
+    the logger after the statement completes, which may be after another connection
+    already sees its effect)."""
+    finish = next(pattern for _, what, pattern in KINDS if what == "finish")
+    for _ in range(200):
+        if any(re.search(finish, query) for _, query in statements):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the update's outcome was never logged")
+
+
 async def test_a_quick_question_costs_one_model_call_and_few_round_trips(
     database_url: str, telegram: FakeTelegramServer
 ) -> None:
@@ -104,11 +116,13 @@ async def test_a_quick_question_costs_one_model_call_and_few_round_trips(
                 telegram.push_message(CHAT, "hello there")  # the first message creates the user
                 await telegram.wait_for_messages(CHAT, 1)
                 await _settled(conn)  # nothing of the first message is counted below
+                await _logged_finish(statements)  # the query log may lag the commit
                 statements.clear()
                 model_calls.clear()
                 telegram.push_message(CHAT, "What is DNS?")
                 await telegram.wait_for_messages(CHAT, 2)
                 await _settled(conn)
+                await _logged_finish(statements)
                 counted = list(statements)
         stored = await conn.fetchval("SELECT count(*) FROM messages WHERE chat_id = $1", CHAT)
         remembered = await conn.fetchval(
