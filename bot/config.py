@@ -38,7 +38,7 @@ class Settings(BaseSettings):
     # Delivery: the inbox of updates, the outbox of replies, webhook mode (replicas)
     inbox_lease_sec: float = Field(default=10.0, ge=1, le=600)
     inbox_max_attempts: int = Field(default=5, ge=1, le=100)
-    inbox_concurrency: int = Field(default=16, ge=1, le=1000)
+    inbox_concurrency: int = Field(default=100, ge=1, le=1000)
     telegram_send_deadline_sec: float = Field(default=600.0, ge=1, le=86_400)
     webhook_url: str | None = None
     webhook_secret: SecretStr | None = None
