@@ -32,7 +32,7 @@ from typing import Any
 
 import asyncpg
 
-from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
+from benchmarks.deep_script import outage_script
 from tests.fakes.bot_process import BotProcess, bot_env
 from tests.fakes.llm_routes import decision, is_strategy_request
 from tests.fakes.openai_replies import Reply
@@ -101,37 +101,9 @@ def _p95(values: list[float]) -> float:
     return values[min(len(values) - 1, math.ceil(0.95 * len(values)) - 1)]
 
 
-def deep_script() -> DeepLLMScript:
-    def check(key: str, verdict: str, strength: float, evidence: str) -> ScriptedCheck:
-        return ScriptedCheck(
-            key=key,
-            description=f"{key} on cell {DEEP_CELL}",
-            query="SELECT min(availability) AS lowest FROM demo.cell_days WHERE cellname = $1",
-            params=[DEEP_CELL],
-            verdict=verdict,
-            strength=strength,
-            evidence=evidence,
-        )
-
-    return DeepLLMScript(
-        hypotheses=[
-            ScriptedHypothesis(
-                key="outage",
-                title="Availability outage",
-                checks=[check("avail", "confirmed", 0.9, "availability 61% vs 99.7%")],
-            ),
-            ScriptedHypothesis(
-                key="demand",
-                title="Lower demand",
-                checks=[check("attempts", "refuted", 0.8, "attempts flat (-1%)")],
-            ),
-        ],
-    )
-
-
 def chaos_llm_script() -> Any:
     """Strategy: deep for the cell question, quick otherwise; the planner from the script."""
-    script = deep_script()
+    script = outage_script(DEEP_CELL)
 
     def route(request: dict[str, Any]) -> Reply | dict[str, Any]:
         asked = json.dumps(request.get("messages", [])[-1:])

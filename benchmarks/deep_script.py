@@ -176,3 +176,35 @@ def _check_arguments(c: ScriptedCheck) -> dict[str, Any]:
         "params": c.params,
         "gain": 0.6,
     }
+
+
+def outage_script(cell: str) -> DeepLLMScript:
+    """Two hypotheses about one cell: an availability outage (confirmed) and lower demand
+    (refuted), each with one check over demo.cell_days — the end-to-end tests' and the
+    chaos bench's deep analysis."""
+
+    def check(key: str, verdict: str, strength: float, evidence: str) -> ScriptedCheck:
+        return ScriptedCheck(
+            key=key,
+            description=f"{key} on cell {cell}",
+            query="SELECT min(availability) AS lowest FROM demo.cell_days WHERE cellname = $1",
+            params=[cell],
+            verdict=verdict,
+            strength=strength,
+            evidence=evidence,
+        )
+
+    return DeepLLMScript(
+        hypotheses=[
+            ScriptedHypothesis(
+                key="outage",
+                title="Availability outage",
+                checks=[check("avail", "confirmed", 0.9, "availability 61% vs 99.7%")],
+            ),
+            ScriptedHypothesis(
+                key="demand",
+                title="Lower demand",
+                checks=[check("attempts", "refuted", 0.8, "attempts flat (-1%)")],
+            ),
+        ],
+    )

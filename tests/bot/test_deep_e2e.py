@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
+from benchmarks.deep_script import outage_script
 from bot.tree_picture.dot_runner import find_dot
 from bot.tree_picture.pictures import png_size
 from reasoning_core.planners.contract import PlanningContext
@@ -27,35 +27,6 @@ GRAPHVIZ = find_dot() is not None
 QUESTION = "why did traffic drop on cell 12345?"
 
 
-def _scenario() -> DeepLLMScript:
-    def check(key: str, verdict: str, strength: float, evidence: str) -> ScriptedCheck:
-        return ScriptedCheck(
-            key=key,
-            description=f"{key} on cell 12345",
-            query="SELECT min(availability) AS lowest FROM demo.cell_days WHERE cellname = $1",
-            params=["12345"],
-            verdict=verdict,
-            strength=strength,
-            evidence=evidence,
-        )
-
-    return DeepLLMScript(
-        hypotheses=[
-            ScriptedHypothesis(
-                key="outage",
-                title="Availability outage",
-                checks=[check("avail", "confirmed", 0.9, "availability 61% vs 99.7%")],
-            ),
-            ScriptedHypothesis(
-                key="demand",
-                title="Lower demand",
-                checks=[check("attempts", "refuted", 0.8, "attempts flat (-1%)")],
-            ),
-        ],
-        recommendations=["Check the cell's alarms"],
-    )
-
-
 @pytest.fixture
 async def cell_days(database_url: str) -> None:
     conn = await asyncpg.connect(database_url)
@@ -71,7 +42,7 @@ async def cell_days(database_url: str) -> None:
 async def test_deep_question_report_and_tree_button(
     database_url: str, cell_days: None, telegram: FakeTelegramServer
 ) -> None:
-    script = _scenario()
+    script = outage_script("12345")
     async with FakeOpenAIServer(latency=0.35) as llm:
         llm.script(routed(strategy=decision("deep"), answer=script))
         settings = harness_settings(
@@ -129,7 +100,7 @@ async def test_deep_question_report_and_tree_button(
 async def test_a_job_left_running_by_a_crash_is_finished_and_delivered_at_start_up(
     database_url: str, cell_days: None, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
-    llm.script(routed(strategy=decision("deep"), answer=_scenario()))
+    llm.script(routed(strategy=decision("deep"), answer=outage_script("12345")))
     pool = await create_pool(database_url)
     try:
         await pool.execute("INSERT INTO users (id) VALUES ($1)", CHAT)
