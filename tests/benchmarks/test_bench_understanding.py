@@ -72,7 +72,7 @@ def test_the_sets_are_large_varied_and_disjoint() -> None:
         assert {c.language for c in part} == {"ru", "en"}
         assert {c.expect.strategy for c in part} == {"quick", "deep", "clarify", "decline"}
         assert any(c.pending is not None for c in part)
-    for path, said in zip(TUNING[1:], ("first holdout", "second", "third"), strict=True):
+    for path, said in zip(TUNING[1:], ("first holdout", "second", "third", "fourth"), strict=True):
         header = " ".join(path.read_text(encoding="utf-8").split("\n-")[0].lower().split())
         assert said in header and "retired" in header
 
