@@ -157,6 +157,17 @@ _THEIR_WORDS = _words(
     r"prompts?", r"wrote", r"typed", r"спрашива\w*", r"спросил\w*", r"вопрос\w*",
     r"сообщени\w*", r"переписк\w*", r"чат\w*", r"истори\w*", r"диалог\w*", r"писал\w*",
 )
+#: Someone else, named or not, asking the bot: "что у тебя вчера спрашивал Петров", "what
+#: did Anna ask you", "show me Petrov's chat history" — not the user's own ("что я спрашивал").
+_THIRD_PARTY_ASKED = re.compile(
+    r"(?<![\w-])что (?!(?:\S+ ){0,3}?(?:я|мы)(?![\w-]))(?:\S+ ){0,3}?(?:у тебя|тебя|тебе|боту?)"
+    r" (?!(?:\S+ ){0,2}?(?:я|мы)(?![\w-]))(?:\S+ ){0,2}?(?:спрашивал\w*|спросил\w*|писал\w*"
+    r"|написал\w*)(?: [\w-]+)"
+    r"|(?<![\w-])what (?:did|has|have) (?!(?:i|we)(?![\w-]))[\w-]+(?: [\w-]+)? (?:ask|asked"
+    r"|been asking|write|written|wrote) (?:you|the bot)"
+    r"|(?<![\w-])[\w-]+'s (?:chat|questions|messages|conversations?|history|dialogs?)"
+    r"(?: (?:history|log))? (?:with|to) (?:you|the bot)"
+)
 #: ... of the bot: "asked you", "у тебя спрашивали", "the bot's history".
 _OF_THE_BOT = _words(r"you", r"your", r"тебя", r"тебе", r"тобой", r"бот\w*", r"the bot'?s?")
 # fmt: on
@@ -194,6 +205,8 @@ def _asks_for_bulk_data(folded: str) -> bool:
         )
     )
     others = bool(_OTHERS.search(folded) and _THEIR_WORDS.search(folded))
+    if _THIRD_PARTY_ASKED.search(folded):
+        return True
     return bulk or (others and bool(_OF_THE_BOT.search(folded) or _DISCLOSE.search(folded)))
 
 

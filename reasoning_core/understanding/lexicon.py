@@ -29,12 +29,22 @@ _BARE_CONTRACTION = re.compile(
 )
 
 
+#: Chat shorthands written out: "w/ 10331" -> "with 10331", "w/o" -> "without".
+_SHORTHANDS = (
+    (re.compile(r"(?<![\w/])w/o(?![\w/])"), "without"),
+    (re.compile(r"(?<![\w/])w/(?=\s*\w)"), "with "),
+)
+
+
 def fold(text: str) -> str:
     """Lower-case, unify "ё", dashes and apostrophes, put back the apostrophe of a
-    contraction typed without it, collapse whitespace: the form every rule reads."""
+    contraction typed without it, write out chat shorthands ("w/"), collapse whitespace:
+    the form every rule reads."""
     folded = text.casefold().translate(_APOSTROPHES)
     folded = folded.replace("ё", "е").replace("—", " - ").replace("–", " - ")
     folded = _BARE_CONTRACTION.sub(_contracted, folded)
+    for shorthand, written in _SHORTHANDS:
+        folded = shorthand.sub(written, folded)
     return " ".join(folded.split())
 
 
@@ -61,7 +71,7 @@ ACKNOWLEDGEMENT = re.compile(
     r"|понятно|ясно|ок|окей|хорошо|отлично|ладно|супер|принято|понял\w*)(?![\w-])"
 )
 SMALL_TALK = words(
-    "how are you", r"how's it going", "how is it going", r"what's up", "joke", "как дела",
+    "how are you", r"how's it going", "how is it going", r"what's up(?! with)", "joke", "как дела",
     r"как (?:ты|у тебя дела|поживаешь)", r"анекдот\w*", r"шутк\w*", "пошути",
 )
 ABOUT_BOT = words(
@@ -101,6 +111,10 @@ IN_GENERAL = re.compile(
     r"|\b(?:common|typical|usual|possible|general|main)\s+(?:causes|reasons)\b"
     r"|^what (?:can|could|might|usually|typically|generally) (?:cause|causes|lead to)\b"
     r"|\bin general\b.{0,30}\b(?:causes?|reasons?)\b"
+    # said to be general: "general question: what usually causes ...", "теоретический вопрос"
+    r"|\b(?:general|generic|theoretical|hypothetical|abstract) question\b|\bgenerally speaking\b"
+    r"|\b(?:общий|теоретическ\w*|абстрактн\w*) вопрос\b|\bв общем случае\b"
+    r"|\bwhat (?:can|could|might|usually|typically|generally) (?:cause|causes|lead to)\b"
 )
 #: Words people put before the question itself: "wait, what is RTWP", "слушай, что такое ...".
 LEAD_IN = re.compile(
@@ -134,7 +148,7 @@ EXPLAIN = words(
     r"explain\w*", "why", r"differen\w*", r"объясни\w*", "почему", r"разниц\w*", r"отлич\w*"
 )
 VAGUE_INCIDENT = re.compile(
-    r"what(?:'s| is) (?:going on|happening|wrong|up with)|what (?:happened|went wrong)"
+    r"what(?:'s| is) (?:going on|happening|wrong)|what (?:happened|went wrong)"
     r"|something(?:'s| is)? (?:wrong|off|broken|weird|not right)|is everything (?:ok|fine)"
     r"|что (?:случилось|произошло|происходит|не так|сломалось|за фигня|там)"
     r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
@@ -266,7 +280,8 @@ CHANGE_VERBS_EN = (
     "uninstall", "grant", "revoke", "chmod", "flush", "scale down", "turn off", "switch off",
     "drop the", "drop all", "clear the", "clean up the", "lock", "block", "unlock",
     "zero out", "blank out", r"set(?! ?-?up\b)", "mark", "rename", "replace", "patch", "backfill",
-    "populate", "fill in",
+    "populate", "fill in", "adjust", "tweak", "fudge", "doctor", "smooth out", "hide",
+    "fix up", "correct the", "massage",
 )
 RUN_VERBS_EN = ("run", "execute", "exec", "launch", "start", "invoke", "eval", "ssh")
 CHANGE_VERBS_RU = (
@@ -280,7 +295,9 @@ CHANGE_VERBS_RU = (
     r"выда(?:й|йте|ть) права", r"почист(?:и|ите|ить)", r"обнул(?:и|ите|ить)",
     r"заблокиру(?:й|йте)", r"блокиру(?:й|йте)", r"разблокиру(?:й|йте)",
     r"выстав(?:ь|ьте|ить)", r"постав(?:ь|ьте)", r"пропиш(?:и|ите)", r"(?:по|от)меть(?:те)?",
-    r"запиш(?:и|ите)",
+    r"запиш(?:и|ите)", r"(?:по|под)прав(?:ь|ьте|ить)", r"скорректиру(?:й|йте)",
+    r"подкрут(?:и|ите)", r"подмен(?:и|ите)", r"подгон(?:и|ите)", r"сглад(?:ь|ьте)",
+    r"скро(?:й|йте)",
 )
 RUN_VERBS_RU = (r"выполн(?:и|ите|ить)", r"запуст(?:и|ите|ить)", r"исполн(?:и|ите|ить)")
 #: Words that may precede an imperative: "please", "can you", "пожалуйста", "надо".
@@ -289,7 +306,8 @@ POLITE_PREFIX = re.compile(
     r"|can you|could you|would you|will you|you must|you should|i want you to|i need you to"
     r"|i want to|i'd like to|we need to|need to|help me|let's|lets|пожалуйста|плиз|просто"
     r"|сейчас|теперь|срочно|быстро|давай|можешь|можете|ты можешь|могли бы вы|мог бы ты"
-    r"|надо|нужно|необходимо|помоги|помогите|и|а|потом|затем|еще|бот)[\s,]+)+"
+    r"|надо|нужно|необходимо|помоги|помогите|и|а|потом|затем|еще|бот|лучше|а лучше|забей"
+    r"|instead|rather|better|actually|forget it|never ?mind)[\s,]+)+"
 )
 #: A line pasted from a log, not typed to the bot: it starts with a timestamp or a log
 #: level, or holds two key=value fields ("2026-10-27 03:14 ERROR ...", "WARN: ...",

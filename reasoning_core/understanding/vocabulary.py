@@ -102,7 +102,8 @@ DIRECTIONS: tuple[tuple[Direction, re.Pattern[str]], ...] = (
     )),
     ("any", words(
         r"problems?", r"issues?", r"wrong", r"anomal\w*", r"weird", "broken", r"check",
-        r"look at", "ok", "okay", "fine", r"strange", r"healthy",
+        r"look at", "ok", "okay", "fine", r"strange", r"healthy", "ок", "окей", "all good",
+        "alright", "alive", r"жив(?:а|ой|ая|ое|ы)?",
         r"проблем\w*", r"не так", r"случилось", r"происходит", r"аномал\w*", r"странн\w*",
         r"скач\w*", r"fluctuat\w*", r"jump(?:s|ing)? (?:up and down|around)",
         r"провер\w*", r"глян\w*", r"посмотр\w*", r"в порядке", r"норм\w*", r"acting up",
