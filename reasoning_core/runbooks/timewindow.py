@@ -215,6 +215,21 @@ _SINCE = re.compile(
     r"\b(?:since|from|starting(?:\s+(?:from|on))?|after|с|со|от|начиная\s+с|после)\s*$"
 )
 _UNTIL = re.compile(r"\b(?:until|till|to|through|up\s+to|по|до)\s*$")
+#: The second date of "between oct 20 and oct 22", "между 20.10 и 22.10": an "until" date.
+_BETWEEN_AND = re.compile(r"\b(?:between|между)\b.{1,30}\s(?:and|и)\s*$")
+#: Two days of one month: "1-10 октября", "с 1 по 10 октября", "between 1 and 10 october",
+#: "from 1st to 10th of oct", "oct 1-10", "october 20 to 22" -> a start and an "until" day.
+_RANGE_JOIN = r"\s*(?:[-–—]|to|till|until|through|and|по|до|и)\s*"
+_DAY_RANGES = (
+    re.compile(
+        rf"(?<![\w.])(?:(?:between|from|между|с|со)\s+)?(\d{{1,2}}){_ORD}{_RANGE_JOIN}"
+        rf"(\d{{1,2}}){_ORD}\s+(?:of\s+)?(?:{_EN_MONTH}|{_RU_MONTH})(?!\w){_YEAR}"
+    ),
+    re.compile(
+        rf"\b(?:(?:between|from)\s+)?{_EN_MONTH}\.?\s+(\d{{1,2}}){_ORD}{_RANGE_JOIN}"
+        rf"(\d{{1,2}}){_ORD}(?![\w.]){_YEAR}"
+    ),
+)
 
 Builder = Callable[[re.Match[str]], DateExpr | None]
 
@@ -590,16 +605,41 @@ def _ru_month(word: str) -> int:
     return _RU_MONTHS[word[:3]]
 
 
+def _day_ranges(text: str) -> list[tuple[int, int, DateExpr, str | None]]:
+    """The two days of each "1-10 октября" / "oct 1-10" range: a start and an "until" day."""
+    found: list[tuple[int, int, DateExpr, str | None]] = []
+    for index, pattern in enumerate(_DAY_RANGES):
+        for m in pattern.finditer(text):
+            if index == 0:
+                first, last, en, ru, year = m.groups()
+                month = _EN_MONTHS[en[:3]] if en else _ru_month(ru)
+            else:
+                en, first, last, year = m.groups()
+                month = _EN_MONTHS[en[:3]]
+            start = _date(m.group(0), _full_year(year), month, int(first))
+            end = _date(m.group(0), _full_year(year), month, int(last))
+            if start is None or end is None or int(last) <= int(first):
+                continue
+            middle = m.start() + (m.end() - m.start()) // 2
+            found += [(m.start(), middle, start, None), (middle, m.end(), end, "until")]
+    return found
+
+
 def _candidates(text: str) -> list[tuple[int, int, DateExpr, str | None]]:
     """Every date expression with its span and marker ("since"/"until"/None), no overlaps."""
-    found: list[tuple[int, int, DateExpr, str | None]] = []
+    found = _day_ranges(text)
     for pattern, build, needs_marker in _PATTERNS:
         for m in pattern.finditer(text):
             if any(s < m.end() and m.start() < e for s, e, _, _ in found):
                 continue  # an earlier, more specific pattern already took this text
             before = text[max(0, m.start() - 24) : m.start()]
+            between = _BETWEEN_AND.search(text[max(0, m.start() - 40) : m.start()])
             marker = (
-                "until" if _UNTIL.search(before) else "since" if _SINCE.search(before) else None
+                "until"
+                if _UNTIL.search(before) or between
+                else "since"
+                if _SINCE.search(before)
+                else None
             )
             if needs_marker and marker is None:
                 continue

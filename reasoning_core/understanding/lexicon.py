@@ -343,6 +343,12 @@ ATTACK = words(
     r"(?:напиш\w*|написать|созда\w*|сдела\w*) (?:\w+ )?(?:вирус|троян|кейлоггер|малвар)\w*",
     r"выдать себя за", r"сов(?:ри|рать)", r"налга\w*", r"наврат\w*",
     r"фейков\w* (?:страниц|сайт|письм|аккаунт|счет)\w*",
+    # taking someone's systems down: "скрипт, чтобы положить соседнюю сеть", "take down
+    # their server" (asking why something went down is no such request: CAUSAL exempts it)
+    r"(?:положить|уронить|завалить|вырубить|положи|урони|завали|выруби) (?:\w+ )?"
+    r"(?:чуж\w*|сосед\w*|их|его|ее|конкурент\w*) (?:\w+ )?(?:сет[ьи]|сервер\w*|сайт\w*|сервис\w*)",
+    r"(?:take|knock) down (?:their|his|her|someone'?s?|somebody'?s?|(?:a |the )?competitors?'?s?"
+    r"|other people'?s|the neighbou?r'?s?) (?:\w+ )?(?:network|server|site|website|service)s?",
 )
 #: Asking how to defend, or reporting being the victim, is not an attack request.
 DEFENSIVE = words(

@@ -61,7 +61,7 @@ _LABEL_JOINED = re.compile(
 _NUMBER_SIGN = re.compile(r"(?<![\w-])(?:no|nr)\.?(?=\d{3,}(?!\w))")
 #: Services so common that a question naming them needs no "service" word.
 _COMMON_SERVICES = re.compile(
-    r"(?<![\w-])(?P<name>checkout|payments?|billing|auth|authentication|login|signup|search|cart"
+    r"(?<![\w-])(?P<name>frontend|checkout|payments?|billing|auth|authentication|login|signup|search|cart"
     r"|catalog|inventory|shipping|orders|notifications?|api[- ]gateway|gateway)(?![\w-])"
 )
 #: A state that is itself worse than normal: slow, sluggish, throwing, тормозит, сыпет.
@@ -101,11 +101,12 @@ _NOT_SERVICES = frozenset(
     staging get got getting seeing showing throwing returning returns during via per about
     into again still just also p95 p99 p50 pods pod but we i you they he she them us me
     go goes going went keeps keep kept seems looks numbers number database db databases host
-    hosts network cluster queue website platform backend frontend api-server everything
+    hosts network cluster queue website platform backend api-server everything
     cause causes reason reasons super really extremely pretty quite kinda totally insanely
     crazy way bit little unusually incredibly terribly awfully painfully real mega ultra
     connect connection upstream downstream read write parse internal unknown fatal runtime
-    socket public private external rest graphql grpc main new old whole entire wait lock
+    socket public private external rest graphql grpc main new old whole entire wait lock take
+    took taken
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 

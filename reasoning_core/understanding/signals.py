@@ -65,9 +65,11 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         lx.EXPLAIN.search(folded) or lx.DOMAIN.search(folded) or lx.TIME_HINT.search(folded)
     )
     core = lx.LEAD_IN.sub("", folded)  # "wait, what is rtwp": the question after the lead-in
-    social = any(
-        p.search(folded)
-        for p in (lx.GREETING, lx.THANKS, lx.ACKNOWLEDGEMENT, lx.SMALL_TALK, lx.ABOUT_BOT)
+    # "hey team, 10331 looks odd": a greeting before a question about a named thing does
+    # not make it small talk ("hello there", "привет, а ты кто" stay small talk)
+    greeting = bool(lx.GREETING.search(folded)) and not (names and core != folded)
+    social = greeting or any(
+        p.search(folded) for p in (lx.THANKS, lx.ACKNOWLEDGEMENT, lx.SMALL_TALK, lx.ABOUT_BOT)
     )
     return Signals(
         entities=tuple(names),

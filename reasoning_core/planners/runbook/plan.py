@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from reasoning_core.errors import OutsideDataError, ToolError, UnanswerableError
@@ -182,19 +182,30 @@ async def find_data_span(
     return moment, as_datetime(first) if first is not None else None
 
 
+#: The least history a period needs before it to be compared with (the baselines line
+#: hours up by hour of the week).
+MIN_HISTORY = timedelta(days=7)
+
+
 def check_period(
     dates: DateSpan, *, first: datetime | None, last: datetime, language: Language
 ) -> None:
     """`OutsideDataError` when the period the question asks about starts outside
-    [first, last] (before the data, or after its latest time)."""
+    [first, last] (before the data, or after its latest time), or so near the data's
+    first day that there is no week before it to compare it with."""
     if dates.start is None:
         return
     start = dates.start.resolve(last)
     ends = dates.start.last_day(last)  # a year asked about may start before the data
-    before = first is not None and ends < first.replace(hour=0, minute=0, second=0)
+    first_day = first.replace(hour=0, minute=0, second=0) if first is not None else None
+    before = first_day is not None and ends < first_day
+    asked = dates.start.text
+    # (a year or month asked about as a whole means its latest days: `resolve_window`)
+    whole = dates.start.kind == "year" or dates.start.whole_month
+    if first_day is not None and not (before or whole) and start < first_day + MIN_HISTORY:
+        _no_history(asked, first_day, language)
     if not (before or start > last):
         return
-    asked = dates.start.text
     covered = f"{first:%d.%m.%Y} – {last:%d.%m.%Y}" if first else f"… – {last:%d.%m.%Y}"
     if language == "ru":
         raise OutsideDataError(
@@ -204,6 +215,22 @@ def check_period(
     raise OutsideDataError(
         f"There is no data for “{asked}”: the data covers {covered}. "
         "Ask about a day in that range, or without a date for the latest days."
+    )
+
+
+def _no_history(asked: str, first_day: datetime, language: Language) -> None:
+    """The period starts in the data's first week: nothing before it to compare with."""
+    earliest = first_day + MIN_HISTORY
+    if language == "ru":
+        raise OutsideDataError(
+            f"«{asked}» не с чем сравнить: данные начинаются {first_day:%d.%m.%Y}, а для "
+            f"сравнения нужна хотя бы неделя до периода. Спросите о дне с {earliest:%d.%m.%Y} "
+            "или без даты — о последних днях."
+        )
+    raise OutsideDataError(
+        f"There is nothing to compare “{asked}” with: the data starts on "
+        f"{first_day:%d.%m.%Y}, and a comparison needs at least a week before the period. "
+        f"Ask about a day from {earliest:%d.%m.%Y} on, or without a date for the latest days."
     )
 
 
