@@ -77,11 +77,13 @@ SMALL_TALK = words(
 ABOUT_BOT = words(
     r"(?:who|what) are you", r"what can you do", r"what do you (?:do|know|support)",
     r"your name", r"are you (?:a |an )?(?:bot|human|robot|ai|person|real)",
-    r"how do you (?:work|decide|choose|think|pick|know)", r"what languages do you \w+", "help",
+    r"how do you (?:work|decide|choose|think|pick|know)", r"what languages do you \w+",
+    r"^help[.!?]*$",
     "/help", "/start", r"about yourself", r"кто ты\w*",
     r"что ты (?:умеешь|можешь|такое|знаешь)", r"как тебя зовут",
     r"ты (?:бот|человек|робот|ии)", r"как ты (?:работаешь|решаешь|выбираешь|думаешь)",
-    r"тво(?:й|я|е|и|его|ей) (?:выбор|работ\w*|возможност\w*|умени\w*)", r"о себе", "помощь",
+    r"тво(?:й|я|е|и|его|ей) (?:выбор|работ\w*|возможност\w*|умени\w*)", r"о себе",
+    r"^помощь[.!?]*$",
     r"на каких языках",
     r"why (?:do|did|would|are|were|have) you (?:need|want|ask|say|said|answer|pick|choose|chose"
     r"|decide|use|show|mention|keep|think that)\w*", r"зачем тебе",
@@ -205,7 +207,8 @@ SYMPTOM_RU = words(
     r"нет (?:трафик|данны|запрос|звонк|заказ|пользовател|соединени)\w*",
     r"тухн\w*", r"(?:по|за)тух\w*", r"отвал\w*", r"молчит", r"(?:по)?сып(?:ал|ет|ят|л)\w*",
     r"в ауте", r"просяд\w*", r"взлетел\w*", r"(?:под|воз|при)рос(?:ла|ло|ли)?", r"нырнул\w*",
-    r"сдулс\w*", r"не пашет", r"глюк\w*", r"перегру[жз]\w*",
+    r"сдулс\w*", r"не пашет", r"глюк\w*", r"перегру[жз]\w*", r"жр(?:ет|ут|ал\w*)",
+    r"куша(?:ет|ют)", r"съ(?:ел|ела|ели|едает|едают)",
     r"(?:проблем\w*|неполад\w*|неисправн\w*) (?:с|со|на|в|у)",
 )
 DOMAIN = words(
@@ -281,7 +284,8 @@ CHANGE_VERBS_EN = (
     "drop the", "drop all", "clear the", "clean up the", "lock", "block", "unlock",
     "zero out", "blank out", r"set(?! ?-?up\b)", "mark", "rename", "replace", "patch", "backfill",
     "populate", "fill in", "adjust", "tweak", "fudge", "doctor", "smooth out", "hide",
-    "fix up", "correct the", "massage",
+    "fix up", "correct the", "massage", "scale", "resize", "redeploy", "drain", "cordon",
+    "evict", "bump",
 )
 RUN_VERBS_EN = ("run", "execute", "exec", "launch", "start", "invoke", "eval", "ssh")
 CHANGE_VERBS_RU = (

@@ -69,6 +69,11 @@ _WORSE_STATE = re.compile(
     r"(?<![\w-])(?:slow\w*|sluggish|lagg(?:y|ing)|crawling|throwing|spewing|failing|erroring"
     r"|тормоз\w*|медленн\w*|подвиса\w*|вис(?:ит|нет|нут)|сыпет|сыплет|валит)(?![\w-])"
 )
+#: Words before a service that another one calls: "timeouts to auth", "запросы к auth".
+_CALLED = re.compile(
+    r"(?<![\w-])(?:к|ко|to|towards|calling|calls to|requests to|вызов\w* к|запрос\w* к)\s+"
+    r"(?:the\s+)?[\"'«`]?$"
+)
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
 _BARE_ID = re.compile(r"^\d{4,7}$")
 _NUMBER = re.compile(r"\d+")
@@ -380,16 +385,22 @@ def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | Non
 
 
 def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
-    found = []
+    found: list[Mention] = []
+    called: set[str] = set()  # named as what another service calls: "timeouts to auth"
     for pattern in (*_SERVICE_PLACES, _COMMON_SERVICES):
         for m in pattern.finditer(folded):
             name = m.group("name").strip(".-_").replace(" ", "-")  # "api gateway"
             if _not_a_service(name) or name in taken:
                 continue
             found.append(_service(name, known))
+            if _CALLED.search(folded[: m.start("name")]):
+                called.add(found[-1].value.lower())
     # "gateway" found where "api gateway" stands is part of that one name
     names = {m.value.lower() for m in found}
-    return [m for m in found if not any(_part_of(m.value.lower(), other) for other in names)]
+    found = [m for m in found if not any(_part_of(m.value.lower(), other) for other in names)]
+    # "у payments таймауты к auth": the question is about payments, auth is its dependency
+    subjects = [m for m in found if m.value.lower() not in called]
+    return subjects if subjects and len(subjects) < len(found) else found
 
 
 def _part_of(name: str, other: str) -> bool:
