@@ -12,6 +12,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 
@@ -67,13 +68,12 @@ async def drive_chats(
 
     async def one_chat(chat_id: int) -> None:
         for number in range(questions):
-            start = len(telegram.calls)
+            replies = _Replies(telegram, chat_id, start=len(telegram.calls))
             queued = time.monotonic()
             telegram.push_message(chat_id, question(chat_id, number))
-            await telegram.wait_for(_answered(telegram, chat_id, start, final), reply_timeout)
-            replies = _replies(telegram, chat_id, start)
-            first_tokens.append((replies[0].at - queued) * 1000)
-            done = next(c for c in replies if final(c.text))
+            await telegram.wait_for(partial(replies.read, final), reply_timeout)
+            first_tokens.append((replies.seen[0].at - queued) * 1000)
+            done = next(c for c in replies.seen if final(c.text))
             latencies.append((done.at - queued) * 1000)
 
     started = time.monotonic()
@@ -81,16 +81,24 @@ async def drive_chats(
     return LoadFigures(chats * questions, time.monotonic() - started, latencies, first_tokens)
 
 
-def _replies(telegram: FakeTelegramServer, chat_id: int, start: int) -> list[RecordedCall]:
-    """The messages and edits the bot sent to `chat_id` since call number `start`."""
-    return [
-        c
-        for c in telegram.calls[start:]
-        if c.ok and c.chat_id == chat_id and c.method.lower() in _REPLY_METHODS
-    ]
+class _Replies:
+    """The messages and edits the bot sent to one chat since call number `start`, read
+    incrementally: the harness shares the bots' CPU, so it must not rescan every call
+    each time any chat gets one."""
 
+    def __init__(self, telegram: FakeTelegramServer, chat_id: int, *, start: int) -> None:
+        self._telegram, self._chat_id, self._next = telegram, chat_id, start
+        self.seen: list[RecordedCall] = []
 
-def _answered(
-    telegram: FakeTelegramServer, chat_id: int, start: int, final: Callable[[str], bool]
-) -> Callable[[], bool]:
-    return lambda: any(final(c.text) for c in _replies(telegram, chat_id, start))
+    def read(self, final: Callable[[str], bool]) -> bool:
+        """Take in the calls answered since the last read; True once a final reply is in."""
+        calls = self._telegram.calls
+        while self._next < len(calls):
+            call = calls[self._next]
+            reply = call.method.lower() in _REPLY_METHODS
+            if reply and call.status == 0:
+                break  # still being answered: read it next time
+            self._next += 1  # (a long poll still waiting is no reply: passed over)
+            if reply and call.ok and call.chat_id == self._chat_id:
+                self.seen.append(call)
+        return any(final(c.text) for c in self.seen)

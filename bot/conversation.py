@@ -13,6 +13,10 @@ from bot.tree_page.links import TreeLinks
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
 
+#: The typing action starts only when nothing has been sent this long: an answer that
+#: starts at once shows itself, and its typing action would be one more API call.
+TYPING_DELAY_SEC = 0.3
+
 
 async def run_and_reply(
     bot: Bot,
@@ -34,7 +38,10 @@ async def run_and_reply(
     progress = ProgressMessage(bot=bot, chat_id=question.chat_id)
     shown = TelegramAnswerStream(bot, question.chat_id) if stream else None
     answer: Answer | None = None
-    async with ChatActionSender.typing(bot=bot, chat_id=question.chat_id):
+    typing = ChatActionSender.typing(
+        bot=bot, chat_id=question.chat_id, initial_sleep=TYPING_DELAY_SEC
+    )
+    async with typing:
         async for event in service.ask(question, stream=shown):
             if event.answer is not None:
                 answer = event.answer

@@ -36,7 +36,7 @@ class NameSource:
     label: str | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)  # one snapshot is one object: hashed by identity
 class KnownNames:
     """A snapshot of the known names per kind, matched without regard to case."""
 

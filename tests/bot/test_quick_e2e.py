@@ -9,6 +9,7 @@ import time
 
 import asyncpg
 
+from bot.conversation import TYPING_DELAY_SEC
 from bot.handlers.common import HELP_TEXT
 from tests.fakes.bot_harness import quick_path_settings, running_bot
 from tests.fakes.openai_replies import Reply
@@ -36,8 +37,24 @@ async def test_html_reply_with_confidence_tag(
     assert "Paris &lt;the capital&gt; &amp; more" in sent.text
     assert "🟢 high confidence (0.90)" in sent.text
     assert "Unsure" not in sent.text
-    assert telegram.actions, "the typing action is sent while working"
+    assert not telegram.actions, "an answer that starts at once needs no typing action"
     assert telegram.calls_of("setMyCommands"), "the command menu is registered at start-up"
+
+
+async def test_the_typing_action_shows_while_a_slow_model_works(
+    database_url: str, telegram: FakeTelegramServer
+) -> None:
+    async with FakeOpenAIServer(latency=TYPING_DELAY_SEC + 0.7) as slow:
+        slow.queue(_reply("Paris.", 0.9))
+        settings = quick_path_settings(
+            database_url=database_url, telegram=telegram, llm_base_url=slow.base_url
+        )
+        async with running_bot(settings, telegram):
+            telegram.push_message(CHAT, "What is the capital of France?")
+            [sent] = await telegram.wait_for_messages(CHAT, 1)
+    [typing] = telegram.actions
+    assert typing.params["action"] == "typing"
+    assert typing.at < sent.at, "the typing action comes before the answer"
 
 
 async def test_low_confidence_reply_says_what_is_unsure(
