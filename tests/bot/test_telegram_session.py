@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import weakref
 from collections.abc import AsyncIterator
 
 import pytest
@@ -17,6 +19,7 @@ from aiogram.exceptions import (
     TelegramRetryAfter,
     TelegramServerError,
 )
+from aiogram.methods import Response
 from aiogram.types import Message
 
 from bot.telegram_session import TransientRetryMiddleware, install_request_middlewares, strip_html
@@ -152,3 +155,16 @@ def test_strip_html_keeps_the_words() -> None:
     assert strip_html('<a href="https://x.y/?a=1&amp;b=2">link</a> a &lt; b') == "link a < b"
     assert strip_html("1 < 2 and 3 > 2") == "1 < 2 and 3 > 2"
     assert strip_html('<span class="tg-spoiler">hidden</span>') == "hidden"
+
+
+async def test_the_response_class_of_a_method_is_built_once(
+    bot: Bot, telegram: FakeTelegramServer
+) -> None:
+    """pydantic caches ``Response[T]`` weakly: without the middleware's reference the class
+    died after each call and the next one built it again (a schema build per API call)."""
+    await bot.send_message(1, "first")
+    built = weakref.ref(Response[Message])
+    gc.collect()
+    assert built() is not None, "the class outlives the call"
+    await bot.send_message(1, "second")
+    assert Response[Message] is built()

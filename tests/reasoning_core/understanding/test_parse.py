@@ -193,3 +193,12 @@ def test_the_models_reading_is_validated_and_linked() -> None:
     assert refined.dates.start is not None and refined.dates.start.kind == "weekday"
     declined = understand("delete all rows from demo.hour_stats", KNOWN)
     assert refine(declined, ModelParse(intent="diagnose"), KNOWN).intent == "act"
+
+
+def test_a_question_is_parsed_once_per_snapshot_of_names() -> None:
+    names = KnownNames(names={"cell": {"10291": "10291"}}, parents={"cell": {}})
+    first = understand("why did 10291 drop", names)
+    assert understand("why did 10291 drop", names) is first
+    fresh = KnownNames(names={"cell": {}}, parents={"cell": {}})  # a refreshed catalogue
+    again = understand("why did 10291 drop", fresh)
+    assert again is not first and again.entity("cell") is None
