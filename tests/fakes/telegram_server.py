@@ -133,6 +133,7 @@ class FakeTelegramServer:
         self._next_update_id = first_update_id - 1
         self._failures: dict[str, list[_Failure]] = {}
         self._changed = asyncio.Event()  # replaced after every change
+        self._chat_changed: dict[Any, asyncio.Event] = {}  # per chat, for load drivers
         self._runner: web.AppRunner | None = None
         self._port = 0
         self._closing = False
@@ -382,9 +383,32 @@ class FakeTelegramServer:
         shown = [c for c in self.calls if c.method.lower() != "getupdates"][-last:]
         return "calls:\n" + ("\n".join(f"  {c}" for c in shown) or "  (none)")
 
-    def _notify(self) -> None:
+    async def wait_for_chat(
+        self,
+        chat_id: int,
+        predicate: Callable[[], bool],
+        timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
+    ) -> None:
+        """`wait_for`, woken only by calls to `chat_id`: a load driver with many chats
+        waiting would otherwise re-check every chat on every call (its CPU is the bots')."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not predicate():
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(f"condition not met within {timeout}s\n{self.dump()}")
+            changed = self._chat_changed.setdefault(chat_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(min(remaining, 1.0)):
+                    await changed.wait()
+            if changed.is_set():
+                self._chat_changed.pop(chat_id, None)
+
+    def _notify(self, call: RecordedCall | None = None) -> None:
         self._changed.set()
         self._changed = asyncio.Event()
+        if call is not None and (chat := self._chat_changed.get(call.chat_id)) is not None:
+            chat.set()
 
     async def _wait_change(self, seconds: float) -> None:
         changed = self._changed
@@ -402,14 +426,14 @@ class FakeTelegramServer:
             call.result = await self._dispatch(token, method, call.params)
         except _RawFailure as e:
             call.status, call.description = e.status, e.body
-            self._notify()
+            self._notify(call)
             return web.Response(text=e.body, status=e.status, content_type="text/html")
         except TelegramApiError as e:
             call.status, call.description = e.status, e.description
-            self._notify()
+            self._notify(call)
             return web.json_response(e.payload(), status=e.status)
         call.status = 200
-        self._notify()
+        self._notify(call)
         return web.json_response({"ok": True, "result": call.result})
 
     async def _dispatch(self, token: str, method: str, params: dict[str, Any]) -> Any:
