@@ -71,7 +71,7 @@ async def drive_chats(
             replies = _Replies(telegram, chat_id, start=len(telegram.calls))
             queued = time.monotonic()
             telegram.push_message(chat_id, question(chat_id, number))
-            await telegram.wait_for_chat(chat_id, partial(replies.read, final), reply_timeout)
+            await telegram.wait_for(partial(replies.read, final), reply_timeout, chat_id=chat_id)
             first_tokens.append((replies.seen[0].at - queued) * 1000)
             done = next(c for c in replies.seen if final(c.text))
             latencies.append((done.at - queued) * 1000)

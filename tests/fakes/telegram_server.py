@@ -358,15 +358,24 @@ class FakeTelegramServer:
         self,
         predicate: Callable[[], bool],
         timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
+        *,
+        chat_id: int | None = None,
     ) -> None:
-        """Wait until `predicate()` holds; AssertionError with the call log otherwise."""
+        """Wait until `predicate()` holds; AssertionError with the call log otherwise.
+
+        With `chat_id`, only calls to that chat wake the waiter: a load driver with many
+        chats waiting would otherwise re-check every chat on every call (its CPU is the
+        bots')."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
         while not predicate():
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise AssertionError(f"condition not met within {timeout}s\n{self.dump()}")
-            await self._wait_change(min(remaining, 0.05))
+            if chat_id is None:
+                await self._wait_change(min(remaining, 0.05))
+            else:
+                await self._wait_chat_change(chat_id, min(remaining, 1.0))
 
     async def wait_for_messages(
         self,
@@ -383,32 +392,19 @@ class FakeTelegramServer:
         shown = [c for c in self.calls if c.method.lower() != "getupdates"][-last:]
         return "calls:\n" + ("\n".join(f"  {c}" for c in shown) or "  (none)")
 
-    async def wait_for_chat(
-        self,
-        chat_id: int,
-        predicate: Callable[[], bool],
-        timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
-    ) -> None:
-        """`wait_for`, woken only by calls to `chat_id`: a load driver with many chats
-        waiting would otherwise re-check every chat on every call (its CPU is the bots')."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while not predicate():
-            remaining = deadline - loop.time()
-            if remaining <= 0:
-                raise AssertionError(f"condition not met within {timeout}s\n{self.dump()}")
-            changed = self._chat_changed.setdefault(chat_id, asyncio.Event())
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(min(remaining, 1.0)):
-                    await changed.wait()
-            if changed.is_set():
-                self._chat_changed.pop(chat_id, None)
-
     def _notify(self, call: RecordedCall | None = None) -> None:
         self._changed.set()
         self._changed = asyncio.Event()
         if call is not None and (chat := self._chat_changed.get(call.chat_id)) is not None:
             chat.set()
+
+    async def _wait_chat_change(self, chat_id: int, seconds: float) -> None:
+        changed = self._chat_changed.setdefault(chat_id, asyncio.Event())
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await changed.wait()
+        if changed.is_set():
+            self._chat_changed.pop(chat_id, None)
 
     async def _wait_change(self, seconds: float) -> None:
         changed = self._changed
