@@ -12,7 +12,9 @@ then what a user feels, the time to the first words and to the whole answer.
 ``--routing rules`` (the default) asks "What is DNS?", a definition the rules are sure
 of: no routing call (STRATEGY_RULES_FIRST). ``--routing model`` asks "Question N from
 chat C: what is DNS?", which names an id: one call routes it and answers it
-(route_and_answer). Both are one model round trip; the bare bot gets the same texts.
+(route_and_answer). Both are one model round trip; the bare bot gets the same texts and
+streams the very reply whytree's answering call gets (the plain answer and its trailer
+line, or the routed JSON), so both wait for the same tokens.
 """
 
 from __future__ import annotations
@@ -27,12 +29,14 @@ from benchmarks.scratch import scratch_server
 from tests.fakes.bot_harness import harness_settings, running_bot
 from tests.fakes.llm_routes import decision, is_route_and_answer_request, routed
 from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import DEFAULT_REPLY, FakeOpenAIServer
+from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.telegram_server import FakeTelegramServer
 
 #: How fast the fake model writes when it has a latency (tokens of four characters).
 TOKENS_PER_S = 50.0
 ANSWER = "This is the fake model's answer."
+#: The answering call's reply when the rules route: plain text, then the trailer line.
+QUICK_ANSWER = Reply.text(f"{ANSWER}\nCONFIDENCE: 0.9 | UNSURE: -")
 #: The routing-and-answering call's reply: the strategy, then the answer.
 ROUTED_ANSWER = Reply.json(
     {"strategy": "quick", "answer": ANSWER, "answer_confidence": 0.9, **decision("quick")}
@@ -92,7 +96,7 @@ async def _whytree_load(
     dsn: str, *, chats: int, questions: int, latency: float, routing: str
 ) -> LoadFigures:
     async with FakeTelegramServer() as telegram, _fake_model(latency) as llm:
-        llm.script(routed(strategy=_routing_reply, answer=DEFAULT_REPLY))
+        llm.script(routed(strategy=_routing_reply, answer=QUICK_ANSWER))
         settings = harness_settings(
             database_url=dsn,
             telegram=telegram,
@@ -113,17 +117,24 @@ async def _whytree_load(
             )
 
 
+def _answering_reply(routing: str) -> Reply:
+    """The reply of whytree's one model call for the bench's question."""
+    return QUICK_ANSWER if routing == "rules" else ROUTED_ANSWER
+
+
 async def _bare_load(*, chats: int, questions: int, latency: float, routing: str) -> LoadFigures:
+    reply = _answering_reply(routing)
     async with (
         FakeTelegramServer() as telegram,
         _fake_model(latency) as llm,
         running_bare_bot(telegram, llm.base_url),
     ):
+        llm.default = reply
         return await drive_chats(
             telegram,
             chats=chats,
             questions=questions,
-            final=lambda text: text == DEFAULT_REPLY.content,
+            final=lambda text: text == reply.content,
             question=_question(routing),
         )
 

@@ -1,22 +1,31 @@
-"""The quick path: one LLM call returning {answer, confidence, uncertainty_reason}.
+"""The quick path: one LLM call; the answer in plain text, then one line saying how sure.
 
-With an `AnswerStream`, the answer's text is shown while the model writes it.
+The model writes the answer as text and ends with a trailer line,
+``CONFIDENCE: 0.8 | UNSURE: -``, instead of a JSON object. The answer is shown while
+it is written, and JSON costs its framing (``{"answer": "``, three or four tokens)
+before the first word and an escape for every quote and line break after it; models
+also write prose worse inside a JSON string. A model that answers in JSON anyway is
+read as before; one that leaves the trailer out gets a medium confidence that says so.
+
+With an `AnswerStream`, the answer's text (never the trailer) is shown as it grows.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, Field, field_validator
 
-from reasoning_core.llm.streaming import partial_field
-from reasoning_core.llm.structured import complete_json
+from reasoning_core.errors import LLMResponseError
+from reasoning_core.llm.streaming import complete_streamed, partial_field
+from reasoning_core.llm.structured import parse_answer
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Usage
 from reasoning_core.ports import AnswerStream, ChatMessage, ChatModel, TextSink
 
 
 class QuickReply(BaseModel):
-    """What the model must return on the quick path."""
+    """A quick answer written as JSON (what a model may still send)."""
 
     answer: str = Field(min_length=1)
     confidence: float
@@ -28,10 +37,26 @@ class QuickReply(BaseModel):
         return min(1.0, max(0.0, value))
 
 
+#: The confidence given to an answer whose model did not say how sure it is.
+UNSTATED_CONFIDENCE = 0.5
+
 _NO_REASON = {
     "en": "the model gave a low confidence without saying why",
     "ru": "модель дала низкую уверенность, не объяснив почему",
 }
+_UNSTATED = {
+    "en": "the model did not say how sure it is",
+    "ru": "модель не сказала, насколько она уверена",
+}
+_TRAILER_WORDS = ("confidence", "уверенность")
+_TRAILER = re.compile(
+    r"^\W*(?:confidence|уверенность)\W*[:=]\s*(?P<value>\d+(?:[.,]\d+)?)\s*(?P<percent>%)?"
+    r"(?:\W*(?:unsure|uncertain\w*(?:[ _]reason)?|не\s+уверен\w*)\W*[:=](?P<reason>.*))?$",
+    re.IGNORECASE,
+)
+_NO_REASON_WORDS = frozenset({"", "-", "—", "none", "null", "n/a", "нет"})
+_TRAILER_LINES = 3  # the trailer is looked for among the last non-empty lines only
+_PERCENT = 100.0
 
 
 async def answer_quickly(
@@ -41,16 +66,65 @@ async def answer_quickly(
     language: str = "en",
     stream: AnswerStream | None = None,
 ) -> Answer:
-    """One structured call over prepared messages; raises LLMError subclasses on failure."""
-    sink = answer_sink(stream) if stream is not None else None
-    reply, usage = await complete_json(model, messages, QuickReply, on_text=sink)
-    return quick_answer(reply.answer, reply.confidence, reply.uncertainty_reason, usage, language)
+    """One call over prepared messages; raises LLMError subclasses on failure."""
+    if stream is None:
+        completion = await model.complete(messages)
+    else:
+        sink = answer_sink(stream, read=visible_answer)
+        completion = await complete_streamed(model, messages, on_text=sink)
+    return read_quick_reply(completion.text, completion.usage, language)
+
+
+def read_quick_reply(text: str, usage: Usage, language: str) -> Answer:
+    """The answer in a model's reply: plain text with a trailer, or JSON."""
+    if _looks_like_json(text):
+        try:
+            reply = parse_answer(text, QuickReply)
+        except LLMResponseError:
+            pass  # text that only looks like JSON: read it as text
+        else:
+            return quick_answer(
+                reply.answer, reply.confidence, reply.uncertainty_reason, usage, language
+            )
+    body, confidence, reason = split_trailer(text)
+    if not body:
+        raise LLMResponseError("the answer was empty")
+    if confidence is None:
+        confidence = UNSTATED_CONFIDENCE
+        reason = reason or _UNSTATED["ru" if language == "ru" else "en"]
+    return quick_answer(body, confidence, reason, usage, language)
+
+
+def split_trailer(text: str) -> tuple[str, float | None, str | None]:
+    """(answer, confidence, uncertainty reason) of a plain-text reply; the confidence is
+    None when no trailer line is found among the last lines."""
+    lines = text.strip().splitlines()
+    filled = [i for i, line in enumerate(lines) if line.strip()]
+    for index in reversed(filled[-_TRAILER_LINES:]):
+        match = _TRAILER.match(lines[index].strip())
+        if match is None:
+            continue
+        body = "\n".join(lines[:index] + lines[index + 1 :]).strip()
+        return body, _confidence(match), _reason(match.group("reason"))
+    return text.strip(), None, None
+
+
+def visible_answer(raw: str) -> str | None:
+    """What may be shown of a reply still being written: the text without its trailer
+    (a last line that may be the trailer's start waits), or a JSON reply's answer field."""
+    if _looks_like_json(raw):
+        return partial_field(raw, "answer")
+    done, _, last = raw.rpartition("\n")
+    if _may_start_trailer(last):
+        raw = done
+    return split_trailer(raw)[0]
 
 
 def quick_answer(
     text: str, confidence: float, uncertainty: str | None, usage: Usage, language: str
 ) -> Answer:
     """A quick answer as the model gave it; a low confidence always says why."""
+    confidence = min(1.0, max(0.0, confidence))
     if confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
         uncertainty = _NO_REASON["ru" if language == "ru" else "en"]
     return Answer(
@@ -64,20 +138,52 @@ def quick_answer(
 
 
 def answer_sink(
-    stream: AnswerStream, *, field: str = "answer", when: Callable[[str], bool] | None = None
+    stream: AnswerStream,
+    *,
+    read: Callable[[str], str | None] = lambda raw: partial_field(raw, "answer"),
+    when: Callable[[str], bool] | None = None,
 ) -> TextSink:
-    """A sink for the model's raw JSON that passes the growing `field` on to `stream`
-    (only once `when(raw)` holds, if given), never the same text twice."""
+    """A sink for the model's raw text that passes what `read` finds in it (by default
+    the growing JSON field "answer") on to `stream`, only once `when(raw)` holds, if
+    given, and never the same text twice."""
     shown = ""
 
     async def on_text(raw: str) -> None:
         nonlocal shown
         if when is not None and not when(raw):
             return
-        text = partial_field(raw, field)
+        text = read(raw)
         if text is None or text == shown or not text.strip():
             return
         shown = text
         await stream.partial(text)
 
     return on_text
+
+
+def _looks_like_json(text: str) -> bool:
+    """The reply is (so far) a JSON object, bare or in a ```json fence."""
+    start = text.lstrip()
+    if start.startswith("```"):
+        _, _, start = start.partition("\n")
+        start = start.lstrip()
+        return not start or start.startswith("{")
+    return start.startswith("{")
+
+
+def _may_start_trailer(line: str) -> bool:
+    """The unfinished last line could still become the trailer ("Conf", "CONFIDENCE: 0.")."""
+    start = line.strip().lstrip("*_[(`").lower()
+    return bool(start) and any(w.startswith(start) or start.startswith(w) for w in _TRAILER_WORDS)
+
+
+def _confidence(match: re.Match[str]) -> float:
+    value = float(match.group("value").replace(",", "."))
+    if match.group("percent") or value > 1.0:
+        value /= _PERCENT
+    return min(1.0, max(0.0, value))
+
+
+def _reason(raw: str | None) -> str | None:
+    reason = (raw or "").strip().strip("*_`[]()").strip()
+    return None if reason.lower().strip(".") in _NO_REASON_WORDS else reason

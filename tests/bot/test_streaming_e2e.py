@@ -52,14 +52,15 @@ async def _final(telegram: FakeTelegramServer) -> RecordedCall:
 async def test_quick_answer_streams_into_one_message_with_throttled_edits(
     database_url: str, telegram: FakeTelegramServer
 ) -> None:
-    reply = {"answer": ANSWER, "confidence": 0.9, "uncertainty_reason": None}
     async with FakeOpenAIServer(tokens_per_s=40) as llm:  # ~60 tokens: about 1.5 s
-        llm.default = Reply.json(reply)
+        llm.default = Reply.text(f"{ANSWER}\nCONFIDENCE: 0.9 | UNSURE: -")
         async with running_bot(_settings(database_url, telegram, llm), telegram):
             telegram.push_message(CHAT, "What is DNS?")
             final = await _final(telegram)
     assert llm.request_count == 1, "a definition the rules are sure of: no routing call"
+    assert "response_format" not in llm.requests[0], "the answer is plain text, not JSON"
     calls = _replies(telegram)
+    assert not any("CONFIDENCE" in c.text for c in calls), "the trailer line is never shown"
     assert all(c.ok for c in calls), telegram.dump()
     assert [c.method for c in calls].count("sendMessage") == 1, "one message, edited"
     streamed, last = calls[:-1], calls[-1]

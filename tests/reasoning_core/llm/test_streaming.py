@@ -90,6 +90,28 @@ async def test_quick_answer_streams_only_the_answer_text(
     assert len(shown) == len(set(shown)) > 2, "the same text is never shown twice"
 
 
+PLAIN = "DNS turns names into addresses.\n\nResolvers cache what they learn."
+
+
+async def test_a_streamed_plain_answer_shows_prefixes_of_the_answer_only(
+    llm: FakeOpenAIServer, model: OpenAIChatModel
+) -> None:
+    content = f"{PLAIN}\nCONFIDENCE: 0.75 | UNSURE: -"
+    llm.queue(Reply.text(content, chunks=[content[i : i + 3] for i in range(0, len(content), 3)]))
+    shown: list[str] = []
+
+    class Shown:
+        async def partial(self, text: str) -> None:
+            shown.append(text)
+
+    answer = await answer_quickly(model, ASK, stream=Shown())
+    assert (answer.text, answer.confidence) == (PLAIN, 0.75)
+    assert shown[-1] == PLAIN
+    assert all(PLAIN.startswith(s) for s in shown), "never the trailer, only the answer"
+    assert len(shown) == len(set(shown)) > 2
+    assert "response_format" not in llm.requests[0]
+
+
 async def test_paced_fake_model_streams_tokens_at_its_rate() -> None:
     async with FakeOpenAIServer(tokens_per_s=200) as paced:
         paced_model = OpenAIChatModel(
