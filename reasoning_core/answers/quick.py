@@ -54,6 +54,11 @@ _TRAILER = re.compile(
     r"(?:\W*(?:unsure|uncertain\w*(?:[ _]reason)?|не\s+уверен\w*)\W*[:=](?P<reason>.*))?$",
     re.IGNORECASE,
 )
+_JSON_START = re.compile(r'\s*\{\s*["}]')
+_REPAIR = (
+    "Your previous answer could not be used: {reason}. Answer again as plain text, then "
+    "end with one last line: CONFIDENCE: <number 0..1> | UNSURE: <why you are unsure, or ->"
+)
 _NO_REASON_WORDS = frozenset({"", "-", "—", "none", "null", "n/a", "нет"})
 _TRAILER_LINES = 3  # the trailer is looked for among the last non-empty lines only
 _PERCENT = 100.0
@@ -72,20 +77,27 @@ async def answer_quickly(
     else:
         sink = answer_sink(stream, read=visible_answer)
         completion = await complete_streamed(model, messages, on_text=sink)
-    return read_quick_reply(completion.text, completion.usage, language)
+    try:
+        return read_quick_reply(completion.text, completion.usage, language)
+    except LLMResponseError as e:
+        reason = str(e)
+    repair = [
+        *messages,
+        ChatMessage(role="assistant", content=completion.text),
+        ChatMessage(role="user", content=_REPAIR.format(reason=reason)),
+    ]
+    second = await model.complete(repair)
+    return read_quick_reply(second.text, completion.usage + second.usage, language)
 
 
 def read_quick_reply(text: str, usage: Usage, language: str) -> Answer:
-    """The answer in a model's reply: plain text with a trailer, or JSON."""
+    """The answer in a model's reply: plain text with a trailer, or JSON; LLMResponseError
+    when it is empty or JSON that does not parse or fit."""
     if _looks_like_json(text):
-        try:
-            reply = parse_answer(text, QuickReply)
-        except LLMResponseError:
-            pass  # text that only looks like JSON: read it as text
-        else:
-            return quick_answer(
-                reply.answer, reply.confidence, reply.uncertainty_reason, usage, language
-            )
+        reply = parse_answer(text, QuickReply)
+        return quick_answer(
+            reply.answer, reply.confidence, reply.uncertainty_reason, usage, language
+        )
     body, confidence, reason = split_trailer(text)
     if not body:
         raise LLMResponseError("the answer was empty")
@@ -162,13 +174,14 @@ def answer_sink(
 
 
 def _looks_like_json(text: str) -> bool:
-    """The reply is (so far) a JSON object, bare or in a ```json fence."""
+    """The reply is (so far) a JSON object, bare or in a ```json fence; "{braces} are
+    sets" is text."""
     start = text.lstrip()
     if start.startswith("```"):
         _, _, start = start.partition("\n")
-        start = start.lstrip()
-        return not start or start.startswith("{")
-    return start.startswith("{")
+        if not start.strip():
+            return True  # only the fence so far
+    return _JSON_START.match(start) is not None or start.strip() == "{"
 
 
 def _may_start_trailer(line: str) -> bool:

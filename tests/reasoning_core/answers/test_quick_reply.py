@@ -82,6 +82,12 @@ def test_an_empty_answer_is_an_error(reply: str) -> None:
         read_quick_reply(reply, Usage(), "en")
 
 
+@pytest.mark.parametrize("reply", ['{"answer": ', '{"confidence": 0.9}', "```json\n{}\n```"])
+def test_json_that_does_not_parse_or_fit_is_an_error_not_an_answer(reply: str) -> None:
+    with pytest.raises(LLMResponseError):
+        read_quick_reply(reply, Usage(), "en")
+
+
 @pytest.mark.parametrize(
     ("raw", "shown"),
     [

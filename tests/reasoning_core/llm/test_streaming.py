@@ -112,6 +112,16 @@ async def test_a_streamed_plain_answer_shows_prefixes_of_the_answer_only(
     assert "response_format" not in llm.requests[0]
 
 
+async def test_an_unusable_quick_reply_is_asked_for_once_more(
+    llm: FakeOpenAIServer, model: OpenAIChatModel
+) -> None:
+    llm.queue(Reply.malformed(), Reply.text(f"{PLAIN}\nCONFIDENCE: 0.8 | UNSURE: -"))
+    answer = await answer_quickly(model, ASK)
+    assert (answer.text, answer.confidence) == (PLAIN, 0.8)
+    assert answer.usage.llm_calls == 2
+    assert "plain text" in llm.requests[1]["messages"][-1]["content"]
+
+
 async def test_paced_fake_model_streams_tokens_at_its_rate() -> None:
     async with FakeOpenAIServer(tokens_per_s=200) as paced:
         paced_model = OpenAIChatModel(

@@ -206,6 +206,89 @@ async def test_concurrent_results_aggregate_consistently(
     assert manager.get_status()["checks_done"] == 12
 
 
+class GatedStore(PgTreeStore):
+    """The real store; each save waits for `gate` and is counted."""
+
+    def __init__(self, pool: asyncpg.Pool[Any]) -> None:
+        super().__init__(pool)
+        self.gate = asyncio.Event()
+        self.gate.set()
+        self.saves = 0
+
+    async def save_changes(self, tree: Any, node_ids: Any) -> None:
+        self.saves += 1
+        await self.gate.wait()
+        await super().save_changes(tree, node_ids)
+
+
+@pytest.fixture
+async def gated(pool: asyncpg.Pool[Any]) -> tuple[TreeManager, GatedStore]:
+    store = GatedStore(pool)
+    m = TreeManager(store=store)
+    await m.create_tree("why?")
+    for title in ("Outage", "Demand", "Neighbour", "Reporting"):
+        await m.add_child("root", title, "hypothesis")
+    return m, store
+
+
+async def test_changes_queued_during_a_save_are_saved_together_in_order(
+    gated: tuple[TreeManager, GatedStore], store: PgTreeStore
+) -> None:
+    m, gated_store = gated
+    gated_store.gate.clear()
+    gated_store.saves = 0
+    first = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
+    await asyncio.sleep(0.01)  # the first change is being saved
+    rest = [asyncio.create_task(m.add_child(h, "alarms", "verification")) for h in ("h2", "h3")]
+    refused = asyncio.create_task(m.add_child("h9", "no such parent", "verification"))
+    last = asyncio.create_task(m.add_child("h4", "alarms", "verification"))
+    await asyncio.sleep(0.01)
+    gated_store.gate.set()
+    added = await asyncio.gather(first, *rest, last)
+    with pytest.raises(TreeError):
+        await refused
+    assert [n.id for n in added] == ["h1.v1", "h2.v1", "h3.v1", "h4.v1"]
+    assert gated_store.saves == 2, "the four changes queued behind the first: one save"
+    saved = await store.load(m.tree.id)
+    assert saved == m.tree
+    assert list(saved.nodes)[-4:] == ["h1.v1", "h2.v1", "h3.v1", "h4.v1"], "in order"
+
+
+async def test_a_change_cancelled_before_its_save_never_happens(
+    gated: tuple[TreeManager, GatedStore], store: PgTreeStore
+) -> None:
+    m, gated_store = gated
+    gated_store.gate.clear()
+    writer = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
+    await asyncio.sleep(0.01)
+    waiting = asyncio.create_task(m.add_child("h2", "alarms", "verification"))
+    await asyncio.sleep(0.01)
+    waiting.cancel()
+    gated_store.gate.set()
+    await writer
+    with pytest.raises(asyncio.CancelledError):
+        await waiting
+    assert "h2.v1" not in m.tree.nodes
+    assert await store.load(m.tree.id) == m.tree
+
+
+async def test_the_others_are_still_saved_when_the_saving_caller_is_cancelled(
+    gated: tuple[TreeManager, GatedStore], store: PgTreeStore
+) -> None:
+    m, gated_store = gated
+    gated_store.gate.clear()
+    writer = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
+    await asyncio.sleep(0.01)
+    queued = asyncio.create_task(m.add_child("h2", "alarms", "verification"))
+    await asyncio.sleep(0.01)
+    writer.cancel()  # while its save waits: its own change is dropped, not the other's
+    await asyncio.sleep(0.01)
+    gated_store.gate.set()
+    assert (await queued).id == "h2.v1"
+    assert "h1.v1" not in m.tree.nodes
+    assert await store.load(m.tree.id) == m.tree
+
+
 async def test_a_failed_save_changes_nothing_in_memory(database_url: str) -> None:
     own = await create_pool(database_url, min_size=1, max_size=1)
     m = TreeManager(store=PgTreeStore(own))
@@ -214,6 +297,34 @@ async def test_a_failed_save_changes_nothing_in_memory(database_url: str) -> Non
     await own.close()
     with pytest.raises(StoreError):
         await m.add_child("root", "Outage", "hypothesis")
+    assert m.tree == before
+
+
+async def test_a_change_never_edits_the_tree_a_caller_already_holds(
+    manager: TreeManager,
+) -> None:
+    await grow_three(manager)
+    held = manager.tree
+    as_it_was = held.model_copy(deep=True)
+    check = (await manager.add_child("h1", "alarms", "verification")).id
+    await manager.set_node_result(check, ev(True, 0.9, "3 alarms"))
+    await manager.reject_node("h3", "no neighbour change")
+    await manager.finish()
+    assert held == as_it_was, "changes go to a new tree; the one held is as it was"
+    assert manager.tree.nodes[check].result is not None
+    assert manager.tree.nodes["h3"].status == "rejected"
+
+
+async def test_a_failed_save_of_a_result_changes_nothing_in_memory(database_url: str) -> None:
+    own = await create_pool(database_url, min_size=1, max_size=1)
+    m = TreeManager(store=PgTreeStore(own))
+    await m.create_tree("why?")
+    await grow_three(m)
+    check = (await m.add_child("h1", "alarms", "verification")).id
+    before = m.tree.model_copy(deep=True)
+    await own.close()
+    with pytest.raises(StoreError):
+        await m.set_node_result(check, ev(True, 0.9))
     assert m.tree == before
 
 
