@@ -254,38 +254,26 @@ async def test_changes_queued_during_a_save_are_saved_together_in_order(
     assert list(saved.nodes)[-4:] == ["h1.v1", "h2.v1", "h3.v1", "h4.v1"], "in order"
 
 
-async def test_a_change_cancelled_before_its_save_never_happens(
-    gated: tuple[TreeManager, GatedStore], store: PgTreeStore
+@pytest.mark.parametrize("cancelled", ["saving", "waiting"])
+async def test_a_cancelled_change_never_happens_and_the_queued_one_still_does(
+    gated: tuple[TreeManager, GatedStore], store: PgTreeStore, cancelled: str
 ) -> None:
     m, gated_store = gated
     gated_store.gate.clear()
-    writer = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
-    await asyncio.sleep(0.01)
+    saving = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
+    await asyncio.sleep(0.01)  # its save waits at the gate
     waiting = asyncio.create_task(m.add_child("h2", "alarms", "verification"))
     await asyncio.sleep(0.01)
-    waiting.cancel()
+    gone, kept = (saving, waiting) if cancelled == "saving" else (waiting, saving)
+    gone.cancel()
+    await asyncio.sleep(0.01)
     gated_store.gate.set()
-    await writer
+    kept_node = await kept
     with pytest.raises(asyncio.CancelledError):
-        await waiting
-    assert "h2.v1" not in m.tree.nodes
-    assert await store.load(m.tree.id) == m.tree
-
-
-async def test_the_others_are_still_saved_when_the_saving_caller_is_cancelled(
-    gated: tuple[TreeManager, GatedStore], store: PgTreeStore
-) -> None:
-    m, gated_store = gated
-    gated_store.gate.clear()
-    writer = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
-    await asyncio.sleep(0.01)
-    queued = asyncio.create_task(m.add_child("h2", "alarms", "verification"))
-    await asyncio.sleep(0.01)
-    writer.cancel()  # while its save waits: its own change is dropped, not the other's
-    await asyncio.sleep(0.01)
-    gated_store.gate.set()
-    assert (await queued).id == "h2.v1"
-    assert "h1.v1" not in m.tree.nodes
+        await gone
+    gone_id = "h1.v1" if cancelled == "saving" else "h2.v1"
+    assert gone_id not in m.tree.nodes
+    assert kept_node.id in m.tree.nodes
     assert await store.load(m.tree.id) == m.tree
 
 
