@@ -128,7 +128,7 @@ async def timed_run(
     durable_commits: bool = False,
 ) -> tuple[float, int]:
     """Seconds one deep analysis takes at `concurrency` model calls (and as many tool
-    runs, unless `tool_concurrency`), and the LLM requests it made."""
+    runs, unless `tool_concurrency`), and the model requests it made."""
     async with FakeOpenAIServer(latency=latency_s) as llm:
         llm.script(bench_script())
         model = OpenAIChatModel(
@@ -152,10 +152,11 @@ async def timed_run(
             async for event in analyst.run(ctx, user_id=1, chat_id=1):
                 if event.answer is not None and event.answer.error:
                     raise RuntimeError(f"the bench analysis failed: {event.answer.text}")
-            return time.perf_counter() - started, llm.request_count - 1
+            elapsed = time.perf_counter() - started
         finally:
             await pool.close()
             await model.aclose()
+    return elapsed, llm.request_count - 1
 
 
 async def run_deep_bench(
@@ -178,15 +179,20 @@ async def run_deep_bench(
     gc.collect()
     gc.freeze()
     try:
-        wall, _ = await timed_run(
+        wall, calls = await timed_run(
             dsn, latency_s=latency, concurrency=concurrency,
             tool_concurrency=tool_concurrency, durable_commits=durable_commits,
         )  # fmt: skip
-        serial, _ = await timed_run(
+        serial, serial_calls = await timed_run(
             dsn, latency_s=latency, concurrency=1, durable_commits=durable_commits
         )
     finally:
         gc.unfreeze()
+    if calls != MODEL_CALLS or serial_calls != MODEL_CALLS:
+        raise RuntimeError(
+            f"the bench analysis made {calls} and {serial_calls} model calls, "
+            f"not {MODEL_CALLS}: the figures would not mean what they say"
+        )
     critical = CRITICAL_ROUNDS * latency
     per_check_serial = PER_CHECK_CALLS * latency
     return {
