@@ -123,13 +123,18 @@ def split_trailer(text: str) -> tuple[str, float | None, str | None]:
 
 def visible_answer(raw: str) -> str | None:
     """What may be shown of a reply still being written: the text without its trailer
-    (a last line that may be the trailer's start waits), or a JSON reply's answer field."""
+    (a last line that may be the trailer's start waits), or a JSON reply's answer field.
+
+    None once the trailer is in: the answer is whole and follows at once as the final
+    message, so showing it first would only cost a message and an edit (a reply that
+    arrives in one piece is sent once)."""
     if _looks_like_json(raw):
         return partial_field(raw, "answer")
+    body, confidence, _ = split_trailer(raw)
+    if confidence is not None:
+        return None
     done, _, last = raw.rpartition("\n")
-    if _may_start_trailer(last):
-        raw = done
-    return split_trailer(raw)[0]
+    return split_trailer(done)[0] if _may_start_trailer(last) else body
 
 
 def quick_answer(

@@ -113,3 +113,17 @@ async def test_a_server_that_cannot_stream_still_answers(
     plain, _ = parse_html(final.text)
     assert plain.startswith(ANSWER)
     assert [bool(r.get("stream")) for r in llm.requests] == [True, False]
+
+
+async def test_an_answer_that_arrives_whole_is_sent_once_not_streamed_and_edited(
+    database_url: str, telegram: FakeTelegramServer
+) -> None:
+    whole = f"{ANSWER}\nCONFIDENCE: 0.9 | UNSURE: -"
+    async with FakeOpenAIServer() as llm:
+        llm.default = Reply.text(whole, chunks=[whole])  # one chunk, as a buffering proxy sends
+        async with running_bot(_settings(database_url, telegram, llm), telegram):
+            telegram.push_message(CHAT, "What is DNS?")
+            final = await _final(telegram)
+    assert [c.method for c in _replies(telegram)] == ["sendMessage"], telegram.dump()
+    plain, _ = parse_html(final.text)
+    assert plain.startswith(ANSWER) and "🟢 high confidence (0.90)" in plain

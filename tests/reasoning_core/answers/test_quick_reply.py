@@ -94,7 +94,7 @@ def test_json_that_does_not_parse_or_fit_is_an_error_not_an_answer(reply: str) -
         ("DNS", "DNS"),
         ("DNS turns\nC", "DNS turns"),  # could become the trailer: waits
         ("DNS turns\nCONFIDENCE: 0.", "DNS turns"),
-        ("DNS turns\nCONFIDENCE: 0.9 | UNSURE: -", "DNS turns"),
+        ("DNS turns\nCONFIDENCE: 0.9 | UNSURE: -", None),  # whole: the final answer follows
         ("DNS turns\nCaching", "DNS turns\nCaching"),  # not the trailer after all
         ('{"answer": "DNS tu', "DNS tu"),
         ("```json\n", None),
