@@ -18,7 +18,7 @@ ANSWER = "DNS turns names such as example.org into addresses; resolvers cache wh
 
 async def test_ask_prints_the_answer_as_it_is_written(database_url: str) -> None:
     async with FakeOpenAIServer(tokens_per_s=30) as llm:  # ~30 tokens: about one second
-        llm.default = Reply.json({"answer": ANSWER, "confidence": 0.9})
+        llm.default = Reply.text(f"{ANSWER}\nCONFIDENCE: 0.9 | UNSURE: -")
         clean = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "TELEGRAM_"))}
         env = {
             **clean,
@@ -42,6 +42,7 @@ async def test_ask_prints_the_answer_as_it_is_written(database_url: str) -> None
     assert printed.startswith(ANSWER), printed
     assert "high confidence (0.90)" in printed
     assert printed.count(ANSWER) == 1, "the streamed text is not printed again"
+    assert "CONFIDENCE:" not in printed, "the model's trailer line is never printed"
     first_words = next(at for at, text in pieces if text.strip())
     tag = next(at for at, text in pieces if "confidence" in text)
     assert tag - first_words > 0.5, "the first words came well before the end"
