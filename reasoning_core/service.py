@@ -10,7 +10,7 @@ always `answer`: failures become an answer that says what went wrong.
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -22,7 +22,7 @@ from reasoning_core.answers.fixed import (
     llm_failure_answer,
     no_llm_answer,
 )
-from reasoning_core.answers.quick import answer_quickly
+from reasoning_core.answers.quick import answer_quickly, as_written
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.memory.budget import ContextBudget, history_messages
@@ -45,6 +45,7 @@ from reasoning_core.ports import (
     ChatMessage,
     ChatModel,
     DeepSlotLimiter,
+    Exchange,
     PendingClarification,
     SessionStore,
 )
@@ -455,12 +456,21 @@ class ReasoningService:
             stream=stream,
         )
 
-    def _fit(self, turn: Turn, recall: Recall, *, system: str, question: str) -> list[ChatMessage]:
-        """A prompt in the context budget, with this turn's history and recalled memory."""
+    def _fit(
+        self,
+        turn: Turn,
+        recall: Recall,
+        *,
+        system: str,
+        question: str,
+        answer_of: Callable[[Exchange], str] | None = None,
+    ) -> list[ChatMessage]:
+        """A prompt in the context budget, with this turn's history (earlier answers as
+        `answer_of` writes them) and recalled memory."""
         return self._deps.budget.fit(
             system=system,
             question=question,
-            history=history_messages(turn.history),
+            history=history_messages(turn.history, answer_of=answer_of),
             retrieved=recall.prompt_text,
         ).messages
 
@@ -470,7 +480,9 @@ class ReasoningService:
         model = self._deps.chat_model
         if model is None:
             return no_llm_answer(language)
-        messages = self._fit(turn, recall, system=QUICK_SYSTEM, question=recall.question)
+        messages = self._fit(
+            turn, recall, system=QUICK_SYSTEM, question=recall.question, answer_of=as_written
+        )
         try:
             return await answer_quickly(model, messages, language=language, stream=stream)
         except LLMError as e:

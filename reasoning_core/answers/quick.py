@@ -21,7 +21,7 @@ from reasoning_core.errors import LLMResponseError
 from reasoning_core.llm.streaming import complete_streamed, partial_field
 from reasoning_core.llm.structured import parse_answer
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Usage
-from reasoning_core.ports import AnswerStream, ChatMessage, ChatModel, TextSink
+from reasoning_core.ports import AnswerStream, ChatMessage, ChatModel, Exchange, TextSink
 
 
 class QuickReply(BaseModel):
@@ -135,6 +135,16 @@ def visible_answer(raw: str) -> str | None:
         return None
     done, _, last = raw.rpartition("\n")
     return split_trailer(done)[0] if _may_start_trailer(last) else body
+
+
+def as_written(exchange: Exchange) -> str:
+    """An earlier quick answer as the model wrote it, trailer included, for the history
+    of the next quick call: a history of answers without the line would teach the model
+    to leave it out."""
+    if exchange.strategy != "quick" or exchange.error:
+        return exchange.answer
+    reason = " ".join((exchange.uncertainty_reason or "-").split())
+    return f"{exchange.answer}\nCONFIDENCE: {exchange.confidence:.2f} | UNSURE: {reason}"
 
 
 def quick_answer(

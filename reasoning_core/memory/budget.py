@@ -18,7 +18,7 @@ and errs on the high side. Whatever the inputs, the result is within budget.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 
 from pydantic import BaseModel
@@ -224,10 +224,14 @@ def select_session_history(
     return kept
 
 
-def history_messages(exchanges: Sequence[Exchange]) -> list[ChatMessage]:
-    """Exchanges as the user/assistant turns `ContextBudget.fit` takes as history."""
+def history_messages(
+    exchanges: Sequence[Exchange], *, answer_of: Callable[[Exchange], str] | None = None
+) -> list[ChatMessage]:
+    """Exchanges as the user/assistant turns `ContextBudget.fit` takes as history; an
+    assistant turn is `answer_of(exchange)` (the answer as stored, by default)."""
     messages: list[ChatMessage] = []
     for past in exchanges:
         messages.append(ChatMessage(role="user", content=past.question))
-        messages.append(ChatMessage(role="assistant", content=past.answer))
+        answer = past.answer if answer_of is None else answer_of(past)
+        messages.append(ChatMessage(role="assistant", content=answer))
     return messages

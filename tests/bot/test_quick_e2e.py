@@ -154,9 +154,13 @@ async def test_exchanges_are_stored_and_survive_a_restart(
     assert rows[0]["strategy"] == "quick" and rows[0]["confidence"] == 0.8
     assert rows[0]["prompt_tokens"] > 0
     assert rows[0]["session_id"] == rows[1]["session_id"]
-    # The second prompt carried the first exchange as history.
-    second_prompt = str(llm.requests[-1]["messages"])
-    assert "first question" in second_prompt and "First answer" in second_prompt
+    # The second prompt carried the first exchange as history, the answer as the model is
+    # asked to write it (its trailer line included).
+    history = llm.requests[-1]["messages"][1:-1]
+    assert {"role": "user", "content": "first question"} in history
+    assert {"role": "assistant", "content": "First answer\nCONFIDENCE: 0.80 | UNSURE: -"} in (
+        history
+    )
 
 
 async def test_without_llm_the_reply_names_the_variables(

@@ -4,17 +4,20 @@ what may be shown while it is still being written."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
 
 import pytest
 
 from reasoning_core.answers.quick import (
     UNSTATED_CONFIDENCE,
+    as_written,
     read_quick_reply,
     split_trailer,
     visible_answer,
 )
 from reasoning_core.errors import LLMResponseError
 from reasoning_core.models import Usage
+from reasoning_core.ports import Exchange
 
 TEXT = "DNS turns names into addresses.\n\nResolvers cache what they learn."
 
@@ -103,3 +106,19 @@ def test_json_that_does_not_parse_or_fit_is_an_error_not_an_answer(reply: str) -
 )
 def test_only_the_answer_is_shown_while_it_is_written(raw: str, shown: str | None) -> None:
     assert visible_answer(raw) == shown
+
+
+def _exchange(strategy: str, answer: str, confidence: float, reason: str | None) -> Exchange:
+    now = datetime.now(UTC)
+    return Exchange(
+        session_id=1, user_id=1, chat_id=1, question="q?", answer=answer, strategy=strategy,
+        confidence=confidence, uncertainty_reason=reason, started_at=now, finished_at=now,
+    )  # fmt: skip
+
+
+def test_an_earlier_quick_answer_goes_into_the_history_as_the_model_wrote_it() -> None:
+    written = as_written(_exchange("quick", TEXT, 0.55, "no data on\nyour resolver"))
+    assert written.endswith("\nCONFIDENCE: 0.55 | UNSURE: no data on your resolver")
+    assert split_trailer(written) == (TEXT, 0.55, "no data on your resolver")
+    report = _exchange("deep", "Primary cause: outage", 0.9, None)
+    assert as_written(report) == "Primary cause: outage", "only quick answers have the line"
