@@ -30,6 +30,7 @@ TEXT = "DNS turns names into addresses.\n\nResolvers cache what they learn."
         ("**Confidence: 85%** | Unsure: none", 0.85, None),
         ("CONFIDENCE=0,6; UNCERTAINTY_REASON: the TTL varies.", 0.6, "the TTL varies."),
         ("УВЕРЕННОСТЬ: 0.4 | НЕ УВЕРЕН: мало данных", 0.4, "мало данных"),
+        ("Confidence level: 0.7 | Unsure: -", 0.7, None),
         ("CONFIDENCE: 80", 0.8, None),  # a percentage without its sign
         ("CONFIDENCE: 7", 0.07, None),
     ],
