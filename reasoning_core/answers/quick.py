@@ -50,7 +50,8 @@ _UNSTATED = {
 }
 _TRAILER_WORDS = ("confidence", "уверенность")
 _TRAILER = re.compile(
-    r"^\W*(?:confidence|уверенность)(?:[ _]\w+)?\W*[:=]\s*(?P<value>\d+(?:[.,]\d+)?)\s*(?P<percent>%)?"
+    r"^\W*(?:confidence|уверенность)(?:[ _]\w+)?\W*[:=]"
+    r"\s*(?P<value>\d+(?:[.,]\d+)?)\s*(?P<percent>%)?"
     r"(?:\W*(?:unsure|uncertain\w*(?:[ _]reason)?|не\s+уверен\w*)\W*[:=](?P<reason>.*))?$",
     re.IGNORECASE,
 )
