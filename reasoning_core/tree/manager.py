@@ -253,7 +253,11 @@ class TreeManager:
                     try:
                         await self._write(batch)
                     except asyncio.CancelledError:  # the others' changes wait for the next
-                        self._queue[:0] = [q for q in batch if q is not queued]
+                        self._queue[:0] = [
+                            q for q in batch if q is not queued and not q.done.done()
+                        ]
+                        if queued.done.done():  # refused before the save: seen, not raised
+                            queued.done.exception()
                         raise
         except asyncio.CancelledError:
             if queued in self._queue:  # never written: it never happened

@@ -277,6 +277,33 @@ async def test_a_cancelled_change_never_happens_and_the_queued_one_still_does(
     assert await store.load(m.tree.id) == m.tree
 
 
+async def test_a_cancelled_save_requeues_only_the_changes_still_waiting(
+    gated: tuple[TreeManager, GatedStore], store: PgTreeStore
+) -> None:
+    m, gated_store = gated
+    gated_store.gate.clear()
+    first = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
+    await asyncio.sleep(0.01)
+    writer = asyncio.create_task(m.add_child("h3", "alarms", "verification"))
+    refused = asyncio.create_task(m.add_child("h9", "no such parent", "verification"))
+    good = asyncio.create_task(m.add_child("h2", "alarms", "verification"))
+    await asyncio.sleep(0.01)
+    gated_store.gate.set()  # the first save goes through...
+    gated_store.gate.clear()  # ...the next one (writer, refused, good) waits
+    await first
+    await asyncio.sleep(0.01)
+    writer.cancel()
+    await asyncio.sleep(0.01)
+    gated_store.gate.set()
+    assert (await good).id == "h2.v1", "the waiting change is saved by the next caller"
+    with pytest.raises(TreeError):
+        await refused  # refused once, not again
+    with pytest.raises(asyncio.CancelledError):
+        await writer
+    assert "h3.v1" not in m.tree.nodes
+    assert await store.load(m.tree.id) == m.tree
+
+
 async def test_a_failed_save_changes_nothing_in_memory(database_url: str) -> None:
     own = await create_pool(database_url, min_size=1, max_size=1)
     m = TreeManager(store=PgTreeStore(own))
