@@ -26,7 +26,6 @@ from reasoning_core.models import ClarifyingQuestion, StrategyDecision
 from reasoning_core.ports import PendingClarification
 from storage.errors import translated
 
-_ATTEMPTS = 5
 COLUMNS = """id, chat_id, user_id, question, decision, questions, answers, round,
               status, created_at, expires_at, closed_at"""
 #: "Open" = active and not expired; in queries by id, $1 is the id and $2 is `now`.
@@ -73,37 +72,41 @@ class PgClarificationStore:
         The user must exist (`NotFoundError` otherwise); the stored status is always
         ``active`` whatever `pending.status` says.
         """
-        for _ in range(_ATTEMPTS):
-            async with self._pool.acquire() as conn, conn.transaction():
-                await conn.execute(
-                    """UPDATE clarifications SET status = 'superseded', closed_at = $3
-                       WHERE chat_id = $1 AND user_id = $2 AND status = 'active'""",
-                    pending.chat_id,
-                    pending.user_id,
-                    _now(None),
-                )
-                inserted = await conn.fetchval(
-                    """INSERT INTO clarifications (id, chat_id, user_id, question, decision,
-                           questions, answers, round, created_at, expires_at)
-                       VALUES ($1, $2, $3, $4, $5::text::jsonb, $6::text::jsonb,
-                           $7::text::jsonb, $8, $9, $10)
-                       ON CONFLICT (chat_id, user_id) WHERE status = 'active' DO NOTHING
-                       RETURNING id""",
-                    pending.id,
-                    pending.chat_id,
-                    pending.user_id,
-                    pending.question,
-                    _json(pending.decision.model_dump(mode="json")),
-                    _questions_json(pending.questions),
-                    _json(pending.answers),
-                    pending.round,
-                    pending.created_at,
-                    pending.expires_at,
-                )
-            if inserted is not None:
-                return
-            # A concurrent save inserted after our UPDATE: supersede it and try again.
-        raise StoreError(f"could not save clarification {pending.id!r}: too much contention")
+        async with self._pool.acquire() as conn, conn.transaction():
+            # Saves for one chat and user take turns (until this transaction ends), so
+            # the one that supersedes the active clarification always inserts the next;
+            # racing optimistically, six at once could supersede each other for ever.
+            await conn.execute(
+                "SELECT pg_advisory_xact_lock(hashtextextended($1, 17))",
+                f"clarification:{pending.chat_id}:{pending.user_id}",
+            )
+            await conn.execute(
+                """UPDATE clarifications SET status = 'superseded', closed_at = $3
+                   WHERE chat_id = $1 AND user_id = $2 AND status = 'active'""",
+                pending.chat_id,
+                pending.user_id,
+                _now(None),
+            )
+            inserted = await conn.fetchval(
+                """INSERT INTO clarifications (id, chat_id, user_id, question, decision,
+                       questions, answers, round, created_at, expires_at)
+                   VALUES ($1, $2, $3, $4, $5::text::jsonb, $6::text::jsonb,
+                       $7::text::jsonb, $8, $9, $10)
+                   ON CONFLICT (chat_id, user_id) WHERE status = 'active' DO NOTHING
+                   RETURNING id""",
+                pending.id,
+                pending.chat_id,
+                pending.user_id,
+                pending.question,
+                _json(pending.decision.model_dump(mode="json")),
+                _questions_json(pending.questions),
+                _json(pending.answers),
+                pending.round,
+                pending.created_at,
+                pending.expires_at,
+            )
+        if inserted is None:  # only a writer that skips the lock could get here
+            raise StoreError(f"could not save clarification {pending.id!r}: another is active")
 
     @translated("reading the active clarification")
     async def active(

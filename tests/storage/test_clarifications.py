@@ -178,13 +178,13 @@ async def test_newest_wins(store: PgClarificationStore) -> None:
 async def test_racing_saves_leave_exactly_one_active(
     store: PgClarificationStore, pool: asyncpg.Pool[Any]
 ) -> None:
-    racers = [_pending() for _ in range(6)]
+    racers = [_pending() for _ in range(20)]
     await asyncio.gather(*(store.save(p) for p in racers))
     active = await store.active(CHAT, USER, now=NOW)
     assert active is not None
     assert active.id in {p.id for p in racers}
     statuses = await pool.fetch("SELECT status FROM clarifications WHERE user_id = $1", USER)
-    assert sorted(r["status"] for r in statuses) == ["active"] + ["superseded"] * 5
+    assert sorted(r["status"] for r in statuses) == ["active"] + ["superseded"] * 19
 
 
 async def test_expired_is_not_active(store: PgClarificationStore) -> None:
