@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import BaseModel, Field
 
 from reasoning_core.errors import LLMResponseError
+from reasoning_core.llm.prompts import QUICK_REPAIR
 from reasoning_core.llm.streaming import complete_streamed, partial_field
 from reasoning_core.llm.structured import parse_answer
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Usage
@@ -28,13 +29,8 @@ class QuickReply(BaseModel):
     """A quick answer written as JSON (what a model may still send)."""
 
     answer: str = Field(min_length=1)
-    confidence: float
+    confidence: float  # clamped to 0..1 by `quick_answer`, like the trailer's
     uncertainty_reason: str | None = None
-
-    @field_validator("confidence")
-    @classmethod
-    def _clamp(cls, value: float) -> float:
-        return min(1.0, max(0.0, value))
 
 
 #: The confidence given to an answer whose model did not say how sure it is.
@@ -56,10 +52,6 @@ _TRAILER = re.compile(
     re.IGNORECASE,
 )
 _JSON_START = re.compile(r'\s*\{\s*["}]')
-_REPAIR = (
-    "Your previous answer could not be used: {reason}. Answer again as plain text, then "
-    "end with one last line: CONFIDENCE: <number 0..1> | UNSURE: <why you are unsure, or ->"
-)
 _NO_REASON_WORDS = frozenset({"", "-", "—", "none", "null", "n/a", "нет"})
 _TRAILER_LINES = 3  # the trailer is looked for among the last non-empty lines only
 _PERCENT = 100.0
@@ -85,7 +77,7 @@ async def answer_quickly(
     repair = [
         *messages,
         ChatMessage(role="assistant", content=completion.text),
-        ChatMessage(role="user", content=_REPAIR.format(reason=reason)),
+        ChatMessage(role="user", content=QUICK_REPAIR.format(reason=reason)),
     ]
     second = await model.complete(repair)
     return read_quick_reply(second.text, completion.usage + second.usage, language)
@@ -208,9 +200,7 @@ def _may_start_trailer(line: str) -> bool:
 
 def _confidence(match: re.Match[str]) -> float:
     value = float(match.group("value").replace(",", "."))
-    if match.group("percent") or value > 1.0:
-        value /= _PERCENT
-    return min(1.0, max(0.0, value))
+    return value / _PERCENT if match.group("percent") or value > 1.0 else value
 
 
 def _reason(raw: str | None) -> str | None:

@@ -6,7 +6,9 @@ change it (`reasoning_core.tree.edits`), recompute the ancestors, refresh the
 synthesis, save the touched nodes and the tree meta in one transaction, and only
 then make the copy current. So concurrent `set_node_result` calls from the
 explorer aggregate consistently, and a failed save leaves memory and database
-agreeing. Node ids: see `reasoning_core.tree.edits`.
+agreeing. Changes that queue while a save is under way are saved together by the next
+caller (group commit), each still in order and each saved before its caller goes on.
+Node ids: see `reasoning_core.tree.edits`.
 """
 
 from __future__ import annotations
