@@ -1,4 +1,4 @@
-"""Make the README's pictures: docs/images/tree.png and docs/images/tree-page.png.
+"""Make the pictures of README.md and docs/telegram.md: docs/images/tree.png and tree-page.png.
 
     .venv/bin/python scripts/docs_images.py
 
