@@ -43,9 +43,9 @@ from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.ports import ChatMessage
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from storage.migrate import apply_migrations
 from storage.trees import PgTreeStore

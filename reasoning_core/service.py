@@ -39,7 +39,6 @@ from reasoning_core.models import (
     Usage,
     as_language,
 )
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import (
     AnswerStream,
     ChatMessage,
@@ -49,6 +48,7 @@ from reasoning_core.ports import (
     PendingClarification,
     SessionStore,
 )
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.uncertainty import with_uncertainty
 from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier

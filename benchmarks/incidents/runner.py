@@ -25,11 +25,11 @@ from benchmarks.incidents.metrics import CaseResult, figures, format_figures
 from demo.loader import load_case_dir
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.ports import ChatModel, Planner
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult

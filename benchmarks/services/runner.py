@@ -35,9 +35,9 @@ from demo.services.prometheus import LocalPrometheus, PrometheusUnavailableError
 from demo.services.prometheus import unavailable_reason as prometheus_unavailable
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer, Tree
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.prometheus import PrometheusTool

@@ -26,8 +26,8 @@ from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.models import Answer, Event, Language, Synthesis, Tree, as_language
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatModel, Planner, TreeEvent, TreeJournal, TreeStore
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings, Reflector
 from reasoning_core.reflection.report import (
     apply_not_established,

@@ -22,8 +22,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.errors import StoreError
 from reasoning_core.models import Answer, Event, as_language
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import Job, JobStore
+from reasoning_core.ports.planning import PlanningContext
 
 log = logging.getLogger(__name__)
 

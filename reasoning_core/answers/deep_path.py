@@ -20,8 +20,8 @@ from reasoning_core.models import (
     Tree,
     as_language,
 )
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import TreeStore
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tree.render import render_tree_text
 from reasoning_core.understanding.request import Request
 

@@ -26,7 +26,7 @@ from reasoning_core.explore.policy import (
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import checks_under, focused, hypotheses_under
 from reasoning_core.explore.stopping import StopSignal
-from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
+from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import is_active
 

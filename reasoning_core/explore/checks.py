@@ -47,8 +47,8 @@ from reasoning_core.explore.scheduler import PriorityScheduler
 from reasoning_core.explore.state import check_of, checks_under
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.models import Evidence, Node
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.ports import BatchInterpreter
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.tools.base import Tool, ToolResult, sample_rows
 from reasoning_core.tree.aggregation import has_evidence
 from reasoning_core.tree.manager import TreeManager

@@ -73,8 +73,8 @@ from reasoning_core.explore.state import (
 )
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.models import Event, Synthesis
-from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
 from reasoning_core.ports import Planner
+from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.reflection.reflector import Reflector
 from reasoning_core.tools.base import Tool
 from reasoning_core.tree.edits import ROOT_ID

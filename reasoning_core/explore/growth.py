@@ -33,7 +33,7 @@ from reasoning_core.explore.state import (
     known_keys,
 )
 from reasoning_core.models import Evidence, Node
-from reasoning_core.planners.contract import (
+from reasoning_core.ports.planning import (
     CheckProposal,
     HypothesisProposal,
     Plan,

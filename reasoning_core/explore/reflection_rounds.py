@@ -36,7 +36,7 @@ from reasoning_core.explore.policy import ROOT_PRIORITY, ExplorationPolicy, prio
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import check_of, proposal_of
 from reasoning_core.explore.stopping import StopSignal
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.reflection.decision import RetryPlan
 from reasoning_core.reflection.reflector import (
     Reflector,

@@ -32,8 +32,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from reasoning_core.models import Event, Tree, Usage
-from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
 from reasoning_core.ports import ChatModel
+from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.reflection.checkpoints import DEFAULT_REFLECTION_EVERY, Checkpoint
 from reasoning_core.reflection.critique import apply_critique, ask_critique
 from reasoning_core.reflection.decision import Decision, RetryPlan, decide

@@ -22,9 +22,9 @@ from reasoning_core.answers.deep_jobs import DeepJobRunner
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.models import Answer, Event
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.ports import Job
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tree.aggregation import logit, sigmoid, weight
 from storage.jobs import PgJobStore

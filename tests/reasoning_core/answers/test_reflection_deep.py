@@ -21,9 +21,9 @@ from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm import prompts
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.models import Answer, Event, Tree
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import load_runbooks
 from storage.sql_tool import PgSqlTool

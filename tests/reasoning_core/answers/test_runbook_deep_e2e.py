@@ -21,9 +21,9 @@ from demo.dataset import DemoDataset, ExampleQuestion, example_questions, genera
 from demo.loader import load_demo
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer, Tree
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.understanding import understand

@@ -25,10 +25,10 @@ from demo.services.dataset import build_scenario_tsdb, demo_questions, demo_scen
 from demo.services.prometheus import free_port
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.models import Answer, Language, Tree
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.runbook.checks import PlanState, RunbookInputError, build_request
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.tools.prometheus import PrometheusTool

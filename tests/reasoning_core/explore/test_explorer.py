@@ -21,7 +21,7 @@ from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.policy import ExplorationPolicy, path_of
 from reasoning_core.explore.scheduler import PriorityScheduler
 from reasoning_core.models import Answer, Event, Evidence, Synthesis, Tree
-from reasoning_core.planners.contract import (
+from reasoning_core.ports.planning import (
     CheckProposal,
     HypothesisProposal,
     Plan,

@@ -17,17 +17,17 @@ import pytest
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.explore.merge import merge
 from reasoning_core.models import Evidence, RankedHypothesis, Synthesis, Tree
-from reasoning_core.planners.contract import (
-    CheckProposal,
-    HypothesisProposal,
-    Plan,
-    PlanningContext,
-)
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.runbook.checks import STATE_KEY, as_role, bind_sql
 from reasoning_core.planners.runbook.plan import MissingParameterError, NoRunbookError
 from reasoning_core.planners.runbook.planner import RunbookPlanner, checks_for, state_of
 from reasoning_core.planners.runbook.words import hypothesis_proposal
+from reasoning_core.ports.planning import (
+    CheckProposal,
+    HypothesisProposal,
+    Plan,
+    PlanningContext,
+)
 from reasoning_core.runbooks import Runbook, load_runbooks
 from reasoning_core.tree.aggregation import logit, noisy_or, sigmoid, weight
 from reasoning_core.tree.walk import children
