@@ -24,6 +24,16 @@ from reasoning_core.answers.fixed import (
 )
 from reasoning_core.answers.quick import answer_quickly, as_written
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
+from reasoning_core.events import (
+    AnswerEvent,
+    ClarificationRequiredEvent,
+    ErrorEvent,
+    Event,
+    ReasoningCompletedEvent,
+    ReasoningEvent,
+    ReasoningStartedEvent,
+    StrategySelectedEvent,
+)
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
@@ -31,7 +41,6 @@ from reasoning_core.memory.reuse import parameters_of
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
 from reasoning_core.models import (
     Answer,
-    Event,
     Language,
     Question,
     StrategyDecision,
@@ -165,7 +174,7 @@ class ReasoningService:
         """Run `ask` to the end and return the final answer."""
         final: Answer | None = None
         async for event in self.ask(question, stream=stream):
-            if event.answer is not None:
+            if isinstance(event, AnswerEvent):
                 final = event.answer
         assert final is not None, "ask() always ends with an answer event"
         return final
@@ -176,7 +185,7 @@ class ReasoningService:
         """The events of answering `question`; a quick answer's text also goes to `stream`
         while the model writes it (the final `answer` event carries it whole)."""
         words = _words(detect_language(question.text))
-        yield Event(kind="reasoning_started", message=words["thinking"])
+        yield ReasoningStartedEvent(message=words["thinking"])
         # The memory search for the question as asked goes with the turn's reads.
         turn = await self._deps.turns.load(question, memory_query=parsed_text(question.text))
         known = await self._known_names()
@@ -192,21 +201,21 @@ class ReasoningService:
             if pending is not None
             else self._decide(turn, request, known, stream)
         )
-        final: Event | None = None
+        final: AnswerEvent | None = None
         async for event in steps:
-            if event.kind == "answer":
+            if isinstance(event, AnswerEvent):
                 final = event
             else:
                 yield event
-        assert final is not None and final.answer is not None
-        yield Event(kind="reasoning_completed", message=_words(final.answer.language)["done"])
+        assert final is not None
+        yield ReasoningCompletedEvent(message=_words(final.answer.language)["done"])
         await self._deps.recorder.record(
             turn,
             final.answer,
-            goal=final.data.get("goal", turn.question.text),
-            parameters=final.data.get("parameters", {}),
+            goal=final.goal if final.goal is not None else turn.question.text,
+            parameters=final.parameters if final.parameters is not None else {},
         )
-        yield Event(kind="answer", answer=final.answer)
+        yield AnswerEvent(answer=final.answer)
 
     # --- the decision point -------------------------------------------------------
 
@@ -288,21 +297,21 @@ class ReasoningService:
     ) -> AsyncIterator[Event]:
         # What a later "like yesterday" may reuse: this request's names, then reused ones.
         parameters = {**parameters_of(request), **recall.parameters}
-        done = {"goal": recall.question, "parameters": parameters}
+        done = _Done(goal=recall.question, parameters=parameters)
         if decision.strategy == "decline":
             yield _answer(decline_answer(decision), usage, done)
             return
         if decision.strategy == "deep" and self._deps.deep is not None:
             async for event in self._deep(turn, recall, decision, request):
-                if event.answer is None:
-                    yield event
-                else:
+                if isinstance(event, AnswerEvent):
                     answer = _decided(event.answer, decision, assumptions)
                     yield _answer(answer, usage, done)
+                else:
+                    yield event
             return
         answer = early or await self._quick(turn, recall, decision.language, stream)
         if answer.error and answer.error != "llm_not_configured":
-            yield Event(kind="error", message=answer.error)
+            yield ErrorEvent(message=answer.error)
         answer = _decided(answer, decision, assumptions)
         if decision.strategy == "deep":
             answer = _deep_pending_note(answer, decision.language)
@@ -319,7 +328,7 @@ class ReasoningService:
             return
         async with slots.slot(turn.question.user_id) as acquired:
             if not acquired:
-                yield Event(kind="answer", answer=deep_busy_answer(slots.limit, decision))
+                yield AnswerEvent(answer=deep_busy_answer(slots.limit, decision))
                 return
             async for event in self._run_deep(turn, recall, decision, request):
                 yield event
@@ -348,7 +357,7 @@ class ReasoningService:
             restated_goal=question.text,
             language=language,
         )
-        yield Event(kind="reasoning_started", message=_words(language)["thinking"])
+        yield ReasoningStartedEvent(message=_words(language)["thinking"])
         if self._deps.deep is None:
             yield _answer(no_llm_answer(language), Usage())
             return
@@ -364,10 +373,10 @@ class ReasoningService:
             ctx, decision, user_id=question.user_id, chat_id=question.chat_id
         )
         async for event in run:
-            if event.answer is None:
-                yield event
-            else:
+            if isinstance(event, AnswerEvent):
                 yield _answer(_decided(event.answer, decision, []), Usage())
+            else:
+                yield event
 
     async def resume_deep_jobs(self, deliver: Deliver) -> int:
         """Finish deep analyses a crashed process left running; `deliver` sends each answer."""
@@ -567,35 +576,42 @@ def _planning_context(
     )
 
 
-def _selected(decision: StrategyDecision) -> Event:
+def _selected(decision: StrategyDecision) -> StrategySelectedEvent:
     words = _words(decision.language)
-    return Event(
-        kind="strategy_selected",
+    return StrategySelectedEvent(
         message=words["strategy"].format(strategy=words[decision.strategy], p=decision.confidence),
-        data=decision.model_dump(),
+        decision=decision,
     )
 
 
-def _memory_event(recall: Recall) -> Event:
+def _memory_event(recall: Recall) -> ReasoningEvent:
     """How many long-term memory entries went into this answer's context (for metrics)."""
-    return Event(kind="reasoning", data={"memory_hits": len(recall.entries)})
+    return ReasoningEvent(memory_hits=len(recall.entries))
 
 
-def _clarification_event(pending: PendingClarification) -> Event:
-    return Event(
-        kind="clarification_required",
+def _clarification_event(pending: PendingClarification) -> ClarificationRequiredEvent:
+    return ClarificationRequiredEvent(
         message=_words(pending.decision.language)["detail"],
-        data={
-            "clarification_id": pending.id,
-            "questions": [q.model_dump() for q in pending.questions],
-        },
+        clarification_id=pending.id,
+        questions=list(pending.questions),
     )
 
 
-def _answer(answer: Answer, usage: Usage, data: dict[str, Any] | None = None) -> Event:
+@dataclass(frozen=True)
+class _Done:
+    """What an answer was about, for the recorder: the goal and the parameters a later
+    "like yesterday" may reuse."""
+
+    goal: str
+    parameters: dict[str, Any]
+
+
+def _answer(answer: Answer, usage: Usage, done: _Done | None = None) -> AnswerEvent:
     # Every path ends here: below 0.7 the answer says why, from the real causes.
     merged = with_uncertainty(answer.model_copy(update={"usage": answer.usage + usage}))
-    return Event(kind="answer", answer=merged, data=data or {})
+    if done is None:
+        return AnswerEvent(answer=merged)
+    return AnswerEvent(answer=merged, goal=done.goal, parameters=done.parameters)
 
 
 def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:

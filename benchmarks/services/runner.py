@@ -34,6 +34,7 @@ from demo.services.dataset import build_scenario_tsdb
 from demo.services.prometheus import LocalPrometheus, PrometheusUnavailableError
 from demo.services.prometheus import unavailable_reason as prometheus_unavailable
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Tree
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
@@ -129,7 +130,7 @@ async def _run_case(
             )  # fmt: skip
             answer: Answer | None = None
             async for event in analyst.run(ctx, user_id=_USER, chat_id=_USER):
-                if event.answer is not None:
+                if isinstance(event, AnswerEvent):
                     answer = event.answer
             checks = tool.runs
     finally:

@@ -76,7 +76,7 @@ class Brancher:
         if not self.should_branch(node_id):
             return False
         node = tree.nodes[node_id]
-        self._emit("reasoning", line("undecided", id=node_id, p=node.confidence or node.prior))
+        self._emit(line("undecided", id=node_id, p=node.confidence or node.prior))
         sub_ctx = focused(ctx, proposal, tree)
         try:
             rounds = remaining_rounds("branch", node.depth, self._budgets.depth_limit)
@@ -87,7 +87,7 @@ class Brancher:
         except StoreError:
             raise
         except ReasoningError as e:
-            self._emit("reasoning", line("no_branch", id=node_id, error=e))
+            self._emit(line("no_branch", id=node_id, error=e))
             return False
         if plan.conclusion is not None or not plan.hypotheses:
             return False

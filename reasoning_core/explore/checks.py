@@ -30,6 +30,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
 from reasoning_core.errors import ReasoningError, StoreError, ToolError
+from reasoning_core.events import NodeCompletedEvent
 from reasoning_core.explore.budgets import BudgetExhaustedError
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.growth import Growth
@@ -363,9 +364,8 @@ class CheckRunner:
                 evidence.confirmed
             ]
             self._emit(
-                "node_completed",
                 line("completed", id=node.id, verdict=evidence.confirmed,
                      p=evidence.confidence, text=evidence.text[:120]),
-                node_id=node.id, verdict=verdict, confidence=node.confidence,
+                NodeCompletedEvent(node_id=node.id, verdict=verdict, confidence=node.confidence),
             )  # fmt: skip
         self._stop.after_result(self._manager.tree.synthesis)

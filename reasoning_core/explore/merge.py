@@ -78,7 +78,7 @@ async def conclude(
     aggregated = synthesize(tree, language=ctx.language)
     worded: Synthesis | None = None
     if not stop.deadline_reached:
-        emit("reasoning", line("writing"))
+        emit(line("writing"))
         try:
             worded = await gate.ask(
                 ROOT_PRIORITY, lambda planner: planner.synthesize(ctx, tree, aggregated)
