@@ -63,7 +63,7 @@ from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import Routed, StrategySelector
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
-from reasoning_core.understanding.parse import detect_language, parsed_text, understand
+from reasoning_core.understanding.parse import detect_language, understand
 from reasoning_core.understanding.pending import answers_pending
 from reasoning_core.understanding.request import Request
 
@@ -186,10 +186,12 @@ class ReasoningService:
         while the model writes it (the final `answer` event carries it whole)."""
         words = _words(detect_language(question.text))
         yield ReasoningStartedEvent(message=words["thinking"])
-        # The memory search for the question as asked goes with the turn's reads.
-        turn = await self._deps.turns.load(question, memory_query=parsed_text(question.text))
         known = await self._known_names()
-        request = understand(turn.question.text, known)
+        # The one parse of the question: everything after reads `turn.request`.
+        request = understand(question.text, known)
+        # The memory search for the question as parsed goes with the turn's reads.
+        turn = await self._deps.turns.load(question, memory_query=request.text)
+        turn = turn.parsed(request, known)
         pending = (
             turn.pending if turn.pending_known else await self._active_clarification(turn.question)
         )
@@ -199,7 +201,7 @@ class ReasoningService:
         steps = (
             self._continue_clarification(turn, pending, known)
             if pending is not None
-            else self._decide(turn, request, known, stream)
+            else self._decide(turn, known, stream)
         )
         final: AnswerEvent | None = None
         async for event in steps:
@@ -220,10 +222,10 @@ class ReasoningService:
     # --- the decision point -------------------------------------------------------
 
     async def _decide(
-        self, turn: Turn, request: Request, known: KnownNames, stream: AnswerStream | None
+        self, turn: Turn, known: KnownNames, stream: AnswerStream | None
     ) -> AsyncIterator[Event]:
-        request = _with_previous_subject(turn, request, known)
-        recall = await self._recall(turn, request.text)
+        request = _with_previous_subject(turn, known)
+        recall = await self._recall(turn, request)
         yield _memory_event(recall)
         if recall.question != request.text:  # "like yesterday": the goal now names more
             request = understand(recall.question, known, language=request.language)
@@ -262,7 +264,12 @@ class ReasoningService:
         if asked is not None and not _covered(request, asked.asks):
             yield _answer(clar.prompt_answer(pending), Usage())
             return
-        recall = await self._recall(turn, clar.goal_with_answers(pending))
+        goal = clar.goal_with_answers(pending)
+        if goal != clar.question_with_answers(pending):  # the questions' wording is in it
+            goal_request = understand(goal, known)
+        else:
+            goal_request = request
+        recall = await self._recall(turn, goal_request, query=goal)
         yield _memory_event(recall)
         decision, usage, request = await self._select(turn, request, known)
         decision = await self._require_details(turn, recall, decision, request)
@@ -420,17 +427,21 @@ class ReasoningService:
             return decision.model_copy(update={"strategy": "deep", "questions": []})
         return decision.model_copy(update={"strategy": "clarify", "questions": questions[:3]})
 
-    async def _recall(self, turn: Turn, goal: str) -> Recall:
+    async def _recall(self, turn: Turn, request: Request, *, query: str | None = None) -> Recall:
+        """Memory for the goal `request` parsed (`query`: its text as written, when the
+        recall should search for that rather than for what the parse read)."""
         q = turn.question
+        goal = request.text if query is None else query
         found = turn.memories if turn.memories_for == goal else None
         return await self._deps.memory.recall(
-            user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal, found=found
-        )
+            user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal,
+            request=request, found=found,
+        )  # fmt: skip
 
     async def _select(
         self, turn: Turn, request: Request, known: KnownNames
     ) -> tuple[StrategyDecision, Usage, Request]:
-        recent = [n for past in turn.history[-3:] for n in understand(past.question).names]
+        recent = [n for past in turn.recent for n in past.names]
         return await self._deps.strategy.decide_and_understand(
             request,
             known=known,
@@ -449,7 +460,7 @@ class ReasoningService:
         stream: AnswerStream | None,
     ) -> Routed:
         """The decision, in one model round trip with the answer for a likely quick one."""
-        recent = [n for past in turn.history[-3:] for n in understand(past.question).names]
+        recent = [n for past in turn.recent for n in past.names]
 
         def fit(system: str, question: str) -> list[ChatMessage]:
             return self._fit(turn, recall, system=system, question=question)
@@ -521,11 +532,13 @@ class ReasoningService:
             return None
 
 
-def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> Request:
+def _with_previous_subject(turn: Turn, known: KnownNames) -> Request:
     """A bare period after a question ("since tuesday") asks that question again for it;
     a question that points back, names nothing and says what changed ("why is it
     dropping", "трафик на ней просел") asks about what the previous question named."""
-    if not turn.history:
+    request = turn.request
+    assert request is not None, "ask() parses the question into the turn first"
+    if not turn.history or turn.previous is None:
         return request
     # "since tuesday", "what about since monday?": a period, and nothing else asked
     fragment = (
@@ -536,7 +549,7 @@ def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> R
     previous = turn.history[-1].question
     if fragment and request.dates.start is not None:
         return understand(f"{previous} {request.text}", known, language=request.language)
-    if request.about_earlier and _names_something(understand(previous, known)):
+    if request.about_earlier and _names_something(turn.previous):
         return understand(f"{previous} {request.text}", known, language=request.language)
     return request
 
