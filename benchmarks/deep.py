@@ -40,12 +40,13 @@ import asyncpg
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import AnswerEvent
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.ports import ChatMessage
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from storage.migrate import apply_migrations
 from storage.trees import PgTreeStore
@@ -150,7 +151,7 @@ async def timed_run(
             ctx = PlanningContext(question="Why did traffic drop?", goal="Find the cause")
             started = time.perf_counter()
             async for event in analyst.run(ctx, user_id=1, chat_id=1):
-                if event.answer is not None and event.answer.error:
+                if isinstance(event, AnswerEvent) and event.answer.error:
                     raise RuntimeError(f"the bench analysis failed: {event.answer.text}")
             elapsed = time.perf_counter() - started
         finally:

@@ -10,6 +10,7 @@ from bot.progress import ProgressMessage
 from bot.replies import DEFAULT_MAX_REPLY_MESSAGES, send_answer
 from bot.streaming import TelegramAnswerStream
 from bot.tree_page.links import TreeLinks
+from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
 
@@ -43,7 +44,7 @@ async def run_and_reply(
     )
     async with typing:
         async for event in service.ask(question, stream=shown):
-            if event.answer is not None:
+            if isinstance(event, AnswerEvent):
                 answer = event.answer
             else:
                 await progress.update(event)

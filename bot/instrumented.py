@@ -34,8 +34,9 @@ from reasoning_core.errors import (
     LLMTimeoutError,
     StoreError,
 )
+from reasoning_core.events import AnswerEvent, Event
 from reasoning_core.llm.streaming import complete_streamed
-from reasoning_core.models import Answer, Event, Question, Usage
+from reasoning_core.models import Answer, Question, Usage
 from reasoning_core.ports import (
     AnswerStream,
     ChatMessage,
@@ -232,7 +233,7 @@ class MeteredReasoningService(ReasoningService):
         async with aclosing(inner) as events:
             async for event in events:
                 self._metrics.observe_event(event)
-                if event.answer is not None:
+                if isinstance(event, AnswerEvent):
                     seconds = time.monotonic() - started
                     self._metrics.observe_answer(event.answer, seconds)
                     _log_answer(question, event.answer, seconds)

@@ -6,8 +6,8 @@ Series (names as operators query them):
 - ``strategy_selected_total{strategy}``, ``strategy_confidence`` (histogram);
 - ``answer_seconds{strategy}`` (histogram), ``confidence_below_threshold_total``;
 - ``llm_requests_total{outcome}``, ``llm_tokens_total{kind}``;
-- ``memory_context_injected_total``, ``memory_hits_total``: from any event whose
-  data carries ``memory_hits`` (an int; > 0 means memory was injected);
+- ``memory_context_injected_total``, ``memory_hits_total``: from the ``reasoning``
+  events that carry ``memory_hits`` (> 0 means memory was injected);
 - ``reflection_triggered_total``, ``plan_revised_total``: events of those kinds;
 - ``deep_jobs{state}`` (gauge): refreshed from the database on every scrape;
 - ``telegram_errors_total{kind}``; ``database_up`` (gauge, 1 or 0 at the last scrape).
@@ -39,7 +39,14 @@ from aiogram.methods import TelegramMethod
 from aiogram.methods.base import TelegramType
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from reasoning_core.models import STRATEGIES, UNCERTAINTY_THRESHOLD, Answer, Event, Usage
+from reasoning_core.events import (
+    Event,
+    PlanRevisedEvent,
+    ReasoningEvent,
+    ReflectionEvent,
+    StrategySelectedEvent,
+)
+from reasoning_core.models import STRATEGIES, UNCERTAINTY_THRESHOLD, Answer, Usage
 
 if TYPE_CHECKING:
     from aiogram import Bot
@@ -123,19 +130,15 @@ class Metrics:
 
     def observe_event(self, event: Event) -> None:
         """Count what one reasoning event tells (answers go to `observe_answer`)."""
-        if event.kind == "strategy_selected":
-            strategy = event.data.get("strategy")
-            if isinstance(strategy, str):
-                self.strategy_selected.labels(strategy).inc()
-            confidence = event.data.get("confidence")
-            if isinstance(confidence, int | float):
-                self.strategy_confidence.observe(float(confidence))
-        elif event.kind == "reflection":
+        if isinstance(event, StrategySelectedEvent):
+            self.strategy_selected.labels(event.decision.strategy).inc()
+            self.strategy_confidence.observe(event.decision.confidence)
+        elif isinstance(event, ReflectionEvent):
             self.reflection_triggered.inc()
-        elif event.kind == "plan_revised":
+        elif isinstance(event, PlanRevisedEvent):
             self.plan_revised.inc()
-        hits = event.data.get("memory_hits")
-        if isinstance(hits, int) and not isinstance(hits, bool) and hits > 0:
+        hits = event.memory_hits if isinstance(event, ReasoningEvent) else None
+        if hits is not None and hits > 0:
             self.memory_context_injected.inc()
             self.memory_hits.inc(hits)
 

@@ -16,7 +16,7 @@ from aiogram.types import Message
 
 from bot.delivery.context import transient
 from bot.rendering import escape
-from reasoning_core.models import Event
+from reasoning_core.events import Event
 
 log = logging.getLogger(__name__)
 

@@ -15,6 +15,7 @@ from typing import TextIO
 
 from bot.input_text import clean_text
 from bot.rendering import confidence_tag, reply_words
+from reasoning_core.events import AnswerEvent
 from reasoning_core.models import (
     UNCERTAINTY_THRESHOLD,
     Answer,
@@ -158,7 +159,7 @@ async def chat_loop(service: ReasoningService, *, stream: bool = True) -> None:
             continue
         shown = TerminalStream() if stream else None
         async for event in service.ask(question(resolve_choice(text, pending)), stream=shown):
-            if event.answer is not None:
+            if isinstance(event, AnswerEvent):
                 pending = event.answer.clarification
                 language = event.answer.language
                 rest = format_answer(event.answer) if shown is None else shown.rest(event.answer)

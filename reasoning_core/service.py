@@ -24,6 +24,16 @@ from reasoning_core.answers.fixed import (
 )
 from reasoning_core.answers.quick import answer_quickly, as_written
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
+from reasoning_core.events import (
+    AnswerEvent,
+    ClarificationRequiredEvent,
+    ErrorEvent,
+    Event,
+    ReasoningCompletedEvent,
+    ReasoningEvent,
+    ReasoningStartedEvent,
+    StrategySelectedEvent,
+)
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
@@ -31,7 +41,6 @@ from reasoning_core.memory.reuse import parameters_of
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
 from reasoning_core.models import (
     Answer,
-    Event,
     Language,
     Question,
     StrategyDecision,
@@ -39,7 +48,6 @@ from reasoning_core.models import (
     Usage,
     as_language,
 )
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import (
     AnswerStream,
     ChatMessage,
@@ -49,12 +57,13 @@ from reasoning_core.ports import (
     PendingClarification,
     SessionStore,
 )
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.uncertainty import with_uncertainty
 from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import Routed, StrategySelector
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
-from reasoning_core.understanding.parse import detect_language, parsed_text, understand
+from reasoning_core.understanding.parse import detect_language, understand
 from reasoning_core.understanding.pending import answers_pending
 from reasoning_core.understanding.request import Request
 
@@ -165,7 +174,7 @@ class ReasoningService:
         """Run `ask` to the end and return the final answer."""
         final: Answer | None = None
         async for event in self.ask(question, stream=stream):
-            if event.answer is not None:
+            if isinstance(event, AnswerEvent):
                 final = event.answer
         assert final is not None, "ask() always ends with an answer event"
         return final
@@ -176,11 +185,13 @@ class ReasoningService:
         """The events of answering `question`; a quick answer's text also goes to `stream`
         while the model writes it (the final `answer` event carries it whole)."""
         words = _words(detect_language(question.text))
-        yield Event(kind="reasoning_started", message=words["thinking"])
-        # The memory search for the question as asked goes with the turn's reads.
-        turn = await self._deps.turns.load(question, memory_query=parsed_text(question.text))
+        yield ReasoningStartedEvent(message=words["thinking"])
         known = await self._known_names()
-        request = understand(turn.question.text, known)
+        # The one parse of the question: everything after reads `turn.request`.
+        request = understand(question.text, known)
+        # The memory search for the question as parsed goes with the turn's reads.
+        turn = await self._deps.turns.load(question, memory_query=request.text)
+        turn = turn.parsed(request, known)
         pending = (
             turn.pending if turn.pending_known else await self._active_clarification(turn.question)
         )
@@ -190,31 +201,31 @@ class ReasoningService:
         steps = (
             self._continue_clarification(turn, pending, known)
             if pending is not None
-            else self._decide(turn, request, known, stream)
+            else self._decide(turn, known, stream)
         )
-        final: Event | None = None
+        final: AnswerEvent | None = None
         async for event in steps:
-            if event.kind == "answer":
+            if isinstance(event, AnswerEvent):
                 final = event
             else:
                 yield event
-        assert final is not None and final.answer is not None
-        yield Event(kind="reasoning_completed", message=_words(final.answer.language)["done"])
+        assert final is not None
+        yield ReasoningCompletedEvent(message=_words(final.answer.language)["done"])
         await self._deps.recorder.record(
             turn,
             final.answer,
-            goal=final.data.get("goal", turn.question.text),
-            parameters=final.data.get("parameters", {}),
+            goal=final.goal if final.goal is not None else turn.question.text,
+            parameters=final.parameters if final.parameters is not None else {},
         )
-        yield Event(kind="answer", answer=final.answer)
+        yield AnswerEvent(answer=final.answer)
 
     # --- the decision point -------------------------------------------------------
 
     async def _decide(
-        self, turn: Turn, request: Request, known: KnownNames, stream: AnswerStream | None
+        self, turn: Turn, known: KnownNames, stream: AnswerStream | None
     ) -> AsyncIterator[Event]:
-        request = _with_previous_subject(turn, request, known)
-        recall = await self._recall(turn, request.text)
+        request = _with_previous_subject(turn, known)
+        recall = await self._recall(turn, request)
         yield _memory_event(recall)
         if recall.question != request.text:  # "like yesterday": the goal now names more
             request = understand(recall.question, known, language=request.language)
@@ -253,7 +264,12 @@ class ReasoningService:
         if asked is not None and not _covered(request, asked.asks):
             yield _answer(clar.prompt_answer(pending), Usage())
             return
-        recall = await self._recall(turn, clar.goal_with_answers(pending))
+        goal = clar.goal_with_answers(pending)
+        if goal != clar.question_with_answers(pending):  # the questions' wording is in it
+            goal_request = understand(goal, known)
+        else:
+            goal_request = request
+        recall = await self._recall(turn, goal_request, query=goal)
         yield _memory_event(recall)
         decision, usage, request = await self._select(turn, request, known)
         decision = await self._require_details(turn, recall, decision, request)
@@ -288,21 +304,21 @@ class ReasoningService:
     ) -> AsyncIterator[Event]:
         # What a later "like yesterday" may reuse: this request's names, then reused ones.
         parameters = {**parameters_of(request), **recall.parameters}
-        done = {"goal": recall.question, "parameters": parameters}
+        done = _Done(goal=recall.question, parameters=parameters)
         if decision.strategy == "decline":
             yield _answer(decline_answer(decision), usage, done)
             return
         if decision.strategy == "deep" and self._deps.deep is not None:
             async for event in self._deep(turn, recall, decision, request):
-                if event.answer is None:
-                    yield event
-                else:
+                if isinstance(event, AnswerEvent):
                     answer = _decided(event.answer, decision, assumptions)
                     yield _answer(answer, usage, done)
+                else:
+                    yield event
             return
         answer = early or await self._quick(turn, recall, decision.language, stream)
         if answer.error and answer.error != "llm_not_configured":
-            yield Event(kind="error", message=answer.error)
+            yield ErrorEvent(message=answer.error)
         answer = _decided(answer, decision, assumptions)
         if decision.strategy == "deep":
             answer = _deep_pending_note(answer, decision.language)
@@ -319,7 +335,7 @@ class ReasoningService:
             return
         async with slots.slot(turn.question.user_id) as acquired:
             if not acquired:
-                yield Event(kind="answer", answer=deep_busy_answer(slots.limit, decision))
+                yield AnswerEvent(answer=deep_busy_answer(slots.limit, decision))
                 return
             async for event in self._run_deep(turn, recall, decision, request):
                 yield event
@@ -348,7 +364,7 @@ class ReasoningService:
             restated_goal=question.text,
             language=language,
         )
-        yield Event(kind="reasoning_started", message=_words(language)["thinking"])
+        yield ReasoningStartedEvent(message=_words(language)["thinking"])
         if self._deps.deep is None:
             yield _answer(no_llm_answer(language), Usage())
             return
@@ -364,10 +380,10 @@ class ReasoningService:
             ctx, decision, user_id=question.user_id, chat_id=question.chat_id
         )
         async for event in run:
-            if event.answer is None:
-                yield event
-            else:
+            if isinstance(event, AnswerEvent):
                 yield _answer(_decided(event.answer, decision, []), Usage())
+            else:
+                yield event
 
     async def resume_deep_jobs(self, deliver: Deliver) -> int:
         """Finish deep analyses a crashed process left running; `deliver` sends each answer."""
@@ -411,17 +427,21 @@ class ReasoningService:
             return decision.model_copy(update={"strategy": "deep", "questions": []})
         return decision.model_copy(update={"strategy": "clarify", "questions": questions[:3]})
 
-    async def _recall(self, turn: Turn, goal: str) -> Recall:
+    async def _recall(self, turn: Turn, request: Request, *, query: str | None = None) -> Recall:
+        """Memory for the goal `request` parsed (`query`: its text as written, when the
+        recall should search for that rather than for what the parse read)."""
         q = turn.question
+        goal = request.text if query is None else query
         found = turn.memories if turn.memories_for == goal else None
         return await self._deps.memory.recall(
-            user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal, found=found
-        )
+            user_id=q.user_id, chat_id=q.chat_id, project=q.project, query=goal,
+            request=request, found=found,
+        )  # fmt: skip
 
     async def _select(
         self, turn: Turn, request: Request, known: KnownNames
     ) -> tuple[StrategyDecision, Usage, Request]:
-        recent = [n for past in turn.history[-3:] for n in understand(past.question).names]
+        recent = [n for past in turn.recent for n in past.names]
         return await self._deps.strategy.decide_and_understand(
             request,
             known=known,
@@ -440,7 +460,7 @@ class ReasoningService:
         stream: AnswerStream | None,
     ) -> Routed:
         """The decision, in one model round trip with the answer for a likely quick one."""
-        recent = [n for past in turn.history[-3:] for n in understand(past.question).names]
+        recent = [n for past in turn.recent for n in past.names]
 
         def fit(system: str, question: str) -> list[ChatMessage]:
             return self._fit(turn, recall, system=system, question=question)
@@ -512,11 +532,13 @@ class ReasoningService:
             return None
 
 
-def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> Request:
+def _with_previous_subject(turn: Turn, known: KnownNames) -> Request:
     """A bare period after a question ("since tuesday") asks that question again for it;
     a question that points back, names nothing and says what changed ("why is it
     dropping", "трафик на ней просел") asks about what the previous question named."""
-    if not turn.history:
+    request = turn.request
+    assert request is not None, "ask() parses the question into the turn first"
+    if not turn.history or turn.previous is None:
         return request
     # "since tuesday", "what about since monday?": a period, and nothing else asked
     fragment = (
@@ -527,7 +549,7 @@ def _with_previous_subject(turn: Turn, request: Request, known: KnownNames) -> R
     previous = turn.history[-1].question
     if fragment and request.dates.start is not None:
         return understand(f"{previous} {request.text}", known, language=request.language)
-    if request.about_earlier and _names_something(understand(previous, known)):
+    if request.about_earlier and _names_something(turn.previous):
         return understand(f"{previous} {request.text}", known, language=request.language)
     return request
 
@@ -567,35 +589,42 @@ def _planning_context(
     )
 
 
-def _selected(decision: StrategyDecision) -> Event:
+def _selected(decision: StrategyDecision) -> StrategySelectedEvent:
     words = _words(decision.language)
-    return Event(
-        kind="strategy_selected",
+    return StrategySelectedEvent(
         message=words["strategy"].format(strategy=words[decision.strategy], p=decision.confidence),
-        data=decision.model_dump(),
+        decision=decision,
     )
 
 
-def _memory_event(recall: Recall) -> Event:
+def _memory_event(recall: Recall) -> ReasoningEvent:
     """How many long-term memory entries went into this answer's context (for metrics)."""
-    return Event(kind="reasoning", data={"memory_hits": len(recall.entries)})
+    return ReasoningEvent(memory_hits=len(recall.entries))
 
 
-def _clarification_event(pending: PendingClarification) -> Event:
-    return Event(
-        kind="clarification_required",
+def _clarification_event(pending: PendingClarification) -> ClarificationRequiredEvent:
+    return ClarificationRequiredEvent(
         message=_words(pending.decision.language)["detail"],
-        data={
-            "clarification_id": pending.id,
-            "questions": [q.model_dump() for q in pending.questions],
-        },
+        clarification_id=pending.id,
+        questions=list(pending.questions),
     )
 
 
-def _answer(answer: Answer, usage: Usage, data: dict[str, Any] | None = None) -> Event:
+@dataclass(frozen=True)
+class _Done:
+    """What an answer was about, for the recorder: the goal and the parameters a later
+    "like yesterday" may reuse."""
+
+    goal: str
+    parameters: dict[str, Any]
+
+
+def _answer(answer: Answer, usage: Usage, done: _Done | None = None) -> AnswerEvent:
     # Every path ends here: below 0.7 the answer says why, from the real causes.
     merged = with_uncertainty(answer.model_copy(update={"usage": answer.usage + usage}))
-    return Event(kind="answer", answer=merged, data=data or {})
+    if done is None:
+        return AnswerEvent(answer=merged)
+    return AnswerEvent(answer=merged, goal=done.goal, parameters=done.parameters)
 
 
 def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:

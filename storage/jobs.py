@@ -15,8 +15,8 @@ import asyncpg
 
 from reasoning_core.errors import NotFoundError
 from reasoning_core.models import Answer
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import Job
+from reasoning_core.ports.planning import PlanningContext
 from storage.errors import translated
 
 _COLUMNS = (

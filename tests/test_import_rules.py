@@ -150,3 +150,39 @@ def test_banned_imports(package: str) -> None:
             if top in rules and relative not in rules[top]:
                 broken.append(f"{relative}:{imported.line} imports {imported.target}")
     assert sorted(set(broken)) == []
+
+
+#: Lower layers of reasoning_core and the only core modules each may import besides its own.
+LAYERS: dict[str, tuple[str, ...]] = {
+    # The date grammar sits beside the parser: understanding reads no runbooks.
+    "reasoning_core.understanding": (
+        "reasoning_core.models",
+        "reasoning_core.errors",
+        "reasoning_core.tools.base",
+    ),
+    # Ports speak in contracts only (models, the parsed Request, tool requests), never
+    # in the planners, the explorer or the service that use them.
+    "reasoning_core.ports": (
+        "reasoning_core.models",
+        "reasoning_core.errors",
+        "reasoning_core.tools.base",
+        "reasoning_core.understanding",
+    ),
+}
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+@pytest.mark.parametrize("layer", sorted(LAYERS))
+def test_lower_layers_import_nothing_above_them(layer: str) -> None:
+    allowed = (layer, *LAYERS[layer])
+    wrong = sorted(
+        f"{name} imports {target}"
+        for name, targets in import_graph().items()
+        if _within(name, layer)
+        for target in targets
+        if _within(target, "reasoning_core") and not any(_within(target, a) for a in allowed)
+    )
+    assert wrong == []

@@ -24,12 +24,13 @@ from benchmarks.incidents.generate import generate_cases
 from benchmarks.incidents.metrics import CaseResult, figures, format_figures
 from demo.loader import load_case_dir
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.ports import ChatModel, Planner
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
@@ -140,7 +141,7 @@ async def _run_case(
     )
     answer: Answer | None = None
     async for event in analyst.run(ctx, user_id=_USER, chat_id=_USER):
-        if event.answer is not None:
+        if isinstance(event, AnswerEvent):
             answer = event.answer
     return CaseResult.of(name, case, answer, checks=tool.runs)
 

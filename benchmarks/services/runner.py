@@ -34,10 +34,11 @@ from demo.services.dataset import build_scenario_tsdb
 from demo.services.prometheus import LocalPrometheus, PrometheusUnavailableError
 from demo.services.prometheus import unavailable_reason as prometheus_unavailable
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Tree
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.prometheus import PrometheusTool
@@ -129,7 +130,7 @@ async def _run_case(
             )  # fmt: skip
             answer: Answer | None = None
             async for event in analyst.run(ctx, user_id=_USER, chat_id=_USER):
-                if event.answer is not None:
+                if isinstance(event, AnswerEvent):
                     answer = event.answer
             checks = tool.runs
     finally:

@@ -17,6 +17,7 @@ from contextlib import asynccontextmanager
 from bot.alerts.poster import AlertPoster, AlertPostError
 from bot.alerts.words import note_html
 from reasoning_core.errors import ReasoningError, StoreError
+from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Question
 from reasoning_core.ports import AlertAnalysis, AlertStore
 from reasoning_core.service import ReasoningService
@@ -119,7 +120,8 @@ class AlertWorker:
             question, parameters=analysis.parameters, language=analysis.language
         )
         async for event in events:
-            answer = event.answer or answer
+            if isinstance(event, AnswerEvent):
+                answer = event.answer
         return answer
 
     async def _beat(self, analysis_id: int) -> None:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from reasoning_core.errors import StoreError
-from reasoning_core.models import Answer, Event
+from reasoning_core.events import AnswerEvent, Event
+from reasoning_core.models import Answer
 from reasoning_core.ports import ApiJobStore
 
 log = logging.getLogger(__name__)
@@ -34,17 +35,14 @@ _POLL_SEC = 1.0
 
 
 def sse_event(event: Event, *, first: bool) -> SseEvent:
-    """The stream's name and data for one service event."""
-    if event.answer is not None:
+    """The stream's name and data for one service event (the event's fields as ``data``,
+    under the names clients have always read)."""
+    if isinstance(event, AnswerEvent):
         return "completed", {"answer": event.answer.model_dump(mode="json")}
     if event.kind == "reasoning_started" and first:
         return "reasoning_started", {"message": event.message}
     name = event.kind if event.kind in _PASSED_THROUGH else "reasoning"
-    return name, {"kind": event.kind, "message": event.message, "data": _jsonable(event.data)}
-
-
-def _jsonable(data: dict[str, Any]) -> dict[str, Any]:
-    return Event(kind="reasoning", data=data).model_dump(mode="json")["data"]  # type: ignore[no-any-return]
+    return name, {"kind": event.kind, "message": event.message, "data": event.payload()}
 
 
 @dataclass
@@ -98,8 +96,9 @@ class JobBoard:
         try:
             async for event in rest:
                 live.add(sse_event(event, first=not live.events))
-                answer = event.answer or answer
-                if event.message and event.answer is None:
+                if isinstance(event, AnswerEvent):
+                    answer = event.answer
+                elif event.message:
                     await self._progress(live.id, event.message)
             await self._store.finish(live.id, status="done", answer=answer)
         except Exception as e:  # the job's own failure: stored, and the stream ends

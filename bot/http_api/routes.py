@@ -27,7 +27,8 @@ from bot.http_api.openapi import openapi_document
 from bot.input_text import clean_text
 from bot.instrumented import usage_owner
 from reasoning_core.errors import StoreError
-from reasoning_core.models import Answer, Event, Question
+from reasoning_core.events import AnswerEvent, Event, StrategySelectedEvent
+from reasoning_core.models import Answer, Question
 from reasoning_core.ports import ApiJob, ApiJobStore, ApiKey
 from reasoning_core.service import ReasoningService
 
@@ -102,10 +103,13 @@ class ApiRoutes:
         seen: list[Event] = []
         async for event in events:
             seen.append(event)
-            if event.answer is not None:  # decided and answered at once (clarify, decline)
+            if isinstance(event, AnswerEvent):  # decided and answered at once (clarify, decline)
                 await events.aclose()  # type: ignore[attr-defined]
                 return _json(event.answer)
-            if event.kind == "strategy_selected" and event.data.get("strategy") in _JOB_STRATEGIES:
+            if (
+                isinstance(event, StrategySelectedEvent)
+                and event.decision.strategy in _JOB_STRATEGIES
+            ):
                 break
         job_id = secrets.token_urlsafe(12)
         await self._board.start(

@@ -22,12 +22,13 @@ from reasoning_core.errors import (
     StoreError,
     UnanswerableError,
 )
+from reasoning_core.events import AnswerEvent, ErrorEvent, Event, TreeCreatedEvent
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
-from reasoning_core.models import Answer, Event, Language, Synthesis, Tree, as_language
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.models import Answer, Language, Synthesis, Tree, as_language
 from reasoning_core.ports import ChatModel, Planner, TreeEvent, TreeJournal, TreeStore
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings, Reflector
 from reasoning_core.reflection.report import (
     apply_not_established,
@@ -130,10 +131,8 @@ class DeepAnalyst:
                 yield event
             return
         verb = "started" if tree_id is None else "resumed"
-        yield Event(
-            kind="tree_created",
-            message=words[verb].format(tree=tree.id),
-            data={"tree_id": tree.id, "resumed": tree_id is not None},
+        yield TreeCreatedEvent(
+            message=words[verb].format(tree=tree.id), tree_id=tree.id, resumed=tree_id is not None
         )
         async for event in self._grow(manager, tree.id, ctx, language):
             yield event
@@ -152,7 +151,7 @@ class DeepAnalyst:
         except OutsideDataError as e:  # not a failure: the answer says which period there is
             await _close(manager, "completed")
             answer = _outside_data(str(e), tree_id, language)
-            yield Event(kind="answer", message=words["no_data"], answer=answer)
+            yield AnswerEvent(message=words["no_data"], answer=answer)
             return
         except ReasoningError as e:
             log.warning("deep analysis of tree %s failed: %s", tree_id, e)
@@ -171,7 +170,7 @@ class DeepAnalyst:
             tree=manager.tree,
             question=reflector.question if reflector is not None else None,
         )
-        yield Event(kind="answer", message=words["done"], answer=answer)
+        yield AnswerEvent(message=words["done"], answer=answer)
 
     async def _open(
         self,
@@ -192,7 +191,7 @@ class DeepAnalyst:
         """Keep a reflection event in the tree's journal; a failure only loses the entry."""
         if self._journal is None:
             return
-        data = {k: v for k, v in event.data.items() if k != "tree_id"}
+        data = {k: v for k, v in event.payload().items() if k != "tree_id"}
         entry = TreeEvent(kind=event.kind, message=event.message, data=data)
         try:
             await self._journal.record(tree_id, entry)
@@ -294,8 +293,8 @@ async def _stopped(
     failure gets an error id (`_failed`)."""
     if isinstance(error, UnanswerableError):
         answer = unanswerable_answer(str(error), language=language, tree_id=tree_id)
-        yield Event(kind="error", message=str(error), data={"tree_id": tree_id})
-        yield Event(kind="answer", message=_words(language)["failed"], answer=answer)
+        yield ErrorEvent(message=str(error), tree_id=tree_id)
+        yield AnswerEvent(message=_words(language)["failed"], answer=answer)
         return
     why = _words(language)["broke"].format(error=error)
     async for event in _failed(why, tree_id=tree_id, language=language):
@@ -306,7 +305,7 @@ async def _failed(why: str, *, tree_id: str | None, language: Language) -> Async
     """The failure in the log under an error id; the user gets the id and what to do."""
     error_id = new_error_id()
     log.error("deep analysis failed (error %s, tree %s): %s", error_id, tree_id, why)
-    yield Event(kind="error", message=f"deep analysis failed (error {error_id})",
-                data={"tree_id": tree_id, "error_id": error_id})  # fmt: skip
+    yield ErrorEvent(message=f"deep analysis failed (error {error_id})", tree_id=tree_id,
+                     error_id=error_id)  # fmt: skip
     answer = deep_failure_answer(error_id, language=language, tree_id=tree_id)
-    yield Event(kind="answer", message=_words(language)["failed"], answer=answer)
+    yield AnswerEvent(message=_words(language)["failed"], answer=answer)

@@ -21,9 +21,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.errors import StoreError
-from reasoning_core.models import Answer, Event, as_language
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.events import (
+    AnswerEvent,
+    Event,
+    ReasoningEvent,
+    ReasoningStartedEvent,
+    TreeCreatedEvent,
+)
+from reasoning_core.models import Answer, as_language
 from reasoning_core.ports import Job, JobStore
+from reasoning_core.ports.planning import PlanningContext
 
 log = logging.getLogger(__name__)
 
@@ -85,9 +92,9 @@ class DeepJobRunner:
             return
         claimed = await self._jobs.claim(job.id)
         if claimed is None:  # another worker took it: it will answer
-            yield Event(kind="reasoning", message=words["queued"], data={"job_id": job.id})
+            yield ReasoningEvent(message=words["queued"], job_id=job.id)
             return
-        yield Event(kind="reasoning_started", message=words["started"], data={"job_id": job.id})
+        yield ReasoningStartedEvent(message=words["started"], job_id=job.id)
         async for event in self._run(claimed):
             yield event
 
@@ -95,23 +102,23 @@ class DeepJobRunner:
         """A keyed job met again: its stored answer, or the analysis continued here."""
         if job.status == "done" and job.answer is not None:
             log.info("deep-analysis job %s is done: its answer is sent again", job.id)
-            yield Event(kind="answer", answer=job.answer)
+            yield AnswerEvent(answer=job.answer)
             return
         taken = None if job.status == "failed" else await self._jobs.take_over(job.id)
         if taken is None:  # failed (or finished meanwhile): say so once
             done = await self._jobs.get(job.id)
             if done is not None and done.status == "done" and done.answer is not None:
-                yield Event(kind="answer", answer=done.answer)
+                yield AnswerEvent(answer=done.answer)
                 return
             why = (done.error if done else None) or job.error or "no answer"
-            yield Event(kind="answer", answer=_gave_up(job, why))
+            yield AnswerEvent(answer=_gave_up(job, why))
             return
         log.info("continuing deep-analysis job %s (attempt %d, tree %s)", taken.id,
                  taken.attempts, taken.tree_id)  # fmt: skip
         if taken.attempts > self._max_attempts:
             why = _words(taken.context.language)["interrupted"].format(count=taken.attempts - 1)
             await self._jobs.fail(taken.id, why)
-            yield Event(kind="answer", answer=_gave_up(taken, why))
+            yield AnswerEvent(answer=_gave_up(taken, why))
             return
         async for event in self._run(taken):
             yield event
@@ -140,7 +147,8 @@ class DeepJobRunner:
         else:
             answer = None
             async for event in self._run(job):
-                answer = event.answer or answer
+                if isinstance(event, AnswerEvent):
+                    answer = event.answer
         if answer is not None:
             await deliver(job, answer)
         return True
@@ -153,9 +161,10 @@ class DeepJobRunner:
                 job.context, user_id=job.user_id, chat_id=job.chat_id, tree_id=job.tree_id
             )
             async for event in run:
-                if event.kind == "tree_created" and job.tree_id is None:
-                    await self._record_tree(job.id, str(event.data["tree_id"]))
-                answer = event.answer or answer
+                if isinstance(event, TreeCreatedEvent) and job.tree_id is None:
+                    await self._record_tree(job.id, event.tree_id)
+                if isinstance(event, AnswerEvent):
+                    answer = event.answer
                 yield event
         except Exception as e:
             await self._finish(job, None, f"{type(e).__name__}: {e}")

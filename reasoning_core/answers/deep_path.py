@@ -12,16 +12,16 @@ from typing import Any
 
 from reasoning_core.answers.deep_jobs import DeepJobRunner, Deliver
 from reasoning_core.errors import NotFoundError
+from reasoning_core.events import AnswerEvent, Event
 from reasoning_core.models import (
     Answer,
     ClarifyingQuestion,
-    Event,
     StrategyDecision,
     Tree,
     as_language,
 )
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import TreeStore
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tree.render import render_tree_text
 from reasoning_core.understanding.request import Request
 
@@ -78,7 +78,7 @@ class DeepPath:
             ctx = ctx.model_copy(update={"guidance": guidance})
         answer: Answer | None = None
         async for event in self._runner.submit(ctx, user_id=user_id, chat_id=chat_id, key=key):
-            if event.kind == "answer" and event.answer is not None:
+            if isinstance(event, AnswerEvent):
                 answer = event.answer
             else:
                 yield event
@@ -91,7 +91,7 @@ class DeepPath:
                 uncertainty_reason=_NOT_FINISHED[language],
                 language=language,
             )
-        yield Event(kind="answer", answer=answer)
+        yield AnswerEvent(answer=answer)
 
     async def tree(self, tree_id: str, *, user_id: int | None) -> Tree | None:
         """The tree, or None if unknown or another user's.

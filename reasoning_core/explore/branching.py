@@ -26,7 +26,7 @@ from reasoning_core.explore.policy import (
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import checks_under, focused, hypotheses_under
 from reasoning_core.explore.stopping import StopSignal
-from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
+from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import is_active
 
@@ -76,7 +76,7 @@ class Brancher:
         if not self.should_branch(node_id):
             return False
         node = tree.nodes[node_id]
-        self._emit("reasoning", line("undecided", id=node_id, p=node.confidence or node.prior))
+        self._emit(line("undecided", id=node_id, p=node.confidence or node.prior))
         sub_ctx = focused(ctx, proposal, tree)
         try:
             rounds = remaining_rounds("branch", node.depth, self._budgets.depth_limit)
@@ -87,7 +87,7 @@ class Brancher:
         except StoreError:
             raise
         except ReasoningError as e:
-            self._emit("reasoning", line("no_branch", id=node_id, error=e))
+            self._emit(line("no_branch", id=node_id, error=e))
             return False
         if plan.conclusion is not None or not plan.hypotheses:
             return False

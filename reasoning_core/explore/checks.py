@@ -30,6 +30,7 @@ from collections.abc import Coroutine, Mapping, Sequence
 from typing import Any
 
 from reasoning_core.errors import ReasoningError, StoreError, ToolError
+from reasoning_core.events import NodeCompletedEvent
 from reasoning_core.explore.budgets import BudgetExhaustedError
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.growth import Growth
@@ -47,8 +48,8 @@ from reasoning_core.explore.scheduler import PriorityScheduler
 from reasoning_core.explore.state import check_of, checks_under
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.models import Evidence, Node
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.ports import BatchInterpreter
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.tools.base import Tool, ToolResult, sample_rows
 from reasoning_core.tree.aggregation import has_evidence
 from reasoning_core.tree.manager import TreeManager
@@ -363,9 +364,8 @@ class CheckRunner:
                 evidence.confirmed
             ]
             self._emit(
-                "node_completed",
                 line("completed", id=node.id, verdict=evidence.confirmed,
                      p=evidence.confidence, text=evidence.text[:120]),
-                node_id=node.id, verdict=verdict, confidence=node.confidence,
+                NodeCompletedEvent(node_id=node.id, verdict=verdict, confidence=node.confidence),
             )  # fmt: skip
         self._stop.after_result(self._manager.tree.synthesis)

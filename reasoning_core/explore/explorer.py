@@ -47,6 +47,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
+from reasoning_core.events import Event, SynthesisEvent
 from reasoning_core.explore.branching import Brancher
 from reasoning_core.explore.budgets import BudgetExhaustedError, Budgets, BudgetTracker
 from reasoning_core.explore.checks import CheckRunner
@@ -72,9 +73,9 @@ from reasoning_core.explore.state import (
     with_plan_parameters,
 )
 from reasoning_core.explore.stopping import StopSignal
-from reasoning_core.models import Event, Synthesis
-from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
+from reasoning_core.models import Synthesis
 from reasoning_core.ports import Planner
+from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.reflection.reflector import Reflector
 from reasoning_core.tools.base import Tool
 from reasoning_core.tree.edits import ROOT_ID
@@ -219,7 +220,7 @@ class Explorer:
     async def _plan(self, ctx: PlanningContext, group: asyncio.TaskGroup) -> None:
         """Propose hypotheses; each one is explored as soon as it is in the tree."""
         gate = self._gate
-        self._emit("reasoning", line("proposing"))
+        self._emit(line("proposing"))
         try:
             plan = await gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(ctx))
         except LLMError as e:
@@ -228,7 +229,7 @@ class Explorer:
             failed = gate.name
             log.warning("%s planner failed (%s); falling back", failed, e)
             fallback = gate.fall_back()
-            self._emit("reasoning", line("fallback", failed=failed, error=e,
+            self._emit(line("fallback", failed=failed, error=e,
                                          fallback=fallback.name))  # fmt: skip
             plan = await gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(ctx))
         if plan.conclusion is not None:
@@ -317,9 +318,8 @@ class Explorer:
             strategy=self._policy.merge,
         )  # fmt: skip
         self._emit(
-            "synthesis",
             line("primary", title=final.primary.title, p=final.confidence),
-            synthesis=final.model_dump(mode="json"),
+            SynthesisEvent(synthesis=final),
         )
         return final
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from reasoning_core.errors import TreeError
+from reasoning_core.events import NodeAddedEvent, NodeCompletedEvent, NodeRejectedEvent
 from reasoning_core.explore.budgets import Budgets, BudgetTracker
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.policy import check_promise
@@ -33,7 +34,7 @@ from reasoning_core.explore.state import (
     known_keys,
 )
 from reasoning_core.models import Evidence, Node
-from reasoning_core.planners.contract import (
+from reasoning_core.ports.planning import (
     CheckProposal,
     HypothesisProposal,
     Plan,
@@ -68,8 +69,8 @@ class Growth:
 
     def _drop(self, kind: str, title: str, reason: str) -> None:
         log.info("dropped a proposed %s %r: %s", kind, title, reason)
-        self._emit("node_rejected", line(f"ignored_{kind}", title=title, reason=reason),
-                   dropped=True, reason=reason)  # fmt: skip
+        self._emit(line(f"ignored_{kind}", title=title, reason=reason),
+                   NodeRejectedEvent(dropped=True, reason=reason))  # fmt: skip
 
     async def add_hypotheses(
         self,
@@ -110,8 +111,8 @@ class Growth:
             if isinstance(node, TreeError):
                 self._drop("hypothesis", proposal.title, str(node))
                 continue
-            self._emit("node_added", line("hypothesis", id=node.id, title=node.title),
-                       node_id=node.id, node_type="hypothesis")  # fmt: skip
+            self._emit(line("hypothesis", id=node.id, title=node.title),
+                       NodeAddedEvent(node_id=node.id, node_type="hypothesis"))  # fmt: skip
             if proposal.children:  # alternatives: explored as its sub-hypotheses
                 await self.add_hypotheses(
                     node.id, proposal.children, ctx=ctx, planner=planner, parameters=parameters
@@ -152,7 +153,7 @@ class Growth:
             node.id, finding_title(self._language), "verification", context={"conclusion": True}
         )
         await self._manager.set_node_result(check.id, conclusion)
-        self._emit("node_completed", line("nothing", title=title), node_id=check.id)
+        self._emit(line("nothing", title=title), NodeCompletedEvent(node_id=check.id))
 
     async def add_checks(
         self,
@@ -207,8 +208,8 @@ class Growth:
         if isinstance(node, TreeError):
             self._drop("check", check.description[:80], str(node))
             return None
-        self._emit("node_added", line("check", id=node.id, title=node.title), node_id=node.id,
-                   node_type="verification")  # fmt: skip
+        self._emit(line("check", id=node.id, title=node.title),
+                   NodeAddedEvent(node_id=node.id, node_type="verification"))  # fmt: skip
         if check.tool not in tools:
             known = ", ".join(sorted(tools)) or "none"
             await self.close(node.id, f"unknown tool {check.tool!r} (available: {known})",
@@ -234,9 +235,9 @@ class Growth:
         except TreeError as e:
             self._drop("check", check.description[:80], str(e))
             return None
-        self._emit("node_added", line("retry", id=node.id, of=retry_of, how=how_text(how,
-                   self._language)), node_id=node.id, node_type="verification",
-                   retry_of=retry_of)  # fmt: skip
+        self._emit(line("retry", id=node.id, of=retry_of, how=how_text(how, self._language)),
+                   NodeAddedEvent(node_id=node.id, node_type="verification",
+                                  retry_of=retry_of))  # fmt: skip
         return node.id
 
     async def close(self, node_id: str, reason: str, *, prune: bool) -> None:
@@ -246,8 +247,8 @@ class Growth:
         else:
             node = await self._manager.reject_node(node_id, reason)
         verb = "pruned" if prune else "rejected"
-        self._emit("node_rejected", line(verb, id=node.id, reason=reason), node_id=node.id,
-                   status=node.status, reason=reason)  # fmt: skip
+        rejected = NodeRejectedEvent(node_id=node.id, status=node.status, reason=reason)
+        self._emit(line(verb, id=node.id, reason=reason), rejected)
 
     async def close_open_work(self, reason: str) -> None:
         """Prune checks left open (the run stopped before them)."""

@@ -29,7 +29,7 @@ from reasoning_core.explore.policy import ROOT_PRIORITY, MergeStrategy
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis, Synthesis, Tree
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.revision import SET_ASIDE
 from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES, adjusted_confidence
 from reasoning_core.tree.manager import TreeManager
@@ -78,7 +78,7 @@ async def conclude(
     aggregated = synthesize(tree, language=ctx.language)
     worded: Synthesis | None = None
     if not stop.deadline_reached:
-        emit("reasoning", line("writing"))
+        emit(line("writing"))
         try:
             worded = await gate.ask(
                 ROOT_PRIORITY, lambda planner: planner.synthesize(ctx, tree, aggregated)

@@ -28,6 +28,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from reasoning_core.errors import ReasoningError, StoreError
+from reasoning_core.events import NodeRejectedEvent
 from reasoning_core.explore.checks import CheckRunner
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.growth import Growth
@@ -36,12 +37,13 @@ from reasoning_core.explore.policy import ROOT_PRIORITY, ExplorationPolicy, prio
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import check_of, proposal_of
 from reasoning_core.explore.stopping import StopSignal
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.reflection.decision import RetryPlan
 from reasoning_core.reflection.reflector import (
     Reflector,
+    plan_revised_event,
     plan_revised_message,
-    reflection_data,
+    reflection_event,
     reflection_message,
 )
 from reasoning_core.reflection.retry import direct_retry, finish, pick, retry_context
@@ -95,7 +97,7 @@ class ReflectionRounds:
                 return
             reflection = await reflector.reflect(tree, checkpoints, may_ask=self._gate.may_ask_llm)
             message = reflection_message(reflection, ctx.language)
-            self._emit("reflection", message, **reflection_data(reflection))
+            self._emit(message, reflection_event(reflection))
             decision = reflection.decision
             acted = False
             if decision.action != "continue":
@@ -160,7 +162,7 @@ class ReflectionRounds:
         except StoreError:
             raise
         except ReasoningError as e:
-            self._emit("reasoning", line("no_retry", key=original.key, error=e))
+            self._emit(line("no_retry", key=original.key, error=e))
             return None
         return pick(list(checks), original)
 
@@ -172,24 +174,22 @@ class ReflectionRounds:
         revised = reflector.start_revision(ctx, tree, reason=reason)
         if revised is None:
             return False
-        self._emit("reasoning", line("revising"))
+        self._emit(line("revising"))
         try:
             plan = await self._gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(revised))
         except StoreError:
             raise
         except ReasoningError as e:
-            self._emit("reasoning", line("revise_failed", error=e))
+            self._emit(line("revise_failed", error=e))
             return False
         accepted, refused = reflector.screen(tree, plan.hypotheses)
         for proposal, why in refused:
             self._emit(
-                "node_rejected",
                 line("ignored_hypothesis", title=proposal.title, reason=why),
-                dropped=True,
-                reason=why,
+                NodeRejectedEvent(dropped=True, reason=why),
             )
         if not accepted or plan.conclusion is not None:
-            self._emit("reasoning", line("not_revised"))
+            self._emit(line("not_revised"))
             return False
         revision = await self._manager.begin_revision()
         aside = set_aside(tree, revision=revision, reason=reason)
@@ -198,12 +198,8 @@ class ReflectionRounds:
         failure = revised.previous_failure or reason
         titles = [p.title for p in accepted]
         self._emit(
-            "plan_revised",
             plan_revised_message(revision, failure, titles, ctx.language),
-            revision=revision,
-            previous_failure=failure,
-            added=titles,
-            set_aside=[n for n, _ in aside],
+            plan_revised_event(revision, failure, titles, set_aside=[n for n, _ in aside]),
         )
         reflector.revised()
         parameters = {**revised.parameters, **plan.parameters}

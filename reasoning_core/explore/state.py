@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from reasoning_core.models import Node, Tree
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.tree.walk import children, is_active
 
 #: The hypothesis that stands for "nothing to investigate" (a Plan's conclusion).

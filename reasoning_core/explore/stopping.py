@@ -8,6 +8,7 @@ finishes; work that had not started is pruned with the reason.
 
 from __future__ import annotations
 
+from reasoning_core.events import ReasoningEvent
 from reasoning_core.explore.budgets import DEADLINE_REASON, BudgetTracker
 from reasoning_core.explore.emitter import Emit
 from reasoning_core.explore.progress import line
@@ -40,7 +41,7 @@ class StopSignal:
     def stop_at_deadline(self) -> None:
         """Record that the run was cut off by its deadline, and say so."""
         self._reason = self._deadline_reason()
-        self._emit("reasoning", line("stopped", reason=self._reason), stopped=True)
+        self._emit(line("stopped", reason=self._reason), ReasoningEvent(stopped=True))
 
     def after_result(self, synthesis: Synthesis | None) -> None:
         """Stop early once the root is confident enough."""
@@ -48,7 +49,7 @@ class StopSignal:
             return
         if synthesis.confidence >= self._stop_confidence:
             self._reason = f"{EARLY_STOP}: the root is confident ({synthesis.confidence:.2f})"
-            self._emit("reasoning", line("stopped", reason=self._reason), stopped=True)
+            self._emit(line("stopped", reason=self._reason), ReasoningEvent(stopped=True))
 
     def lift_early_stop(self) -> None:
         """Let new work start again after an early stop (reflection decided to look further)."""

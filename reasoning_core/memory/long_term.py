@@ -17,9 +17,11 @@ from collections.abc import Mapping, Sequence
 from pydantic import BaseModel, Field, ValidationError
 
 from reasoning_core.errors import ReasoningError
-from reasoning_core.memory.reuse import Reuse, extract_parameters, is_follow_up, reuse_parameters
+from reasoning_core.memory.reuse import Reuse, extract_parameters, reuse_parameters
 from reasoning_core.models import Answer
 from reasoning_core.ports import DEFAULT_PROJECT, MemoryEntry, MemoryStore
+from reasoning_core.understanding.parse import understand
+from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
 
@@ -170,14 +172,18 @@ class LongTermMemory:
         chat_id: int,
         project: str,
         query: str,
+        request: Request | None = None,
         found: Sequence[MemoryEntry] | None = None,
     ) -> Recall:
         """Relevant entries of this user/chat/project, the prompt block, reused parameters.
 
-        `found`: the search for `query`, already made (with the turn's reads)."""
+        `request`: `query` parsed once by the caller (the service always has it), else it
+        is parsed here; `found`: the search for `query`, already made (with the turn's
+        reads)."""
         nothing = Recall(question=query)
         if not self.enabled:
             return nothing
+        parsed = request if request is not None else understand(query)
         project = project or DEFAULT_PROJECT
         try:
             entries = (
@@ -192,7 +198,7 @@ class LongTermMemory:
                 )
             )
             candidates = entries
-            if is_follow_up(query):  # "like yesterday" may share no words with yesterday
+            if parsed.follow_up:  # "like yesterday" may share no words with yesterday
                 recent = await self._store.recent(
                     user_id=user_id, chat_id=chat_id, project=project, limit=self._top_k
                 )
@@ -200,7 +206,7 @@ class LongTermMemory:
         except ReasoningError as e:
             log.error("memory recall failed, answering without it: %s", e)
             return nothing
-        reuse = reuse_parameters(query, candidates)
+        reuse = reuse_parameters(query, candidates, request=parsed)
         if reuse is not None and all(e.id != reuse.entry_id for e in entries):
             # "like yesterday": show the entry it points at even if no word matched it.
             entries = [e for e in candidates if e.id == reuse.entry_id] + entries

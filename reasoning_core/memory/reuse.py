@@ -4,6 +4,10 @@ Such a question leaves out what the earlier one said (the cell, the service, the
 date). `reuse_parameters` finds the earlier entry it refers to and returns its
 parameters merged under the new question's own, plus the question rewritten to
 name them, so every path (runbook, LLM planner, quick) sees complete input.
+
+The service hands in the question's one parse (`Request`); the text-only entry
+points (`is_follow_up`, `extract_parameters`, `reuse_parameters` without a
+request) parse it themselves, for callers that have nothing parsed.
 """
 
 from __future__ import annotations
@@ -60,12 +64,16 @@ def parameters_of(request: Request, text: str | None = None) -> dict[str, str]:
     return found
 
 
-def reuse_parameters(question: str, entries: Sequence[MemoryEntry]) -> Reuse | None:
+def reuse_parameters(
+    question: str, entries: Sequence[MemoryEntry], *, request: Request | None = None
+) -> Reuse | None:
     """For a follow-up, the earlier parameters it leaves out; None if it is not one
-    or no earlier entry has parameters."""
-    if not is_follow_up(question):
+    or no earlier entry has parameters. `request`: the question's parse, when the
+    caller has it (then the text is not parsed again)."""
+    parsed = request if request is not None else understand(question)
+    if not parsed.follow_up:
         return None
-    own = extract_parameters(question)
+    own = parameters_of(parsed, question)
     source = _referenced_entry(own, [e for e in entries if e.parameters])
     if source is None:
         return None

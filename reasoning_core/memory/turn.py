@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 from pydantic import ValidationError
@@ -28,8 +28,14 @@ from reasoning_core.ports import (
     TurnContextStore,
     TurnWriter,
 )
+from reasoning_core.understanding.catalogue import KnownNames
+from reasoning_core.understanding.parse import understand
+from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
+
+#: History questions whose names the strategy reads ("what you asked about lately").
+RECENT_PARSED = 3
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,6 +59,22 @@ class Turn:
     #: Long-term memory searched for `memories_for` with the rest (else search then).
     memories: list[MemoryEntry] | None = None
     memories_for: str | None = None
+    #: The question parsed once (understanding), against the data's names: every later
+    #: step reads it, never the text again. Set by the service (`parsed`).
+    request: Request | None = None
+    #: The last few history questions parsed once, as typed (no names linked): the
+    #: names the user spoke of lately, which clarifying questions offer back.
+    recent: tuple[Request, ...] = ()
+    #: The previous question parsed once against the same names as `request`: what a
+    #: follow-up ("why is it dropping") may be about.
+    previous: Request | None = None
+
+    def parsed(self, request: Request, known: KnownNames) -> Turn:
+        """This turn carrying the question's parse and its history's, each parsed once."""
+        recent = tuple(understand(past.question) for past in self.history[-RECENT_PARSED:])
+        last = self.history[-1].question if self.history else None
+        previous = understand(last, known) if last is not None else None
+        return replace(self, request=request, recent=recent, previous=previous)
 
 
 class TurnLoader:
@@ -178,6 +200,8 @@ class TurnRecorder:
     async def record(
         self, turn: Turn, answer: Answer, *, goal: str, parameters: Mapping[str, str]
     ) -> None:
+        """Keep the exchange and the memory entry; `parameters` are read off the parsed
+        request by the caller, so the goal is not parsed again here."""
         if self._writer is not None and await self._write_at_once(
             turn, answer, goal=goal, parameters=parameters
         ):
@@ -192,7 +216,7 @@ class TurnRecorder:
                 project=question.project,
                 question=goal,
                 answer=answer,
-                parameters=parameters or None,
+                parameters=dict(parameters),
             )
 
     async def _write_at_once(
@@ -212,7 +236,7 @@ class TurnRecorder:
                     project=question.project,
                     question=goal,
                     answer=answer,
-                    parameters=parameters or None,
+                    parameters=dict(parameters),
                 )
         except ValidationError as e:
             log.error("could not remember the answer (the user still has it): %s", e)

@@ -1,12 +1,13 @@
 """Planners: the two brains behind the `Planner` port (ports/planner.py).
 
-``contract`` holds what a planner proposes and what the explorer gives it
-(`PlanningContext`, `Plan`, `HypothesisProposal`, `CheckProposal`). ``llm/`` is
+What a planner proposes and what the explorer gives it (`PlanningContext`, `Plan`,
+`HypothesisProposal`, `CheckProposal`) is the port's contract, in ports/planning.py,
+re-exported here. ``llm/`` is
 the planner over a chat model, with matching runbooks as guidance; ``runbook/``
 plans from YAML runbooks with no model, and is the LLM planner's fallback.
 """
 
-from reasoning_core.planners.contract import (
+from reasoning_core.ports.planning import (
     CheckProposal,
     HypothesisProposal,
     Plan,

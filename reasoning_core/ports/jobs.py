@@ -11,7 +11,7 @@ from pydantic import BaseModel
 from reasoning_core.models import (
     Answer,
 )
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.ports.planning import PlanningContext
 
 # Implemented in storage/jobs.py (PgJobStore); driven by reasoning_core/answers/deep_jobs.py.
 

@@ -10,7 +10,7 @@ from reasoning_core.models import (
     Synthesis,
     Tree,
 )
-from reasoning_core.planners.contract import (
+from reasoning_core.ports.planning import (
     CheckProposal,
     HypothesisProposal,
     Plan,
@@ -23,7 +23,7 @@ class Planner(Protocol):
     """Proposes hypotheses and checks, reads tool results as evidence, words the synthesis.
 
     Implementations: the LLM planner and the runbook planner. See
-    reasoning_core/planners/contract.py for the call order. Raises `LLMError` (LLM planner)
+    reasoning_core/ports/planning.py for the call order. Raises `LLMError` (LLM planner)
     or `ReasoningError` subclasses; the explorer falls back or reports.
     """
 

@@ -27,13 +27,13 @@ The modules, in the order of a reflection::
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reasoning_core.models import Event, Tree, Usage
-from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
+from reasoning_core.events import PlanRevisedEvent, ReflectionEvent
+from reasoning_core.models import Tree, Usage
 from reasoning_core.ports import ChatModel
+from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.reflection.checkpoints import DEFAULT_REFLECTION_EVERY, Checkpoint
 from reasoning_core.reflection.critique import apply_critique, ask_critique
 from reasoning_core.reflection.decision import Decision, RetryPlan, decide
@@ -198,21 +198,6 @@ def reflection_message(reflection: Reflection, language: str = "en") -> str:
     return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
 
-def reflection_data(reflection: Reflection) -> dict[str, Any]:
-    """The event data of a reflection (JSON-ready)."""
-    decision = reflection.decision
-    return {
-        "triggers": list(decision.triggers),
-        "action": decision.action,
-        "reason": decision.reason,
-        "source": decision.source,
-        "retries": [r.model_dump(mode="json") for r in decision.retries],
-        "question": decision.question,
-        "critique": decision.critique,
-        "checkpoints": [c.message for c in reflection.checkpoints],
-    }
-
-
 def plan_revised_message(
     revision: int, failure: str, added: Sequence[str], language: str = "en"
 ) -> str:
@@ -229,26 +214,32 @@ def plan_revised_message(
     return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
 
-def reflection_event(reflection: Reflection) -> Event:
+def reflection_event(reflection: Reflection) -> ReflectionEvent:
     """The ``reflection`` event (reflection_triggered_total counts these)."""
-    return Event(
-        kind="reflection", message=reflection_message(reflection), data=reflection_data(reflection)
+    decision = reflection.decision
+    return ReflectionEvent(
+        message=reflection_message(reflection),
+        triggers=list(decision.triggers),
+        action=decision.action,
+        reason=decision.reason,
+        source=decision.source,
+        retries=[r.model_dump(mode="json") for r in decision.retries],
+        question=decision.question,
+        critique=decision.critique,
+        checkpoints=[c.message for c in reflection.checkpoints],
     )
 
 
 def plan_revised_event(
     revision: int, failure: str, added: Sequence[str], *, set_aside: Sequence[str] = ()
-) -> Event:
+) -> PlanRevisedEvent:
     """The ``plan_revised`` event (plan_revised_total counts these)."""
-    return Event(
-        kind="plan_revised",
+    return PlanRevisedEvent(
         message=plan_revised_message(revision, failure, added),
-        data={
-            "revision": revision,
-            "previous_failure": failure,
-            "added": list(added),
-            "set_aside": list(set_aside),
-        },
+        revision=revision,
+        previous_failure=failure,
+        added=list(added),
+        set_aside=list(set_aside),
     )
 
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from reasoning_core.planners.contract import CheckProposal, PlanningContext
+from reasoning_core.ports.planning import CheckProposal, PlanningContext
 from reasoning_core.reflection.decision import RetryPlan
 
 #: A check that timed out under the tool's own default gets this long on its retry.

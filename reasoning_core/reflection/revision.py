@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 
 from reasoning_core.models import Tree
-from reasoning_core.planners.contract import HypothesisProposal, PlanningContext
+from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.reflection.checkpoints import WINNER_MIN, failed_checks, race
 from reasoning_core.reflection.findings import (
     RULED_OUT_MAX,

@@ -36,14 +36,13 @@ from reasoning_core.runbooks.sqltext import (
     ensure_read_only,
 )
 from reasoning_core.runbooks.templates import TemplateError, render_template
-from reasoning_core.runbooks.timewindow import DateSpan, TimeWindow, find_dates, resolve_window
+from reasoning_core.runbooks.timewindow import TimeWindow, resolve_window
 from reasoning_core.runbooks.verdicts import evaluate
 
 __all__ = [
     "NONE_ID",
     "Check",
     "CompiledSQL",
-    "DateSpan",
     "Gate",
     "Hypothesis",
     "LoadError",
@@ -58,7 +57,6 @@ __all__ = [
     "compile_sql",
     "ensure_read_only",
     "evaluate",
-    "find_dates",
     "load_runbooks",
     "match_runbook",
     "parse_runbook",

@@ -22,8 +22,9 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reasoning_core.models import ClarifyingQuestion, Language
 from reasoning_core.runbooks.model import FieldError, Parameter, Runbook
-from reasoning_core.runbooks.timewindow import DateSpan, TimeWindow, resolve_window
+from reasoning_core.runbooks.timewindow import TimeWindow, resolve_window
 from reasoning_core.understanding.catalogue import NameSource
+from reasoning_core.understanding.dates import DateSpan
 from reasoning_core.understanding.lexicon import fold
 from reasoning_core.understanding.request import Request
 

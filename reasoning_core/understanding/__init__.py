@@ -5,7 +5,8 @@ intent, metrics, direction, dates, and the names it mentions, linked against
 the data's known names (``catalogue``: `EntityCatalogue`, read through the tools
 from what runbooks declare). ``lexicon``, ``signals``, ``vocabulary`` and
 ``shapes`` are the word lists and name shapes behind it, ``typos`` reads key
-words typed one letter off as themselves; ``pending`` decides whether a message
+words typed one letter off as themselves; ``dates`` (with ``ordinals``) is the
+English and Russian date grammar the parse reads dates with; ``pending`` decides whether a message
 answers a pending clarifying question or is a new request.
 """
 

@@ -15,8 +15,8 @@ from typing import Any, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from reasoning_core.runbooks.timewindow import find_dates
 from reasoning_core.understanding.catalogue import KnownNames
+from reasoning_core.understanding.dates import find_dates
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 
 #: Kinds of names the model may report.

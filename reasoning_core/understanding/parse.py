@@ -24,8 +24,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from reasoning_core.models import Language
-from reasoning_core.runbooks.timewindow import date_spans, find_dates
 from reasoning_core.understanding.catalogue import KnownNames
+from reasoning_core.understanding.dates import date_spans, find_dates
 from reasoning_core.understanding.lexicon import INJECTION, LOG_LINE, SQL_PAYLOAD, fold
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities

@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from reasoning_core.models import Language
-from reasoning_core.runbooks.timewindow import DateSpan
+from reasoning_core.understanding.dates import DateSpan
 from reasoning_core.understanding.signals import DeclineKind, Signals
 
 Intent = Literal["diagnose", "explain", "act", "chat"]

@@ -12,7 +12,7 @@ import pytest
 from benchmarks.deep_script import outage_script
 from bot.tree_picture.dot_runner import find_dot
 from bot.tree_picture.pictures import png_size
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.ports.planning import PlanningContext
 from storage.jobs import PgJobStore
 from storage.pool import create_pool
 from tests.bot.replies import buttons

@@ -12,7 +12,14 @@ from bot.instrumented import InstrumentedChatModel
 from bot.metrics import Metrics
 from bot.ops_server import serve_ops
 from reasoning_core.errors import LLMHTTPError, LLMTimeoutError
-from reasoning_core.models import Answer, Event, Usage
+from reasoning_core.events import (
+    Event,
+    PlanRevisedEvent,
+    ReasoningEvent,
+    ReflectionEvent,
+    StrategySelectedEvent,
+)
+from reasoning_core.models import Answer, StrategyDecision, Usage
 from reasoning_core.ports import ChatMessage, Completion, ToolSpec
 from tests.bot.ops_helpers import USER, ops_settings, say
 from tests.fakes.bot_harness import running_bot
@@ -111,14 +118,14 @@ async def test_healthz_follows_the_database_and_metrics_survive_an_outage(
 
 def test_events_update_their_counters() -> None:
     metrics = Metrics()
-    decision = {"strategy": "deep", "confidence": 0.65}
-    events = [
-        Event(kind="strategy_selected", data=decision),
-        Event(kind="reasoning", data={"memory_hits": 3}),
-        Event(kind="reasoning", data={"memory_hits": 0}),
-        Event(kind="reflection"),
-        Event(kind="reflection"),
-        Event(kind="plan_revised"),
+    decision = StrategyDecision(strategy="deep", confidence=0.65, reason="unclear")
+    events: list[Event] = [
+        StrategySelectedEvent(decision=decision),
+        ReasoningEvent(memory_hits=3),
+        ReasoningEvent(memory_hits=0),
+        ReflectionEvent(action="revise"),
+        ReflectionEvent(action="revise"),
+        PlanRevisedEvent(revision=1, previous_failure="no winner"),
     ]
     for event in events:
         metrics.observe_event(event)

@@ -9,7 +9,8 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
 from bot.progress import ProgressMessage
-from reasoning_core.models import Event
+from reasoning_core.events import NodeCompletedEvent, StrategySelectedEvent
+from reasoning_core.models import StrategyDecision
 from tests.fakes.bot_harness import TEST_TOKEN
 from tests.fakes.telegram_server import FakeTelegramServer
 
@@ -23,10 +24,12 @@ async def test_edits_are_throttled_and_the_status_is_removed(telegram: FakeTeleg
     )
     try:
         progress = ProgressMessage(bot=bot, chat_id=5, clock=lambda: now[0])
-        await progress.update(Event(kind="strategy_selected", message="not shown"))
+        decision = StrategyDecision(strategy="deep", confidence=0.9, reason="a cause to find")
+        await progress.update(StrategySelectedEvent(message="not shown", decision=decision))
         for step, advance in enumerate([0.0, 0.5, 0.5, 0.6, 0.1, 2.0]):
             now[0] += advance
-            await progress.update(Event(kind="node_completed", message=f"{step}/6 checks <done>"))
+            done = NodeCompletedEvent(message=f"{step}/6 checks <done>", node_id=f"c{step}")
+            await progress.update(done)
         await progress.finish()
     finally:
         await bot.session.close()

@@ -10,7 +10,7 @@ import pytest
 
 from reasoning_core.errors import NotFoundError
 from reasoning_core.models import Answer, Node, Tree
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.ports.planning import PlanningContext
 from storage.jobs import PgJobStore
 from storage.trees import PgTreeStore
 

@@ -30,12 +30,6 @@ from reasoning_core.errors import LLMResponseError
 from reasoning_core.llm import prompts
 from reasoning_core.llm.structured import complete_json
 from reasoning_core.models import Evidence, Synthesis, Tree, Usage
-from reasoning_core.planners.contract import (
-    CheckProposal,
-    HypothesisProposal,
-    Plan,
-    PlanningContext,
-)
 from reasoning_core.planners.llm.wire import (
     TOOL_SPECS,
     WirePlan,
@@ -48,6 +42,12 @@ from reasoning_core.planners.llm.wire import (
     verdicts_by_check,
 )
 from reasoning_core.ports import ChatMessage, ChatModel, ToolCall, ToolSpec
+from reasoning_core.ports.planning import (
+    CheckProposal,
+    HypothesisProposal,
+    Plan,
+    PlanningContext,
+)
 from reasoning_core.tools.base import ToolResult
 
 log = logging.getLogger(__name__)

@@ -17,8 +17,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal
 from reasoning_core.ports import ToolCall, ToolSpec
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal
 from reasoning_core.tools.base import ToolRequest
 
 log = logging.getLogger(__name__)

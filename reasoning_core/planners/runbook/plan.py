@@ -28,9 +28,10 @@ from reasoning_core.planners.runbook.checks import (
     build_request,
     judge,
 )
-from reasoning_core.runbooks import Check, DateSpan, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet
 from reasoning_core.runbooks.rows import as_datetime, as_number
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
+from reasoning_core.understanding.dates import DateSpan
 from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)

@@ -35,12 +35,6 @@ from pydantic import ValidationError
 
 from reasoning_core.errors import ReasoningError
 from reasoning_core.models import ClarifyingQuestion, Evidence, Language, Synthesis, Tree
-from reasoning_core.planners.contract import (
-    CheckProposal,
-    HypothesisProposal,
-    Plan,
-    PlanningContext,
-)
 from reasoning_core.planners.runbook.asking import which_one
 from reasoning_core.planners.runbook.checks import (
     DEFAULT_MAX_ROWS,
@@ -70,6 +64,12 @@ from reasoning_core.planners.runbook.words import (
     other_direction,
     recommendations,
     state_in_tree,
+)
+from reasoning_core.ports.planning import (
+    CheckProposal,
+    HypothesisProposal,
+    Plan,
+    PlanningContext,
 )
 from reasoning_core.runbooks import NONE_ID, Check, Runbook, RunbookMatch, RunbookSet
 from reasoning_core.tools.base import Tool, ToolResult

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from pydantic import ValidationError
 
 from reasoning_core.models import Evidence, Language, Synthesis, Tree
-from reasoning_core.planners.contract import HypothesisProposal
 from reasoning_core.planners.runbook.checks import STATE_KEY, PlanState
+from reasoning_core.ports.planning import HypothesisProposal
 from reasoning_core.runbooks import NONE_ID, Check, Hypothesis, Runbook
 from reasoning_core.tree.walk import children, is_active
 from reasoning_core.tree.wording import detail_title, gate_conclusion

@@ -19,12 +19,13 @@ import pytest
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.answers.deep_jobs import DeepJobRunner
+from reasoning_core.events import Event, ReasoningEvent, ReasoningStartedEvent, answer_of
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from reasoning_core.models import Answer, Event
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.models import Answer
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.ports import Job
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tree.aggregation import logit, sigmoid, weight
 from storage.jobs import PgJobStore
@@ -161,7 +162,7 @@ async def test_three_hypotheses_with_sql_checks(
     llm.script(script)
     tool = CountingTool(cell_days_sql)
     events = [e async for e in make_analyst(pool, model, tool).run(CTX, user_id=7, chat_id=70)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert answer is not None and answer.synthesis is not None, events[-1]
     synthesis = answer.synthesis
     assert synthesis.primary.id == "outage" and answer.planner == "llm"
@@ -232,7 +233,11 @@ async def test_a_crashed_job_resumes_without_rerunning_completed_checks(
     task.cancel()  # the process dies mid-analysis
     await asyncio.gather(task, return_exceptions=True)
 
-    job_id = int(next(e.data["job_id"] for e in seen if "job_id" in e.data))
+    job_id = next(
+        e.job_id
+        for e in seen
+        if isinstance(e, ReasoningStartedEvent | ReasoningEvent) and e.job_id is not None
+    )
     job = await jobs.get(job_id)
     assert job is not None and job.status == "running" and job.tree_id is not None
     tree = await PgTreeStore(pool).load(job.tree_id)
@@ -283,9 +288,11 @@ async def test_a_job_whose_analysis_fails_is_marked_failed(
         jobs, make_analyst(pool, model, CountingTool(cell_days_sql)), heartbeat_sec=1
     )
     events = [e async for e in runner.submit(CTX, user_id=7, chat_id=70)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert answer is not None and answer.error == "deep_failed"
-    job = await jobs.get(int(events[0].data["job_id"]))
+    started = events[0]
+    assert isinstance(started, ReasoningStartedEvent) and started.job_id is not None
+    job = await jobs.get(started.job_id)
     assert job is not None and job.status == "failed" and job.error
 
 

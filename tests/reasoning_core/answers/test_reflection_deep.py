@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import asyncpg
 import pytest
@@ -17,13 +17,14 @@ from benchmarks.incidents.case import read_case
 from benchmarks.incidents.reflection_cases import missing_data_case
 from demo.loader import load_case_dir
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import BaseEvent, Event, PlanRevisedEvent, ReflectionEvent, answer_of
 from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.llm import prompts
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from reasoning_core.models import Answer, Event, Tree
-from reasoning_core.planners.contract import PlanningContext
+from reasoning_core.models import Answer, Tree
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import load_runbooks
 from storage.sql_tool import PgSqlTool
@@ -159,14 +160,17 @@ async def analyse(
         journal=PgTreeJournal(pool),
     )
     events = [e async for e in analyst.run(CTX, user_id=5, chat_id=5)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert answer is not None and answer.synthesis is not None, events[-1]
     tree = await PgTreeStore(pool).load(answer.tree_id or "")
     return events, answer, tree
 
 
-def kinds(events: list[Event], kind: str) -> list[Event]:
-    return [e for e in events if e.kind == kind]
+E = TypeVar("E", bound=BaseEvent)
+
+
+def kinds(events: list[Event], kind: type[E]) -> list[E]:
+    return [e for e in events if isinstance(e, kind)]
 
 
 async def test_a_check_that_timed_out_is_retried_with_more_time(
@@ -188,11 +192,11 @@ async def test_a_check_that_timed_out_is_retried_with_more_time(
     retry = next(n for n in tree.nodes.values() if n.context.get("retry_of") == first.id)
     assert retry.status == "completed" and retry.result is not None and retry.result.confirmed
     assert retry.context["retry_how"] == "again"
-    reflection = kinds(events, "reflection")[0]
-    assert "check_failed" in reflection.data["triggers"] and reflection.data["action"] == "retry"
+    reflection = kinds(events, ReflectionEvent)[0]
+    assert "check_failed" in reflection.triggers and reflection.action == "retry"
     assert "\n" not in reflection.message and "Reflection (check failed" in reflection.message
     assert answer.synthesis is not None and answer.synthesis.primary.id == "outage"
-    assert kinds(events, "plan_revised") == []
+    assert kinds(events, PlanRevisedEvent) == []
 
 
 async def test_no_winner_revision_grows_a_new_hypothesis_that_wins(
@@ -207,8 +211,8 @@ async def test_no_winner_revision_grows_a_new_hypothesis_that_wins(
     assert "The previous attempt failed because no hypothesis reached 0.5" in plan
     assert "Checked: Demand fell / Attempts before and after: refuted" in plan
     assert "Excluded keys: demand, neighbour" in plan
-    revised = kinds(events, "plan_revised")
-    assert len(revised) == 1 and revised[0].data["revision"] == 1
+    revised = kinds(events, PlanRevisedEvent)
+    assert len(revised) == 1 and revised[0].revision == 1
     assert "new: Cell outage" in revised[0].message
     assert tree.revision == 1
     old = {n.context.get("key"): n for n in tree.nodes.values() if n.node_type == "hypothesis"}
@@ -262,7 +266,7 @@ async def test_a_critique_that_always_says_revise_is_bounded(
     settings = ReflectionSettings(max_plan_revisions=1, reflection_every=1)
     events, answer, tree = await analyse(pool, model, cell_days_sql, script, settings)
     assert script.calls["critique"] >= 2, "asked again after the revision, and refused"
-    assert len(kinds(events, "plan_revised")) == 1 and tree.revision == 1
+    assert len(kinds(events, PlanRevisedEvent)) == 1 and tree.revision == 1
     assert script.calls["revision"] == 1
     assert answer.uncertainty_reason and answer.confidence < 0.7
 
@@ -295,9 +299,9 @@ async def test_contradicting_evidence_is_detected_and_looked_at_again(
         pool, model, cell_days_sql, script, critic=False
     )  # numbers alone
     contradiction = next(
-        e for e in kinds(events, "reflection") if "contradiction" in e.data["triggers"]
+        e for e in kinds(events, ReflectionEvent) if "contradiction" in e.triggers
     )
-    assert "is confirmed by" in " ".join(contradiction.data["checkpoints"])
+    assert "is confirmed by" in " ".join(contradiction.checkpoints)
     area = next(n for n in tree.nodes.values() if n.context.get("key") == "area")
     retry = next(n for n in tree.nodes.values() if n.context.get("retry_of") == area.id)
     assert area.status == "pruned" and "superseded" in (area.rejection_reason or "")
@@ -323,7 +327,7 @@ async def test_runbook_only_with_missing_data_ends_not_established(
         events = [e async for e in analyst.run(ctx, user_id=6, chat_id=6)]
     finally:
         await sql.close()
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert answer is not None and answer.synthesis is not None
     assert answer.synthesis.not_established and answer.confidence < 0.5
     assert "The cause is not established" in answer.text
@@ -332,5 +336,5 @@ async def test_runbook_only_with_missing_data_ends_not_established(
     assert "Is there another source for it" in answer.text
     assert "Ruled out:" in answer.text and "Lower demand in the area (0.0" in answer.text
     assert answer.uncertainty_reason and "not established" in answer.uncertainty_reason
-    assert [e.data["revision"] for e in kinds(events, "plan_revised")] == [1]
-    assert len(kinds(events, "reflection")) >= 2
+    assert [e.revision for e in kinds(events, PlanRevisedEvent)] == [1]
+    assert len(kinds(events, ReflectionEvent)) >= 2

@@ -20,10 +20,11 @@ import pytest
 from demo.dataset import DemoDataset, ExampleQuestion, example_questions, generate_demo
 from demo.loader import load_demo
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import answer_of
 from reasoning_core.models import Answer, Tree
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.understanding import understand
@@ -67,7 +68,7 @@ async def ask(
     analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
     ctx = PlanningContext(question=question, goal=question, language=language)
     events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert events[-1].kind == "answer" and answer is not None
     tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
     return answer, tree
@@ -120,7 +121,7 @@ async def test_a_hostile_value_reaches_sql_only_as_a_bound_parameter(
         question="Why did traffic drop?", goal="traffic", parameters={"cell": hostile}
     )
     events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert answer is not None and answer.error == "deep_failed"
     assert f"no data for cell {hostile}" in answer.text
     assert any(hostile in r.params for r in sql.requests)

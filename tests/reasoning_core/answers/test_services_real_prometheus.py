@@ -24,11 +24,12 @@ from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.dataset import build_scenario_tsdb, demo_questions, demo_scenario
 from demo.services.prometheus import free_port
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import answer_of
 from reasoning_core.models import Answer, Language, Tree
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.planners.runbook.checks import PlanState, RunbookInputError, build_request
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.tools.prometheus import PrometheusTool
@@ -92,7 +93,7 @@ async def ask(
     request = understand(question, served.known, language=language)  # as the bot does
     ctx = PlanningContext(question=question, goal=question, language=language, request=request)
     events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert events[-1].kind == "answer" and answer is not None
     tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
     return answer, tree
@@ -167,7 +168,7 @@ async def test_a_service_without_series_is_named_with_the_missing_metric(
     ):
         ctx = PlanningContext(question=question, goal=question, language=language)
         events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
-        answer = events[-1].answer
+        answer = answer_of(events[-1])
         assert answer is not None and expected in answer.text, answer and answer.text
 
 

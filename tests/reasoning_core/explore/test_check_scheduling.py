@@ -26,15 +26,15 @@ from reasoning_core.explore.policy import (
 )
 from reasoning_core.explore.scheduler import PriorityScheduler
 from reasoning_core.models import Evidence, Node, Synthesis, Tree
-from reasoning_core.planners.contract import (
+from reasoning_core.planners.llm.planner import LLMPlanner
+from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.ports import BatchInterpreter
+from reasoning_core.ports.planning import (
     CheckProposal,
     HypothesisProposal,
     Plan,
     PlanningContext,
 )
-from reasoning_core.planners.llm.planner import LLMPlanner
-from reasoning_core.planners.runbook.planner import RunbookPlanner
-from reasoning_core.ports import BatchInterpreter
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tree.manager import TreeManager
 from storage.trees import PgTreeStore

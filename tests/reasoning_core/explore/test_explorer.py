@@ -17,11 +17,12 @@ import pytest
 
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.errors import LLMHTTPError, LLMResponseError
+from reasoning_core.events import ErrorEvent, Event, NodeRejectedEvent, ReasoningEvent, answer_of
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.policy import ExplorationPolicy, path_of
 from reasoning_core.explore.scheduler import PriorityScheduler
-from reasoning_core.models import Answer, Event, Evidence, Synthesis, Tree
-from reasoning_core.planners.contract import (
+from reasoning_core.models import Answer, Evidence, Synthesis, Tree
+from reasoning_core.ports.planning import (
     CheckProposal,
     HypothesisProposal,
     Plan,
@@ -141,8 +142,9 @@ def analyst(store: PgTreeStore, planner: Any, tool: RecordingTool, **kw: Any) ->
 
 async def run(a: DeepAnalyst, **kw: Any) -> tuple[list[Event], Answer]:
     events = [e async for e in a.run(CTX, user_id=7, chat_id=70, **kw)]
-    assert events[-1].kind == "answer" and events[-1].answer is not None
-    return events, events[-1].answer
+    answer = answer_of(events[-1])
+    assert events[-1].kind == "answer" and answer is not None
+    return events, answer
 
 
 def three_by_three() -> ScriptedPlanner:
@@ -228,8 +230,8 @@ async def test_bad_hypotheses_are_dropped_and_the_analysis_continues(
         {"outage1": ev(True, 0.9)},
     )
     events, answer = await run(analyst(store, planner, RecordingTool()))
-    dropped = [e for e in events if e.data.get("dropped")]
-    reasons = " | ".join(str(e.data["reason"]) for e in dropped)
+    dropped = [e for e in events if isinstance(e, NodeRejectedEvent) and e.dropped]
+    reasons = " | ".join(e.reason for e in dropped)
     assert len(dropped) == 4
     assert "duplicate key 'outage'" in reasons and "title already exists" in reasons
     assert "no title" in reasons and "max_branches (4)" in reasons
@@ -354,7 +356,7 @@ async def test_early_stop_when_the_root_is_confident(store: PgTreeStore) -> None
     tool = RecordingTool()
     events, answer = await run(analyst(store, planner, tool, concurrency=1, policy=policy))
     assert len(tool.ran) == 1  # o1 (0.9) alone makes the root confident: (1 + 0.9) / 2 > 0.9
-    assert any(e.data.get("stopped") for e in events)
+    assert any(isinstance(e, ReasoningEvent) and e.stopped for e in events)
     assert answer.confidence >= 0.9
 
 
@@ -394,7 +396,7 @@ async def test_a_planner_failure_without_fallback_is_an_error_answer(
     assert [e.kind for e in events][-2:] == ["error", "answer"]
     assert answer.error == "deep_failed" and answer.confidence == 0.0
     # the user gets an error id; the reason is in the log line with the same id
-    error_id = events[-2].data["error_id"]
+    error_id = next(e.error_id for e in events if isinstance(e, ErrorEvent) and e.error_id)
     assert answer.uncertainty_reason == f"the analysis could not finish (error {error_id})"
     assert f"give your admin the error id {error_id}" in answer.text
     assert "not JSON" not in answer.text
@@ -408,7 +410,7 @@ async def test_another_users_tree_cannot_be_continued(store: PgTreeStore) -> Non
     _, first = await run(analyst(store, three_by_three(), RecordingTool()))
     other = analyst(store, three_by_three(), RecordingTool())
     events = [e async for e in other.run(CTX, user_id=8, chat_id=80, tree_id=first.tree_id)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert answer is not None and answer.error == "deep_failed"
     assert answer.tree_id is None and "could not finish the deep analysis (error" in answer.text
 

@@ -12,8 +12,8 @@ from reasoning_core.errors import LLMResponseError
 from reasoning_core.llm import prompts
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.models import RankedHypothesis, Synthesis, Tree
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.planners.llm.planner import LLMPlanner
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tools.sql_check import refusal_reason
 from tests.fakes.openai_replies import Reply

@@ -15,19 +15,20 @@ import asyncpg
 import pytest
 
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import answer_of
 from reasoning_core.explore.merge import merge
 from reasoning_core.models import Evidence, RankedHypothesis, Synthesis, Tree
-from reasoning_core.planners.contract import (
-    CheckProposal,
-    HypothesisProposal,
-    Plan,
-    PlanningContext,
-)
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.runbook.checks import STATE_KEY, as_role, bind_sql
 from reasoning_core.planners.runbook.plan import MissingParameterError, NoRunbookError
 from reasoning_core.planners.runbook.planner import RunbookPlanner, checks_for, state_of
 from reasoning_core.planners.runbook.words import hypothesis_proposal
+from reasoning_core.ports.planning import (
+    CheckProposal,
+    HypothesisProposal,
+    Plan,
+    PlanningContext,
+)
 from reasoning_core.runbooks import Runbook, load_runbooks
 from reasoning_core.tree.aggregation import logit, noisy_or, sigmoid, weight
 from reasoning_core.tree.walk import children
@@ -155,7 +156,7 @@ async def test_children_become_sub_hypotheses_and_get_the_checks(pool: asyncpg.P
     analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools={"sql": tool},
                           policy=NO_SHORTCUTS)  # fmt: skip
     events = [e async for e in analyst.run(ctx("Why?"), user_id=1, chat_id=1)]
-    answer = events[-1].answer
+    answer = answer_of(events[-1])
     assert answer is not None and answer.synthesis is not None and answer.tree_id
     asked = [key for kind, key in planner.calls if kind == "checks"]
     assert sorted(asked) == ["demand", "noise", "outage"]  # not the parent

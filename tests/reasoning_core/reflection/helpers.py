@@ -11,8 +11,8 @@ from reasoning_core.models import (
     Node,
     Tree,
 )
-from reasoning_core.planners.contract import PlanningContext
 from reasoning_core.ports import ChatMessage
+from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tree.edits import NewNode, add_node, close_node, set_result
 from tests.fakes.scripted import ScriptedChatModel
 

@@ -15,7 +15,7 @@ from reasoning_core.models import (
     StrategyDecision,
     Synthesis,
 )
-from reasoning_core.planners.contract import CheckProposal, HypothesisProposal
+from reasoning_core.ports.planning import CheckProposal, HypothesisProposal
 from reasoning_core.reflection.critique import apply_critique, ask_critique
 from reasoning_core.reflection.decision import RETRY_OF, Decision, RetryPlan, decide
 from reasoning_core.reflection.reflector import (

@@ -8,7 +8,8 @@ from zoneinfo import ZoneInfo
 import pytest
 from pydantic import ValidationError
 
-from reasoning_core.runbooks.timewindow import DateSpan, TimeWindow, find_dates, resolve_window
+from reasoning_core.runbooks.timewindow import TimeWindow, resolve_window
+from reasoning_core.understanding.dates import DateSpan, find_dates
 
 #: The data's last hour: Thursday 15 October 2026, 23:00 UTC.
 ANCHOR = datetime(2026, 10, 15, 23, tzinfo=UTC)

@@ -18,8 +18,9 @@ from reasoning_core.runbooks import baseline as bl
 from reasoning_core.runbooks.baseline import Pair
 from reasoning_core.runbooks.rows import prometheus_rows
 from reasoning_core.runbooks.rules import VerdictRule
-from reasoning_core.runbooks.timewindow import DateSpan, find_dates, resolve_window
+from reasoning_core.runbooks.timewindow import resolve_window
 from reasoning_core.runbooks.verdicts import change, evaluate, rows_exist, threshold
+from reasoning_core.understanding.dates import DateSpan, find_dates
 
 RULE: TypeAdapter[Any] = TypeAdapter(VerdictRule)
 START = datetime(2026, 9, 14, tzinfo=UTC)  # a Monday

@@ -9,8 +9,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from reasoning_core.runbooks import find_dates, resolve_window
+from reasoning_core.runbooks import resolve_window
 from reasoning_core.understanding import KnownNames, understand
+from reasoning_core.understanding.dates import find_dates
 from reasoning_core.understanding.pending import answers_pending
 
 CELLS = ["10291", "10033", "10081", "10143"]

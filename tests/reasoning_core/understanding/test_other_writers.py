@@ -11,8 +11,9 @@ import pytest
 
 from reasoning_core.errors import OutsideDataError
 from reasoning_core.planners.runbook.plan import check_period
-from reasoning_core.runbooks import find_dates, load_runbooks, resolve_window
+from reasoning_core.runbooks import load_runbooks, resolve_window
 from reasoning_core.understanding import KnownNames, understand
+from reasoning_core.understanding.dates import find_dates
 from reasoning_core.understanding.lexicon import fold
 from reasoning_core.understanding.pending import answers_pending
 

@@ -10,9 +10,10 @@ import pytest
 
 from reasoning_core.errors import OutsideDataError
 from reasoning_core.planners.runbook.plan import check_period
-from reasoning_core.runbooks import find_dates, resolve_window
+from reasoning_core.runbooks import resolve_window
 from reasoning_core.strategy.heuristic import decide_heuristically
 from reasoning_core.understanding import KnownNames, understand
+from reasoning_core.understanding.dates import find_dates
 
 KNOWN = KnownNames(names={"cell": {"10331": "10331", "10291": "10291"}}, parents={"cell": {}})
 FIRST = datetime(2026, 10, 1, tzinfo=UTC)

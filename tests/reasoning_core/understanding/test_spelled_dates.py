@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from reasoning_core.runbooks.ordinals import day_number
-from reasoning_core.runbooks.timewindow import find_dates
+from reasoning_core.understanding.dates import find_dates
+from reasoning_core.understanding.ordinals import day_number
 
 #: The demo data's last hour: Wednesday 28 October 2026, 23:00 UTC.
 ANCHOR = datetime(2026, 10, 28, 23, tzinfo=UTC)

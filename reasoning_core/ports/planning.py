@@ -1,6 +1,6 @@
 """What a planner proposes and what the explorer gives it: the Planner port's models.
 
-Two brains sit behind one `Planner` port (reasoning_core/ports.py): the LLM
+Two brains sit behind one `Planner` port (ports/planner.py): the LLM
 planner and the runbook planner. The explorer drives either one the same way:
 
 1. `propose_hypotheses(ctx)` -> a `Plan`: competing hypotheses, or a

@@ -3,7 +3,7 @@
 `RU_DAY` and `EN_DAY` match an ordinal day from 1 to 31 as people write it (Russian in
 any case ending, "ё" or "е"; English with a hyphen, a space or run together);
 `day_number` turns the match back into the number. The date patterns in
-`timewindow` use them where a day number would stand. `COUNT` and `count_number`
+`dates` use them where a day number would stand. `COUNT` and `count_number`
 do the same for small counts ("two days ago", "за три дня", "пару дней").
 """
 
