@@ -235,7 +235,7 @@ class ReasoningService:
             )
             return
         pending = await self._deps.clarifier.accept(pending, turn.question.text)
-        language: Language = "ru" if pending.decision.language == "ru" else "en"
+        language = as_language(pending.decision.language)
         request = understand(clar.question_with_answers(pending), known, language=language)
         asked = pending.next_question
         if asked is not None and not _covered(request, asked.asks):

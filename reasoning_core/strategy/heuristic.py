@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reasoning_core.i18n import N_, gettext
-from reasoning_core.models import ClarifyingQuestion, Language, StrategyDecision
+from reasoning_core.models import ClarifyingQuestion, Language, StrategyDecision, as_language
 from reasoning_core.understanding.request import Request
 from reasoning_core.understanding.signals import Signals
 
@@ -99,7 +99,7 @@ def clarifying_questions(
     request: Request, *, language: str | None = None, recent_entities: Sequence[str] = ()
 ) -> list[ClarifyingQuestion]:
     """Concrete questions for a diagnostic question that lacks details (1 to 3)."""
-    lang: Language = "ru" if (language or request.language) == "ru" else "en"
+    lang = as_language(language or request.language)
     return _questions_for(lang, request.signals, recent_entities)
 
 
