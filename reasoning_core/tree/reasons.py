@@ -3,8 +3,9 @@
 The reasons the explorer and reflection store on nodes stay English in the tree:
 they are markers other code reads (``startswith("budget exhausted")``) and lines the
 LLM planner is shown. A report or a progress line words them for the user with
-`reason_text`: each known reason has a Russian template over the same values; a
-tool's own error message after the known part is passed on as it came.
+`reason_text`: each known reason is matched by a pattern and has a template over its
+values, an English msgid that the language's catalogue translates; a tool's own error
+message after the known part is passed on as it came.
 """
 
 from __future__ import annotations
