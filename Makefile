@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core prometheus
 TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) chromium chromium-driver
 
-.PHONY: run test lint typecheck check bench clean
+.PHONY: run test lint typecheck check bench clean i18n
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,20 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
+
+## Translations: extract the texts (English msgids) from the code, merge them into every
+## language's catalogue, compile the catalogues (the .mo files are committed). The keywords:
+## the core's gettext(language, msgid) / ngettext(language, s, p, n) /
+## pgettext(language, context, msgid) / N_(msgid) and
+## aiogram's _(msgid) / __(msgid) in the bot.
+I18N_DIR      := reasoning_core/i18n/locales
+I18N_KEYWORDS := -k gettext:2 -k ngettext:2,3 -k pgettext:2c,3 -k N_ -k _:1,2 -k __:1,2
+i18n: $(STAMP)
+	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords $(I18N_KEYWORDS) \
+		--no-location --sort-output --omit-header -o $(I18N_DIR)/whytree.pot .
+	$(BIN)/pybabel update -i $(I18N_DIR)/whytree.pot -d $(I18N_DIR) -D whytree \
+		--no-fuzzy-matching --ignore-obsolete --ignore-pot-creation-date
+	$(BIN)/pybabel compile -d $(I18N_DIR) -D whytree --statistics
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -23,29 +23,29 @@ from reasoning_core.tree.synthesis import synthesize
 XSS = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">'
 T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 
-_TEXT: dict[str, dict[str, Any]] = {
-    "en": {
-        "question": "Why did traffic drop on cell 12345 since Monday?",
-        "hypotheses": [
-            "Availability outage", "Uplink interference (RTWP)", "Lower demand",
-            "CPU saturation", "Memory saturation", "Neighbour cell took the traffic",
-            "Transport link errors", "Configuration change", "Counter reset",
-        ],
-        "check": "{h}: check {i}",
-        "finding": "availability {a}% vs 100%, {h} h",
-        "rejected": "the previous plan failed: its checks found no data for cell 12345",
-    },
-    "ru": {
-        "question": "Почему упал трафик на соте 12345 с понедельника?",
-        "hypotheses": [
-            "Авария (падение доступности)", "Помехи на входе (рост RTWP)", "Спрос снизился",
-            "Нехватка CPU", "Нехватка памяти", "Трафик ушёл на соседнюю соту",
-            "Ошибки транспорта", "Изменение конфигурации", "Сброс счётчиков",
-        ],
-        "check": "{h}: проверка {i}",
-        "finding": "доступность {a}% против 100%, {h} ч",
-        "rejected": "прошлый план не удался: по соте 12345 нет данных",
-    },
+#: The sample tree's words, as a planner writes them in each language (data, not
+#: translations: the trees stand for what an English or a Russian analysis holds).
+_ENGLISH: dict[str, Any] = {
+    "question": "Why did traffic drop on cell 12345 since Monday?",
+    "hypotheses": [
+        "Availability outage", "Uplink interference (RTWP)", "Lower demand",
+        "CPU saturation", "Memory saturation", "Neighbour cell took the traffic",
+        "Transport link errors", "Configuration change", "Counter reset",
+    ],
+    "check": "{h}: check {i}",
+    "finding": "availability {a}% vs 100%, {h} h",
+    "rejected": "the previous plan failed: its checks found no data for cell 12345",
+}  # fmt: skip
+_RUSSIAN: dict[str, Any] = {
+    "question": "Почему упал трафик на соте 12345 с понедельника?",
+    "hypotheses": [
+        "Авария (падение доступности)", "Помехи на входе (рост RTWP)", "Спрос снизился",
+        "Нехватка CPU", "Нехватка памяти", "Трафик ушёл на соседнюю соту",
+        "Ошибки транспорта", "Изменение конфигурации", "Сброс счётчиков",
+    ],
+    "check": "{h}: проверка {i}",
+    "finding": "доступность {a}% против 100%, {h} ч",
+    "rejected": "прошлый план не удался: по соте 12345 нет данных",
 }  # fmt: skip
 
 #: Verdicts of the checks in turn, for the first hypothesis (the winner) and the others:
@@ -68,7 +68,7 @@ def build_tree(
     chat_id: int | None = 7,
 ) -> Tree:
     """A finished tree of exactly `size` nodes (see the module docstring)."""
-    words = _TEXT["ru" if language == "ru" else "en"]
+    words = _RUSSIAN if language == "ru" else _ENGLISH
     question = words["question"] + (f" {XSS}" if hostile else "")
     tree_id = uuid.uuid4().hex[:12]
     root = Node(

@@ -34,6 +34,7 @@ from reasoning_core.events import (
     ReasoningStartedEvent,
     StrategySelectedEvent,
 )
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
@@ -70,38 +71,19 @@ from reasoning_core.understanding.request import Request
 log = logging.getLogger(__name__)
 
 #: What the service itself says while it works, and the notes it adds to answers.
-_WORDS: dict[Language, dict[str, str]] = {
-    "en": {
-        "thinking": "Thinking…",
-        "done": "Done",
-        "strategy": "Strategy: {strategy} ({p:.2f})",
-        "quick": "quick",
-        "deep": "deep",
-        "clarify": "clarify",
-        "decline": "decline",
-        "detail": "I need a detail before I start",
-        "pending_note": "This question deserves a deep analysis; for now, here is a quick answer.",
-        "ambiguous": "the question stayed ambiguous after the clarification rounds",
-        "assumed": "answered on assumptions, since the question stayed ambiguous",
-    },
-    "ru": {
-        "thinking": "Думаю…",
-        "done": "Готово",
-        "strategy": "Стратегия: {strategy} ({p:.2f})",
-        "quick": "быстрый ответ",
-        "deep": "глубокий анализ",
-        "clarify": "уточнение",
-        "decline": "отказ",
-        "detail": "Прежде чем начать, нужна деталь",
-        "pending_note": "Это вопрос для глубокого анализа; пока отвечаю коротко.",
-        "ambiguous": "вопрос остался неоднозначным после уточнений",
-        "assumed": "ответ дан на допущениях: вопрос остался неоднозначным",
-    },
+_WORDS: dict[str, str] = {
+    "thinking": N_("Thinking…"),
+    "done": N_("Done"),
+    "strategy": N_("Strategy: {strategy} ({p:.2f})"),
+    "quick": N_("quick"),
+    "deep": N_("deep"),
+    "clarify": N_("clarify"),
+    "decline": N_("decline"),
+    "detail": N_("I need a detail before I start"),
+    "pending_note": N_("This question deserves a deep analysis; for now, here is a quick answer."),
+    "ambiguous": N_("the question stayed ambiguous after the clarification rounds"),
+    "assumed": N_("answered on assumptions, since the question stayed ambiguous"),
 }
-
-
-def _words(language: str) -> dict[str, str]:
-    return _WORDS[as_language(language)]
 
 
 ClarificationState = Literal["open", "expired", "foreign", "unknown", "stale"]
@@ -184,8 +166,9 @@ class ReasoningService:
     ) -> AsyncIterator[Event]:
         """The events of answering `question`; a quick answer's text also goes to `stream`
         while the model writes it (the final `answer` event carries it whole)."""
-        words = _words(detect_language(question.text))
-        yield ReasoningStartedEvent(message=words["thinking"])
+        yield ReasoningStartedEvent(
+            message=gettext(detect_language(question.text), _WORDS["thinking"])
+        )
         known = await self._known_names()
         # The one parse of the question: everything after reads `turn.request`.
         request = understand(question.text, known)
@@ -210,7 +193,7 @@ class ReasoningService:
             else:
                 yield event
         assert final is not None
-        yield ReasoningCompletedEvent(message=_words(final.answer.language)["done"])
+        yield ReasoningCompletedEvent(message=gettext(final.answer.language, _WORDS["done"]))
         await self._deps.recorder.record(
             turn,
             final.answer,
@@ -253,12 +236,14 @@ class ReasoningService:
     async def _continue_clarification(
         self, turn: Turn, pending: PendingClarification, known: KnownNames
     ) -> AsyncIterator[Event]:
-        words = clar.texts(pending.decision.language)
         if not turn.question.text.strip():
-            yield _answer(clar.prompt_answer(pending, note=words["empty"]), Usage())
+            yield _answer(
+                clar.prompt_answer(pending, note=clar.wording("empty", pending.decision.language)),
+                Usage(),
+            )
             return
         pending = await self._deps.clarifier.accept(pending, turn.question.text)
-        language: Language = "ru" if pending.decision.language == "ru" else "en"
+        language = as_language(pending.decision.language)
         request = understand(clar.question_with_answers(pending), known, language=language)
         asked = pending.next_question
         if asked is not None and not _covered(request, asked.asks):
@@ -364,7 +349,7 @@ class ReasoningService:
             restated_goal=question.text,
             language=language,
         )
-        yield ReasoningStartedEvent(message=_words(language)["thinking"])
+        yield ReasoningStartedEvent(message=gettext(language, _WORDS["thinking"]))
         if self._deps.deep is None:
             yield _answer(no_llm_answer(language), Usage())
             return
@@ -590,9 +575,11 @@ def _planning_context(
 
 
 def _selected(decision: StrategyDecision) -> StrategySelectedEvent:
-    words = _words(decision.language)
+    language = decision.language
     return StrategySelectedEvent(
-        message=words["strategy"].format(strategy=words[decision.strategy], p=decision.confidence),
+        message=gettext(language, _WORDS["strategy"]).format(
+            strategy=gettext(language, _WORDS[decision.strategy]), p=decision.confidence
+        ),
         decision=decision,
     )
 
@@ -604,7 +591,7 @@ def _memory_event(recall: Recall) -> ReasoningEvent:
 
 def _clarification_event(pending: PendingClarification) -> ClarificationRequiredEvent:
     return ClarificationRequiredEvent(
-        message=_words(pending.decision.language)["detail"],
+        message=gettext(pending.decision.language, _WORDS["detail"]),
         clarification_id=pending.id,
         questions=list(pending.questions),
     )
@@ -634,7 +621,7 @@ def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:
             "strategy": "deep",
             "questions": [],
             "confidence": min(decision.confidence, 0.5),
-            "uncertainty_reason": _words(decision.language)["ambiguous"],
+            "uncertainty_reason": gettext(decision.language, _WORDS["ambiguous"]),
         }
     )
 
@@ -655,12 +642,12 @@ def _decided(answer: Answer, decision: StrategyDecision, assumptions: list[str])
 
 def _deep_pending_note(answer: Answer, language: str) -> Answer:
     """Deep analysis needs the hypothesis tree; until it runs, say so on the quick answer."""
-    note = _words(language)["pending_note"]
+    note = gettext(language, _WORDS["pending_note"])
     return answer.model_copy(update={"text": f"{note}\n\n{answer.text}"})
 
 
 def _with_assumptions(answer: Answer) -> Answer:
-    reason = _words(answer.language)["assumed"]
+    reason = gettext(answer.language, _WORDS["assumed"])
     if answer.uncertainty_reason:
         reason = f"{answer.uncertainty_reason}; {reason}"
     return answer.model_copy(

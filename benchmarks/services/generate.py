@@ -41,27 +41,24 @@ PROPAGATION = (
     ("shipping", "notifications"), ("frontend", "payments"), ("frontend", "catalog"),
 )  # fmt: skip
 
-_QUESTIONS: dict[str, dict[str, list[str]]] = {
-    "errors": {
-        "en": [
-            "why is {s} returning 5xx?", "why are {s} errors up?",
-            "{s} is throwing 500s, why?", "why does {s} fail requests?",
-        ],
-        "ru": [
-            "почему {s} отдаёт 5xx?", "почему выросли ошибки {s}?",
-            "почему у сервиса {s} ошибки 500?", "почему {s} возвращает 503?",
-        ],
-    },
-    "latency": {
-        "en": [
-            "why is {s} slow?", "why is the latency of {s} up?",
-            "why is the API of {s} slow?", "why are {s} response times up?",
-        ],
-        "ru": [
-            "почему растёт задержка у сервиса {s}?", "почему тормозит {s}?",
-            "почему медленно отвечает {s}?", "почему выросла задержка {s}?",
-        ],
-    },
+#: Question templates by (symptom, language): what users ask, not translations of each other.
+_QUESTIONS: dict[tuple[str, str], list[str]] = {
+    ("errors", "en"): [
+        "why is {s} returning 5xx?", "why are {s} errors up?",
+        "{s} is throwing 500s, why?", "why does {s} fail requests?",
+    ],
+    ("errors", "ru"): [
+        "почему {s} отдаёт 5xx?", "почему выросли ошибки {s}?",
+        "почему у сервиса {s} ошибки 500?", "почему {s} возвращает 503?",
+    ],
+    ("latency", "en"): [
+        "why is {s} slow?", "why is the latency of {s} up?",
+        "why is the API of {s} slow?", "why are {s} response times up?",
+    ],
+    ("latency", "ru"): [
+        "почему растёт задержка у сервиса {s}?", "почему тормозит {s}?",
+        "почему медленно отвечает {s}?", "почему выросла задержка {s}?",
+    ],
 }  # fmt: skip
 _SYMPTOM: dict[str, str] = {
     "deploy": "errors", "dependency": "latency", "surge": "latency", "cpu": "latency",
@@ -125,7 +122,7 @@ def make_case(kind: Expected, rng: random.Random) -> ServicesCase:
     ]
     symptom = _SYMPTOM.get(kind) or rng.choice(("errors", "latency"))
     language = rng.choice(("en", "ru"))
-    question = rng.choice(_QUESTIONS[symptom][language]).format(s=asked)
+    question = rng.choice(_QUESTIONS[symptom, language]).format(s=asked)
     return ServicesCase(
         question=question, language=language, service=asked, expected=kind,
         expected_root=root, seed=rng.randrange(1, 1_000_000),

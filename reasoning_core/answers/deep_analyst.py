@@ -26,6 +26,7 @@ from reasoning_core.events import AnswerEvent, ErrorEvent, Event, TreeCreatedEve
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.explorer import Explorer
 from reasoning_core.explore.policy import ExplorationPolicy
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Answer, Language, Synthesis, Tree, as_language
 from reasoning_core.ports import ChatModel, Planner, TreeEvent, TreeJournal, TreeStore
 from reasoning_core.ports.planning import PlanningContext
@@ -46,34 +47,17 @@ log = logging.getLogger(__name__)
 #: Events kept in the tree's journal: what reflection found, decided and revised.
 JOURNALED = frozenset({"reflection", "plan_revised"})
 
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "started": "Deep analysis started · tree {tree}",
-        "resumed": "Deep analysis resumed · tree {tree}",
-        "done": "Deep analysis done",
-        "failed": "Deep analysis failed",
-        "no_data": "No data",
-        "no_tree": "there is no tree {tree} of yours",
-        "no_start": "the analysis could not start: {error}",
-        "broke": "the analysis failed: {error}",
-        "reason": "deep analysis of competing hypotheses",
-    },
-    "ru": {
-        "started": "Глубокий анализ начат · дерево {tree}",
-        "resumed": "Глубокий анализ продолжен · дерево {tree}",
-        "done": "Глубокий анализ завершён",
-        "failed": "Глубокий анализ не удался",
-        "no_data": "Нет данных",
-        "no_tree": "у вас нет дерева {tree}",
-        "no_start": "анализ не удалось начать: {error}",
-        "broke": "анализ прервался: {error}",
-        "reason": "глубокий анализ конкурирующих гипотез",
-    },
+_WORDS: dict[str, str] = {
+    "started": N_("Deep analysis started · tree {tree}"),
+    "resumed": N_("Deep analysis resumed · tree {tree}"),
+    "done": N_("Deep analysis done"),
+    "failed": N_("Deep analysis failed"),
+    "no_data": N_("No data"),
+    "no_tree": N_("there is no tree {tree} of yours"),
+    "no_start": N_("the analysis could not start: {error}"),
+    "broke": N_("the analysis failed: {error}"),
+    "reason": N_("deep analysis of competing hypotheses"),
 }
-
-
-def _words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class DeepAnalyst:
@@ -116,23 +100,25 @@ class DeepAnalyst:
     ) -> AsyncIterator[Event]:
         """Analyse (or, with `tree_id`, continue analysing) and end with an answer event."""
         manager = TreeManager(store=self._store, max_depth=self._budgets.depth_limit)
-        words, language = _words(ctx.language), as_language(ctx.language)
+        language = as_language(ctx.language)
         try:
             tree = await self._open(
                 manager, ctx, user_id=user_id, chat_id=chat_id, tree_id=tree_id
             )
         except ReasoningError as e:
             why = (
-                words["no_tree"].format(tree=tree_id)
+                gettext(language, _WORDS["no_tree"]).format(tree=tree_id)
                 if isinstance(e, NotFoundError)
-                else words["no_start"].format(error=e)
+                else gettext(language, _WORDS["no_start"]).format(error=e)
             )
             async for event in _failed(why, tree_id=None, language=language):
                 yield event
             return
         verb = "started" if tree_id is None else "resumed"
         yield TreeCreatedEvent(
-            message=words[verb].format(tree=tree.id), tree_id=tree.id, resumed=tree_id is not None
+            message=gettext(language, _WORDS[verb]).format(tree=tree.id),
+            tree_id=tree.id,
+            resumed=tree_id is not None,
         )
         async for event in self._grow(manager, tree.id, ctx, language):
             yield event
@@ -141,7 +127,6 @@ class DeepAnalyst:
         self, manager: TreeManager, tree_id: str, ctx: PlanningContext, language: Language
     ) -> AsyncIterator[Event]:
         """The explorer's events, then the answer: the report, or what stopped it."""
-        words = _words(language)
         explorer = self._explorer(manager, ctx)
         try:
             async for event in explorer.explore(ctx):
@@ -151,7 +136,7 @@ class DeepAnalyst:
         except OutsideDataError as e:  # not a failure: the answer says which period there is
             await _close(manager, "completed")
             answer = _outside_data(str(e), tree_id, language)
-            yield AnswerEvent(message=words["no_data"], answer=answer)
+            yield AnswerEvent(message=gettext(language, _WORDS["no_data"]), answer=answer)
             return
         except ReasoningError as e:
             log.warning("deep analysis of tree %s failed: %s", tree_id, e)
@@ -170,7 +155,7 @@ class DeepAnalyst:
             tree=manager.tree,
             question=reflector.question if reflector is not None else None,
         )
-        yield AnswerEvent(message=words["done"], answer=answer)
+        yield AnswerEvent(message=gettext(language, _WORDS["done"]), answer=answer)
 
     async def _open(
         self,
@@ -260,7 +245,7 @@ def deep_answer(
         text=text,
         confidence=synthesis.confidence,
         uncertainty_reason=uncertainty,
-        reason=_words(language)["reason"],
+        reason=gettext(language, _WORDS["reason"]),
         tree_id=tree_id,
         synthesis=synthesis,
         planner=planner,
@@ -294,9 +279,9 @@ async def _stopped(
     if isinstance(error, UnanswerableError):
         answer = unanswerable_answer(str(error), language=language, tree_id=tree_id)
         yield ErrorEvent(message=str(error), tree_id=tree_id)
-        yield AnswerEvent(message=_words(language)["failed"], answer=answer)
+        yield AnswerEvent(message=gettext(language, _WORDS["failed"]), answer=answer)
         return
-    why = _words(language)["broke"].format(error=error)
+    why = gettext(language, _WORDS["broke"]).format(error=error)
     async for event in _failed(why, tree_id=tree_id, language=language):
         yield event
 
@@ -308,4 +293,4 @@ async def _failed(why: str, *, tree_id: str | None, language: Language) -> Async
     yield ErrorEvent(message=f"deep analysis failed (error {error_id})", tree_id=tree_id,
                      error_id=error_id)  # fmt: skip
     answer = deep_failure_answer(error_id, language=language, tree_id=tree_id)
-    yield AnswerEvent(message=_words(language)["failed"], answer=answer)
+    yield AnswerEvent(message=gettext(language, _WORDS["failed"]), answer=answer)

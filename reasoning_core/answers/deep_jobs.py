@@ -28,6 +28,7 @@ from reasoning_core.events import (
     ReasoningStartedEvent,
     TreeCreatedEvent,
 )
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Answer, as_language
 from reasoning_core.ports import Job, JobStore
 from reasoning_core.ports.planning import PlanningContext
@@ -36,24 +37,12 @@ log = logging.getLogger(__name__)
 
 Deliver = Callable[[Job, Answer], Awaitable[None]]
 
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "queued": "Deep analysis queued",
-        "started": "Deep analysis started",
-        "interrupted": "it was interrupted {count} times",
-        "gave_up": "Sorry — I could not finish the deep analysis of {question!r}: {why}.",
-    },
-    "ru": {
-        "queued": "Глубокий анализ в очереди",
-        "started": "Глубокий анализ начат",
-        "interrupted": "его прерывали {count} раз(а)",
-        "gave_up": "Не удалось завершить глубокий анализ вопроса «{question}»: {why}.",
-    },
+_WORDS: dict[str, str] = {
+    "queued": N_("Deep analysis queued"),
+    "started": N_("Deep analysis started"),
+    "interrupted": N_("it was interrupted {count} times"),
+    "gave_up": N_("Sorry — I could not finish the deep analysis of {question!r}: {why}."),
 }
-
-
-def _words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class DeepJobRunner:
@@ -85,16 +74,17 @@ class DeepJobRunner:
         question is being answered again because the process that had it died.
         """
         job = await self._jobs.enqueue(ctx, user_id=user_id, chat_id=chat_id, key=key)
-        words = _words(ctx.language)
         if key is not None and job.attempts > 0:
             async for event in self._again(job):
                 yield event
             return
         claimed = await self._jobs.claim(job.id)
         if claimed is None:  # another worker took it: it will answer
-            yield ReasoningEvent(message=words["queued"], job_id=job.id)
+            yield ReasoningEvent(message=gettext(ctx.language, _WORDS["queued"]), job_id=job.id)
             return
-        yield ReasoningStartedEvent(message=words["started"], job_id=job.id)
+        yield ReasoningStartedEvent(
+            message=gettext(ctx.language, _WORDS["started"]), job_id=job.id
+        )
         async for event in self._run(claimed):
             yield event
 
@@ -116,7 +106,9 @@ class DeepJobRunner:
         log.info("continuing deep-analysis job %s (attempt %d, tree %s)", taken.id,
                  taken.attempts, taken.tree_id)  # fmt: skip
         if taken.attempts > self._max_attempts:
-            why = _words(taken.context.language)["interrupted"].format(count=taken.attempts - 1)
+            why = gettext(taken.context.language, _WORDS["interrupted"]).format(
+                count=taken.attempts - 1
+            )
             await self._jobs.fail(taken.id, why)
             yield AnswerEvent(answer=_gave_up(taken, why))
             return
@@ -141,7 +133,9 @@ class DeepJobRunner:
         log.info("resuming deep-analysis job %s (attempt %d, tree %s)", job.id, job.attempts,
                  job.tree_id)  # fmt: skip
         if job.attempts > self._max_attempts:
-            why = _words(job.context.language)["interrupted"].format(count=job.attempts - 1)
+            why = gettext(job.context.language, _WORDS["interrupted"]).format(
+                count=job.attempts - 1
+            )
             await self._jobs.fail(job.id, why)
             answer = _gave_up(job, why)
         else:
@@ -201,7 +195,7 @@ class DeepJobRunner:
 
 
 def _gave_up(job: Job, why: str) -> Answer:
-    text = _words(job.context.language)["gave_up"].format(question=job.question, why=why)
+    text = gettext(job.context.language, _WORDS["gave_up"]).format(question=job.question, why=why)
     return Answer(
         strategy="deep",
         text=text,

@@ -13,6 +13,7 @@ from typing import Any
 from reasoning_core.answers.deep_jobs import DeepJobRunner, Deliver
 from reasoning_core.errors import NotFoundError
 from reasoning_core.events import AnswerEvent, Event
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import (
     Answer,
     ClarifyingQuestion,
@@ -25,14 +26,8 @@ from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tree.render import render_tree_text
 from reasoning_core.understanding.request import Request
 
-QUEUED_TEXT = {
-    "en": "Your deep analysis is queued; I'll send the report here when it is done.",
-    "ru": "Глубокий анализ поставлен в очередь; пришлю отчёт сюда, когда он будет готов.",
-}
-_NOT_FINISHED = {
-    "en": "the analysis has not finished yet",
-    "ru": "анализ ещё не закончен",
-}
+QUEUED_TEXT = N_("Your deep analysis is queued; I'll send the report here when it is done.")
+_NOT_FINISHED = N_("the analysis has not finished yet")
 
 
 #: Guidance text for the LLM planner from matching runbooks: (parsed goal, language) -> text.
@@ -86,9 +81,9 @@ class DeepPath:
             language = as_language(decision.language)
             answer = Answer(
                 strategy="deep",
-                text=QUEUED_TEXT[language],
+                text=gettext(language, QUEUED_TEXT),
                 confidence=decision.confidence,
-                uncertainty_reason=_NOT_FINISHED[language],
+                uncertainty_reason=gettext(language, _NOT_FINISHED),
                 language=language,
             )
         yield AnswerEvent(answer=answer)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel, Field
 
 from reasoning_core.errors import LLMResponseError
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.llm.prompts import QUICK_REPAIR
 from reasoning_core.llm.streaming import complete_streamed, partial_field
 from reasoning_core.llm.structured import parse_answer
@@ -36,14 +37,8 @@ class QuickReply(BaseModel):
 #: The confidence given to an answer whose model did not say how sure it is.
 UNSTATED_CONFIDENCE = 0.5
 
-_NO_REASON = {
-    "en": "the model gave a low confidence without saying why",
-    "ru": "модель дала низкую уверенность, не объяснив почему",
-}
-_UNSTATED = {
-    "en": "the model did not say how sure it is",
-    "ru": "модель не сказала, насколько она уверена",
-}
+_NO_REASON = N_("the model gave a low confidence without saying why")
+_UNSTATED = N_("the model did not say how sure it is")
 _TRAILER_WORDS = ("confidence", "уверенность")
 _TRAILER = re.compile(
     r"^\W*(?:confidence|уверенность)(?:[ _]\w+)?\W*[:=]"
@@ -96,7 +91,7 @@ def read_quick_reply(text: str, usage: Usage, language: str) -> Answer:
         raise LLMResponseError("the answer was empty")
     if confidence is None:
         confidence = UNSTATED_CONFIDENCE
-        reason = reason or _UNSTATED["ru" if language == "ru" else "en"]
+        reason = reason or gettext(language, _UNSTATED)
     return quick_answer(body, confidence, reason, usage, language)
 
 
@@ -146,7 +141,7 @@ def quick_answer(
     """A quick answer as the model gave it; a low confidence always says why."""
     confidence = min(1.0, max(0.0, confidence))
     if confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
-        uncertainty = _NO_REASON["ru" if language == "ru" else "en"]
+        uncertainty = gettext(language, _NO_REASON)
     return Answer(
         strategy="quick",
         text=text,

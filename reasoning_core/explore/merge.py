@@ -28,6 +28,7 @@ from reasoning_core.explore.planner_gate import PlannerGate
 from reasoning_core.explore.policy import ROOT_PRIORITY, MergeStrategy
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.stopping import StopSignal
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis, Synthesis, Tree
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.revision import SET_ASIDE
@@ -41,26 +42,18 @@ from reasoning_core.tree.words import tree_phrase
 
 log = logging.getLogger(__name__)
 
-_NOTES: dict[str, dict[str, str]] = {
-    "vote": {
-        "en": "weighted vote: {title!r} scores {score:.2f} "
-        "(p {p:.2f}, {share:.0%} of its checks conclusive)",
-        "ru": "взвешенное голосование: «{title}» набирает {score:.2f} "
-        "(вероятность {p:.2f}, определённых проверок: {share:.0%})",
-    },
-    "chose": {
-        "en": "the planner chose {title!r} ({p:.2f}) over {other!r} ({p2:.2f})",
-        "ru": "планировщик выбрал «{title}» ({p:.2f}), а не «{other}» ({p2:.2f})",
-    },
-    "unrun": {
-        "en": "{count} planned check(s) could not be run",
-        "ru": "не удалось выполнить запланированных проверок: {count}",
-    },
+_NOTES: dict[str, str] = {
+    "vote": N_(
+        "weighted vote: {title!r} scores {score:.2f} "
+        "(p {p:.2f}, {share:.0%} of its checks conclusive)"
+    ),
+    "chose": N_("the planner chose {title!r} ({p:.2f}) over {other!r} ({p2:.2f})"),
+    "unrun": N_("{count} planned check(s) could not be run"),
 }
 
 
 def _say(key: str, language: str, **values: object) -> str:
-    return _NOTES[key]["ru" if language == "ru" else "en"].format(**values)
+    return gettext(language, _NOTES[key]).format(**values)
 
 
 async def conclude(

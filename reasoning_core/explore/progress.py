@@ -11,72 +11,36 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.tree.reasons import reason_text
 from reasoning_core.tree.words import progress_line, verdict_word
 
-_LINES: dict[str, dict[str, str]] = {
-    "prefix": {
-        "en": "Deep analysis · {progress} · {what}",
-        "ru": "Глубокий анализ · {progress} · {what}",
-    },
-    "proposing": {"en": "Proposing hypotheses…", "ru": "Предлагаю гипотезы…"},
-    "fallback": {
-        "en": "The {failed} planner failed ({error}); using the {fallback} planner",
-        "ru": "Планировщик {failed} не сработал ({error}); продолжаю с планировщиком {fallback}",
-    },
-    "hypothesis": {"en": "Hypothesis {id}: {title}", "ru": "Гипотеза {id}: {title}"},
-    "check": {"en": "Check {id}: {title}", "ru": "Проверка {id}: {title}"},
-    "retry": {
-        "en": "Check {id} retries {of} ({how})",
-        "ru": "Проверка {id} повторяет {of} ({how})",
-    },
-    "ignored_hypothesis": {
-        "en": "Ignored hypothesis {title!r}: {reason}",
-        "ru": "Гипотеза «{title}» пропущена: {reason}",
-    },
-    "ignored_check": {
-        "en": "Ignored check {title!r}: {reason}",
-        "ru": "Проверка «{title}» пропущена: {reason}",
-    },
-    "nothing": {"en": "Nothing to investigate: {title}", "ru": "Исследовать нечего: {title}"},
-    "completed": {
-        "en": "{id} {verdict} ({p:.2f}): {text}",
-        "ru": "{id}: {verdict} ({p:.2f}): {text}",
-    },
-    "pruned": {"en": "{id} pruned: {reason}", "ru": "{id} отсечена: {reason}"},
-    "rejected": {"en": "{id} rejected: {reason}", "ru": "{id} отклонена: {reason}"},
-    "stopped": {"en": "{reason}", "ru": "{reason}"},
-    "undecided": {
-        "en": "{id} is undecided ({p:.2f}): looking for the mechanisms behind it",
-        "ru": "{id} не решена ({p:.2f}): ищу механизмы, которые за ней стоят",
-    },
-    "no_branch": {
-        "en": "Could not branch {id}: {error}",
-        "ru": "Не удалось разветвить {id}: {error}",
-    },
-    "writing": {"en": "Writing the synthesis…", "ru": "Пишу вывод…"},
-    "primary": {"en": "Primary: {title} ({p:.2f})", "ru": "Основная причина: {title} ({p:.2f})"},
-    "no_retry": {
-        "en": "Could not retry {key}: {error}",
-        "ru": "Не удалось повторить {key}: {error}",
-    },
-    "revising": {"en": "Revising the plan…", "ru": "Пересматриваю план…"},
-    "revise_failed": {
-        "en": "The plan could not be revised: {error}",
-        "ru": "План не удалось пересмотреть: {error}",
-    },
-    "not_revised": {
-        "en": "The plan was not revised: nothing new was proposed",
-        "ru": "План не пересмотрен: ничего нового не предложено",
-    },
+_LINES: dict[str, str] = {
+    "prefix": N_("Deep analysis · {progress} · {what}"),
+    "proposing": N_("Proposing hypotheses…"),
+    "fallback": N_("The {failed} planner failed ({error}); using the {fallback} planner"),
+    "hypothesis": N_("Hypothesis {id}: {title}"),
+    "check": N_("Check {id}: {title}"),
+    "retry": N_("Check {id} retries {of} ({how})"),
+    "ignored_hypothesis": N_("Ignored hypothesis {title!r}: {reason}"),
+    "ignored_check": N_("Ignored check {title!r}: {reason}"),
+    "nothing": N_("Nothing to investigate: {title}"),
+    "completed": N_("{id} {verdict} ({p:.2f}): {text}"),
+    "pruned": N_("{id} pruned: {reason}"),
+    "rejected": N_("{id} rejected: {reason}"),
+    "stopped": "{reason}",  # the reason is worded by itself
+    "undecided": N_("{id} is undecided ({p:.2f}): looking for the mechanisms behind it"),
+    "no_branch": N_("Could not branch {id}: {error}"),
+    "writing": N_("Writing the synthesis…"),
+    "primary": N_("Primary: {title} ({p:.2f})"),
+    "no_retry": N_("Could not retry {key}: {error}"),
+    "revising": N_("Revising the plan…"),
+    "revise_failed": N_("The plan could not be revised: {error}"),
+    "not_revised": N_("The plan was not revised: nothing new was proposed"),
 }
 
-_NOTHING_TITLE = {"en": "Nothing to investigate", "ru": "Исследовать нечего"}
-_FINDING_TITLE = {"en": "The planner's finding", "ru": "Вывод планировщика"}
-
-
-def _pick(table: dict[str, str], language: str) -> str:
-    return table["ru"] if language == "ru" else table["en"]
+_NOTHING_TITLE = N_("Nothing to investigate")
+_FINDING_TITLE = N_("The planner's finding")
 
 
 @dataclass(frozen=True)
@@ -88,7 +52,7 @@ class Line:
 
     def text(self, language: str) -> str:
         values = {name: _worded(name, value, language) for name, value in self.values.items()}
-        return _pick(_LINES[self.key], language).format(**values)
+        return gettext(language, _LINES[self.key]).format(**values)
 
 
 def line(key: str, /, **values: Any) -> Line:
@@ -107,14 +71,14 @@ def _worded(name: str, value: Any, language: str) -> Any:
 def prefixed(what: str, *, done: int, total: int, open_hypotheses: int, language: str) -> str:
     """ "Deep analysis · 3/7 checks · 2 hypotheses open · <what>" in `language`."""
     progress = progress_line(done, total, open_hypotheses, language)
-    return _pick(_LINES["prefix"], language).format(progress=progress, what=what)
+    return gettext(language, _LINES["prefix"]).format(progress=progress, what=what)
 
 
 def nothing_title(language: str) -> str:
     """The title of the "none" hypothesis when the planner's conclusion has no text."""
-    return _pick(_NOTHING_TITLE, language)
+    return gettext(language, _NOTHING_TITLE)
 
 
 def finding_title(language: str) -> str:
     """The title of the check that carries a planner's conclusion."""
-    return _pick(_FINDING_TITLE, language)
+    return gettext(language, _FINDING_TITLE)

@@ -33,6 +33,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Tree
 from reasoning_core.reflection.checkpoints import (
     Checkpoint,
@@ -67,44 +68,25 @@ _AGAIN: frozenset[str] = frozenset({"timeout", "unavailable"})
 _WIDER: frozenset[str] = frozenset({"empty", "inconclusive"})
 
 #: A decision's reason, in the analysis's language (it is shown as live progress).
-_REASONS: dict[str, dict[str, str]] = {
-    "retry": {"en": "retry {what}", "ru": "повторить: {what}"},
-    "again": {"en": "{id} again with more time", "ru": "{id} с большим запасом времени"},
-    "wider": {"en": "{id} over a wider window", "ru": "{id} на более широком окне"},
-    "unrun": {
-        "en": "the early stop skipped checks that may still decide it: run {count}",
-        "ru": "досрочная остановка пропустила проверки, которые ещё могут всё решить: "
-        "запускаю {count}",
-    },
-    "confident": {"en": "the leader is confident ({p:.2f})", "ru": "лидер уверен ({p:.2f})"},
-    "best": {"en": "best {title!r} at {p:.2f}", "ru": "лучшая: «{title}», {p:.2f}"},
-    "none": {"en": "no hypothesis", "ru": "гипотез нет"},
-    "no_winner": {
-        "en": "no hypothesis reached 0.5 ({best})",
-        "ru": "ни одна гипотеза не набрала 0.5 ({best})",
-    },
-    "no_winner_last": {
-        "en": "no hypothesis reached 0.5 ({best}) and no revision is left",
-        "ru": "ни одна гипотеза не набрала 0.5 ({best}), а пересмотров плана не осталось",
-    },
-    "contradiction": {
-        "en": "contradicting evidence: widen the weaker check",
-        "ru": "данные противоречат друг другу: расширяю окно более слабой проверки",
-    },
-    "close": {
-        "en": "two leaders are close: widen their thin checks",
-        "ru": "два лидера близки: расширяю окно их слабых проверок",
-    },
-    "nothing": {
-        "en": "none of {count} checks was conclusive",
-        "ru": "ни одна из {count} проверок не дала ответа",
-    },
-    "on_track": {"en": "the plan is on track", "ru": "план идёт своим ходом"},
+_REASONS: dict[str, str] = {
+    "retry": N_("retry {what}"),
+    "again": N_("{id} again with more time"),
+    "wider": N_("{id} over a wider window"),
+    "unrun": N_("the early stop skipped checks that may still decide it: run {count}"),
+    "confident": N_("the leader is confident ({p:.2f})"),
+    "best": N_("best {title!r} at {p:.2f}"),
+    "none": N_("no hypothesis"),
+    "no_winner": N_("no hypothesis reached 0.5 ({best})"),
+    "no_winner_last": N_("no hypothesis reached 0.5 ({best}) and no revision is left"),
+    "contradiction": N_("contradicting evidence: widen the weaker check"),
+    "close": N_("two leaders are close: widen their thin checks"),
+    "nothing": N_("none of {count} checks was conclusive"),
+    "on_track": N_("the plan is on track"),
 }
 
 
 def _reason(key: str, language: str, **values: object) -> str:
-    return _REASONS[key]["ru" if language == "ru" else "en"].format(**values)
+    return gettext(language, _REASONS[key]).format(**values)
 
 
 class RetryPlan(BaseModel):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Node, Tree
 from reasoning_core.reflection.checkpoints import FailedCheck, failed_checks
 from reasoning_core.tree.aggregation import EVIDENCE_TYPES, strength
@@ -24,31 +25,17 @@ _MAX_ITEMS = 8
 _QUESTION_MAX = 300
 _RETRY_SUFFIX = re.compile(r" \((?:retry|повтор): [^)]*\)$")
 
-_PHRASES: dict[str, dict[str, str]] = {
-    "en": {
-        "settle_check": "data for {check!r} ({hypothesis}): {reason}",
-        "settle_hypothesis": "a conclusive, data-backed check of {hypothesis!r}",
-        "ask_missing": (
-            "I could not get data on {items}. Is there another source for it, "
-            "or a period when it was recorded?"
-        ),
-        "ask_when": (
-            "When did the problem start, and did anything change around then "
-            "(maintenance, configuration, an event nearby)?"
-        ),
-    },
-    "ru": {
-        "settle_check": "данные для проверки «{check}» ({hypothesis}): {reason}",
-        "settle_hypothesis": "убедительная проверка на данных гипотезы «{hypothesis}»",
-        "ask_missing": (
-            "Мне не удалось получить данные: {items}. Есть ли другой источник "
-            "этих данных или период, за который они есть?"
-        ),
-        "ask_when": (
-            "Когда началась проблема и что менялось в это время "
-            "(работы, настройки, события рядом)?"
-        ),
-    },
+_PHRASES: dict[str, str] = {
+    "settle_check": N_("data for {check!r} ({hypothesis}): {reason}"),
+    "settle_hypothesis": N_("a conclusive, data-backed check of {hypothesis!r}"),
+    "ask_missing": N_(
+        "I could not get data on {items}. Is there another source for it, "
+        "or a period when it was recorded?"
+    ),
+    "ask_when": N_(
+        "When did the problem start, and did anything change around then "
+        "(maintenance, configuration, an event nearby)?"
+    ),
 }
 
 
@@ -59,8 +46,7 @@ def base_title(title: str) -> str:
 
 def phrase(key: str, language: str, **values: str) -> str:
     """A phrase in the user's language (English unless Russian)."""
-    table = _PHRASES["ru" if language == "ru" else "en"]
-    return table[key].format(**values)
+    return gettext(language, _PHRASES[key]).format(**values)
 
 
 def _hypothesis_of(tree: Tree, node: Node) -> Node | None:
@@ -153,7 +139,8 @@ def clarifying_question(tree: Tree, *, language: str = "en") -> str:
     missing = [f for f in failed_checks(tree) if f.missing_data]
     if missing:
         titles = dict.fromkeys(base_title(f.title) for f in missing)
-        items = ", ".join(f"«{t}»" if language == "ru" else repr(t) for t in list(titles)[:3])
+        quoted = gettext(language, "{title!r}")  # a title in the language's quotes
+        items = ", ".join(quoted.format(title=t) for t in list(titles)[:3])
         text = phrase("ask_missing", language, items=items)
     else:
         text = phrase("ask_when", language)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from reasoning_core.events import PlanRevisedEvent, ReflectionEvent
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Tree, Usage
 from reasoning_core.ports import ChatModel
 from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
@@ -49,31 +50,17 @@ from reasoning_core.reflection.tracker import CheckpointTracker
 
 _MESSAGE_CHARS = 240
 
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "reflection": "Reflection ({triggers}): {what} — {reason}",
-        "checkpoint": "checkpoint",
-        "check_failed": "check failed",
-        "periodic": "periodic",
-        "no_winner": "no winner",
-        "close_race": "close race",
-        "contradiction": "contradiction",
-        "continue": "continue",
-        "retry": "retry",
-        "revise": "revise the plan",
-    },
-    "ru": {
-        "reflection": "Рефлексия ({triggers}): {what} — {reason}",
-        "checkpoint": "контрольная точка",
-        "check_failed": "проверка не удалась",
-        "periodic": "плановая",
-        "no_winner": "нет лидера",
-        "close_race": "лидеры близки",
-        "contradiction": "противоречие",
-        "continue": "продолжаю",
-        "retry": "повторяю проверки",
-        "revise": "пересматриваю план",
-    },
+_WORDS: dict[str, str] = {
+    "reflection": N_("Reflection ({triggers}): {what} — {reason}"),
+    "checkpoint": N_("checkpoint"),
+    "check_failed": N_("check failed"),
+    "periodic": N_("periodic"),
+    "no_winner": N_("no winner"),
+    "close_race": N_("close race"),
+    "contradiction": N_("contradiction"),
+    "continue": N_("continue"),
+    "retry": N_("retry"),
+    "revise": N_("revise the plan"),
 }
 
 
@@ -189,11 +176,12 @@ class Reflector:
 
 def reflection_message(reflection: Reflection, language: str = "en") -> str:
     """One line for the live progress: the triggers and the decision, in `language`."""
-    words = _WORDS["ru" if language == "ru" else "en"]
     decision = reflection.decision
-    triggers = ", ".join(words[t] for t in decision.triggers) or words["checkpoint"]
-    line = words["reflection"].format(
-        triggers=triggers, what=words[decision.action], reason=decision.reason
+    triggers = ", ".join(gettext(language, _WORDS[t]) for t in decision.triggers) or gettext(
+        language, _WORDS["checkpoint"]
+    )
+    line = gettext(language, _WORDS["reflection"]).format(
+        triggers=triggers, what=gettext(language, _WORDS[decision.action]), reason=decision.reason
     )
     return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
@@ -206,11 +194,10 @@ def plan_revised_message(
     The failure is the planner's prompt text (English); a Russian line leaves it out.
     """
     new = ", ".join(added)
-    if language == "ru":
-        line = f"План пересмотрен ({revision}); новые гипотезы: {new}"
-    else:
-        why = failure.split(". ", maxsplit=1)[0]
-        line = f"Plan revised ({revision}): {FAILURE_PREFIX} {why}; new: {new}"
+    why = failure.split(". ", maxsplit=1)[0]
+    line = gettext(language, "Plan revised ({revision}): {prefix} {why}; new: {new}").format(
+        revision=revision, prefix=FAILURE_PREFIX, why=why, new=new
+    )
     return line if len(line) <= _MESSAGE_CHARS else line[: _MESSAGE_CHARS - 1] + "…"
 
 

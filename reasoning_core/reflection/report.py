@@ -15,6 +15,7 @@ from collections.abc import Collection
 
 from pydantic import BaseModel, Field
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Synthesis, Tree
 from reasoning_core.reflection.checkpoints import failed_checks
 from reasoning_core.reflection.findings import (
@@ -30,34 +31,17 @@ from reasoning_core.tree.report import NOT_CHECKED, not_checked_line
 #: The confidence of a "not established" answer stays below this.
 NOT_ESTABLISHED_MAX = 0.49
 
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "headline": "The cause is not established (confidence {confidence:.2f}).",
-        "checked": "Checked",
-        "ruled_out": "Ruled out",
-        "missing": "Could not check",
-        "settle": "Data that would settle it",
-        "question": "Question for you",
-        "get": "Needed: {what}",
-        "ask": "Answer: {question}",
-        "uncertainty": "the cause is not established",
-    },
-    "ru": {
-        "headline": "Причина не установлена (уверенность {confidence:.2f}).",
-        "checked": "Проверено",
-        "ruled_out": "Исключено",
-        "missing": "Не удалось проверить",
-        "settle": "Какие данные помогут",
-        "question": "Вопрос к вам",
-        "get": "Нужно: {what}",
-        "ask": "Ответьте: {question}",
-        "uncertainty": "причина не установлена",
-    },
+_WORDS: dict[str, str] = {
+    "headline": N_("The cause is not established (confidence {confidence:.2f})."),
+    "checked": N_("Checked"),
+    "ruled_out": N_("Ruled out"),
+    "missing": N_("Could not check"),
+    "settle": N_("Data that would settle it"),
+    "question": N_("Question for you"),
+    "get": N_("Needed: {what}"),
+    "ask": N_("Answer: {question}"),
+    "uncertainty": N_("the cause is not established"),
 }
-
-
-def _words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class NotEstablished(BaseModel):
@@ -91,7 +75,6 @@ def apply_not_established(
     synthesis: Synthesis, report: NotEstablished, tree: Tree, *, language: str = "en"
 ) -> Synthesis:
     """The synthesis carrying the report: capped confidence, settling data, the question."""
-    words = _words(language)
     present = set(synthesis.evidence)
     unchecked = [
         line
@@ -99,10 +82,10 @@ def apply_not_established(
         if tree.nodes[f.node_id].status != "rejected"  # rejected ones are listed already
         and (line := _unchecked(f.hypothesis, f.title, f.reason, language)) not in present
     ]
-    advice = [words["get"].format(what=line) for line in report.settle_with]
+    advice = [gettext(language, _WORDS["get"]).format(what=line) for line in report.settle_with]
     if report.question:
-        advice.append(words["ask"].format(question=report.question))
-    reason = words["uncertainty"]
+        advice.append(gettext(language, _WORDS["ask"]).format(question=report.question))
+    reason = gettext(language, _WORDS["uncertainty"])
     if synthesis.uncertainty_reason:
         reason = f"{reason}: {synthesis.uncertainty_reason}"
     return synthesis.model_copy(
@@ -128,14 +111,13 @@ def render_not_established(
     Items the surrounding report already shows (`shown`: its evidence, "could not
     check" and recommendation lines) are left out, so nothing is said twice.
     """
-    words = _words(language)
     seen = set(shown)
 
     def new(item: str) -> bool:
         stripped = item.replace(f": {NOT_CHECKED} — ", ": ", 1)
-        return not {item, stripped, words["get"].format(what=item)} & seen
+        return not {item, stripped, gettext(language, _WORDS["get"]).format(what=item)} & seen
 
-    lines = [words["headline"].format(confidence=report.confidence)]
+    lines = [gettext(language, _WORDS["headline"]).format(confidence=report.confidence)]
     for key, items in (
         ("checked", report.checked),
         ("ruled_out", report.ruled_out),
@@ -144,7 +126,10 @@ def render_not_established(
     ):
         fresh = [item for item in items if new(item)]
         if fresh:
-            lines += ["", f"{words[key]}:", *(f"- {item}" for item in fresh)]
-    if report.question and words["ask"].format(question=report.question) not in seen:
-        lines += ["", f"{words['question']}: {report.question}"]
+            lines += ["", f"{gettext(language, _WORDS[key])}:", *(f"- {item}" for item in fresh)]
+    if (
+        report.question
+        and gettext(language, _WORDS["ask"]).format(question=report.question) not in seen
+    ):
+        lines += ["", f"{gettext(language, _WORDS['question'])}: {report.question}"]
     return "\n".join(lines)

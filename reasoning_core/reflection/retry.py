@@ -20,25 +20,20 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from reasoning_core.i18n import N_, gettext, pgettext
 from reasoning_core.ports.planning import CheckProposal, PlanningContext
 from reasoning_core.reflection.decision import RetryPlan
 
 #: A check that timed out under the tool's own default gets this long on its retry.
 RETRY_TIMEOUT_SEC = 30.0
 WINDOW_KEYS = ("recent_start", "recent_end", "baseline_start", "baseline_end")
+#: How a retry differs from its check (the planner's hint is worded with these too).
 _HOW_TEXT = {
-    "again": "run again with more time",
-    "wider_window": "over a wider time window",
-    "alternative_query": "with another query",
-    "resume": "run after the early stop",
+    "again": N_("run again with more time"),
+    "wider_window": N_("over a wider time window"),
+    "alternative_query": N_("with another query"),
+    "resume": N_("run after the early stop"),
 }
-_HOW_RUSSIAN = {
-    "again": "ещё раз, с большим запасом времени",
-    "wider_window": "на более широком окне времени",
-    "alternative_query": "другим запросом",
-    "resume": "после досрочной остановки",
-}
-_RETRY = {"en": "retry", "ru": "повтор"}
 
 
 def retry_key(check: CheckProposal) -> str:
@@ -48,13 +43,12 @@ def retry_key(check: CheckProposal) -> str:
 
 def how_text(how: str, language: str) -> str:
     """How a retry differs from its check ("over a wider time window"), in `language`."""
-    table = _HOW_RUSSIAN if language == "ru" else _HOW_TEXT
-    return table.get(how, how)
+    return gettext(language, _HOW_TEXT[how]) if how in _HOW_TEXT else how
 
 
 def retry_description(check: CheckProposal, plan: RetryPlan, language: str = "en") -> str:
     """The retry's description: the check's, and how this run differs (in `language`)."""
-    word = _RETRY["ru" if language == "ru" else "en"]
+    word = pgettext(language, "a retry of a check", "retry")
     return f"{check.description[:440]} ({word}: {how_text(plan.how, language)})"
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, StrategyDecision, Synthesis, Tree
 from reasoning_core.reflection.checkpoints import failed_checks
 from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES
@@ -24,59 +25,44 @@ _INCONCLUSIVE = (": inconclusive (", ": без ответа (")
 #: A cause: the words that show a reason already covers it, and its text.
 Cause = tuple[tuple[str, ...], str]
 
-#: Each cause's text and the words (markers) by which a reason already covers it.
-_CAUSES: dict[str, dict[str, tuple[str, tuple[str, ...]]]] = {
-    "strategy": {
-        "en": (
-            "the choice of how to answer was itself uncertain ({p:.2f}){why}",
-            ("choice of how to answer",),
-        ),
-        "ru": ("сам выбор способа ответа был неуверенным ({p:.2f}){why}", ("способа ответа",)),
-    },
-    "no_winner": {
-        "en": ("no hypothesis reached 0.5", ("reached 0.5", "not established")),
-        "ru": ("ни одна гипотеза не набрала 0.5", ("не набрала 0.5", "не установлена")),
-    },
-    "runner_up": {
-        "en": ("the runner-up {title!r} ({p:.2f}) is only {margin:.2f} behind", ("runner-up",)),
-        "ru": (
-            "вторая гипотеза «{title}» ({p:.2f}) отстаёт всего на {margin:.2f}",
-            ("вторая гипотеза",),
-        ),
-    },
-    "inconclusive": {
-        "en": ("{count} check(s) were inconclusive", ("inconclusive",)),
-        "ru": ("проверок без ответа: {count}", ("без ответа", "не дали ответа")),
-    },
-    "missing": {
-        "en": (
-            "missing data: {count} check(s) failed or found none ({names})",
-            ("missing data", "could not be run"),
-        ),
-        "ru": (
-            "не хватает данных: проверок, которые не удались или ничего не нашли: "
-            "{count} ({names})",
-            ("не хватает данных", "не удалось выполнить"),
-        ),
-    },
-    "judgement_only": {
-        "en": ("this is the model's judgement, not backed by data", ("judgement",)),
-        "ru": ("это суждение модели, не подкреплённое данными", ("суждение",)),
-    },
-    "judgement_tree": {
-        "en": ("no conclusive check was backed by data (only judgement)", ("judgement",)),
-        "ru": ("ни одна проверка не дала ответа на данных (только суждение)", ("суждение",)),
-    },
-    "confidence": {
-        "en": ("the confidence is only {p:.2f}", ()),
-        "ru": ("уверенность всего {p:.2f}", ()),
-    },
+#: Each cause's text and the words (markers) by which a reason already covers it, in
+#: either language (a reason may have been worded in English or Russian).
+_CAUSES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "strategy": (
+        N_("the choice of how to answer was itself uncertain ({p:.2f}){why}"),
+        ("choice of how to answer", "способа ответа"),
+    ),
+    "no_winner": (
+        N_("no hypothesis reached 0.5"),
+        ("reached 0.5", "not established", "не набрала 0.5", "не установлена"),
+    ),
+    "runner_up": (
+        N_("the runner-up {title!r} ({p:.2f}) is only {margin:.2f} behind"),
+        ("runner-up", "вторая гипотеза"),
+    ),
+    "inconclusive": (
+        N_("{count} check(s) were inconclusive"),
+        ("inconclusive", "без ответа", "не дали ответа"),
+    ),
+    "missing": (
+        N_("missing data: {count} check(s) failed or found none ({names})"),
+        ("missing data", "could not be run", "не хватает данных", "не удалось выполнить"),
+    ),
+    "judgement_only": (
+        N_("this is the model's judgement, not backed by data"),
+        ("judgement", "суждение"),
+    ),
+    "judgement_tree": (
+        N_("no conclusive check was backed by data (only judgement)"),
+        ("judgement", "суждение"),
+    ),
+    "confidence": (N_("the confidence is only {p:.2f}"), ()),
 }
 
 
 def _cause(key: str, language: str, **values: object) -> Cause:
-    text, markers = _CAUSES[key]["ru" if language == "ru" else "en"]
-    return markers, text.format(**values)
+    text, markers = _CAUSES[key]
+    return markers, gettext(language, text).format(**values)
 
 
 class UncertaintySources(BaseModel):

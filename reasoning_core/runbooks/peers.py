@@ -232,7 +232,7 @@ def _verdict(rule: PeerCompareRule, found: Comparison, language: str) -> Evidenc
     text = evidence_line(
         rule.mode, language, label=rule.label.get(language),
         peers=rule.peers_label.get(language), peer_change=pct(peer_change),
-        own_change=pct(own_change), ratio=f"{ratio:.2f}", share=f"{ratio * 100:.0f}",
+        own_change=pct(own_change), ratio=f"{ratio:.2f}", share=f"{ratio * 100:.0f}%",
         count=n_peers, samples=samples,
     )  # fmt: skip
     return Evidence(confirmed=confirmed, confidence=strength, text=text, data=data, has_data=True)

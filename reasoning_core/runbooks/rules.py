@@ -33,7 +33,7 @@ class Wording(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _plain(cls, value: object) -> object:
-        return {"en": value, "ru": value} if isinstance(value, str) else value
+        return dict.fromkeys(cls.model_fields, value) if isinstance(value, str) else value
 
     def get(self, language: str) -> str:
         return self.ru if language == "ru" else self.en

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import (
     Answer,
     ClarificationPrompt,
@@ -27,23 +28,16 @@ MAX_ROUNDS = 2
 MAX_ANSWER_CHARS = 500
 
 _TEXTS = {
-    "en": {
-        "intro": "I need a detail before I start ({n} of {total}):",
-        "empty": "I didn't catch an answer — please pick an option or type a short reply.",
-        "assumed": "I asked twice and will go with what I understood. Assumptions:",
-        "unanswered": "not specified",
-    },
-    "ru": {
-        "intro": "Уточню деталь, прежде чем начать ({n} из {total}):",
-        "empty": "Не понял ответ — выберите вариант или напишите коротко.",
-        "assumed": "Я уже уточнял дважды и отвечу, как понял. Допущения:",
-        "unanswered": "не указано",
-    },
+    "intro": N_("I need a detail before I start ({n} of {total}):"),
+    "empty": N_("I didn't catch an answer — please pick an option or type a short reply."),
+    "assumed": N_("I asked twice and will go with what I understood. Assumptions:"),
+    "unanswered": N_("not specified"),
 }
 
 
-def texts(language: str) -> dict[str, str]:
-    return _TEXTS["ru" if language == "ru" else "en"]
+def wording(key: str, language: str) -> str:
+    """One of the clarification's own texts in `language`."""
+    return gettext(language, _TEXTS[key])
 
 
 class Clarifier:
@@ -123,7 +117,7 @@ def prompt_answer(pending: PendingClarification, *, note: str | None = None) -> 
     current = pending.next_question or ClarifyingQuestion(text=decision.reason)
     index = len(pending.answers)
     total = max(len(pending.questions), 1)
-    intro = texts(decision.language)["intro"].format(n=min(index + 1, total), total=total)
+    intro = wording("intro", decision.language).format(n=min(index + 1, total), total=total)
     text = "\n".join(part for part in (note, intro, current.text) if part)
     return Answer(
         strategy="clarify",
@@ -160,7 +154,7 @@ def goal_with_answers(pending: PendingClarification) -> str:
 
 def assumptions(pending: PendingClarification) -> list[str]:
     """What we take as given when we stop asking: each answer, or 'not specified'."""
-    unanswered = texts(pending.decision.language)["unanswered"]
+    unanswered = wording("unanswered", pending.decision.language)
     result = []
     for index, q in enumerate(pending.questions):
         value = pending.answers[index] if index < len(pending.answers) else unanswered

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reasoning_core.models import ClarifyingQuestion, StrategyDecision
-from reasoning_core.strategy import texts
-from reasoning_core.strategy.texts import Lang
+from reasoning_core.i18n import N_, gettext
+from reasoning_core.models import ClarifyingQuestion, Language, StrategyDecision, as_language
 from reasoning_core.understanding.request import Request
 from reasoning_core.understanding.signals import Signals
 
@@ -24,6 +23,44 @@ _DECLINE_CONFIDENCE = {
     "secret": 0.65,
     "attack": 0.6,
 }
+
+#: Why a question is declined, by the kind of request (`Request.decline`).
+_DECLINE_REASONS: dict[str, str] = {
+    "injection": N_(
+        "I can't change my instructions or reveal them. I can answer questions or "
+        "investigate an incident, e.g. why traffic dropped on a cell."
+    ),
+    "change": N_(
+        "I only read data; I can't change or delete anything. I can analyse the "
+        "data instead, e.g. explain why a metric changed on a cell or service."
+    ),
+    "command": N_(
+        "I don't run commands or scripts. I can investigate an incident with "
+        "read-only checks, or explain what a command does."
+    ),
+    "secret": N_(
+        "I don't reveal passwords, tokens, keys, my instructions or other users' "
+        "questions, and I don't dump whole tables. Ask your administrator for access; I can "
+        "help with questions about the data."
+    ),
+    "attack": N_(
+        "I don't help attack, break into or deceive anyone. I can explain how to "
+        "protect against such attacks or investigate an incident."
+    ),
+}
+_WHAT_OPTIONS = (N_("a cell (send its id)"), N_("a service"), N_("a host"), N_("a metric"))
+_WHEN_OPTIONS = (
+    N_("the last hour"),
+    N_("since yesterday"),
+    N_("the last 7 days"),
+    N_("since a specific date"),
+)
+_SYMPTOM_OPTIONS = (
+    N_("errors / 5xx"),
+    N_("slow responses"),
+    N_("a traffic drop"),
+    N_("it is unavailable"),
+)
 
 
 def normalise_text(text: str) -> str:
@@ -45,7 +82,7 @@ def decide_heuristically(
         return _decision(
             "decline",
             _DECLINE_CONFIDENCE[kind],
-            texts.DECLINE_REASONS[kind][language],
+            gettext(language, _DECLINE_REASONS[kind]),
             text,
             language,
         )
@@ -62,44 +99,50 @@ def clarifying_questions(
     request: Request, *, language: str | None = None, recent_entities: Sequence[str] = ()
 ) -> list[ClarifyingQuestion]:
     """Concrete questions for a diagnostic question that lacks details (1 to 3)."""
-    lang: Lang = "ru" if (language or request.language) == "ru" else "en"
+    lang = as_language(language or request.language)
     return _questions_for(lang, request.signals, recent_entities)
 
 
 def _questions_for(
-    lang: Lang, signals: Signals, recent_entities: Sequence[str]
+    lang: Language, signals: Signals, recent_entities: Sequence[str]
 ) -> list[ClarifyingQuestion]:
     questions: list[ClarifyingQuestion] = []
     if not signals.entities:
         recent = [e.strip()[:60] for e in recent_entities if e.strip()][:4]
-        options = recent or texts.WHAT_OPTIONS[lang]
+        options = recent or _options(lang, _WHAT_OPTIONS)
         questions.append(
-            ClarifyingQuestion(text=texts.WHAT_QUESTION[lang], options=options, asks="subject")
+            ClarifyingQuestion(
+                text=gettext(lang, "What should I look at?"), options=options, asks="subject"
+            )
         )
     if not signals.symptom:
         questions.append(
             ClarifyingQuestion(
-                text=texts.SYMPTOM_QUESTION[lang],
-                options=texts.SYMPTOM_OPTIONS[lang],
+                text=gettext(lang, "What exactly looks wrong?"),
+                options=_options(lang, _SYMPTOM_OPTIONS),
                 asks="symptom",
             )
         )
     if not signals.time_hint:
         questions.append(
             ClarifyingQuestion(
-                text=texts.WHEN_QUESTION[lang], options=texts.WHEN_OPTIONS[lang], asks="period"
+                text=gettext(lang, "For which period?"),
+                options=_options(lang, _WHEN_OPTIONS),
+                asks="period",
             )
         )
     if not questions:  # names everything, yet judged too vague: ask what to look at
         questions.append(
             ClarifyingQuestion(
-                text=texts.WHAT_QUESTION[lang], options=texts.WHAT_OPTIONS[lang], asks="subject"
+                text=gettext(lang, "What should I look at?"),
+                options=_options(lang, _WHAT_OPTIONS),
+                asks="subject",
             )
         )
     return questions[:3]
 
 
-def _deep(text: str, language: Lang, signals: Signals) -> StrategyDecision:
+def _deep(text: str, language: Language, signals: Signals) -> StrategyDecision:
     strength = sum(
         (
             signals.causal or signals.analytic or signals.vague_incident,
@@ -108,13 +151,16 @@ def _deep(text: str, language: Lang, signals: Signals) -> StrategyDecision:
         )
     )
     entities = ", ".join(signals.entities[:3])
-    reason = texts.REASONS["deep"][language].format(entities=entities)
+    reason = gettext(
+        language,
+        "A diagnostic question that names what to look at ({entities}): worth a deeper analysis.",
+    ).format(entities=entities)
     return _decision("deep", 0.5 + 0.1 * strength, reason, text, language)
 
 
 def _clarify(
     text: str,
-    language: Lang,
+    language: Language,
     signals: Signals,
     recent_entities: Sequence[str],
     *,
@@ -122,25 +168,64 @@ def _clarify(
 ) -> StrategyDecision:
     if confidence is None:
         confidence = 0.45 + 0.1 * (signals.causal or signals.analytic) + 0.1 * signals.symptom
-    decision = _decision("clarify", confidence, texts.REASONS["clarify"][language], text, language)
+    decision = _decision(
+        "clarify",
+        confidence,
+        gettext(
+            language,
+            "A diagnostic question that does not say what to look at: I need a few details first.",
+        ),
+        text,
+        language,
+    )
     questions = _questions_for(language, signals, recent_entities)
     return decision.model_copy(update={"questions": questions})
 
 
-def _quick(text: str, language: Lang, signals: Signals) -> StrategyDecision:
+def _quick(text: str, language: Language, signals: Signals) -> StrategyDecision:
     if signals.social:
-        return _decision("quick", 0.7, texts.REASONS["social"][language], text, language)
+        return _decision(
+            "quick",
+            0.7,
+            gettext(
+                language, "Small talk or a question about the bot: a direct answer is enough."
+            ),
+            text,
+            language,
+        )
     if signals.framed_as_definition:
-        return _decision("quick", 0.6, texts.REASONS["definition"][language], text, language)
-    decision = _decision("quick", 0.45, texts.REASONS["plain"][language], text, language)
-    return decision.model_copy(update={"uncertainty_reason": texts.WEAK_SIGNAL[language]})
+        return _decision(
+            "quick",
+            0.6,
+            gettext(language, "A short factual or how-to question: a direct answer is enough."),
+            text,
+            language,
+        )
+    decision = _decision(
+        "quick",
+        0.45,
+        gettext(language, "No incident or analysis request recognised: answering directly."),
+        text,
+        language,
+    )
+    return decision.model_copy(
+        update={
+            "uncertainty_reason": gettext(
+                language, "Chosen by keyword rules; the question matched no clear pattern."
+            )
+        }
+    )
 
 
 def _decision(
-    strategy: str, confidence: float, reason: str, text: str, language: Lang
+    strategy: str, confidence: float, reason: str, text: str, language: Language
 ) -> StrategyDecision:
     confidence = round(min(confidence, HEURISTIC_MAX_CONFIDENCE), 2)
-    uncertainty = texts.UNCERTAINTY[language] if confidence < HEURISTIC_MAX_CONFIDENCE else None
+    uncertainty = (
+        gettext(language, "Chosen by keyword rules, not by a language model.")
+        if confidence < HEURISTIC_MAX_CONFIDENCE
+        else None
+    )
     return StrategyDecision.model_validate(
         {
             "strategy": strategy,
@@ -152,3 +237,7 @@ def _decision(
             "source": "heuristic",
         }
     )
+
+
+def _options(language: Language, options: Sequence[str]) -> list[str]:
+    return [gettext(language, option) for option in options]

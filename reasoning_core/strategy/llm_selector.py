@@ -17,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from reasoning_core.i18n import gettext
 from reasoning_core.llm import prompts
 from reasoning_core.llm.structured import complete_json
 from reasoning_core.models import (
@@ -28,7 +29,6 @@ from reasoning_core.models import (
     Usage,
 )
 from reasoning_core.ports import ChatMessage, ChatModel
-from reasoning_core.strategy import texts
 from reasoning_core.strategy.heuristic import clarifying_questions, normalise_text
 from reasoning_core.understanding.from_model import ModelParse
 from reasoning_core.understanding.request import Request
@@ -215,10 +215,11 @@ def to_decision(
     """Clip, fill and check the model's answer into a `StrategyDecision` (source "llm")."""
     text = request.text
     language = _language(wire.language, request)
-    lang: texts.Lang = "ru" if language == "ru" else "en"
     uncertainty = _clip(wire.uncertainty_reason or "", 300) or None
     if uncertainty is None and wire.confidence < UNCERTAINTY_THRESHOLD:
-        uncertainty = texts.LLM_DEFAULT_UNCERTAINTY[lang]
+        uncertainty = gettext(
+            language, "The language model was not sure which way to handle this question."
+        )
     questions: list[ClarifyingQuestion] = []
     if wire.strategy == "clarify":
         questions = _questions(wire.questions) or clarifying_questions(
@@ -227,7 +228,7 @@ def to_decision(
     return StrategyDecision(
         strategy=wire.strategy,
         confidence=wire.confidence,
-        reason=_clip(wire.reason, 300) or texts.LLM_DEFAULT_REASON[lang],
+        reason=_clip(wire.reason, 300) or gettext(language, "Chosen by the language model."),
         uncertainty_reason=uncertainty,
         restated_goal=_clip(wire.restated_goal, 1000) or normalise_text(text),
         language=language,

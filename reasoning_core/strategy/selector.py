@@ -32,10 +32,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from reasoning_core.errors import LLMError
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.llm import prompts
 from reasoning_core.models import Answer, StrategyDecision, Usage
 from reasoning_core.ports import AnswerStream, ChatMessage, ChatModel
-from reasoning_core.strategy import texts
 from reasoning_core.strategy.cache import DecisionCache, cache_key
 from reasoning_core.strategy.heuristic import decide_heuristically, normalise_text
 from reasoning_core.strategy.llm_selector import LLMStrategySelector
@@ -55,6 +55,11 @@ _MAX_LOGGED_REASON = 200
 #: The rules' quick decisions trusted without a routing call: small talk (0.7) and
 #: definitions (0.6); a plain question (0.45) is routed by the model.
 RULES_CONFIDENT = 0.6
+
+#: Why the rules decided instead of the model (shown as the decision's uncertainty).
+_LLM_TIMEOUT = N_("The language model did not answer in time; chosen by keyword rules.")
+_LLM_FAILED = N_("The language model gave no usable answer; chosen by keyword rules.")
+_DISABLED = N_("The strategy layer is off (STRATEGY_ENABLED=false): answering directly.")
 
 #: Fits a system prompt and a user turn into the context budget with this turn's
 #: history and recalled memory.
@@ -142,10 +147,10 @@ class StrategySelector:
             logger.warning(
                 "strategy: LLM timed out after %.1fs; using the heuristic", self._timeout
             )
-            return _fallback(request, recent_entities, texts.LLM_TIMEOUT), Usage(), request
+            return _fallback(request, recent_entities, _LLM_TIMEOUT), Usage(), request
         except (LLMError, ValueError) as e:  # ValueError covers pydantic's ValidationError
             logger.warning("strategy: LLM path failed (%s); using the heuristic", _describe(e))
-            return _fallback(request, recent_entities, texts.LLM_FAILED), Usage(), request
+            return _fallback(request, recent_entities, _LLM_FAILED), Usage(), request
         self._cache.put(key, decision)
         return decision, usage, refine(request, parsed, known or KnownNames())
 
@@ -187,7 +192,7 @@ class StrategySelector:
             )
         except (LLMError, ValueError) as e:  # the quick call that follows may still work
             logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
-            return Routed(_fallback(request, recent_entities, texts.LLM_FAILED), Usage(), request)
+            return Routed(_fallback(request, recent_entities, _LLM_FAILED), Usage(), request)
         key = cache_key(request.text, user_id=user_id, project=project)
         self._cache.put(key, routed.decision)
         parsed = refine(request, routed.parsed, known or KnownNames())
@@ -199,21 +204,18 @@ def _disabled_decision(request: Request) -> StrategyDecision:
     return StrategyDecision(
         strategy="quick",
         confidence=0.5,
-        reason=texts.REASONS["disabled"][language],
-        uncertainty_reason=texts.REASONS["disabled"][language],
+        reason=gettext(language, _DISABLED),
+        uncertainty_reason=gettext(language, _DISABLED),
         restated_goal=normalise_text(request.text),
         language=language,
         source="heuristic",
     )
 
 
-def _fallback(
-    request: Request, recent_entities: Sequence[str], why: dict[texts.Lang, str]
-) -> StrategyDecision:
+def _fallback(request: Request, recent_entities: Sequence[str], why: str) -> StrategyDecision:
     """The heuristic's decision, saying in its uncertainty why the LLM was not used."""
     decision = decide_heuristically(request, recent_entities=recent_entities)
-    lang: texts.Lang = "ru" if decision.language == "ru" else "en"
-    return decision.model_copy(update={"uncertainty_reason": why[lang]})
+    return decision.model_copy(update={"uncertainty_reason": gettext(decision.language, why)})
 
 
 def _describe(error: Exception) -> str:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import (
     UNCERTAINTY_THRESHOLD,
     Answer,
@@ -27,10 +28,7 @@ from reasoning_core.models import (
 NOT_CHECKED = "not checked"
 _NOT_CHECKED_SEP = f": {NOT_CHECKED} — "
 _NONE_ID = "none"
-_NOT_STRONG = {
-    "en": "the evidence is not strong enough for a firm conclusion",
-    "ru": "данных недостаточно для уверенного вывода",
-}
+_NOT_STRONG = N_("the evidence is not strong enough for a firm conclusion")
 
 
 def not_checked_line(where: str, reason: str) -> str:
@@ -76,7 +74,7 @@ def build_report(
     ]
     uncertainty = synthesis.uncertainty_reason
     if synthesis.confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
-        uncertainty = _NOT_STRONG["ru" if language == "ru" else "en"]
+        uncertainty = gettext(language, _NOT_STRONG)
     return Report(
         confidence=synthesis.confidence,
         level=confidence_level(synthesis.confidence),

@@ -12,73 +12,56 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Synthesis
 from reasoning_core.tree.aggregation import CLOSE_MARGIN
-from reasoning_core.tree.report import Report, render_report_text
+from reasoning_core.tree.report import Report
 from reasoning_core.tree.synthesis import ESTABLISHED_MIN
 
 #: Names of the alternatives runbook checks tag with `detail`.
-DETAIL_TITLES: dict[str, dict[str, str]] = {
-    "availability": {"en": "availability outage", "ru": "авария (падение доступности)"},
-    "interference": {"en": "uplink interference (RTWP)", "ru": "помехи на входе (рост RTWP)"},
-    "cpu": {"en": "CPU throttling", "ru": "троттлинг CPU"},
-    "memory": {"en": "memory near the limit", "ru": "память у лимита"},
-    "oom": {"en": "OOM kills", "ru": "завершения по нехватке памяти"},
-    "crash_loop": {"en": "a crash loop (restarts)", "ru": "цикл перезапусков"},
+DETAIL_TITLES: dict[str, str] = {
+    "availability": N_("availability outage"),
+    "interference": N_("uplink interference (RTWP)"),
+    "cpu": N_("CPU throttling"),
+    "memory": N_("memory near the limit"),
+    "oom": N_("OOM kills"),
+    "crash_loop": N_("a crash loop (restarts)"),
 }
 
-_HEADINGS: dict[str, dict[str, str]] = {
-    "confidence": {"en": "Confidence", "ru": "Уверенность"},
-    "primary": {"en": "Primary cause", "ru": "Основная причина"},
-    "conclusion": {"en": "Conclusion", "ru": "Вывод"},
-    "not_established": {
-        "en": "not established (best candidate: {title}, {p:.2f})",
-        "ru": "не установлена (лучший кандидат: {title}, {p:.2f})",
-    },
-    "secondary": {"en": "Secondary factors", "ru": "Дополнительные факторы"},
-    "evidence": {"en": "Evidence", "ru": "Данные"},
-    "recommendations": {"en": "Recommendations", "ru": "Рекомендации"},
-    "why": {"en": "Why not sure", "ru": "Почему нет уверенности"},
-    "not_checked": {"en": "Could not check", "ru": "Не удалось проверить"},
-    "tree": {"en": "Reasoning tree", "ru": "Дерево рассуждений"},
+_HEADINGS: dict[str, str] = {
+    "confidence": N_("Confidence"),
+    "primary": N_("Primary cause"),
+    "conclusion": N_("Conclusion"),
+    "not_established": N_("not established (best candidate: {title}, {p:.2f})"),
+    "secondary": N_("Secondary factors"),
+    "evidence": N_("Evidence"),
+    "recommendations": N_("Recommendations"),
+    "why": N_("Why not sure"),
+    "not_checked": N_("Could not check"),
+    "tree": N_("Reasoning tree"),
 }
-_LEVELS = {"high": "высокая", "medium": "средняя", "low": "низкая"}
+#: The confidence levels' names (report.py's `ConfidenceLevel` values).
+_LEVELS = {"high": N_("high"), "medium": N_("medium"), "low": N_("low")}
 
-_PHRASES: dict[str, dict[str, str]] = {
-    "against": {"en": "speaks against it: {text}", "ru": "говорит против: {text}"},
-    "not_against": {
-        "en": "does not speak against it: {text}",
-        "ru": "не говорит против: {text}",
-    },
-    "against_check": {"en": "Against: {text}", "ru": "Против: {text}"},
-    "weak": {
-        "en": "no hypothesis reached {min:.1f} (best: {title!r} at {p:.2f})",
-        "ru": "ни одна гипотеза не набрала {min:.1f} (лучшая: «{title}», {p:.2f})",
-    },
-    "close": {
-        "en": "the runner-up {title!r} ({p2:.2f}) is close to the primary ({p1:.2f})",
-        "ru": "вторая гипотеза «{title}» ({p2:.2f}) близка к основной ({p1:.2f})",
-    },
-    "thin": {
-        "en": "the evidence for {title!r} is weak ({p:.2f})",
-        "ru": "данных в пользу «{title}» мало ({p:.2f})",
-    },
+_PHRASES: dict[str, str] = {
+    "against": N_("speaks against it: {text}"),
+    "not_against": N_("does not speak against it: {text}"),
+    "against_check": N_("Against: {text}"),
+    "weak": N_("no hypothesis reached {min:.1f} (best: {title!r} at {p:.2f})"),
+    "close": N_("the runner-up {title!r} ({p2:.2f}) is close to the primary ({p1:.2f})"),
+    "thin": N_("the evidence for {title!r} is weak ({p:.2f})"),
 }
-
-
-def _pick(table: dict[str, str], language: str) -> str:
-    return table["ru"] if language == "ru" else table["en"]
 
 
 def phrase(key: str, language: str, **values: object) -> str:
     """One templated phrase of the report in `language` ("ru" or anything else = "en")."""
-    return _pick(_PHRASES[key], language).format(**values)
+    return gettext(language, _PHRASES[key]).format(**values)
 
 
 def detail_title(detail: str, language: str) -> str | None:
     """The name of an alternative (`detail` tag of a check), or None if unknown."""
-    table = DETAIL_TITLES.get(detail)
-    return _pick(table, language) if table else None
+    text = DETAIL_TITLES.get(detail)
+    return gettext(language, text) if text else None
 
 
 def primary_title(title: str, detail: str | None) -> str:
@@ -118,11 +101,11 @@ def uncertainty(synthesis: Synthesis, language: str) -> str | None:
 
 
 def render_report(report: Report, language: str) -> str:
-    """The plain-text report with headings in `language` (English as report.py has it)."""
-    if language != "ru":
-        return render_report_text(report)
-    h = {key: _pick(table, "ru") for key, table in _HEADINGS.items()}
+    """The plain-text report with headings in `language` (in English the same text as
+    report.py's `render_report_text`)."""
+    h = {key: gettext(language, text) for key, text in _HEADINGS.items()}
     level = _LEVELS.get(report.level.value, report.level.value)
+    level = gettext(language, level)
     lines = [f"{h['confidence']}: {level} ({report.confidence:.2f})", _headline(report, h)]
     _section(lines, h["secondary"], report.secondary)
     _section(lines, h["evidence"], report.evidence)

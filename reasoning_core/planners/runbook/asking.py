@@ -10,34 +10,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import ClarifyingQuestion, Language
 from reasoning_core.runbooks import Parameter
 from reasoning_core.understanding.request import Request
 
-_KIND_NAMES: dict[str, dict[Language, str]] = {
-    "cell": {"en": "cell", "ru": "соты"},
-    "site": {"en": "site", "ru": "площадки"},
-    "service": {"en": "service", "ru": "сервиса"},
+_KIND_NAMES: dict[str, str] = {
+    "cell": N_("cell"),
+    "site": N_("site"),
+    "service": N_("service"),
 }
-_TEXTS: dict[str, dict[Language, str]] = {
-    "unknown": {
-        "en": "There is no {kind} {name} in the data. Did you mean {options}?",
-        "ru": "В данных нет {kind} {name}. Может быть, {options}?",
-    },
-    "unknown_no_options": {
-        "en": "There is no {kind} {name} in the data. Which {kind} should I look at?",
-        "ru": "В данных нет {kind} {name}. Какую проверить?",
-    },
-    "several": {
-        "en": "You named several: {options}. Which one should I analyse first?",
-        "ru": "Вы назвали несколько: {options}. С какой начать?",
-    },
-    "members": {
-        "en": "{parent} has {options}. Which one should I look at?",
-        "ru": "На {parent} — {options}. Какую проверить?",
-    },
+_TEXTS: dict[str, str] = {
+    "unknown": N_("There is no {kind} {name} in the data. Did you mean {options}?"),
+    "unknown_no_options": N_(
+        "There is no {kind} {name} in the data. Which {kind} should I look at?"
+    ),
+    "several": N_("You named several: {options}. Which one should I analyse first?"),
+    "members": N_("{parent} has {options}. Which one should I look at?"),
 }
-_OR = {"en": " or ", "ru": " или "}
+_OR = N_(" or ")
 
 
 def which_one(
@@ -68,9 +59,9 @@ def _ask(
     key: str, language: Language, kind: str, *, options: list[str], **values: str
 ) -> ClarifyingQuestion:
     shown = options[:4]
-    text = _TEXTS[key][language].format(
-        kind=_KIND_NAMES.get(kind, {}).get(language, kind),
-        options=", ".join(shown[:-1]) + _OR[language] + shown[-1]
+    text = gettext(language, _TEXTS[key]).format(
+        kind=gettext(language, _KIND_NAMES[kind]) if kind in _KIND_NAMES else kind,
+        options=", ".join(shown[:-1]) + gettext(language, _OR) + shown[-1]
         if len(shown) > 1
         else "".join(shown),
         **values,

@@ -20,6 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from reasoning_core.errors import OutsideDataError, ToolError, UnanswerableError
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import ClarifyingQuestion, Evidence, Language
 from reasoning_core.planners.runbook.checks import (
     PlanState,
@@ -37,41 +38,20 @@ from reasoning_core.understanding.request import Request
 log = logging.getLogger(__name__)
 
 #: The messages of the errors below, in the question's language (they reach the user).
-_MESSAGES: dict[str, dict[str, str]] = {
-    "no_runbook": {
-        "en": "no runbook matches this question (runbooks: {known})",
-        "ru": "к этому вопросу не подходит ни один сценарий разбора (загружены: {known})",
-    },
-    "none_loaded": {"en": "none loaded", "ru": "ни одного"},
-    "no_tool": {
-        "en": "the {name} tool is not configured, so this runbook cannot run",
-        "ru": "инструмент {name} не настроен, поэтому этот сценарий разбора не выполнить",
-    },
-    "lacks": {
-        "en": "data source lacks a table or column",
-        "ru": "в источнике данных нет нужной таблицы или столбца",
-    },
-    "no_anchor": {
-        "en": "could not read the data's latest time: {error}",
-        "ru": "не удалось узнать, до какого времени есть данные: {error}",
-    },
-    "no_data": {
-        "en": "the data source has no data for runbook {runbook}",
-        "ru": "в источнике нет данных для сценария разбора {runbook}",
-    },
-    "no_metric": {
-        "en": "no metric {metric} for {subject} in the window",
-        "ru": "нет метрики {metric} для {subject} за этот период",
-    },
-    "no_subject_data": {
-        "en": "the data source has no data for {subject} in the window",
-        "ru": "в источнике нет данных для {subject} за этот период",
-    },
+_MESSAGES: dict[str, str] = {
+    "no_runbook": N_("no runbook matches this question (runbooks: {known})"),
+    "none_loaded": N_("none loaded"),
+    "no_tool": N_("the {name} tool is not configured, so this runbook cannot run"),
+    "lacks": N_("data source lacks a table or column"),
+    "no_anchor": N_("could not read the data's latest time: {error}"),
+    "no_data": N_("the data source has no data for runbook {runbook}"),
+    "no_metric": N_("no metric {metric} for {subject} in the window"),
+    "no_subject_data": N_("the data source has no data for {subject} in the window"),
 }
 
 
 def _message(key: str, language: str, **values: object) -> str:
-    return _MESSAGES[key]["ru" if language == "ru" else "en"].format(**values)
+    return gettext(language, _MESSAGES[key]).format(**values)
 
 
 class NoRunbookError(UnanswerableError):
@@ -208,30 +188,25 @@ def check_period(
     if not (before or start > last):
         return
     covered = f"{first:%d.%m.%Y} – {last:%d.%m.%Y}" if first else f"… – {last:%d.%m.%Y}"
-    if language == "ru":
-        raise OutsideDataError(
-            f"За «{asked}» данных нет: данные покрывают {covered}. "
-            "Спросите о дне в этом промежутке или без даты — о последних днях."
-        )
-    raise OutsideDataError(
-        f"There is no data for “{asked}”: the data covers {covered}. "
-        "Ask about a day in that range, or without a date for the latest days."
+    text = gettext(
+        language,
+        "There is no data for “{asked}”: the data covers {covered}. "
+        "Ask about a day in that range, or without a date for the latest days.",
     )
+    raise OutsideDataError(text.format(asked=asked, covered=covered))
 
 
 def _no_history(asked: str, first_day: datetime, language: Language) -> None:
     """The period starts in the data's first week: nothing before it to compare with."""
     earliest = first_day + MIN_HISTORY
-    if language == "ru":
-        raise OutsideDataError(
-            f"«{asked}» не с чем сравнить: данные начинаются {first_day:%d.%m.%Y}, а для "
-            f"сравнения нужна хотя бы неделя до периода. Спросите о дне с {earliest:%d.%m.%Y} "
-            "или без даты — о последних днях."
-        )
+    text = gettext(
+        language,
+        "There is nothing to compare “{asked}” with: the data starts on {first}, and a "
+        "comparison needs at least a week before the period. Ask about a day from {earliest} "
+        "on, or without a date for the latest days.",
+    )
     raise OutsideDataError(
-        f"There is nothing to compare “{asked}” with: the data starts on "
-        f"{first_day:%d.%m.%Y}, and a comparison needs at least a week before the period. "
-        f"Ask about a day from {earliest:%d.%m.%Y} on, or without a date for the latest days."
+        text.format(asked=asked, first=f"{first_day:%d.%m.%Y}", earliest=f"{earliest:%d.%m.%Y}")
     )
 
 

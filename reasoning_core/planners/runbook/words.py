@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from pydantic import ValidationError
 
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Evidence, Language, Synthesis, Tree
 from reasoning_core.planners.runbook.checks import STATE_KEY, PlanState
 from reasoning_core.ports.planning import HypothesisProposal
@@ -81,18 +82,12 @@ def gate_evidence(
 
 
 _OTHER_DIRECTION = {
-    "found": {
-        "en": "The data shows a fall, not a {asked}",
-        "ru": "Данные показывают падение, а не {asked}",
-    },
-    "not_found": {
-        "en": "No fall found, and a {asked} is not what this runbook measures",
-        "ru": "Падения не найдено, а {asked} этот runbook не измеряет",
-    },
+    "found": N_("The data shows a fall, not a {asked}"),
+    "not_found": N_("No fall found, and a {asked} is not what this runbook measures"),
 }
 _ASKED = {
-    "rise": {"en": "rise", "ru": "рост"},
-    "spike": {"en": "spike", "ru": "всплеск"},
+    "rise": N_("rise"),
+    "spike": N_("spike"),
 }
 
 
@@ -103,8 +98,8 @@ def other_direction(
     (a rise, asked of a drop runbook): what the gate's numbers show instead."""
     fell = any(evidence.confirmed for _, evidence in found)
     key = "found" if fell else "not_found"
-    word = _ASKED.get(asked, {}).get(language, asked)
-    title = _OTHER_DIRECTION[key][language].format(asked=word)
+    word = gettext(language, _ASKED[asked]) if asked in _ASKED else asked
+    title = gettext(language, _OTHER_DIRECTION[key]).format(asked=word)
     lines = [evidence.text for _, evidence in found if evidence.text]
     strength = max((evidence.confidence for _, evidence in found), default=0.5)
     return Evidence(
