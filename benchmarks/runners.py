@@ -53,13 +53,13 @@ async def _quick(settings: Settings, args: argparse.Namespace) -> Figures:
 
 
 async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:
-    concurrency = args.concurrency or settings.model_concurrency
+    concurrency = args.concurrency or settings.deep.model_concurrency
     async with scratch_server() as dsn:
         return await run_deep_bench(
             dsn=dsn,
             latency_ms=args.latency_ms,
             concurrency=concurrency,
-            tool_concurrency=settings.tool_concurrency,
+            tool_concurrency=settings.deep.tool_concurrency,
         )
 
 
@@ -88,7 +88,7 @@ async def _memory(settings: Settings, args: argparse.Namespace) -> Figures:
 
 
 async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
-    model = build_chat_model(settings)
+    model = build_chat_model(settings.llm)
     try:
         return await run_strategy_bench(args.cases, model)
     finally:

@@ -27,7 +27,7 @@ from bot.alerts import (
     WebhookCredentials,
     load_mapping,
 )
-from bot.config import Settings
+from bot.config import ApiSettings, Settings
 from bot.http_api import ApiGate, ApiRoutes, JobBoard
 from bot.http_server import local_url, parse_listen, serve
 from bot.ops import Ops
@@ -72,22 +72,22 @@ async def api_server(
 
     With `shared` (Telegram's webhook app, when API_LISTEN is WEBHOOK_LISTEN) the routes
     are added to that application, which its owner serves; else a server of its own."""
-    settings = runtime.settings
-    if settings.api_listen is None:
+    api, delivery = runtime.settings.api, runtime.settings.delivery
+    if api.listen is None:
         yield None
         return
-    host, port = parse_listen(settings.api_listen)
+    host, port = parse_listen(api.listen)
     store = PgAlertStore(runtime.pool)
-    poster = AlertPoster(bot, links=runtime.ops.links, max_messages=settings.max_reply_messages)
+    poster = AlertPoster(bot, links=runtime.ops.links, max_messages=delivery.max_reply_messages)
     worker = AlertWorker(
         store=store,
         service=runtime.service,
         poster=poster,
-        concurrency=settings.alert_concurrency,
+        concurrency=api.alert_concurrency,
     )
     board = JobBoard(PgApiJobStore(runtime.pool))
     app = web.Application() if shared is None else shared
-    _receiver(settings, runtime, store, poster, worker).install(app)
+    _receiver(api, runtime, store, poster, worker).install(app)
     ApiRoutes(
         service=runtime.service,
         gate=_gate(runtime, PgApiKeyStore(runtime.pool)),
@@ -113,19 +113,19 @@ def api_keys(pool: asyncpg.Pool[Any]) -> ApiKeyStore:
 
 
 def _receiver(
-    settings: Settings,
+    api: ApiSettings,
     runtime: EdgeParts,
     store: AlertStore,
     poster: AlertPoster,
     worker: AlertWorker,
 ) -> AlertReceiver:
     mapping = load_mapping(
-        settings.alert_mapping, runbooks=runtime.ops.runbooks.current.runbooks.keys()
+        api.alert_mapping, runbooks=runtime.ops.runbooks.current.runbooks.keys()
     )
-    routes = ChatRoutes.parse(settings.alert_chats)
+    routes = ChatRoutes.parse(api.alert_chats)
     credentials = WebhookCredentials(
-        token=_secret(settings.alert_webhook_token),
-        basic=_secret(settings.alert_webhook_basic_auth),
+        token=_secret(api.alert_webhook_token),
+        basic=_secret(api.alert_webhook_basic_auth),
     )
     if not credentials.configured:
         log.warning("the alert receiver refuses every call: set ALERT_WEBHOOK_TOKEN or "
@@ -139,8 +139,8 @@ def _receiver(
         credentials=credentials,
         poster=poster,
         wake=worker.wake,
-        max_bytes=settings.alert_max_bytes,
-        queue_max=settings.alert_queue_max,
+        max_bytes=api.alert_max_bytes,
+        queue_max=api.alert_queue_max,
     )
 
 

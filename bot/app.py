@@ -24,7 +24,15 @@ from aiohttp import web
 
 from bot.alerts import ALERT_USER_ID
 from bot.api_wiring import api_server
-from bot.config import TELEGRAM_DEFAULT_API, Settings
+from bot.config import (
+    TELEGRAM_DEFAULT_API,
+    LLMSettings,
+    MemorySettings,
+    Settings,
+    StorageSettings,
+    StrategySettings,
+    TelegramSettings,
+)
 from bot.deep_wiring import open_deep, open_tools
 from bot.delivery.inbox import InboxWorker
 from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
@@ -108,17 +116,17 @@ class Runtime:
 
 @asynccontextmanager
 async def open_database(
-    settings: Settings, *, observe: QueryObserver | None = None
+    storage: StorageSettings, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[tuple[str, asyncpg.Pool[Any]]]:
     """The DSN and a pool: the embedded PostgreSQL unless DATABASE_URL is set."""
     embedded: EmbeddedPostgres | None = None
-    if settings.database_url is not None:
-        dsn = settings.database_url.get_secret_value()
+    if storage.database_url is not None:
+        dsn = storage.database_url.get_secret_value()
     else:
-        embedded = EmbeddedPostgres(settings.whytree_data_dir)
+        embedded = EmbeddedPostgres(storage.data_dir)
         dsn = await asyncio.to_thread(embedded.start)
     try:
-        pool = await create_pool(dsn, max_size=settings.db_pool_max_size, observe=observe)
+        pool = await create_pool(dsn, max_size=storage.pool_max_size, observe=observe)
         try:
             yield dsn, pool
         finally:
@@ -146,9 +154,9 @@ async def open_runtime(
 async def _open_runtime(
     settings: Settings, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[Runtime]:
-    chat_model = build_chat_model(settings)
+    chat_model = build_chat_model(settings.llm)
     try:
-        async with open_database(settings, observe=observe) as (dsn, pool):
+        async with open_database(settings.storage, observe=observe) as (dsn, pool):
             async with pool.acquire() as conn:
                 if await read_only(conn):
                     raise StoreError(READ_ONLY_PROBLEM)
@@ -160,10 +168,16 @@ async def _open_runtime(
                 else InstrumentedChatModel(chat_model, metrics=ops.metrics, usage=ops.usage)
             )
             async with open_deep(
-                settings, pool=pool, dsn=dsn, chat_model=llm, runbooks=lambda: ops.runbooks.current
+                settings.deep,
+                settings.tools,
+                heartbeat_sec=settings.delivery.inbox_lease_sec / 3,
+                pool=pool,
+                dsn=dsn,
+                chat_model=llm,
+                runbooks=lambda: ops.runbooks.current,
             ) as (deep, catalogue):
                 runtime = _wire(settings, pool, llm, ops, deep, catalogue=catalogue)
-                await runtime.service.purge_memory(ttl_days=settings.memory_ttl_days)
+                await runtime.service.purge_memory(ttl_days=settings.memory.ttl_days)
                 yield runtime
     finally:
         if chat_model is not None:
@@ -195,16 +209,16 @@ async def open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
 
 @asynccontextmanager
 async def _open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
-    async with open_database(settings) as (dsn, pool):
+    async with open_database(settings.storage) as (dsn, pool):
         async with pool.acquire() as conn:
             pending = await pending_migrations(conn)
             is_read_only = await read_only(conn)
         where = (
             f"DATABASE_URL {redact_dsn(dsn)}"
-            if settings.database_url is not None
-            else f"embedded PostgreSQL in {settings.whytree_data_dir / 'pg'}"
+            if settings.storage.database_url is not None
+            else f"embedded PostgreSQL in {settings.storage.data_dir / 'pg'}"
         )
-        async with open_tools(settings, dsn, pool) as (tools, sql_problem):
+        async with open_tools(settings.tools, dsn, pool) as (tools, sql_problem):
             yield Inspection(
                 where=where,
                 pending_migrations=pending,
@@ -225,46 +239,32 @@ def _wire(
 ) -> Runtime:
     memories, projects = PgMemoryStore(pool), PgProjectStore(pool)
     sessions, exchanges = PgSessionStore(pool), PgExchangeStore(pool)
-    memory = LongTermMemory(
-        memories,
-        enabled=settings.long_term_memory_enabled,
-        top_k=settings.memory_top_k,
-        char_budget=settings.memory_char_budget,
-    )
+    memory = _long_term_memory(settings.memory, memories)
     deps = Deps(
         chat_model=llm,
         sessions=sessions,
         turns=TurnLoader(
             context=PgTurnContextStore(pool),
-            memory_top_k=settings.memory_top_k if settings.long_term_memory_enabled else 0,
+            memory_top_k=settings.memory.top_k if settings.memory.long_term_enabled else 0,
             sessions=sessions,
             exchanges=exchanges,
             projects=projects,
-            limits=SessionLimits(
-                ttl_sec=settings.session_ttl_sec,
-                max_exchanges=settings.session_max_exchanges,
-                max_chars=settings.session_max_chars,
-            ),
+            limits=_session_limits(settings.memory),
         ),
         recorder=TurnRecorder(
             exchanges=exchanges, memory=memory, writer=BilledTurnWriter(PgTurnWriter(pool))
         ),
         memory=memory,
-        budget=ContextBudget(total_tokens=settings.llm_context_budget_tokens),
-        strategy=StrategySelector(
-            chat_model=llm,
-            enabled=settings.strategy_enabled,
-            timeout_sec=settings.strategy_timeout_sec,
-            cache_ttl_sec=settings.strategy_cache_ttl_sec,
-            cache_size=settings.strategy_cache_size,
-            rules_first=settings.strategy_rules_first,
+        budget=ContextBudget(total_tokens=settings.llm.context_budget_tokens),
+        strategy=_strategy_selector(settings.strategy, llm),
+        clarifier=Clarifier(
+            PgClarificationStore(pool), ttl_sec=settings.strategy.clarification_ttl_sec
         ),
-        clarifier=Clarifier(PgClarificationStore(pool), ttl_sec=settings.clarification_ttl_sec),
         deep=deep,
         deep_slots=ops.deep_slots,
         catalogue=catalogue,
     )
-    pictures = TreePictures(timeout=settings.tree_picture_timeout_sec)
+    pictures = TreePictures(timeout=settings.observability.tree_picture_timeout_sec)
     journal = PgTreeJournal(pool)
     pages = None
     if ops.links.enabled:
@@ -286,11 +286,37 @@ def _wire(
     )
 
 
+def _long_term_memory(memory: MemorySettings, store: PgMemoryStore) -> LongTermMemory:
+    return LongTermMemory(
+        store, enabled=memory.long_term_enabled, top_k=memory.top_k, char_budget=memory.char_budget
+    )
+
+
+def _session_limits(memory: MemorySettings) -> SessionLimits:
+    return SessionLimits(
+        ttl_sec=memory.session_ttl_sec,
+        max_exchanges=memory.session_max_exchanges,
+        max_chars=memory.session_max_chars,
+    )
+
+
+def _strategy_selector(strategy: StrategySettings, llm: ChatModel | None) -> StrategySelector:
+    return StrategySelector(
+        chat_model=llm,
+        enabled=strategy.enabled,
+        timeout_sec=strategy.timeout_sec,
+        cache_ttl_sec=strategy.cache_ttl_sec,
+        cache_size=strategy.cache_size,
+        rules_first=strategy.rules_first,
+    )
+
+
 def _build_ops(
     settings: Settings, pool: asyncpg.Pool[Any], chat_model: OpenAIChatModel | None
 ) -> Ops:
     """Stores, limits and metrics for access control, admin commands and the ops server."""
-    runbooks_dir = settings.runbooks_dir
+    runbooks_dir = settings.deep.runbooks_dir
+    access, observability = settings.access, settings.observability
     return Ops(
         accounts=PgAccountStore(pool),
         audit=PgAuditStore(pool),
@@ -299,60 +325,61 @@ def _build_ops(
         trees=PgTreeStore(pool),
         links=TreeLinks(
             PgTreeLinkStore(pool),
-            public_url=settings.public_url,
-            ttl_sec=settings.tree_link_ttl_sec,
+            public_url=observability.public_url,
+            ttl_sec=observability.tree_link_ttl_sec,
         ),
         metrics=Metrics(),
-        window=SharedWindow(PgRateHits(pool), limit=settings.rate_limit_per_min),
+        window=SharedWindow(PgRateHits(pool), limit=access.rate_limit_per_min),
         deep_slots=LeasedDeepSlots(
             PgLeases(pool),
-            limit=settings.max_concurrent_deep_per_user,
-            ttl_sec=settings.inbox_lease_sec,
+            limit=access.max_concurrent_deep_per_user,
+            ttl_sec=settings.delivery.inbox_lease_sec,
         ),
         runbooks=RunbookLibrary([runbooks_dir] if runbooks_dir else []),
-        admin_ids=frozenset(settings.admin_ids),
-        access_mode=settings.access_mode,
-        daily_token_budget=settings.user_daily_token_budget,
+        admin_ids=frozenset(access.admin_ids),
+        access_mode=access.mode,
+        daily_token_budget=access.daily_token_budget,
         llm_ping=chat_model.ping if chat_model is not None else None,
         api_keys=PgApiKeyStore(pool),
     )
 
 
-def build_chat_model(settings: Settings) -> OpenAIChatModel | None:
+def build_chat_model(llm: LLMSettings) -> OpenAIChatModel | None:
     """The OpenAI-compatible model, or None when no LLM is configured."""
-    if not settings.llm_configured:
+    if not llm.configured:
         return None
     return OpenAIChatModel(
-        base_url=settings.openai_base_url,
-        api_key=settings.openai_api_key.get_secret_value() if settings.openai_api_key else None,
-        model=settings.llm_model,
-        timeout=settings.llm_timeout_sec,
-        max_retries=settings.llm_max_retries,
+        base_url=llm.base_url,
+        api_key=llm.api_key.get_secret_value() if llm.api_key else None,
+        model=llm.model,
+        timeout=llm.timeout_sec,
+        max_retries=llm.max_retries,
     )
 
 
-def build_bot(settings: Settings) -> Bot:
-    if settings.telegram_bot_token is None:
+def build_bot(telegram: TelegramSettings) -> Bot:
+    if telegram.bot_token is None:
         raise ConfigurationError("TELEGRAM_BOT_TOKEN is not set")
     session = AiohttpSession()
-    if settings.telegram_api_url != TELEGRAM_DEFAULT_API:
-        session = AiohttpSession(api=TelegramAPIServer.from_base(settings.telegram_api_url))
+    if telegram.api_url != TELEGRAM_DEFAULT_API:
+        session = AiohttpSession(api=TelegramAPIServer.from_base(telegram.api_url))
     bot = Bot(
-        token=settings.telegram_bot_token.get_secret_value(),
+        token=telegram.bot_token.get_secret_value(),
         session=session,
         default=DefaultBotProperties(parse_mode=ParseMode.HTML),
     )
-    install_request_middlewares(bot, send_deadline_sec=settings.telegram_send_deadline_sec)
+    install_request_middlewares(bot, send_deadline_sec=telegram.send_deadline_sec)
     return bot
 
 
 def build_dispatcher(runtime: Runtime) -> Dispatcher:
+    delivery = runtime.settings.delivery
     dp = Dispatcher(
         service=runtime.service,
         users=runtime.users,
-        chat_locks=LeasedChatLocks(runtime.leases, ttl_sec=runtime.settings.inbox_lease_sec),
-        max_reply_messages=runtime.settings.max_reply_messages,
-        stream_replies=runtime.settings.stream_replies,
+        chat_locks=LeasedChatLocks(runtime.leases, ttl_sec=delivery.inbox_lease_sec),
+        max_reply_messages=delivery.max_reply_messages,
+        stream_replies=delivery.stream_replies,
         background=set(),  # tasks started at start-up, kept referenced until done
         pictures=runtime.pictures,
         tree_links=runtime.ops.links,
@@ -422,22 +449,22 @@ async def delivering_updates(
 ) -> AsyncIterator[InboxWorker]:
     """Replies through the outbox, the dispatcher's start-up hooks, and the inbox worker
     running (claiming, answering, taking over what dead processes left) until exit."""
-    settings = runtime.settings
+    delivery = runtime.settings.delivery
     install_outbox(bot, runtime.outbox)
     worker = InboxWorker(
         inbox=runtime.inbox,
         leases=runtime.leases,
         dispatcher=dp,
         bot=bot,
-        lease_sec=settings.inbox_lease_sec,
-        concurrency=settings.inbox_concurrency,
-        max_attempts=settings.inbox_max_attempts,
+        lease_sec=delivery.inbox_lease_sec,
+        concurrency=delivery.inbox_concurrency,
+        max_attempts=delivery.inbox_max_attempts,
         on_idle=partial(
             _resume_deep_jobs,
             bot,
             runtime.service,
             runtime.ops.links,
-            max_messages=settings.max_reply_messages,
+            max_messages=delivery.max_reply_messages,
         ),
     )
     workflow = {"dispatcher": dp, "bots": [bot], **dp.workflow_data}
@@ -455,7 +482,7 @@ def webhook_app(
     runtime: Runtime, bot: Bot, dp: Dispatcher, worker: InboxWorker
 ) -> web.Application:
     """Telegram's webhook application (more routes may be added before it is served)."""
-    url, secret = _webhook_settings(runtime.settings)
+    url, secret = _webhook_settings(runtime.settings.telegram)
     return build_webhook_app(
         dispatcher=dp,
         bot=bot,
@@ -470,8 +497,8 @@ async def serve_webhook(runtime: Runtime, bot: Bot, dp: Dispatcher, app: web.App
     """Serve the webhook app on WEBHOOK_LISTEN and setWebhook to WEBHOOK_URL; runs until
     cancelled."""
     settings = runtime.settings
-    url, secret = _webhook_settings(settings)
-    host, port = settings.webhook_address
+    url, secret = _webhook_settings(settings.telegram)
+    host, port = settings.telegram.webhook_address
     async with serve(app, host=host, port=port):
         try:
             async with asyncio.timeout(STARTUP_LIMIT_SEC):
@@ -493,15 +520,15 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
     """Receive updates until interrupted: long polling, or the webhook (for replicas); the
     API and alert receiver on API_LISTEN (on the webhook's server when the address is the
     same)."""
-    bot = build_bot(settings)
+    bot = build_bot(settings.telegram)
     try:
         async with open_runtime(settings) as runtime:
             dp = build_dispatcher(runtime)
             async with (
                 ops_server(
                     runtime.ops,
-                    host=settings.metrics_host,
-                    port=settings.metrics_port,
+                    host=settings.observability.metrics_host,
+                    port=settings.observability.metrics_port,
                     pages=runtime.pages,
                 ),
                 delivering_updates(runtime, bot, dp) as worker,
@@ -516,7 +543,7 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
                         await poll_into_inbox(
                             bot,
                             worker.receiving,
-                            poll_sec=settings.telegram_polling_timeout_sec,
+                            poll_sec=settings.telegram.polling_timeout_sec,
                             allowed_updates=dp.resolve_used_update_types(),
                             stored=worker.wake,
                         )
@@ -527,16 +554,16 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
 def shares_webhook_server(settings: Settings) -> bool:
     """Is API_LISTEN the webhook's own address (one server for both)?"""
     return (
-        settings.api_listen is not None
-        and parse_listen(settings.api_listen) == settings.webhook_address
+        settings.api.listen is not None
+        and parse_listen(settings.api.listen) == settings.telegram.webhook_address
     )
 
 
-def _webhook_settings(settings: Settings) -> tuple[str, str]:
+def _webhook_settings(telegram: TelegramSettings) -> tuple[str, str]:
     """WEBHOOK_URL and WEBHOOK_SECRET, which webhook mode needs."""
-    if settings.webhook_url is None or settings.webhook_secret is None:
+    if telegram.webhook_url is None or telegram.webhook_secret is None:
         raise ConfigurationError(
             "webhook mode needs WEBHOOK_URL (the public https URL Telegram calls) and "
             "WEBHOOK_SECRET (letters, digits, _ and -)"
         )
-    return settings.webhook_url, settings.webhook_secret.get_secret_value()
+    return telegram.webhook_url, telegram.webhook_secret.get_secret_value()

@@ -89,7 +89,7 @@ def _parser() -> argparse.ArgumentParser:
 async def _ask(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        stream = None if args.json or not settings.stream_replies else TerminalStream()
+        stream = None if args.json or not settings.delivery.stream_replies else TerminalStream()
         answer = await ask_once(runtime.service, args.question, stream=stream)
     print(answer.model_dump_json(indent=2) if stream is None else stream.rest(answer))
     return 0
@@ -98,19 +98,19 @@ async def _ask(settings: Settings, args: argparse.Namespace) -> int:
 async def _chat(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        await chat_loop(runtime.service, stream=settings.stream_replies)
+        await chat_loop(runtime.service, stream=settings.delivery.stream_replies)
     return 0
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
-    if (warning := await llm_warning(settings)) is not None:
+    if (warning := await llm_warning(settings.llm)) is not None:
         print(warning, file=sys.stderr)
-    if settings.telegram_bot_token is None:
+    if settings.telegram.bot_token is None:
         print(NO_TOKEN_HELP)
         return await _chat(settings, args)
-    identity = await announce_bot(settings)  # a refused token stops here, in one line
+    identity = await announce_bot(settings.telegram)  # a refused token stops here, in one line
     print(started_text(identity), flush=True)
-    if (api := api_text(settings)) is not None:
+    if (api := api_text(settings.api)) is not None:
         print(api, flush=True)
     await run_bot(settings, webhook=args.webhook)
     return 0
@@ -139,7 +139,7 @@ async def _tree(settings: Settings, args: argparse.Namespace) -> int:
             print(f"whytree: no reasoning tree {args.tree_id!r}", file=sys.stderr)
             return 1
         events = await runtime.journal.events(tree.id) if args.format == "html" else []
-        pictures = TreePictures(timeout=max(30.0, settings.tree_picture_timeout_sec))
+        pictures = TreePictures(timeout=max(30.0, settings.observability.tree_picture_timeout_sec))
         try:
             data = await export_tree(tree, args.format, pictures=pictures, events=events)
         except RenderError as e:
@@ -204,7 +204,7 @@ async def _services_demo(settings: Settings, *, seed: int) -> str:
     if reason:
         return f"Services demo skipped: {reason}."
     try:
-        stats = await asyncio.to_thread(build_services_demo, settings.whytree_data_dir, seed=seed)
+        stats = await asyncio.to_thread(build_services_demo, settings.storage.data_dir, seed=seed)
     except PrometheusUnavailableError as e:
         return f"Services demo skipped: {e}."
     return describe_services_demo(stats)
@@ -234,7 +234,7 @@ def _setup_logging(settings: Settings, args: argparse.Namespace) -> None:
     """`whytree run` with a token logs JSON lines on stderr for operators; every other
     command has a person reading the terminal: logs go to a file (path said once) and only
     whytree's own warnings and errors reach stderr. Secrets are redacted either way."""
-    operated = args.command == "run" and settings.telegram_bot_token is not None
+    operated = args.command == "run" and settings.telegram.bot_token is not None
     if operated:
         setup_logging(settings)
         return

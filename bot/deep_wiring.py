@@ -17,7 +17,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.config import Settings
+from bot.config import DeepSettings, ToolsSettings
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.answers.deep_jobs import DeepJobRunner
 from reasoning_core.answers.deep_path import DeepPath, Guidance
@@ -47,8 +47,10 @@ log = logging.getLogger(__name__)
 
 @asynccontextmanager
 async def open_deep(
-    settings: Settings,
+    deep: DeepSettings,
+    tool_settings: ToolsSettings,
     *,
+    heartbeat_sec: float,
     pool: asyncpg.Pool[Any],
     dsn: str,
     chat_model: ChatModel | None,
@@ -58,17 +60,18 @@ async def open_deep(
     runbooks as guidance, or the runbook planner alone when no LLM is configured;
     and the catalogue of the names the data knows, read through the same tools.
 
-    `runbooks` is read on every use, so /reload_runbooks takes effect at once.
+    `runbooks` is read on every use, so /reload_runbooks takes effect at once. A running
+    job's lease is renewed every `heartbeat_sec`.
     """
-    sql = await _sql_tool(settings, pool, dsn)
+    sql = await _sql_tool(tool_settings, pool, dsn)
     try:
-        tools = _tools(settings, sql)
+        tools = _tools(tool_settings, sql)
         runbook = RunbookPlanner(runbooks, tools=tools)
         planner: Planner = runbook
         guidance: Guidance | None = None
         if chat_model is not None:
             schema = await _describe(sql)
-            gate = partial(refusal_reason, schemas=settings.tools_sql_schemas)
+            gate = partial(refusal_reason, schemas=tool_settings.sql_schemas)
             planner = LLMPlanner(
                 chat_model, schema_description=schema, tools=tuple(tools), sql_gate=gate
             )
@@ -84,20 +87,18 @@ async def open_deep(
             planner=planner,
             fallback_planner=runbook if planner is not runbook else None,
             tools=tools,
-            budgets=Budgets(deadline_sec=settings.deep_deadline_sec),
-            model_concurrency=settings.model_concurrency,
-            tool_concurrency=settings.tool_concurrency,
+            budgets=Budgets(deadline_sec=deep.deadline_sec),
+            model_concurrency=deep.model_concurrency,
+            tool_concurrency=deep.tool_concurrency,
             reflection=ReflectionSettings(
-                max_plan_revisions=settings.max_plan_revisions,
-                reflection_every=settings.reflection_every,
+                max_plan_revisions=deep.max_plan_revisions,
+                reflection_every=deep.reflection_every,
             ),
             critic=chat_model,
             journal=PgTreeJournal(pool),
         )
         path = DeepPath(
-            runner=DeepJobRunner(
-                PgJobStore(pool), analyst, heartbeat_sec=settings.inbox_lease_sec / 3
-            ),
+            runner=DeepJobRunner(PgJobStore(pool), analyst, heartbeat_sec=heartbeat_sec),
             trees=trees,
             guidance=guidance,
             missing_details=runbook.clarifying_questions,
@@ -105,7 +106,7 @@ async def open_deep(
         catalogue = EntityCatalogue(
             sources=lambda: runbooks().name_sources(),
             tools=tools,
-            ttl_sec=settings.entity_names_ttl_sec,
+            ttl_sec=deep.entity_names_ttl_sec,
         )
         yield path, catalogue
     finally:
@@ -115,50 +116,54 @@ async def open_deep(
 
 @asynccontextmanager
 async def open_tools(
-    settings: Settings, dsn: str, pool: asyncpg.Pool[Any]
+    tool_settings: ToolsSettings, dsn: str, pool: asyncpg.Pool[Any]
 ) -> AsyncIterator[tuple[dict[str, Tool], str | None]]:
     """The tools as the deep path gets them, and why the SQL tool is missing or refused
     (None when it is there): for `whytree doctor`, which reports rather than stops."""
     sql: PgSqlTool | None = None
     problem: str | None = None
     try:
-        sql = await _sql_tool(settings, pool, dsn)
+        sql = await _sql_tool(tool_settings, pool, dsn)
     except ConfigurationError as e:
         problem = str(e)
     if sql is None and problem is None:
         problem = "the SQL tool could not connect (TOOLS_SQL_DSN, or the reader role)"
     try:
-        yield _tools(settings, sql), problem
+        yield _tools(tool_settings, sql), problem
     finally:
         if sql is not None:
             await sql.close()
 
 
-async def _sql_tool(settings: Settings, pool: asyncpg.Pool[Any], dsn: str) -> PgSqlTool | None:
+async def _sql_tool(
+    tool_settings: ToolsSettings, pool: asyncpg.Pool[Any], dsn: str
+) -> PgSqlTool | None:
     """The SQL tool on its least-privileged role, audited; None when it cannot connect."""
-    if settings.tools_sql_dsn is not None:
-        sql = await _connect_sql(settings, settings.tools_sql_dsn.get_secret_value())
+    if tool_settings.sql_dsn is not None:
+        sql = await _connect_sql(tool_settings, tool_settings.sql_dsn.get_secret_value())
     else:
-        sql = await _reader_sql(settings, pool, dsn)
+        sql = await _reader_sql(tool_settings, pool, dsn)
     if sql is None:
         return None
     try:
-        await _audit(settings, sql, pool)
+        await _audit(tool_settings, sql, pool)
     except BaseException:
         await sql.close()
         raise
     return sql
 
 
-async def _reader_sql(settings: Settings, pool: asyncpg.Pool[Any], dsn: str) -> PgSqlTool | None:
+async def _reader_sql(
+    tool_settings: ToolsSettings, pool: asyncpg.Pool[Any], dsn: str
+) -> PgSqlTool | None:
     """The bot's database as the reader: its own login, else SET LOCAL ROLE per query."""
     try:
-        await grant_reader(pool, settings.tools_sql_schemas)
+        await grant_reader(pool, tool_settings.sql_schemas)
     except StoreError as e:  # e.g. a data schema the bot's user does not own
         log.warning("could not grant %s the data schemas: %s", READER_ROLE, e)
     login = reader_dsn(dsn)
     if login is not None:
-        sql = await _connect_sql(settings, login, quiet=True)
+        sql = await _connect_sql(tool_settings, login, quiet=True)
         if sql is not None:
             return sql
     log.warning(
@@ -166,18 +171,18 @@ async def _reader_sql(settings: Settings, pool: asyncpg.Pool[Any], dsn: str) -> 
         "each query instead (a TOOLS_SQL_DSN with its own read-only login is stronger)",
         READER_ROLE,
     )
-    return await _connect_sql(settings, dsn, role=READER_ROLE)
+    return await _connect_sql(tool_settings, dsn, role=READER_ROLE)
 
 
 async def _connect_sql(
-    settings: Settings, dsn: str, *, role: str | None = None, quiet: bool = False
+    tool_settings: ToolsSettings, dsn: str, *, role: str | None = None, quiet: bool = False
 ) -> PgSqlTool | None:
     try:
         return await PgSqlTool.connect(
             dsn,
-            statement_timeout_ms=settings.tools_sql_timeout_ms,
-            max_rows=settings.tools_sql_max_rows,
-            schemas=settings.tools_sql_schemas,
+            statement_timeout_ms=tool_settings.sql_timeout_ms,
+            max_rows=tool_settings.sql_max_rows,
+            schemas=tool_settings.sql_schemas,
             role=role,
         )
     except ToolError as e:  # deep analysis goes on with the other tools
@@ -186,7 +191,7 @@ async def _connect_sql(
         return None
 
 
-async def _audit(settings: Settings, sql: PgSqlTool, pool: asyncpg.Pool[Any]) -> None:
+async def _audit(tool_settings: ToolsSettings, sql: PgSqlTool, pool: asyncpg.Pool[Any]) -> None:
     """Stop start-up when the tool's role can do more than read the data schemas."""
     try:
         role, problems = await sql.audit(await own_tables(pool))
@@ -196,10 +201,10 @@ async def _audit(settings: Settings, sql: PgSqlTool, pool: asyncpg.Pool[Any]) ->
         log.info("the SQL tool reads %s as %s", ", ".join(sql.schemas), role)
         return
     source = "the SQL tool"
-    if settings.tools_sql_dsn is not None:
-        source = f"TOOLS_SQL_DSN ({redact_dsn(settings.tools_sql_dsn.get_secret_value())})"
+    if tool_settings.sql_dsn is not None:
+        source = f"TOOLS_SQL_DSN ({redact_dsn(tool_settings.sql_dsn.get_secret_value())})"
     summary = f"{source}: role {role} {'; '.join(problems)}"
-    if settings.tools_sql_allow_unsafe:
+    if tool_settings.sql_allow_unsafe:
         log.warning("%s — running anyway (TOOLS_SQL_ALLOW_UNSAFE=true)", summary)
         return
     raise ConfigurationError(
@@ -208,14 +213,14 @@ async def _audit(settings: Settings, sql: PgSqlTool, pool: asyncpg.Pool[Any]) ->
     )
 
 
-def _tools(settings: Settings, sql: PgSqlTool | None) -> dict[str, Tool]:
+def _tools(tool_settings: ToolsSettings, sql: PgSqlTool | None) -> dict[str, Tool]:
     tools: dict[str, Tool] = {}
     if sql is not None:
         tools["sql"] = sql
-    if settings.tools_http_allow.strip():
-        tools["http_check"] = HttpCheckTool(HostAllowList.parse(settings.tools_http_allow))
-    if settings.prometheus_url:
-        tools["prometheus"] = PrometheusTool(settings.prometheus_url)
+    if tool_settings.http_allow.strip():
+        tools["http_check"] = HttpCheckTool(HostAllowList.parse(tool_settings.http_allow))
+    if tool_settings.prometheus_url:
+        tools["prometheus"] = PrometheusTool(tool_settings.prometheus_url)
     return tools
 
 

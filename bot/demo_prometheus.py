@@ -19,12 +19,12 @@ async def with_demo_prometheus(settings: Settings) -> AsyncIterator[Settings]:
 
     It cannot serve (no binaries, blocks unreadable): one warning, and the settings as given.
     """
-    if settings.prometheus_url or not has_services_demo(settings.whytree_data_dir):
+    if settings.tools.prometheus_url or not has_services_demo(settings.storage.data_dir):
         yield settings
         return
     async with AsyncExitStack() as stack:
         try:
-            url = await stack.enter_async_context(serve_services_demo(settings.whytree_data_dir))
+            url = await stack.enter_async_context(serve_services_demo(settings.storage.data_dir))
         except PrometheusUnavailableError as e:
             log.warning("the services demo is not served: %s", e)
             url = None
@@ -32,4 +32,5 @@ async def with_demo_prometheus(settings: Settings) -> AsyncIterator[Settings]:
             yield settings
             return
         log.info("the services demo is served by a private Prometheus on %s", url)
-        yield settings.model_copy(update={"prometheus_url": url})
+        tools = settings.tools.model_copy(update={"prometheus_url": url})
+        yield settings.model_copy(update={"tools": tools})

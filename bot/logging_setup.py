@@ -86,7 +86,8 @@ class Redactor:
 def settings_secrets(settings: Settings) -> list[str]:
     """Every secret value in the settings, and the parts of DSNs that are secret."""
     found: list[str] = []
-    for name, value in settings:
+    values = [(name, value) for _, group in settings for name, value in group]
+    for name, value in values:
         secret = hasattr(value, "get_secret_value")
         raw = value.get_secret_value() if secret else value
         if not isinstance(raw, str) or not raw:
@@ -186,7 +187,7 @@ class _NotChatty(logging.Filter):
 
 def log_file_path(settings: Settings) -> Path:
     """Where the human-facing commands write their logs: the data directory."""
-    return settings.whytree_data_dir / "logs" / "whytree.log"
+    return settings.storage.data_dir / "logs" / "whytree.log"
 
 
 def setup_logging(
@@ -203,7 +204,11 @@ def setup_logging(
     redactor = Redactor(settings_secrets(settings))
     handlers = _file_handlers(settings, stream, log_file, redactor)
     if not handlers:
-        inner = ConsoleFormatter() if settings.log_format == "console" else JsonFormatter()
+        inner = (
+            ConsoleFormatter()
+            if settings.observability.log_format == "console"
+            else JsonFormatter()
+        )
         handlers = [_handler(logging.StreamHandler(stream or sys.stderr), inner, redactor)]
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, _MARK, False)]:
@@ -211,7 +216,7 @@ def setup_logging(
         old.close()
     for handler in handlers:
         root.addHandler(handler)
-    root.setLevel(settings.log_level)
+    root.setLevel(settings.observability.log_level)
     logging.captureWarnings(True)
     chatty = logging.getLogger("pgserver")
     if not any(isinstance(f, _DemoteToDebug) for f in chatty.filters):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.app import build_chat_model
-from bot.config import Settings
+from bot.config import ApiSettings, LLMSettings, TelegramSettings
 from bot.doctor.telegram import BotIdentity, TelegramProblem, bot_identity
 from reasoning_core.errors import ConfigurationError
 
@@ -21,10 +21,10 @@ To run it as a Telegram bot:
 """
 
 
-async def announce_bot(settings: Settings) -> BotIdentity:
+async def announce_bot(telegram: TelegramSettings) -> BotIdentity:
     """The bot's @username and link; a token Telegram refuses is a `ConfigurationError`."""
     try:
-        return await bot_identity(settings, limit_sec=TELEGRAM_START_LIMIT_SEC)
+        return await bot_identity(telegram, limit_sec=TELEGRAM_START_LIMIT_SEC)
     except TelegramProblem as e:
         raise ConfigurationError(str(e)) from e
 
@@ -36,11 +36,11 @@ def started_text(identity: BotIdentity) -> str:
     )
 
 
-async def llm_warning(settings: Settings) -> str | None:
+async def llm_warning(llm: LLMSettings) -> str | None:
     """One line when a configured LLM does not answer a tiny call (a 401, an HTML page, a
     hang): whytree still starts, and questions go the way they go without a model."""
-    limit = min(settings.llm_timeout_sec, LLM_START_LIMIT_SEC)
-    model = build_chat_model(settings.model_copy(update={"llm_timeout_sec": limit}))
+    limit = min(llm.timeout_sec, LLM_START_LIMIT_SEC)
+    model = build_chat_model(llm.model_copy(update={"timeout_sec": limit}))
     if model is None:
         return None
     try:
@@ -52,12 +52,12 @@ async def llm_warning(settings: Settings) -> str | None:
     return f"whytree: the LLM does not answer ({problem}); `whytree doctor` says more"
 
 
-def api_text(settings: Settings) -> str | None:
+def api_text(api: ApiSettings) -> str | None:
     """With API_LISTEN: where the API and the alert receiver are, and a sample alert to send
     with curl (the token is read from the environment, never printed)."""
-    if settings.api_listen is None:
+    if api.listen is None:
         return None
-    host, _, port = settings.api_listen.rpartition(":")
+    host, _, port = api.listen.rpartition(":")
     url = f"http://{host if host not in ('', '0.0.0.0') else '127.0.0.1'}:{port}"
     sample = (
         '{"version":"4","status":"firing","receiver":"whytree","groupKey":"demo",'

@@ -38,7 +38,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
 from bot.app import open_runtime
-from bot.config import Settings
+from bot.config import load_settings
 from demo.setup import load_demo_dataset
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService
@@ -151,7 +151,7 @@ async def run_understanding_bench(
 
     ``holdout`` names the holdout file when it is among `paths`, else None.
     """
-    settings = Settings(_env_file=None, database_url=dsn, whytree_data_dir=data_dir)
+    settings = load_settings(env_file=None, database_url=dsn, whytree_data_dir=data_dir)
     by_file: dict[str, dict[str, Any]] = {}
     async with open_runtime(settings) as runtime:
         await load_demo_dataset(runtime.pool, seed=DEMO_SEED)

@@ -22,14 +22,16 @@ DEFAULT_LIMIT_SEC = 10.0
 async def run_doctor(settings: Settings, *, limit_sec: float = DEFAULT_LIMIT_SEC) -> list[Finding]:
     """Every check; never raises for a broken part (that is what the findings say)."""
     telegram, llm = await asyncio.gather(
-        check_telegram(settings, limit_sec=limit_sec), check_llm(settings, limit_sec=limit_sec)
+        check_telegram(settings.telegram, limit_sec=limit_sec),
+        check_llm(settings.llm, limit_sec=limit_sec),
     )
     findings = [*await _database_and_sources(settings, limit_sec), *telegram, *llm]
-    findings.append(check_port(settings.metrics_host, settings.metrics_port))
+    observability = settings.observability
+    findings.append(check_port(observability.metrics_host, observability.metrics_port))
     runbooks = await asyncio.to_thread(
-        load_runbooks, [settings.runbooks_dir] if settings.runbooks_dir else []
+        load_runbooks, [settings.deep.runbooks_dir] if settings.deep.runbooks_dir else []
     )
-    findings.extend(check_edge(settings, runbooks.runbooks.keys()))
+    findings.extend(check_edge(settings.api, runbooks.runbooks.keys()))
     return findings
 
 
@@ -64,12 +66,12 @@ def _database(inspection: Inspection) -> Finding:
 
 async def _sources(settings: Settings, inspection: Inspection, limit_sec: float) -> list[Finding]:
     runbooks = await asyncio.to_thread(
-        load_runbooks, [settings.runbooks_dir] if settings.runbooks_dir else []
+        load_runbooks, [settings.deep.runbooks_dir] if settings.deep.runbooks_dir else []
     )
     tools = inspection.tools
     return [
         await check_sql(
-            tools, inspection.sql_problem, settings.tools_sql_schemas, limit_sec=limit_sec
+            tools, inspection.sql_problem, settings.tools.sql_schemas, limit_sec=limit_sec
         ),
         await check_prometheus(tools, limit_sec=limit_sec),
         *await check_runbooks(runbooks, tools, limit_sec=limit_sec),

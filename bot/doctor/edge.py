@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Collection
 
 from bot.alerts import ChatRoutes, WebhookCredentials, load_mapping
-from bot.config import Settings
+from bot.config import ApiSettings
 from bot.doctor.report import Finding
 from bot.http_server import parse_listen
 from reasoning_core.errors import ConfigurationError
@@ -14,19 +14,19 @@ API = "HTTP API (API_LISTEN)"
 ALERTS = "alert receiver"
 
 
-def check_edge(settings: Settings, runbooks: Collection[str]) -> list[Finding]:
-    if settings.api_listen is None:
+def check_edge(api: ApiSettings, runbooks: Collection[str]) -> list[Finding]:
+    if api.listen is None:
         return [Finding.off(API, "not configured: no HTTP API, no Alertmanager receiver")]
     try:
-        host, port = parse_listen(settings.api_listen)
-        mapping = load_mapping(settings.alert_mapping, runbooks=runbooks)
-        routes = ChatRoutes.parse(settings.alert_chats)
+        host, port = parse_listen(api.listen)
+        mapping = load_mapping(api.alert_mapping, runbooks=runbooks)
+        routes = ChatRoutes.parse(api.alert_chats)
     except ConfigurationError as e:
         return [Finding.fail(API, str(e), "fix the setting it names (see docs/alerts.md)")]
     findings = [Finding.ok(API, f"{host}:{port}; /v1/openapi.json describes it")]
     credentials = WebhookCredentials(
-        token="set" if settings.alert_webhook_token else None,
-        basic="set" if settings.alert_webhook_basic_auth else None,
+        token="set" if api.alert_webhook_token else None,
+        basic="set" if api.alert_webhook_basic_auth else None,
     )
     if not credentials.configured:
         findings.append(Finding.fail(

@@ -4,7 +4,7 @@ does its server honour? What it refuses, whytree does without (the adapter's fal
 from __future__ import annotations
 
 from bot.app import build_chat_model
-from bot.config import Settings
+from bot.config import LLMSettings
 from bot.doctor.report import Finding
 
 PART = "LLM"
@@ -18,8 +18,8 @@ _WITHOUT = {
 }
 
 
-async def check_llm(settings: Settings, *, limit_sec: float) -> list[Finding]:
-    bounded = settings.model_copy(update={"llm_timeout_sec": limit_sec})
+async def check_llm(llm: LLMSettings, *, limit_sec: float) -> list[Finding]:
+    bounded = llm.model_copy(update={"timeout_sec": limit_sec})
     model = build_chat_model(bounded)
     if model is None:
         return [
@@ -33,16 +33,16 @@ async def check_llm(settings: Settings, *, limit_sec: float) -> list[Finding]:
         found = await model.probe()
     finally:
         await model.aclose()
-    where = settings.openai_base_url or "api.openai.com"
+    where = llm.base_url or "api.openai.com"
     if found.answer is not None:
         return [
             Finding.fail(
                 PART,
-                f"{settings.llm_model} at {where} does not answer",
+                f"{llm.model} at {where} does not answer",
                 f"{found.answer} — check OPENAI_BASE_URL, OPENAI_API_KEY and LLM_MODEL",
             )
         ]
-    findings = [Finding.ok(PART, f"{settings.llm_model} at {where} answers")]
+    findings = [Finding.ok(PART, f"{llm.model} at {where} answers")]
     for name, (label, instead) in _WITHOUT.items():
         problem = getattr(found, name)
         if problem is None:

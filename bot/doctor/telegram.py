@@ -16,7 +16,7 @@ from aiogram.exceptions import (
 from aiogram.utils.token import TokenValidationError
 
 from bot.app import build_bot
-from bot.config import Settings
+from bot.config import TelegramSettings
 from bot.doctor.report import Finding
 
 PART = "Telegram"
@@ -38,10 +38,10 @@ class BotIdentity:
         return f"https://t.me/{self.username}"
 
 
-async def bot_identity(settings: Settings, *, limit_sec: float) -> BotIdentity:
+async def bot_identity(telegram: TelegramSettings, *, limit_sec: float) -> BotIdentity:
     """getMe and getWebhookInfo, each within `limit_sec`; `TelegramProblem` otherwise."""
     try:
-        bot = build_bot(settings)
+        bot = build_bot(telegram)
     except TokenValidationError as e:
         raise TelegramProblem(
             "TELEGRAM_BOT_TOKEN is not shaped like a bot token (123456789:AA...): "
@@ -80,8 +80,8 @@ async def _ask(bot: Bot, limit_sec: float) -> BotIdentity:
     return BotIdentity(username=me.username or str(me.id), webhook_url=webhook.url)
 
 
-async def check_telegram(settings: Settings, *, limit_sec: float) -> list[Finding]:
-    if settings.telegram_bot_token is None:
+async def check_telegram(telegram: TelegramSettings, *, limit_sec: float) -> list[Finding]:
+    if telegram.bot_token is None:
         return [
             Finding.off(
                 PART,
@@ -90,11 +90,11 @@ async def check_telegram(settings: Settings, *, limit_sec: float) -> list[Findin
             )
         ]
     try:
-        identity = await bot_identity(settings, limit_sec=limit_sec)
+        identity = await bot_identity(telegram, limit_sec=limit_sec)
     except TelegramProblem as e:
         return [Finding.fail(PART, "the bot cannot log in", str(e))]
     findings = [Finding.ok(PART, f"@{identity.username} — {identity.link}")]
-    if identity.webhook_url and identity.webhook_url == settings.webhook_url:
+    if identity.webhook_url and identity.webhook_url == telegram.webhook_url:
         findings.append(
             Finding.ok(WEBHOOK_PART, "set to WEBHOOK_URL: `whytree run --webhook` receives them")
         )

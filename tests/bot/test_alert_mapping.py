@@ -11,7 +11,7 @@ import pytest
 from bot.alerts import ChatRoutes, WebhookCredentials, load_mapping
 from bot.alerts.mapping import Investigation, Refusal
 from bot.alerts.payload import PayloadError, parse_notification
-from bot.config import Settings
+from bot.config import load_settings
 from bot.doctor.edge import check_edge
 from reasoning_core.errors import ConfigurationError
 from tests.fakes.alertmanager import alert, notification
@@ -119,8 +119,8 @@ def test_the_documented_payload_parses_and_bad_ones_say_why() -> None:
 
 def test_the_doctor_reads_the_api_and_alert_settings(tmp_path: Path) -> None:
     def findings(**values: object) -> dict[str, tuple[str, str]]:
-        settings = Settings(_env_file=None, **values)  # type: ignore[arg-type]
-        return {f.part: (f.status, f.detail) for f in check_edge(settings, RUNBOOKS)}
+        settings = load_settings(env_file=None, **values)
+        return {f.part: (f.status, f.detail) for f in check_edge(settings.api, RUNBOOKS)}
 
     assert findings()["HTTP API (API_LISTEN)"][0] == "off"
     bad = tmp_path / "alerts.yaml"

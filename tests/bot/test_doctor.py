@@ -14,7 +14,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.config import Settings
+from bot.config import Settings, load_settings
 from bot.doctor import Finding, exit_code, render_json, render_table, run_doctor
 from bot.startup import announce_bot, llm_warning, started_text
 from reasoning_core.errors import ConfigurationError
@@ -155,13 +155,13 @@ async def test_a_bad_token_says_what_to_do(
     assert token not in render_table(findings)
     assert exit_code(findings) == 1
     with pytest.raises(ConfigurationError, match="@BotFather"):  # and at start-up
-        await announce_bot(settings)
+        await announce_bot(settings.telegram)
 
 
 async def test_start_up_names_the_bot_and_its_link(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
-    identity = await announce_bot(_settings(database_url, telegram, llm))
+    identity = await announce_bot(_settings(database_url, telegram, llm).telegram)
     text = started_text(identity)
     assert "@doctor_test_bot" in text and "https://t.me/doctor_test_bot" in text
 
@@ -177,7 +177,7 @@ async def test_a_webhook_in_the_way_of_polling(
 
 
 async def test_nothing_configured_is_not_a_failure(database_url: str, tmp_path: Path) -> None:
-    settings = Settings(_env_file=None, database_url=database_url, whytree_data_dir=tmp_path)
+    settings = load_settings(env_file=None, database_url=database_url, whytree_data_dir=tmp_path)
     findings = await run_doctor(settings, limit_sec=5)
     parts = _by_part(findings)
     for part in (
@@ -247,7 +247,7 @@ async def test_a_read_only_database_is_one_clear_line(database_url: str, tmp_pat
         await conn.execute(f'ALTER DATABASE "{name}" SET default_transaction_read_only = on')
     finally:
         await conn.close()
-    settings = Settings(_env_file=None, database_url=database_url, whytree_data_dir=tmp_path)
+    settings = load_settings(env_file=None, database_url=database_url, whytree_data_dir=tmp_path)
     line = _by_part(await run_doctor(settings, limit_sec=5))["database"]
     assert line.status == "fail" and "read-only" in line.detail
     started = _whytree("ask", "hello", env={"DATABASE_URL": database_url}, data=tmp_path)
@@ -309,11 +309,11 @@ async def test_start_up_says_in_one_line_that_the_llm_does_not_answer(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer, breakage: str
 ) -> None:
     settings = _settings(database_url, telegram, llm)
-    assert await llm_warning(settings) is None
+    assert await llm_warning(settings.llm) is None
     if breakage == "401":
         llm.api_key = "another-key"
     else:
         llm.html = True
-    warning = await llm_warning(settings)
+    warning = await llm_warning(settings.llm)
     assert warning is not None and "\n" not in warning
     assert ("HTTP 401" if breakage == "401" else "OPENAI_BASE_URL") in warning

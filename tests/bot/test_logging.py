@@ -10,7 +10,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from bot.config import Settings
+from bot.config import load_settings
 from bot.logging_setup import Redactor, log_context, settings_secrets, setup_logging
 from tests.bot.ops_helpers import USER, ops_settings, say
 from tests.fakes.bot_harness import TEST_TOKEN, running_bot
@@ -42,7 +42,7 @@ def _install(streams: list[io.StringIO], **values: object) -> io.StringIO:
     streams.append(stream)
     base: dict[str, object] = {"telegram_bot_token": TOKEN, "openai_api_key": API_KEY,
                                "database_url": DSN, "log_level": "DEBUG"}  # fmt: skip
-    setup_logging(Settings(_env_file=None, **{**base, **values}), stream=stream)  # type: ignore[arg-type]
+    setup_logging(load_settings(env_file=None, **{**base, **values}), stream=stream)
     return stream
 
 
@@ -108,7 +108,7 @@ def test_secret_shapes_are_redacted_without_being_configured() -> None:
 
 
 def test_settings_secrets_include_dsn_passwords() -> None:
-    settings = Settings(_env_file=None, database_url=DSN, openai_api_key=API_KEY)
+    settings = load_settings(env_file=None, database_url=DSN, openai_api_key=API_KEY)
     found = settings_secrets(settings)
     assert API_KEY in found and PASSWORD in found
     assert DSN not in found, "a DSN stays readable; only its password is masked"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import Settings
+from bot.config import load_settings
 from bot.logging_setup import log_file_path, setup_logging
 
 REPO = Path(__file__).resolve().parents[2]
@@ -97,7 +97,7 @@ def root_logging() -> Iterator[None]:
 @pytest.mark.parametrize("level", ["INFO", "DEBUG"])
 def test_run_keeps_json_logs_with_the_embedded_servers_lines_at_debug(level: str) -> None:
     stream = io.StringIO()
-    setup_logging(Settings(_env_file=None, log_level=level), stream=stream)
+    setup_logging(load_settings(env_file=None, log_level=level), stream=stream)
     logging.getLogger("pgserver").info("running pg_ctl... %s", "start")
     logging.getLogger("whytree").info("question answered")
     lines = [json.loads(line) for line in stream.getvalue().splitlines()]
@@ -113,7 +113,7 @@ def test_run_keeps_json_logs_with_the_embedded_servers_lines_at_debug(level: str
 @pytest.mark.usefixtures("root_logging")
 def test_a_person_sees_whytrees_warnings_but_not_its_info_lines(tmp_path: Path) -> None:
     stream = io.StringIO()
-    settings = Settings(_env_file=None, whytree_data_dir=tmp_path)
+    settings = load_settings(env_file=None, whytree_data_dir=tmp_path)
     setup_logging(settings, stream=stream, log_file=log_file_path(settings))
     logging.getLogger("whytree").info("question answered")
     logging.getLogger("whytree").warning("the catalogue is empty")

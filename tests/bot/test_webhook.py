@@ -35,10 +35,10 @@ async def test_webhook_answers_and_refuses_forged_calls(
         llm_base_url=llm.base_url,
         strategy_enabled=False,
     )
-    assert settings.webhook_url is not None
+    assert settings.telegram.webhook_url is not None
     async with running_webhook_bot(settings, telegram):
         [hook] = telegram.calls_of("setWebhook")
-        assert hook.params["url"] == settings.webhook_url
+        assert hook.params["url"] == settings.telegram.webhook_url
         assert hook.params["secret_token"] == "test-secret_123"
         forged: dict[str, Any] = {
             "update_id": 5,
@@ -47,9 +47,13 @@ async def test_webhook_answers_and_refuses_forged_calls(
         }  # fmt: skip
         async with aiohttp.ClientSession() as http:
             for headers in ({}, {"X-Telegram-Bot-Api-Secret-Token": "wrong"}):
-                async with http.post(settings.webhook_url, json=forged, headers=headers) as r:
+                async with http.post(
+                    settings.telegram.webhook_url, json=forged, headers=headers
+                ) as r:
                     assert r.status == 401
-            async with http.get(settings.webhook_url.replace("/webhook", "/healthz")) as r:
+            async with http.get(
+                settings.telegram.webhook_url.replace("/webhook", "/healthz")
+            ) as r:
                 assert r.status == 200
         telegram.push_message(
             21, "what is a hypothesis tree?"
@@ -113,9 +117,10 @@ async def test_api_shares_the_webhook_server_when_api_listen_is_the_same(
         llm_base_url=llm.base_url,
         strategy_enabled=False,
     )
-    settings = settings.model_copy(update={"api_listen": settings.webhook_listen})
-    assert settings.webhook_url is not None
-    base = settings.webhook_url.removesuffix("/webhook")
+    api = settings.api.model_copy(update={"listen": settings.telegram.webhook_listen})
+    settings = settings.model_copy(update={"api": api})
+    assert settings.telegram.webhook_url is not None
+    base = settings.telegram.webhook_url.removesuffix("/webhook")
     async with running_webhook_bot(settings, telegram) as running:
         assert running.api is not None
         assert running.api.url == base

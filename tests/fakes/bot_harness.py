@@ -20,7 +20,7 @@ from bot.app import (
     shares_webhook_server,
     webhook_app,
 )
-from bot.config import Settings
+from bot.config import Settings, load_settings
 from bot.delivery.inbox import InboxWorker
 from bot.delivery.polling import poll_into_inbox
 from storage.pool import QueryObserver
@@ -48,7 +48,7 @@ def harness_settings(
         "stream_replies": False,
     }
     values.update(extra)
-    return Settings(_env_file=None, **values)
+    return load_settings(env_file=None, **values)
 
 
 def quick_path_settings(**kwargs: Any) -> Settings:
@@ -72,7 +72,7 @@ async def running_bot(
     """Poll into the inbox and answer from it, as `whytree run` does (and serve the API on
     API_LISTEN); stop on exit. `observe` sees every statement the bot sends to PostgreSQL."""
     async with open_runtime(settings, observe=observe) as runtime:
-        bot = build_bot(settings)
+        bot = build_bot(settings.telegram)
         dp = build_dispatcher(runtime)
         polls_before = len(telegram.calls_of("getUpdates"))
         try:
@@ -84,7 +84,7 @@ async def running_bot(
                     poll_into_inbox(
                         bot,
                         worker.receiving,
-                        poll_sec=settings.telegram_polling_timeout_sec,
+                        poll_sec=settings.telegram.polling_timeout_sec,
                         allowed_updates=dp.resolve_used_update_types(),
                         stored=worker.wake,
                     )
@@ -129,7 +129,7 @@ async def running_webhook_bot(
     """`whytree run --webhook` in this process: the server up and setWebhook done (and the
     API on API_LISTEN, on the webhook's server when the address is the same)."""
     async with open_runtime(settings) as runtime:
-        bot = build_bot(settings)
+        bot = build_bot(settings.telegram)
         dp = build_dispatcher(runtime)
         calls_before = len(telegram.calls_of("setWebhook"))
         stack = AsyncExitStack()

@@ -15,7 +15,7 @@ import asyncpg
 import pytest
 
 from bot.app import open_runtime
-from bot.config import Settings
+from bot.config import Settings, load_settings
 from demo.loader import load_rows
 from demo.simulation import CellRow, HourRow
 from reasoning_core.errors import ConfigurationError
@@ -176,7 +176,7 @@ def _settings(database_url: str, **extra: Any) -> Settings:
         "openai_api_key": None,
         "openai_base_url": None,
     }
-    return Settings(_env_file=None, **(values | extra))
+    return load_settings(env_file=None, **(values | extra))
 
 
 async def test_the_embedded_default_starts_with_the_reader(demo_db: str) -> None:

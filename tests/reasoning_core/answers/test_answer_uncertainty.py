@@ -8,7 +8,7 @@ from typing import Any
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
 from bot.app import open_runtime
-from bot.config import Settings
+from bot.config import load_settings
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Question
 from tests.fakes.llm_routes import decision, routed
 from tests.fakes.openai_server import FakeOpenAIServer
@@ -52,8 +52,8 @@ async def test_every_answer_path_says_why_it_is_unsure(database_url: str) -> Non
     async with FakeOpenAIServer() as llm:
         quick = {"answer": "Probably a cache issue.", "confidence": 0.4}
         llm.script(routed(strategy=strategy, answer=quick, deep=planner()))
-        settings = Settings(
-            _env_file=None,
+        settings = load_settings(
+            env_file=None,
             database_url=database_url,
             openai_api_key="test-key",
             openai_base_url=llm.base_url,
