@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, ClassVar, Literal, TypeVar
 
 import platformdirs
 from pydantic import (
@@ -105,6 +105,8 @@ class SettingsGroup(BaseSettings):
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=False
     )
+    #: The heading of the group in .env.example and docs/configuration.md.
+    title: ClassVar[str]
 
 
 # --- The groups ------------------------------------------------------------------------
@@ -112,6 +114,8 @@ class SettingsGroup(BaseSettings):
 
 class TelegramSettings(SettingsGroup):
     """Telegram: the Bot API, long polling, sending, and webhook mode (for replicas)."""
+
+    title: ClassVar[str] = "Telegram"
 
     bot_token: EmptyIsNone[SecretStr] = Field(None, validation_alias="TELEGRAM_BOT_TOKEN")
     api_url: HttpBase = Field(TELEGRAM_DEFAULT_API, validation_alias="TELEGRAM_API_URL")
@@ -146,6 +150,8 @@ class TelegramSettings(SettingsGroup):
 class DeliverySettings(SettingsGroup):
     """Delivery: the inbox of updates (leases across replicas) and the shape of replies."""
 
+    title: ClassVar[str] = "Delivery: inbox, leases, replies"
+
     inbox_lease_sec: float = Field(10.0, ge=1, le=600, validation_alias="INBOX_LEASE_SEC")
     inbox_max_attempts: int = Field(5, ge=1, le=100, validation_alias="INBOX_MAX_ATTEMPTS")
     inbox_concurrency: int = Field(100, ge=1, le=1000, validation_alias="INBOX_CONCURRENCY")
@@ -158,16 +164,21 @@ class DeliverySettings(SettingsGroup):
 class StorageSettings(SettingsGroup):
     """Storage: PostgreSQL (embedded in the data directory unless DATABASE_URL is set)."""
 
+    title: ClassVar[str] = "Storage"
+
     database_url: EmptyIsNone[SecretStr] = Field(None, validation_alias="DATABASE_URL")
     data_dir: Path = Field(
         default_factory=lambda: Path(platformdirs.user_data_dir("whytree")),
         validation_alias="WHYTREE_DATA_DIR",
+        json_schema_extra={"default_text": "the user data directory"},
     )
     pool_max_size: int = Field(10, ge=1, le=100, validation_alias="DB_POOL_MAX_SIZE")
 
 
 class LLMSettings(SettingsGroup):
     """The LLM: any OpenAI-compatible server; none without a key and a base URL."""
+
+    title: ClassVar[str] = "LLM (any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp)"
 
     api_key: EmptyIsNone[SecretStr] = Field(None, validation_alias="OPENAI_API_KEY")
     base_url: EmptyIsNone[HttpBase] = Field(None, validation_alias="OPENAI_BASE_URL")
@@ -188,6 +199,8 @@ class LLMSettings(SettingsGroup):
 class StrategySettings(SettingsGroup):
     """Strategy selection (quick, deep, clarify, decline) and pending clarifications."""
 
+    title: ClassVar[str] = "Strategy selection"
+
     enabled: bool = Field(True, validation_alias="STRATEGY_ENABLED")
     timeout_sec: float = Field(10.0, gt=0, le=120, validation_alias="STRATEGY_TIMEOUT_SEC")
     cache_ttl_sec: int = Field(120, ge=0, validation_alias="STRATEGY_CACHE_TTL_SEC")
@@ -199,6 +212,8 @@ class StrategySettings(SettingsGroup):
 
 class DeepSettings(SettingsGroup):
     """Deep analysis: the hypothesis tree's concurrency, budgets, reflection, runbooks."""
+
+    title: ClassVar[str] = "Deep analysis"
 
     #: Model calls of one analysis at once (the scarce resource); the old name is read
     #: when the new one is not set.
@@ -222,6 +237,8 @@ class DeepSettings(SettingsGroup):
 class ToolsSettings(SettingsGroup):
     """The data-source tools of the checks: read-only SQL, http_check, prometheus."""
 
+    title: ClassVar[str] = "Data-source tools"
+
     sql_dsn: EmptyIsNone[SecretStr] = Field(None, validation_alias="TOOLS_SQL_DSN")
     sql_schemas: Annotated[CommaList[str], AfterValidator(_data_schemas)] = Field(
         default_factory=lambda: ["demo"], validation_alias="TOOLS_SQL_SCHEMAS"
@@ -237,6 +254,8 @@ class ToolsSettings(SettingsGroup):
 class MemorySettings(SettingsGroup):
     """Memory: the session's recent exchanges and long-term memory per user and project."""
 
+    title: ClassVar[str] = "Memory and context"
+
     session_ttl_sec: int = Field(24 * 3600, ge=0, validation_alias="SESSION_TTL_SEC")
     session_max_exchanges: int = Field(6, ge=0, le=100, validation_alias="SESSION_MAX_EXCHANGES")
     session_max_chars: int = Field(6000, ge=0, le=200_000, validation_alias="SESSION_MAX_CHARS")
@@ -249,6 +268,8 @@ class MemorySettings(SettingsGroup):
 class AccessSettings(SettingsGroup):
     """Access and limits: who may ask, and how much (0 = no limit)."""
 
+    title: ClassVar[str] = "Access and limits"
+
     admin_ids: CommaList[int] = Field(default_factory=list, validation_alias="ADMIN_IDS")
     mode: Literal["open", "allowlist"] = Field("open", validation_alias="ACCESS_MODE")
     rate_limit_per_min: int = Field(10, ge=0, le=10_000, validation_alias="RATE_LIMIT_PER_MIN")
@@ -260,6 +281,8 @@ class AccessSettings(SettingsGroup):
 
 class ApiSettings(SettingsGroup):
     """The HTTP API and the Alertmanager receiver (not served without API_LISTEN)."""
+
+    title: ClassVar[str] = "HTTP API and Alertmanager receiver (docs/alerts.md)"
 
     listen: EmptyIsNone[str] = Field(None, validation_alias="API_LISTEN")
     alert_mapping: EmptyIsNone[Path] = Field(None, validation_alias="ALERT_MAPPING")
@@ -279,6 +302,8 @@ class ApiSettings(SettingsGroup):
 class ObservabilitySettings(SettingsGroup):
     """Observability: /metrics and /healthz, the analysis pages served next to them,
     tree pictures, and logging."""
+
+    title: ClassVar[str] = "Operations: metrics, analysis pages, tree pictures, logging"
 
     #: No port = not served; 0 = any free port.
     metrics_port: EmptyIsNone[int] = Field(None, ge=0, le=65535, validation_alias="METRICS_PORT")
@@ -315,9 +340,9 @@ class Settings(BaseModel):
     delivery: DeliverySettings = Field(default_factory=DeliverySettings)
     storage: StorageSettings = Field(default_factory=StorageSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
-    strategy: StrategySettings = Field(default_factory=StrategySettings)
     deep: DeepSettings = Field(default_factory=DeepSettings)
     tools: ToolsSettings = Field(default_factory=ToolsSettings)
+    strategy: StrategySettings = Field(default_factory=StrategySettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     access: AccessSettings = Field(default_factory=AccessSettings)
     api: ApiSettings = Field(default_factory=ApiSettings)

@@ -1,0 +1,229 @@
+"""Settings in groups: the variable names of the flat settings, `.env` read by every
+group, errors naming the variable, and .env.example / docs/configuration.md kept true."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.config import Settings, groups, load_settings
+from bot.config_reference import (
+    ENV_EXAMPLE,
+    REFERENCE,
+    handwritten_part,
+    parse_env_example,
+    render_env_example,
+    render_reference,
+    variables,
+)
+from reasoning_core.errors import ConfigurationError
+
+REPO = Path(__file__).resolve().parents[2]
+#: .env.example as it was before the settings were grouped (a user's copy of it).
+OLD_ENV_EXAMPLE = Path(__file__).parent / "fixtures" / "env.example.main"
+
+#: What the flat settings read from OLD_ENV_EXAMPLE (their fields printed before the change).
+FLAT_VALUES: dict[str, Any] = {
+    "TELEGRAM_BOT_TOKEN": None,
+    "TELEGRAM_API_URL": "https://api.telegram.org",
+    "TELEGRAM_POLLING_TIMEOUT_SEC": 30,
+    "INBOX_LEASE_SEC": 10.0,
+    "INBOX_MAX_ATTEMPTS": 5,
+    "INBOX_CONCURRENCY": 100,
+    "TELEGRAM_SEND_DEADLINE_SEC": 600.0,
+    "WEBHOOK_URL": None,
+    "WEBHOOK_SECRET": None,
+    "WEBHOOK_LISTEN": "0.0.0.0:8080",
+    "DATABASE_URL": None,
+    "WHYTREE_DATA_DIR": Path(),  # `WHYTREE_DATA_DIR=` is the working directory, as it was
+    "DB_POOL_MAX_SIZE": 10,
+    "OPENAI_API_KEY": None,
+    "OPENAI_BASE_URL": None,
+    "LLM_MODEL": "gpt-4o-mini",
+    "LLM_TIMEOUT_SEC": 30.0,
+    "LLM_MAX_RETRIES": 2,
+    "STRATEGY_ENABLED": True,
+    "STRATEGY_TIMEOUT_SEC": 10.0,
+    "STRATEGY_CACHE_TTL_SEC": 120,
+    "STRATEGY_CACHE_SIZE": 200,
+    "STRATEGY_RULES_FIRST": True,
+    "CLARIFICATION_TTL_SEC": 86400,
+    "MODEL_CONCURRENCY": 4,
+    "TOOL_CONCURRENCY": 8,
+    "DEEP_DEADLINE_SEC": 120.0,
+    "ENTITY_NAMES_TTL_SEC": 300.0,
+    "MAX_PLAN_REVISIONS": 1,
+    "REFLECTION_EVERY": 3,
+    "TOOLS_SQL_DSN": None,
+    "TOOLS_SQL_SCHEMAS": ["demo"],
+    "TOOLS_SQL_ALLOW_UNSAFE": False,
+    "TOOLS_SQL_TIMEOUT_MS": 5000,
+    "TOOLS_SQL_MAX_ROWS": 200,
+    "TOOLS_HTTP_ALLOW": "",
+    "PROMETHEUS_URL": None,
+    "RUNBOOKS_DIR": None,
+    "SESSION_TTL_SEC": 86400,
+    "SESSION_MAX_EXCHANGES": 6,
+    "SESSION_MAX_CHARS": 6000,
+    "LONG_TERM_MEMORY_ENABLED": True,
+    "MEMORY_TOP_K": 3,
+    "MEMORY_CHAR_BUDGET": 1500,
+    "MEMORY_TTL_DAYS": 180,
+    "LLM_CONTEXT_BUDGET_TOKENS": 4000,
+    "MAX_REPLY_MESSAGES": 3,
+    "STREAM_REPLIES": True,
+    "ADMIN_IDS": [],
+    "ACCESS_MODE": "open",
+    "RATE_LIMIT_PER_MIN": 10,
+    "MAX_CONCURRENT_DEEP_PER_USER": 1,
+    "USER_DAILY_TOKEN_BUDGET": 0,
+    "METRICS_PORT": 9108,
+    "METRICS_HOST": "0.0.0.0",
+    "PUBLIC_URL": None,
+    "TREE_LINK_TTL_SEC": 2592000,
+    "TREE_PICTURE_TIMEOUT_SEC": 4.0,
+    "API_LISTEN": None,
+    "ALERT_MAPPING": None,
+    "ALERT_CHATS": "",
+    "ALERT_WEBHOOK_TOKEN": None,
+    "ALERT_WEBHOOK_BASIC_AUTH": None,
+    "ALERT_CONCURRENCY": 2,
+    "ALERT_QUEUE_MAX": 1000,
+    "ALERT_MAX_BYTES": 1048576,
+    "LOG_LEVEL": "INFO",
+    "LOG_FORMAT": "json",
+}
+#: Where .env.example deliberately shows something other than the default.
+EXAMPLE_NOT_DEFAULT = {
+    "METRICS_PORT": 9108,  # a copied .env serves /metrics
+    "WHYTREE_DATA_DIR": Path(),  # empty reads as the working directory (kept as it was)
+}
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """No whytree variable in the environment, and a working directory without .env."""
+    for variable in variables():
+        monkeypatch.delenv(variable.name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def value_of(settings: Settings, name: str) -> Any:
+    variable = next(v for v in variables() if v.name == name)
+    value = getattr(getattr(settings, variable.group), variable.field)
+    return value.get_secret_value() if hasattr(value, "get_secret_value") else value
+
+
+def test_the_old_env_example_reads_as_the_flat_settings_did(clean_env: Path) -> None:
+    shutil.copy(OLD_ENV_EXAMPLE, clean_env / ".env")
+    settings = load_settings()
+    read = {v.name for v in variables() if v.old_name_of is None}
+    assert read == set(FLAT_VALUES)  # no variable lost, none invented
+    assert {name: value_of(settings, name) for name in FLAT_VALUES} == FLAT_VALUES
+
+
+def test_every_group_reads_dot_env_and_the_environment_wins(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (clean_env / ".env").write_text(
+        "TELEGRAM_POLLING_TIMEOUT_SEC=7\nINBOX_CONCURRENCY=9\nDB_POOL_MAX_SIZE=3\n"
+        "LLM_MODEL=local\nDEEP_DEADLINE_SEC=60\nTOOLS_SQL_SCHEMAS=demo, radio\n"
+        "STRATEGY_ENABLED=false\nMEMORY_TOP_K=5\nADMIN_IDS= 5, 7,,\nALERT_CHATS=default:-1\n"
+        "LOG_FORMAT=console\n"
+    )
+    monkeypatch.setenv("LLM_MODEL", "from-env")
+    settings = load_settings()
+    assert settings.telegram.polling_timeout_sec == 7
+    assert settings.delivery.inbox_concurrency == 9
+    assert settings.storage.pool_max_size == 3
+    assert settings.llm.model == "from-env"
+    assert settings.deep.deadline_sec == 60
+    assert settings.tools.sql_schemas == ["demo", "radio"]
+    assert settings.strategy.enabled is False
+    assert settings.memory.top_k == 5
+    assert settings.access.admin_ids == [5, 7]
+    assert settings.api.alert_chats == "default:-1"
+    assert settings.observability.log_format == "console"
+    assert load_settings(env_file=None).llm.model == "from-env"
+    assert load_settings(env_file=None).memory.top_k == 3  # no file: defaults
+
+
+def test_an_empty_variable_is_unset(clean_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TELEGRAM_BOT_TOKEN", "OPENAI_BASE_URL", "METRICS_PORT", "RUNBOOKS_DIR"):
+        monkeypatch.setenv(name, "")
+    settings = load_settings(env_file=None)
+    assert settings.telegram.bot_token is None and settings.llm.base_url is None
+    assert settings.observability.metrics_port is None and settings.deep.runbooks_dir is None
+    assert not settings.llm_configured
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1/")
+    configured = load_settings(env_file=None)
+    assert configured.llm_configured and configured.llm.base_url == "http://localhost:11434/v1"
+
+
+def test_bad_values_in_two_groups_name_their_variables(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("LLM_TIMEOUT_SEC", "soon")
+    monkeypatch.setenv("TOOLS_SQL_SCHEMAS", "demo,public")
+    monkeypatch.setenv("ADMIN_IDS", "5,x")
+    with pytest.raises(ConfigurationError) as raised:
+        load_settings(env_file=None)
+    message = str(raised.value)
+    assert message.startswith("invalid configuration: ")
+    assert "LLM_TIMEOUT_SEC: " in message and "valid number" in message
+    assert "TOOLS_SQL_SCHEMAS: " in message and "public is not a data schema" in message
+    assert "ADMIN_IDS: " in message
+
+
+def test_rules_across_variables_and_in_dot_env(clean_env: Path) -> None:
+    (clean_env / ".env").write_text("PUBLIC_URL=https://whytree.example.org\nWEBHOOK_LISTEN=x\n")
+    with pytest.raises(ConfigurationError) as raised:
+        load_settings()
+    message = str(raised.value)
+    assert "PUBLIC_URL is set but METRICS_PORT is not" in message
+    assert "WEBHOOK_LISTEN: Value error, must be host:port" in message
+    (clean_env / ".env").write_text("WEBHOOK_LISTEN=127.0.0.1:9000\nWEBHOOK_SECRET=a b\n")
+    with pytest.raises(ConfigurationError, match="WEBHOOK_SECRET: Value error, use 1-256"):
+        load_settings()
+    (clean_env / ".env").write_text("WEBHOOK_LISTEN=:9000\n")
+    assert load_settings().telegram.webhook_address == ("0.0.0.0", 9000)
+
+
+def test_overrides_are_named_like_the_variables(clean_env: Path) -> None:
+    settings = load_settings(env_file=None, llm_model="m", admin_ids=[1], alert_chats="x:-1")
+    assert (settings.llm.model, settings.access.admin_ids) == ("m", [1])
+    assert settings.api.alert_chats == "x:-1"
+    with pytest.raises(TypeError, match="NO_SUCH_SETTING"):
+        load_settings(env_file=None, no_such_setting=1)
+
+
+def test_env_example_is_what_the_models_render() -> None:
+    text = (REPO / ENV_EXAMPLE).read_text(encoding="utf-8")
+    assert render_env_example(parse_env_example(text)) == text, (
+        "run `python -m bot.config_reference` and describe any new variable"
+    )
+
+
+def test_the_configuration_reference_is_up_to_date() -> None:
+    entries = parse_env_example((REPO / ENV_EXAMPLE).read_text(encoding="utf-8"))
+    page = (REPO / REFERENCE).read_text(encoding="utf-8")
+    assert page == render_reference(entries, handwritten_part(page)), (
+        "run `python -m bot.config_reference`"
+    )
+
+
+def test_env_example_documents_exactly_the_variables_with_their_defaults() -> None:
+    entries = parse_env_example((REPO / ENV_EXAMPLE).read_text(encoding="utf-8"))
+    read = {v.name: v for v in variables()}
+    assert set(entries) - set(read) == set(), "documented, but no setting reads it"
+    assert set(read) - set(entries) == set(), "read, but not in .env.example"
+    for name, variable in read.items():
+        entry = entries[name]
+        cls = groups()[variable.group]
+        shown = getattr(cls.model_validate({name: entry.value}), variable.field)
+        default = variable.info.get_default(call_default_factory=True)
+        assert shown == EXAMPLE_NOT_DEFAULT.get(name, default), name
