@@ -30,7 +30,15 @@ from pydantic import (
 )
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUseDefault
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict, SettingsError
+from pydantic_settings import (
+    BaseSettings,
+    DotEnvSettingsSource,
+    EnvSettingsSource,
+    NoDecode,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+)
 
 from reasoning_core.errors import ConfigurationError
 
@@ -107,6 +115,26 @@ class SettingsGroup(BaseSettings):
     )
     #: The heading of the group in .env.example and docs/configuration.md.
     title: ClassVar[str]
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """The environment and `.env` as one set of variables (the environment's value of
+        a variable wins), so that a field's first name wins wherever each name is set:
+        MODEL_CONCURRENCY in `.env` beats the old REASONING_CONCURRENCY in the environment,
+        as it did when the old name was a field of its own."""
+        if isinstance(env_settings, EnvSettingsSource) and isinstance(
+            dotenv_settings, DotEnvSettingsSource
+        ):
+            dotenv_settings.env_vars = {**dotenv_settings.env_vars, **env_settings.env_vars}
+            return init_settings, dotenv_settings, file_secret_settings
+        return init_settings, env_settings, dotenv_settings, file_secret_settings
 
 
 # --- The groups ------------------------------------------------------------------------
@@ -396,10 +424,16 @@ def _route(overrides: Mapping[str, object]) -> dict[str, dict[str, Any]]:
     return routed
 
 
-def _problems(error: ValidationError) -> Iterator[str]:
+def _problems(cls: type[SettingsGroup], error: ValidationError) -> Iterator[str]:
+    # The loc is the field's alias: its variable (the first name of one with old names).
+    names = {
+        variable_names(field)[0]: variable_names(field) for field in cls.model_fields.values()
+    }
     for err in error.errors():
-        if err["loc"]:  # the loc is the field's alias: its variable
-            yield f"{str(err['loc'][0]).upper()}: {err['msg']}"
+        if err["loc"]:
+            name = str(err["loc"][0]).upper()
+            named = " or ".join(names.get(name, (name,)))
+            yield f"{named}: {err['msg']}"
         else:  # a rule across settings: its message names them
             yield str(err["msg"]).removeprefix("Value error, ")
 
@@ -418,7 +452,7 @@ def load_settings(*, env_file: Path | str | None = ".env", **overrides: object) 
         try:
             built[name] = cls(_env_file=env_file, **routed.get(name, {}))
         except ValidationError as e:
-            problems.extend(_problems(e))
+            problems.extend(_problems(cls, e))
         except SettingsError as e:  # a value pydantic-settings could not even decode
             raise ConfigurationError(f"invalid configuration: {e}") from e
     if problems:

@@ -179,6 +179,22 @@ def test_bad_values_in_two_groups_name_their_variables(
     assert "ADMIN_IDS: " in message
 
 
+def test_the_new_name_wins_wherever_each_name_is_set(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (clean_env / ".env").write_text("MODEL_CONCURRENCY=4\n")  # a copied .env.example
+    monkeypatch.setenv("REASONING_CONCURRENCY", "6")
+    assert load_settings().deep.model_concurrency == 4
+    (clean_env / ".env").write_text("REASONING_CONCURRENCY=6\n")
+    assert load_settings().deep.model_concurrency == 6
+    monkeypatch.setenv("MODEL_CONCURRENCY", "3")
+    assert load_settings().deep.model_concurrency == 3
+    monkeypatch.delenv("MODEL_CONCURRENCY")
+    monkeypatch.setenv("REASONING_CONCURRENCY", "99")
+    with pytest.raises(ConfigurationError, match="MODEL_CONCURRENCY or REASONING_CONCURRENCY: "):
+        load_settings()
+
+
 def test_rules_across_variables_and_in_dot_env(clean_env: Path) -> None:
     (clean_env / ".env").write_text("PUBLIC_URL=https://whytree.example.org\nWEBHOOK_LISTEN=x\n")
     with pytest.raises(ConfigurationError) as raised:
