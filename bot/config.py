@@ -48,7 +48,7 @@ _SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
 #: Schemas that hold the bot's own tables or the system's, never data for tools.
 _NOT_DATA = frozenset({"public", "information_schema"})
 
-T = TypeVar("T")
+_T = TypeVar("_T")
 
 
 # --- Shapes shared by many variables --------------------------------------------------
@@ -79,11 +79,11 @@ def _http_base(value: str) -> str:
 
 
 #: An empty variable (`NAME=` in `.env`) means unset: None.
-EmptyIsNone = Annotated[T | None, BeforeValidator(_none_if_empty)]
+EmptyIsNone = Annotated[_T | None, BeforeValidator(_none_if_empty)]
 #: An empty variable means unset: the field's default.
-EmptyIsDefault = Annotated[T, BeforeValidator(_default_if_empty)]
+EmptyIsDefault = Annotated[_T, BeforeValidator(_default_if_empty)]
 #: "a, b,c" -> ["a", "b", "c"] (blanks dropped); the variable is not read as JSON.
-CommaList = Annotated[list[T], NoDecode, BeforeValidator(_split_commas)]
+CommaList = Annotated[list[_T], NoDecode, BeforeValidator(_split_commas)]
 #: An http(s) base URL, without its trailing slash.
 HttpBase = Annotated[str, AfterValidator(_http_base)]
 
