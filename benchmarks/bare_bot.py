@@ -17,7 +17,7 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import Message
 from openai import AsyncOpenAI
 
-from bot.streaming import EDIT_INTERVAL
+from bot.replies.streaming import EDIT_INTERVAL
 from tests.fakes.bot_harness import TEST_TOKEN
 from tests.fakes.telegram_server import FakeTelegramServer
 

@@ -35,8 +35,8 @@ from benchmarks.understanding.runner import (
     format_understanding_report,
     run_understanding_bench,
 )
-from bot.app import build_chat_model
 from bot.config import Settings
+from bot.wiring.app import build_chat_model
 
 Figures = dict[str, Any]
 Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]

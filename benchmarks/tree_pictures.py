@@ -15,9 +15,9 @@ import time
 from typing import Any
 
 from benchmarks.tree_samples import build_tree
-from bot.tree_picture import TreePictures
-from bot.tree_picture.dot_source import tree_to_dot
-from bot.tree_picture.pictures import png_size
+from bot.trees.picture import TreePictures
+from bot.trees.picture.dot_source import tree_to_dot
+from bot.trees.picture.pictures import png_size
 
 SIZES = (12, 40, 500)
 

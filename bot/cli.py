@@ -10,16 +10,16 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
-from bot.api_wiring import api_keys
-from bot.app import open_runtime, run_bot
 from bot.config import Settings, load_settings
 from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.http_api import ApiKeyError, create_key
-from bot.logging_setup import log_file_path, setup_logging
-from bot.startup import NO_TOKEN_HELP, announce_bot, api_text, llm_warning, started_text
+from bot.operations.logging_setup import log_file_path, setup_logging
 from bot.terminal import TerminalStream, ask_once, chat_loop, touch_local_user
-from bot.tree_export import EXPORT_FORMATS, export_tree
-from bot.tree_picture import RenderError, TreePictures
+from bot.trees.export import EXPORT_FORMATS, export_tree
+from bot.trees.picture import RenderError, TreePictures
+from bot.wiring.api import api_keys
+from bot.wiring.app import open_runtime, run_bot
+from bot.wiring.startup import NO_TOKEN_HELP, announce_bot, api_text, llm_warning, started_text
 from demo import describe_demo, load_demo_dataset
 from demo.services import (
     PrometheusUnavailableError,

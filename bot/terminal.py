@@ -13,8 +13,8 @@ import os
 import sys
 from typing import TextIO
 
-from bot.input_text import clean_text
-from bot.rendering import confidence_tag, reply_words
+from bot.replies.rendering import confidence_tag, reply_words
+from bot.telegram.input_text import clean_text
 from reasoning_core.events import AnswerEvent
 from reasoning_core.models import (
     UNCERTAINTY_THRESHOLD,
@@ -100,7 +100,8 @@ async def touch_local_user(users: UserStore) -> None:
 
 
 def question(text: str, *, chat_id: int = CHAT_CHAT_ID) -> Question:
-    """The typed line as a Question, normalised like a Telegram message (bot/input_text.py)."""
+    """The typed line as a Question, normalised like a Telegram message
+    (bot/telegram/input_text.py)."""
     return Question(text=clean_text(text).strip(), user_id=LOCAL_USER_ID, chat_id=chat_id)
 
 

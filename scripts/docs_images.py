@@ -21,8 +21,8 @@ from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-from bot.tree_page.page import PageInput, render_page
-from bot.tree_picture import TreePictures
+from bot.trees.page.page import PageInput, render_page
+from bot.trees.picture import TreePictures
 from reasoning_core.models import Evidence, Node, NodeType, Tree
 from reasoning_core.ports import TreeEvent
 from reasoning_core.tree.edits import NewNode, add_node, close_node, set_result

@@ -35,8 +35,8 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         "openai": (),
         "tests": (),
         # The composition root wires storage in; nothing else in bot touches the database.
-        "storage": ("bot/app.py", "bot/deep_wiring.py", "bot/api_wiring.py"),
-        "asyncpg": ("bot/app.py", "bot/deep_wiring.py", "bot/api_wiring.py"),
+        "storage": ("bot/wiring/app.py", "bot/wiring/deep.py", "bot/wiring/api.py"),
+        "asyncpg": ("bot/wiring/app.py", "bot/wiring/deep.py", "bot/wiring/api.py"),
         # benchmarks import the test fakes: the CLI loads them lazily, for `whytree bench`.
         "benchmarks": ("bot/cli.py",),
     },

@@ -37,8 +37,8 @@ import asyncpg
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.app import open_runtime
 from bot.config import load_settings
+from bot.wiring.app import open_runtime
 from demo.setup import load_demo_dataset
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService

@@ -14,8 +14,8 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
 from bot.alerts.words import resolved_html
-from bot.replies import send_answer, send_html
-from bot.tree_page.links import TreeLinks
+from bot.replies.sending import send_answer, send_html
+from bot.trees.page.links import TreeLinks
 from reasoning_core.models import Answer
 from reasoning_core.ports import AlertAnalysis, PostedMessage
 

@@ -32,7 +32,7 @@ from pydantic import ValidationError
 
 from bot.delivery.context import Delivery, delivering
 from bot.delivery.ports import Inbox, InboxItem, Leases
-from bot.language import pick
+from bot.telegram.language import pick
 from reasoning_core.errors import StoreError, StoreUnavailableError
 from reasoning_core.understanding import detect_language
 

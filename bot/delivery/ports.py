@@ -1,5 +1,5 @@
 """What delivery needs from storage, as Protocols (storage/inbox.py, outbox.py and
-leases.py implement them; bot/app.py wires them in). Store methods raise `StoreError`."""
+leases.py implement them; bot/wiring/app.py wires them in). Store methods raise `StoreError`."""
 
 from __future__ import annotations
 

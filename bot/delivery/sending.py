@@ -5,7 +5,7 @@
   update's next key before it is sent, and marked sent with Telegram's answer after.
   A key already sent is not sent again: its stored answer is returned instead.
 
-Installed outermost (before bot/telegram_session.py's middlewares, whose innermost
+Installed outermost (before bot/telegram/session.py's middlewares, whose innermost
 retries transient errors), so one outbox row covers a reply's retries and its
 plain-text fallback.
 """
@@ -32,7 +32,7 @@ from pydantic import BaseModel
 
 from bot.delivery.context import current_delivery, is_transient
 from bot.delivery.ports import Outbox
-from bot.telegram_session import describe_error, is_transient_error
+from bot.telegram.session import describe_error, is_transient_error
 from reasoning_core.errors import StoreError
 
 if TYPE_CHECKING:

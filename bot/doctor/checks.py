@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.app import Inspection, open_inspection
 from bot.config import Settings
 from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
 from bot.doctor.sources import check_port, check_prometheus, check_runbooks, check_sql
 from bot.doctor.telegram import check_telegram
+from bot.wiring.app import Inspection, open_inspection
 from reasoning_core.errors import StoreError
 from reasoning_core.runbooks import load_runbooks
 

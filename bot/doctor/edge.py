@@ -7,7 +7,7 @@ from collections.abc import Collection
 from bot.alerts import ChatRoutes, WebhookCredentials, load_mapping
 from bot.config import ApiSettings
 from bot.doctor.report import Finding
-from bot.http_server import parse_listen
+from bot.operations.http_server import parse_listen
 from reasoning_core.errors import ConfigurationError
 
 API = "HTTP API (API_LISTEN)"

@@ -3,9 +3,9 @@ does its server honour? What it refuses, whytree does without (the adapter's fal
 
 from __future__ import annotations
 
-from bot.app import build_chat_model
 from bot.config import LLMSettings
 from bot.doctor.report import Finding
+from bot.wiring.app import build_chat_model
 
 PART = "LLM"
 _WITHOUT = {

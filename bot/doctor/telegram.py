@@ -15,9 +15,9 @@ from aiogram.exceptions import (
 )
 from aiogram.utils.token import TokenValidationError
 
-from bot.app import build_bot
 from bot.config import TelegramSettings
 from bot.doctor.report import Finding
+from bot.wiring.app import build_bot
 
 PART = "Telegram"
 WEBHOOK_PART = "Telegram webhook"

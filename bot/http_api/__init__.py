@@ -4,7 +4,7 @@ Owns the routes (`ApiRoutes.install(app)` adds ``/v1/ask``, ``/v1/jobs/{id}``,
 ``/v1/jobs/{id}/events`` and ``/v1/openapi.json`` to any aiohttp application), API
 keys (made, hashed, checked), the gate (access rules, per-key rate limit, daily
 budget), the background jobs and their Server-Sent Events, and the OpenAPI
-description. `bot.http_server` runs the application.
+description. `bot.operations.http_server` runs the application.
 """
 
 from bot.http_api.gate import ApiGate

@@ -15,9 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from bot.access import AccessMiddleware
 from bot.http_api.keys import hash_key
-from bot.ratelimit import SlidingWindow, budget_text, rate_limit_text
+from bot.telegram.middlewares.access import AccessMiddleware
+from bot.telegram.middlewares.rate_limit import SlidingWindow, budget_text, rate_limit_text
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import ApiKey, ApiKeyStore, UsageStore, UserStore
 

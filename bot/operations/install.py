@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from aiogram import Dispatcher
 
-from bot.access import AccessMiddleware
-from bot.metrics import TelegramErrorCounter
-from bot.ops import Ops
-from bot.ratelimit import RateLimitMiddleware
+from bot.operations.metrics import TelegramErrorCounter
+from bot.operations.ops import Ops
+from bot.telegram.middlewares.access import AccessMiddleware
+from bot.telegram.middlewares.rate_limit import RateLimitMiddleware
 
 
 def install_ops(dp: Dispatcher, ops: Ops) -> None:

@@ -1,5 +1,5 @@
 """Prometheus metrics: one registry per runtime, updated from reasoning events,
-LLM calls and Telegram API errors, served by bot/ops_server.py on METRICS_PORT.
+LLM calls and Telegram API errors, served by bot/operations/server.py on METRICS_PORT.
 
 Series (names as operators query them):
 

@@ -1,6 +1,6 @@
 """What access control, limits, admin commands and the ops server share: `Ops`.
 
-Built once by the composition root (bot/app.py) and handed to handlers through
+Built once by the composition root (bot/wiring/app.py) and handed to handlers through
 the dispatcher's workflow data as ``ops``.
 """
 
@@ -15,9 +15,9 @@ from importlib import metadata
 from pathlib import Path
 
 from bot.delivery.limits import LeasedDeepSlots
-from bot.metrics import Metrics
-from bot.ratelimit import DeepSlots, QuestionWindow
-from bot.tree_page.links import TreeLinks
+from bot.operations.metrics import Metrics
+from bot.telegram.middlewares.rate_limit import DeepSlots, QuestionWindow
+from bot.trees.page.links import TreeLinks
 from reasoning_core.ports import (
     AccountStore,
     ApiKeyStore,

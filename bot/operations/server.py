@@ -5,7 +5,7 @@
   during a database outage it still answers 200 with ``database_up 0`` and the
   last known job counts, so the scrape itself never fails.
 - ``/healthz``: 200 when a database round trip succeeds, 503 otherwise.
-- ``/t/{token}``: an analysis page (bot/tree_page/), when PUBLIC_URL is set.
+- ``/t/{token}``: an analysis page (bot/trees/page/), when PUBLIC_URL is set.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager, nullcon
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST
 
-from bot.ops import Ops
-from bot.tree_page import AnalysisPages
+from bot.operations.ops import Ops
+from bot.trees.page import AnalysisPages
 from reasoning_core.errors import StoreError
 
 log = logging.getLogger(__name__)

@@ -6,10 +6,10 @@ from aiogram import Bot
 from aiogram.utils.chat_action import ChatActionSender
 
 from bot.delivery.context import current_delivery
-from bot.progress import ProgressMessage
-from bot.replies import DEFAULT_MAX_REPLY_MESSAGES, send_answer
-from bot.streaming import TelegramAnswerStream
-from bot.tree_page.links import TreeLinks
+from bot.replies.progress import ProgressMessage
+from bot.replies.sending import DEFAULT_MAX_REPLY_MESSAGES, send_answer
+from bot.replies.streaming import TelegramAnswerStream
+from bot.trees.page.links import TreeLinks
 from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Question
 from reasoning_core.service import ReasoningService

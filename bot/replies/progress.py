@@ -15,7 +15,7 @@ from aiogram.exceptions import ClientDecodeError, TelegramAPIError
 from aiogram.types import Message
 
 from bot.delivery.context import transient
-from bot.rendering import escape
+from bot.replies.rendering import escape
 from reasoning_core.events import Event
 
 log = logging.getLogger(__name__)

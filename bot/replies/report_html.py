@@ -6,7 +6,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.rendering import confidence_tag, escape
+from bot.replies.rendering import confidence_tag, escape
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer
 from reasoning_core.tree.report import Report
 

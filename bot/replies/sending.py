@@ -13,10 +13,10 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup, Message
 
-from bot.keyboards import clarification_keyboard
-from bot.rendering import TELEGRAM_LIMIT, escape, render_answer, split_html, strip_tags
-from bot.report_html import render_report, tree_button
-from bot.tree_page.links import TreeLinks
+from bot.replies.rendering import TELEGRAM_LIMIT, escape, render_answer, split_html, strip_tags
+from bot.replies.report_html import render_report, tree_button
+from bot.telegram.keyboards import clarification_keyboard
+from bot.trees.page.links import TreeLinks
 from reasoning_core.errors import StoreError
 from reasoning_core.models import Answer
 from reasoning_core.tree.report import report_of
@@ -44,7 +44,7 @@ async def send_html(
     """Send `html` as at most `max_messages` messages; the keyboard goes on the last one.
 
     Retries after 429 and the plain-text fallback for parse errors happen in the
-    request middlewares (bot/telegram_session.py), for every call alike.
+    request middlewares (bot/telegram/session.py), for every call alike.
     """
     parts = split_html(html)
     cut = len(parts) > max_messages

@@ -19,7 +19,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import Message
 
-from bot.rendering import escape, render_answer, split_html
+from bot.replies.rendering import escape, render_answer, split_html
 from reasoning_core.models import Answer
 
 log = logging.getLogger(__name__)

@@ -14,10 +14,10 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import BufferedInputFile
 
-from bot.rendering import escape
-from bot.report_html import labels, text_view_button
-from bot.tree_picture import RenderError, TreePictures, fits_telegram_photo
-from bot.tree_picture.text import cut, language_of
+from bot.replies.rendering import escape
+from bot.replies.report_html import labels, text_view_button
+from bot.trees.picture import RenderError, TreePictures, fits_telegram_photo
+from bot.trees.picture.text import cut, language_of
 from reasoning_core.models import Tree
 
 log = logging.getLogger(__name__)

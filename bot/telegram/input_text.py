@@ -1,7 +1,7 @@
 """What users type, made safe and uniform before anything reads or stores it.
 
 Applied once at the edge — to every Telegram message (`NormalisedTextMiddleware`
-in bot/middlewares.py) and to every `whytree ask`/`chat` line — so the question
+in bot/telegram/middlewares/) and to every `whytree ask`/`chat` line — so the question
 that is parsed, answered and stored is this text exactly:
 
 - NFKC: full-width and other compatibility forms become plain ones ("１０２９１"

@@ -12,9 +12,9 @@ import logging
 from datetime import UTC, datetime
 from typing import Literal
 
-from bot.tree_page.page import PageInput, render_page
-from bot.tree_picture import RenderError, TreePictures
-from bot.tree_picture.text import language_of
+from bot.trees.page.page import PageInput, render_page
+from bot.trees.picture import RenderError, TreePictures
+from bot.trees.picture.text import language_of
 from reasoning_core.models import Tree
 from reasoning_core.ports import TreeEvent
 from reasoning_core.tree.render import render_tree_text

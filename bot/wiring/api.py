@@ -18,7 +18,6 @@ import asyncpg
 from aiogram import Bot
 from aiohttp import web
 
-from bot.access import AccessMiddleware
 from bot.alerts import (
     AlertPoster,
     AlertReceiver,
@@ -29,8 +28,9 @@ from bot.alerts import (
 )
 from bot.config import ApiSettings, Settings
 from bot.http_api import ApiGate, ApiRoutes, JobBoard
-from bot.http_server import local_url, parse_listen, serve
-from bot.ops import Ops
+from bot.operations.http_server import local_url, parse_listen, serve
+from bot.operations.ops import Ops
+from bot.telegram.middlewares.access import AccessMiddleware
 from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
 from storage.alerts import PgAlertStore
@@ -50,7 +50,7 @@ class ApiServer:
 
 
 class EdgeParts(Protocol):
-    """What the server needs from the runtime (bot/app.py's `Runtime` has them all)."""
+    """What the server needs from the runtime (bot/wiring/app.py's `Runtime` has them all)."""
 
     @property
     def settings(self) -> Settings: ...

@@ -23,7 +23,6 @@ from aiogram.exceptions import ClientDecodeError, TelegramAPIError
 from aiohttp import web
 
 from bot.alerts import ALERT_USER_ID
-from bot.api_wiring import api_server
 from bot.config import (
     TELEGRAM_DEFAULT_API,
     LLMSettings,
@@ -33,30 +32,44 @@ from bot.config import (
     StrategySettings,
     TelegramSettings,
 )
-from bot.deep_wiring import open_deep, open_tools
 from bot.delivery.inbox import InboxWorker
 from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
 from bot.delivery.polling import poll_into_inbox
 from bot.delivery.sending import install_outbox
-from bot.demo_prometheus import with_demo_prometheus
-from bot.handlers import admin, clarify, common, errors, fallback, memory, questions, trees
 from bot.http_api import API_CHAT_BASE
-from bot.http_server import parse_listen, serve
-from bot.instrumented import BilledTurnWriter, InstrumentedChatModel, MeteredReasoningService
-from bot.metrics import Metrics
-from bot.middlewares import (
+from bot.operations.http_server import parse_listen, serve
+from bot.operations.install import install_ops
+from bot.operations.metrics import Metrics
+from bot.operations.ops import Ops, RunbookLibrary
+from bot.operations.server import ops_server
+from bot.replies.sending import send_answer
+from bot.telegram.handlers import (
+    admin,
+    clarify,
+    common,
+    errors,
+    fallback,
+    memory,
+    questions,
+    trees,
+)
+from bot.telegram.middlewares.one_question import (
     NormalisedTextMiddleware,
     OneQuestionPerChatMiddleware,
     UserMiddleware,
 )
-from bot.operations import install_ops
-from bot.ops import Ops, RunbookLibrary
-from bot.ops_server import ops_server
-from bot.replies import send_answer
-from bot.telegram_session import install_request_middlewares
-from bot.tree_page import AnalysisPages, TreeLinks
-from bot.tree_picture import TreePictures
-from bot.webhook import build_webhook_app, webhook_path
+from bot.telegram.session import install_request_middlewares
+from bot.telegram.webhook import build_webhook_app, webhook_path
+from bot.trees.page import AnalysisPages, TreeLinks
+from bot.trees.picture import TreePictures
+from bot.wiring.api import api_server
+from bot.wiring.deep import open_deep, open_tools
+from bot.wiring.demo_prometheus import with_demo_prometheus
+from bot.wiring.instrumented import (
+    BilledTurnWriter,
+    InstrumentedChatModel,
+    MeteredReasoningService,
+)
 from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.errors import ConfigurationError, StoreError
 from reasoning_core.llm.openai_model import OpenAIChatModel
@@ -141,7 +154,7 @@ async def open_runtime(
     settings: Settings, *, observe: QueryObserver | None = None
 ) -> AsyncIterator[Runtime]:
     """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service;
-    the services demo's Prometheus when PROMETHEUS_URL is not set (bot/demo_prometheus.py);
+    the services demo's Prometheus when PROMETHEUS_URL is not set (bot/wiring/demo_prometheus.py);
     `observe` sees every statement sent to the database."""
     async with (
         with_demo_prometheus(settings) as served,

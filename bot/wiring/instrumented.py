@@ -4,7 +4,7 @@
   ``llm_requests_total{outcome}`` and ``llm_tokens_total{kind}``, and adds each
   call's usage to the current *usage owner*'s day (`UsageStore`).
 - The usage owner is a context variable set per Telegram update (see
-  bot/access.py) or with `usage_owner(user_id)`. Tasks started from a handler
+  bot/telegram/middlewares/access.py) or with `usage_owner(user_id)`. Tasks started from a handler
   inherit it, so a deep analysis running in the background still bills its user.
 - `deferred_billing`: inside it (an update being answered) the first
   `DEFERRED_CALLS` calls are not billed one by one: `BilledTurnWriter` writes
@@ -26,7 +26,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, cast
 
-from bot.metrics import Metrics
+from bot.operations.metrics import Metrics
 from reasoning_core.errors import (
     LLMError,
     LLMHTTPError,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from bot.app import build_chat_model
 from bot.config import ApiSettings, LLMSettings, TelegramSettings
 from bot.doctor.telegram import BotIdentity, TelegramProblem, bot_identity
+from bot.wiring.app import build_chat_model
 from reasoning_core.errors import ConfigurationError
 
 #: How long start-up waits for Telegram, or the LLM, before saying it did not answer.

@@ -3,7 +3,7 @@
 One module per concern; everything is re-exported here, so callers write
 ``from reasoning_core.ports import ChatModel, TreeStore``. storage implements the
 store ports with asyncpg; reasoning_core/llm implements `ChatModel` with the openai
-SDK; bot/app.py wires them together. ``planning`` holds the `Planner` port's contract
+SDK; bot/wiring/app.py wires them together. ``planning`` holds the `Planner` port's contract
 (`PlanningContext`, `Plan`, the proposals), moved here from the planners so that ports
 import nothing above them (only the models, the parsed `Request` and tool requests).
 """

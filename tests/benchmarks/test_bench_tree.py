@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.tree_pictures import SIZES, format_tree_report, run_tree_bench
-from bot.tree_picture.dot_runner import find_dot
-from bot.tree_picture.folding import MAX_NODES
+from bot.trees.picture.dot_runner import find_dot
+from bot.trees.picture.folding import MAX_NODES
 
 KEYS = {"dot_ms", "svg_ms", "png_ms", "cached_ms", "boxes", "png_width", "png_height", "png_bytes"}
 

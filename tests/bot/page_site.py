@@ -12,8 +12,8 @@ import asyncpg
 from aiohttp import web
 
 from benchmarks.tree_samples import build_tree
-from bot.tree_page import AnalysisPages, TreeLinks
-from bot.tree_picture import TreePictures
+from bot.trees.page import AnalysisPages, TreeLinks
+from bot.trees.picture import TreePictures
 from reasoning_core.ports import TreeEvent
 from storage.tree_pages import PgTreeJournal, PgTreeLinkStore
 from storage.trees import PgTreeStore

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.access import BANNED_TEXT, STORE_DOWN_TEXT, AccessMiddleware, Verdict
+from bot.telegram.middlewares.access import BANNED_TEXT, STORE_DOWN_TEXT, AccessMiddleware, Verdict
 from storage.admin import PgAccountStore
 from storage.pool import create_pool
 from tests.bot.ops_helpers import (

@@ -7,8 +7,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.handlers.common import HELP_TEXT
 from bot.http_api import create_key, hash_key
+from bot.telegram.handlers.common import HELP_TEXT
 from storage.api_keys import PgApiKeyStore
 from tests.bot.ops_helpers import (
     ADMIN,

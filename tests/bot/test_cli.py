@@ -14,9 +14,9 @@ import pytest
 
 from bot.cli import main
 from bot.config import load_settings
-from bot.startup import api_text
-from bot.tree_picture.dot_runner import find_dot
-from bot.tree_picture.pictures import png_size
+from bot.trees.picture.dot_runner import find_dot
+from bot.trees.picture.pictures import png_size
+from bot.wiring.startup import api_text
 
 REPO = Path(__file__).resolve().parents[2]
 

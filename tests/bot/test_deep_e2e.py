@@ -10,8 +10,8 @@ import asyncpg
 import pytest
 
 from benchmarks.deep_script import outage_script
-from bot.tree_picture.dot_runner import find_dot
-from bot.tree_picture.pictures import png_size
+from bot.trees.picture.dot_runner import find_dot
+from bot.trees.picture.pictures import png_size
 from reasoning_core.ports.planning import PlanningContext
 from storage.jobs import PgJobStore
 from storage.pool import create_pool

@@ -10,7 +10,7 @@ import aiohttp
 import pytest
 
 from bot.config import load_settings
-from bot.demo_prometheus import with_demo_prometheus
+from bot.wiring.demo_prometheus import with_demo_prometheus
 from demo.services import build_services_demo, has_services_demo, unavailable_reason
 from demo.services.setup import MARKER, demo_dir
 

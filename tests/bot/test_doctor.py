@@ -16,7 +16,7 @@ import pytest
 
 from bot.config import Settings, load_settings
 from bot.doctor import Finding, exit_code, render_json, render_table, run_doctor
-from bot.startup import announce_bot, llm_warning, started_text
+from bot.wiring.startup import announce_bot, llm_warning, started_text
 from reasoning_core.errors import ConfigurationError
 from tests.fakes.bot_harness import harness_settings
 from tests.fakes.openai_replies import Reply

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.input_text import clean_text
+from bot.telegram.input_text import clean_text
 from bot.terminal import question
 from demo.dataset import generate_demo
 from demo.loader import load_demo

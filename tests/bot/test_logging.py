@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from bot.config import load_settings
-from bot.logging_setup import Redactor, log_context, settings_secrets, setup_logging
+from bot.operations.logging_setup import Redactor, log_context, settings_secrets, setup_logging
 from tests.bot.ops_helpers import USER, ops_settings, say
 from tests.fakes.bot_harness import TEST_TOKEN, running_bot
 from tests.fakes.openai_server import FakeOpenAIServer

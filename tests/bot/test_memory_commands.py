@@ -8,7 +8,7 @@ from typing import Any
 
 import asyncpg
 
-from bot.handlers.memory import NOT_YOURS
+from bot.telegram.handlers.memory import NOT_YOURS
 from reasoning_core.ports import MemoryEntry
 from tests.bot.replies import buttons
 from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot

@@ -8,9 +8,9 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.instrumented import InstrumentedChatModel
-from bot.metrics import Metrics
-from bot.ops_server import serve_ops
+from bot.operations.metrics import Metrics
+from bot.operations.server import serve_ops
+from bot.wiring.instrumented import InstrumentedChatModel
 from reasoning_core.errors import LLMHTTPError, LLMTimeoutError
 from reasoning_core.events import (
     Event,

@@ -8,7 +8,7 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
-from bot.progress import ProgressMessage
+from bot.replies.progress import ProgressMessage
 from reasoning_core.events import NodeCompletedEvent, StrategySelectedEvent
 from reasoning_core.models import StrategyDecision
 from tests.fakes.bot_harness import TEST_TOKEN

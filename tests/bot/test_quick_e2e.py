@@ -9,8 +9,8 @@ import time
 
 import asyncpg
 
-from bot.conversation import TYPING_DELAY_SEC
-from bot.handlers.common import HELP_TEXT
+from bot.replies.conversation import TYPING_DELAY_SEC
+from bot.telegram.handlers.common import HELP_TEXT
 from tests.fakes.bot_harness import quick_path_settings, running_bot
 from tests.fakes.openai_replies import Reply
 from tests.fakes.openai_server import FakeOpenAIServer

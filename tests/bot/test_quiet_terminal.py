@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_settings
-from bot.logging_setup import log_file_path, setup_logging
+from bot.operations.logging_setup import log_file_path, setup_logging
 
 REPO = Path(__file__).resolve().parents[2]
 

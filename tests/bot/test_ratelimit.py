@@ -6,7 +6,12 @@ import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
 
-from bot.ratelimit import DeepSlots, SlidingWindow, budget_text, rate_limit_text
+from bot.telegram.middlewares.rate_limit import (
+    DeepSlots,
+    SlidingWindow,
+    budget_text,
+    rate_limit_text,
+)
 from reasoning_core.answers.fixed import deep_busy_answer
 from reasoning_core.models import StrategyDecision
 from tests.bot.ops_helpers import USER, fetch, ops_settings, say

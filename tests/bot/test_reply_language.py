@@ -9,13 +9,15 @@ from typing import Any
 import pytest
 from aiogram.types import User
 
-from bot import middlewares, ratelimit, rendering, report_html, terminal
-from bot.handlers import clarify, common, fallback, memory, questions, usage
-from bot.handlers.common import RUSSIAN_COMMANDS
-from bot.handlers.memory import render_memory
-from bot.language import message_language, user_language
-from bot.ratelimit import budget_text, rate_limit_text
-from bot.rendering import confidence_tag, render_answer
+from bot import terminal
+from bot.replies import rendering, report_html
+from bot.replies.rendering import confidence_tag, render_answer
+from bot.telegram.handlers import clarify, common, fallback, memory, questions, usage
+from bot.telegram.handlers.common import RUSSIAN_COMMANDS
+from bot.telegram.handlers.memory import render_memory
+from bot.telegram.language import message_language, user_language
+from bot.telegram.middlewares import one_question, rate_limit
+from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
 from bot.terminal import format_answer, locale_language
 from reasoning_core.models import Answer, ClarificationPrompt
 from reasoning_core.ports import MemoryEntry
@@ -95,8 +97,8 @@ def _tables() -> dict[str, dict[str, Any]]:
         "unsupported": fallback._UNSUPPORTED,
         "not text": questions._NOT_TEXT,
         "too long": questions._TOO_LONG,
-        "busy": middlewares._BUSY,
-        "rate limit": ratelimit._WORDS,
+        "busy": one_question._BUSY,
+        "rate limit": rate_limit._WORDS,
         "reply": rendering.REPLY_WORDS,
         "report": report_html._LABELS,
         "terminal": terminal._WORDS,

@@ -9,7 +9,7 @@ import itertools
 import json
 from typing import Any
 
-from bot.streaming import EDIT_INTERVAL
+from bot.replies.streaming import EDIT_INTERVAL
 from tests.fakes.bot_harness import harness_settings, running_bot
 from tests.fakes.llm_routes import decision, is_route_and_answer_request, routed
 from tests.fakes.openai_replies import Reply

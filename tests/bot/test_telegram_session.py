@@ -22,7 +22,7 @@ from aiogram.exceptions import (
 from aiogram.methods import Response
 from aiogram.types import Message
 
-from bot.telegram_session import TransientRetryMiddleware, install_request_middlewares, strip_html
+from bot.telegram.session import TransientRetryMiddleware, install_request_middlewares, strip_html
 from tests.fakes.telegram_server import FakeTelegramServer
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
@@ -36,7 +36,7 @@ async def telegram() -> AsyncIterator[FakeTelegramServer]:
 
 
 def _bot(telegram: FakeTelegramServer) -> Bot:
-    """Configured as bot/app.py does: HTML by default."""
+    """Configured as bot/wiring/app.py does: HTML by default."""
     return Bot(
         token=TOKEN,
         session=AiohttpSession(api=TelegramAPIServer.from_base(telegram.base_url)),

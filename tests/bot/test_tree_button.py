@@ -17,13 +17,13 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
 from benchmarks.tree_samples import build_tree
-from bot.replies import send_answer
-from bot.report_html import TreePictureCallback
-from bot.tree_page import TreeLinks
-from bot.tree_photo import send_tree_picture
-from bot.tree_picture import TreePictures
-from bot.tree_picture.dot_runner import find_dot
-from bot.tree_picture.pictures import png_size
+from bot.replies.report_html import TreePictureCallback
+from bot.replies.sending import send_answer
+from bot.replies.tree_photo import send_tree_picture
+from bot.trees.page import TreeLinks
+from bot.trees.picture import TreePictures
+from bot.trees.picture.dot_runner import find_dot
+from bot.trees.picture.pictures import png_size
 from reasoning_core.models import Answer, Tree
 from storage.pool import create_pool
 from storage.tree_pages import PgTreeLinkStore

@@ -13,8 +13,8 @@ import asyncpg
 import pytest
 
 from benchmarks.tree_samples import XSS
-from bot.tree_page.links import TOKEN_BYTES
-from bot.tree_picture.dot_runner import find_dot
+from bot.trees.page.links import TOKEN_BYTES
+from bot.trees.picture.dot_runner import find_dot
 from storage.pool import create_pool
 from tests.bot.page_site import PageSite, page_site
 

@@ -17,7 +17,7 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 from benchmarks.tree_samples import XSS
-from bot.tree_picture.dot_runner import find_dot
+from bot.trees.picture.dot_runner import find_dot
 from tests.bot.page_site import PageSite, page_site
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -8,7 +8,7 @@ import socket
 import aiohttp
 import pytest
 
-from bot.ops_server import serve_ops
+from bot.operations.server import serve_ops
 from demo.dataset import example_questions, generate_demo
 from demo.loader import load_demo
 from storage.pool import create_pool

@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.tree_samples import build_tree
-from bot.tree_picture import RenderError, TreePictures, fits_telegram_photo
-from bot.tree_picture.dot_runner import PNG_DPI, find_dot
-from bot.tree_picture.folding import MAX_NODES
-from bot.tree_picture.pictures import png_size
-from bot.tree_picture.text import clean
+from bot.trees.picture import RenderError, TreePictures, fits_telegram_photo
+from bot.trees.picture.dot_runner import PNG_DPI, find_dot
+from bot.trees.picture.folding import MAX_NODES
+from bot.trees.picture.pictures import png_size
+from bot.trees.picture.text import clean
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(

@@ -9,8 +9,11 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from bot.api_wiring import ApiServer, api_server
-from bot.app import (
+from bot.config import Settings, load_settings
+from bot.delivery.inbox import InboxWorker
+from bot.delivery.polling import poll_into_inbox
+from bot.wiring.api import ApiServer, api_server
+from bot.wiring.app import (
     Runtime,
     build_bot,
     build_dispatcher,
@@ -20,9 +23,6 @@ from bot.app import (
     shares_webhook_server,
     webhook_app,
 )
-from bot.config import Settings, load_settings
-from bot.delivery.inbox import InboxWorker
-from bot.delivery.polling import poll_into_inbox
 from storage.pool import QueryObserver
 from tests.fakes.telegram_server import FakeTelegramServer
 

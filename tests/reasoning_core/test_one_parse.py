@@ -15,8 +15,8 @@ from contextlib import contextmanager
 from types import FrameType
 from typing import Any
 
-from bot.app import open_runtime
 from bot.config import Settings
+from bot.wiring.app import open_runtime
 from reasoning_core.models import Question
 from reasoning_core.understanding import parse
 

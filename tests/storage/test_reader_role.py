@@ -14,8 +14,8 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.app import open_runtime
 from bot.config import Settings, load_settings
+from bot.wiring.app import open_runtime
 from demo.loader import load_rows
 from demo.simulation import CellRow, HourRow
 from reasoning_core.errors import ConfigurationError

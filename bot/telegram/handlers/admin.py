@@ -16,9 +16,9 @@ from aiogram import BaseMiddleware, Router
 from aiogram.filters import BaseFilter, CommandObject
 from aiogram.types import Message, TelegramObject
 
-from bot.handlers import admin_api_keys, admin_reports, admin_trees, admin_users, usage
-from bot.handlers.admin_args import ArgumentError
-from bot.middlewares import Handler
+from bot.telegram.handlers import admin_api_keys, admin_reports, admin_trees, admin_users, usage
+from bot.telegram.handlers.admin_args import ArgumentError
+from bot.telegram.middlewares.one_question import Handler
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import AuditEntry, AuditStore
 
@@ -52,7 +52,7 @@ _TAG = re.compile(r"<[^>]+>")
 
 
 class IsAdmin(BaseFilter):
-    """True for admins; `is_admin` is decided per update by bot/access.py."""
+    """True for admins; `is_admin` is decided per update by bot/telegram/middlewares/access.py."""
 
     async def __call__(self, event: TelegramObject, is_admin: bool = False) -> bool:
         return is_admin

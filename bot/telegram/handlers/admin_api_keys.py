@@ -13,9 +13,9 @@ from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot.handlers.admin_args import ArgumentError, shown, split_args
-from bot.handlers.admin_format import answer_long, when
-from bot.ops import Ops
+from bot.operations.ops import Ops
+from bot.telegram.handlers.admin_args import ArgumentError, shown, split_args
+from bot.telegram.handlers.admin_format import answer_long, when
 
 _NOT_WIRED = "The HTTP API's keys are not available in this process."
 

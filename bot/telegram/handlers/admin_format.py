@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 from aiogram.types import Message
 
-from bot.rendering import split_html
+from bot.replies.rendering import split_html
 from reasoning_core.ports import Account
 
 

@@ -10,9 +10,9 @@ from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot.handlers.admin_args import ArgumentError, parse_count, shown, split_args
-from bot.handlers.admin_format import answer_long, cut, duration, when
-from bot.ops import Ops
+from bot.operations.ops import Ops
+from bot.telegram.handlers.admin_args import ArgumentError, parse_count, shown, split_args
+from bot.telegram.handlers.admin_format import answer_long, cut, duration, when
 from reasoning_core.errors import LLMError, StoreError
 from reasoning_core.models import UNCERTAINTY_THRESHOLD
 from reasoning_core.ports import Stats, StrategyStats

@@ -14,9 +14,9 @@ from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
 
-from bot.handlers.admin_args import ArgumentError, parse_page, parse_user_id, shown
-from bot.handlers.admin_format import answer_long, cut, when, who
-from bot.ops import Ops
+from bot.operations.ops import Ops
+from bot.telegram.handlers.admin_args import ArgumentError, parse_page, parse_user_id, shown
+from bot.telegram.handlers.admin_format import answer_long, cut, when, who
 from reasoning_core.ports import Account
 
 PAGE_SIZE = 20

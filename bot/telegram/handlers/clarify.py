@@ -9,11 +9,11 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 
-from bot.conversation import run_and_reply
-from bot.keyboards import OWN_ANSWER, ClarifyCallback
-from bot.language import user_language
-from bot.middlewares import ChatLocks, busy_text
-from bot.tree_page.links import TreeLinks
+from bot.replies.conversation import run_and_reply
+from bot.telegram.keyboards import OWN_ANSWER, ClarifyCallback
+from bot.telegram.language import user_language
+from bot.telegram.middlewares.one_question import ChatLocks, busy_text
+from bot.trees.page.links import TreeLinks
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 

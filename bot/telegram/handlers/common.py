@@ -6,10 +6,10 @@ from aiogram import Router
 from aiogram.filters import Command, CommandStart
 from aiogram.types import BotCommand, Message
 
-from bot.handlers.admin import ADMIN_HELP
-from bot.handlers.memory import MEMORY_COMMANDS
-from bot.handlers.usage import USAGE_COMMAND
-from bot.language import pick, user_language
+from bot.telegram.handlers.admin import ADMIN_HELP
+from bot.telegram.handlers.memory import MEMORY_COMMANDS
+from bot.telegram.handlers.usage import USAGE_COMMAND
+from bot.telegram.language import pick, user_language
 from reasoning_core.service import ReasoningService
 
 COMMANDS = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiogram import F, Router
 from aiogram.types import Message
 
-from bot.language import message_language, pick, user_language
+from bot.telegram.language import message_language, pick, user_language
 
 _private = F.chat.type == "private"
 

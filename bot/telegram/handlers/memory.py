@@ -25,8 +25,8 @@ from aiogram.types import (
 )
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.language import user_language
-from bot.rendering import confidence_tag, escape
+from bot.replies.rendering import confidence_tag, escape
+from bot.telegram.language import user_language
 from reasoning_core.memory.long_term import InvalidProjectNameError, shorten, validate_project_name
 from reasoning_core.ports import MemoryEntry, MemoryStore, ProjectStore
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
-from bot.conversation import run_and_reply
-from bot.filters import AddressedToBot
-from bot.language import message_language, pick
-from bot.tree_page.links import TreeLinks
+from bot.replies.conversation import run_and_reply
+from bot.telegram.filters import AddressedToBot
+from bot.telegram.language import message_language, pick
+from bot.trees.page.links import TreeLinks
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 from aiogram import Bot, Router
 from aiogram.types import CallbackQuery
 
-from bot.report_html import TreeCallback, TreePictureCallback, tree_page
-from bot.tree_photo import send_tree_picture
-from bot.tree_picture import TreePictures
+from bot.replies.report_html import TreeCallback, TreePictureCallback, tree_page
+from bot.replies.tree_photo import send_tree_picture
+from bot.trees.picture import TreePictures
 from reasoning_core.service import ReasoningService
 from reasoning_core.tree.render import render_tree_text
 

@@ -8,8 +8,8 @@ from aiogram import Router
 from aiogram.filters import Command
 from aiogram.types import BotCommand, Message
 
-from bot.language import user_language
-from bot.ops import Ops
+from bot.operations.ops import Ops
+from bot.telegram.language import user_language
 
 USAGE_COMMAND = BotCommand(command="usage", description="Your token usage and daily budget")
 DAYS = 7

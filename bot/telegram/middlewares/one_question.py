@@ -11,8 +11,8 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject, User
 
-from bot.input_text import clean_text
-from bot.language import message_language, pick
+from bot.telegram.input_text import clean_text
+from bot.telegram.language import message_language, pick
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import UserStore
 

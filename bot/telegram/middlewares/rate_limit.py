@@ -23,8 +23,8 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject
 
-from bot.language import message_language
-from bot.middlewares import Handler
+from bot.telegram.language import message_language
+from bot.telegram.middlewares.one_question import Handler
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import UsageStore
 

@@ -5,7 +5,7 @@ PostgreSQL through the `TreeLinkStore` port); `page` renders the HTML;
 `AnalysisPages` serves it.
 """
 
-from bot.tree_page.links import TreeLinks
-from bot.tree_page.server import AnalysisPages
+from bot.trees.page.links import TreeLinks
+from bot.trees.page.server import AnalysisPages
 
 __all__ = ["AnalysisPages", "TreeLinks"]

@@ -2,7 +2,7 @@
 
 Rendered with Jinja2 and autoescaping, so every value from the tree is escaped
 by default. The one exception is the tree's SVG, drawn by Graphviz from labels
-we escaped ourselves (bot/tree_picture/text.py) and checked again here before it
+we escaped ourselves (bot/trees/picture/text.py) and checked again here before it
 is inlined (`inline_svg`). The page needs no JavaScript; its only stylesheet is
 inline and allowed by hash in the Content-Security-Policy (`CSP`).
 """
@@ -20,9 +20,9 @@ from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescap
 from markupsafe import Markup
 from pydantic import ValidationError
 
-from bot.tree_page.words import page_words
-from bot.tree_picture.text import without_bidi_controls
-from bot.tree_picture.verdicts import (
+from bot.trees.page.words import page_words
+from bot.trees.picture.text import without_bidi_controls
+from bot.trees.picture.verdicts import (
     child_index,
     greyed,
     key_number,
@@ -39,7 +39,7 @@ from reasoning_core.tree.render import render_tree_text
 from reasoning_core.tree.report import Report, build_report
 from reasoning_core.tree.walk import root_of
 
-CSS = resources.files("bot.tree_page").joinpath("templates/page.css").read_text("utf-8")
+CSS = resources.files("bot.trees.page").joinpath("templates/page.css").read_text("utf-8")
 _CSS_HASH = base64.b64encode(hashlib.sha256(CSS.encode("utf-8")).digest()).decode("ascii")
 #: No script at all; only our own stylesheet; nothing loads from anywhere.
 CSP = (
@@ -60,7 +60,7 @@ def _shown(value: object) -> object:
 
 
 _environment = Environment(
-    loader=PackageLoader("bot.tree_page", "templates"),
+    loader=PackageLoader("bot.trees.page", "templates"),
     autoescape=select_autoescape(["html"]),
     undefined=StrictUndefined,
     finalize=_shown,

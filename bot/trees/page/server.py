@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
-from bot.tree_page.links import PAGE_PREFIX, TreeLinks
-from bot.tree_page.page import CSP, PageInput, render_page
-from bot.tree_picture import RenderError, TreePictures
-from bot.tree_picture.text import language_of
+from bot.trees.page.links import PAGE_PREFIX, TreeLinks
+from bot.trees.page.page import CSP, PageInput, render_page
+from bot.trees.picture import RenderError, TreePictures
+from bot.trees.picture.text import language_of
 from reasoning_core.errors import NotFoundError, StoreError
 from reasoning_core.models import Tree
 from reasoning_core.ports import TreeJournal, TreeStore

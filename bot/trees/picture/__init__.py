@@ -5,7 +5,7 @@ entry point (render with a timeout, cache, fall back when Graphviz is missing or
 fails); `dot_source` builds the DOT text, `dot_runner` runs the `dot` program.
 """
 
-from bot.tree_picture.dot_runner import RenderError
-from bot.tree_picture.pictures import PictureFormat, TreePictures, fits_telegram_photo
+from bot.trees.picture.dot_runner import RenderError
+from bot.trees.picture.pictures import PictureFormat, TreePictures, fits_telegram_photo
 
 __all__ = ["PictureFormat", "RenderError", "TreePictures", "fits_telegram_photo"]

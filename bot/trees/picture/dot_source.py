@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.tree_picture.folding import MAX_NODES, Fold, fold
-from bot.tree_picture.text import cut, dot_quoted, label_lines
-from bot.tree_picture.verdicts import (
+from bot.trees.picture.folding import MAX_NODES, Fold, fold
+from bot.trees.picture.text import cut, dot_quoted, label_lines
+from bot.trees.picture.verdicts import (
     Verdict,
     child_index,
     greyed,

@@ -14,9 +14,9 @@ import asyncio
 import hashlib
 import struct
 
-from bot.tree_picture.cache import RenderCache
-from bot.tree_picture.dot_runner import PNG_DPI, PictureFormat, RenderError, find_dot, run_dot
-from bot.tree_picture.dot_source import tree_to_dot
+from bot.trees.picture.cache import RenderCache
+from bot.trees.picture.dot_runner import PNG_DPI, PictureFormat, RenderError, find_dot, run_dot
+from bot.trees.picture.dot_source import tree_to_dot
 from reasoning_core.errors import TreeError
 from reasoning_core.models import Tree
 

@@ -1,14 +1,14 @@
 """Every Answer path (quick, decline, deep, clarify and clarify-resumed) carries a
 confidence and, below 0.7, an uncertainty_reason built from the real causes: the whole
-runtime (bot.app.open_runtime) over real PostgreSQL and the fake OpenAI server."""
+runtime (bot.wiring.app.open_runtime) over real PostgreSQL and the fake OpenAI server."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
-from bot.app import open_runtime
 from bot.config import load_settings
+from bot.wiring.app import open_runtime
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Question
 from tests.fakes.llm_routes import decision, routed
 from tests.fakes.openai_server import FakeOpenAIServer

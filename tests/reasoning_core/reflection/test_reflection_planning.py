@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from bot.metrics import Metrics
+from bot.operations.metrics import Metrics
 from reasoning_core.errors import LLMTimeoutError
 from reasoning_core.models import (
     Answer,
