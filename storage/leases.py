@@ -70,17 +70,31 @@ class PgLeases:
 
 
 class PgRateHits:
-    """Questions per user over a sliding window, counted in ``rate_hits`` across replicas
-    (one call of ``whytree_rate_hit``, migration 011)."""
+    """Hits over a sliding window, counted in ``rate_hits`` across replicas (one call of
+    ``whytree_rate_hit``, migration 012): a user's questions (scope ``question``) or an
+    API key's calls (scope ``api_key``)."""
 
     def __init__(self, pool: asyncpg.Pool[Any]) -> None:
         self._pool = pool
 
-    @translated("counting questions for the rate limit")
-    async def hit(self, user_id: int, key: str, *, limit: int, window_sec: float) -> float:
-        """Record the hit `key` if allowed and return 0; else seconds until one is allowed.
-        The same key counts once (an update processed again)."""
+    @translated("counting hits for the rate limit")
+    async def hit(
+        self,
+        subject: int,
+        key: str,
+        *,
+        limit: int,
+        window_sec: float,
+        scope: str = "question",
+    ) -> float:
+        """Record the hit `key` of `subject` if allowed and return 0; else seconds until one
+        is allowed. The same key counts once (an update processed again)."""
         wait: float = await self._pool.fetchval(
-            "SELECT whytree_rate_hit($1, $2, $3, $4)", user_id, key, limit, float(window_sec)
+            "SELECT whytree_rate_hit($1, $2, $3, $4, $5)",
+            scope,
+            subject,
+            key,
+            limit,
+            float(window_sec),
         )
         return float(wait)

@@ -2,7 +2,8 @@
 
 - `LeasedChatLocks`: one question per chat at a time (a lease of scope ``chat``).
 - `LeasedDeepSlots`: MAX_CONCURRENT_DEEP_PER_USER deep analyses per user (``deep``).
-- `SharedWindow`: RATE_LIMIT_PER_MIN questions per user in any 60 s (``rate_hits``).
+- `SharedWindow`: RATE_LIMIT_PER_MIN questions per user in any 60 s, or an API key's
+  calls per minute (``rate_hits``).
 
 While an update is being answered its leases are named after it (`Delivery.holder`):
 the inbox worker renews them with the update's own lease, and when the update is
@@ -90,21 +91,27 @@ class LeasedDeepSlots:
 
 
 class SharedWindow:
-    """The per-minute question limit over ``rate_hits``; `limit` 0 means unlimited."""
+    """A per-minute limit over ``rate_hits``: a user's questions (RATE_LIMIT_PER_MIN), or,
+    with ``scope="api_key"``, an API key's calls; `limit` 0 means unlimited."""
 
-    def __init__(self, hits: RateHits, *, limit: int, window_sec: float = 60.0) -> None:
+    def __init__(
+        self, hits: RateHits, *, limit: int, window_sec: float = 60.0, scope: str = "question"
+    ) -> None:
         self.limit = limit
         self._hits = hits
         self._window = window_sec
+        self._scope = scope
 
     async def check(self, key: int) -> float:
-        """0 when the user may ask (the question is counted), else seconds to wait."""
+        """0 when `key` may go ahead (the hit is counted), else seconds to wait."""
         if self.limit <= 0:
             return 0.0
         try:
-            return await self._hits.hit(key, _holder(), limit=self.limit, window_sec=self._window)
+            return await self._hits.hit(
+                key, _holder(), limit=self.limit, window_sec=self._window, scope=self._scope
+            )
         except StoreError as e:  # cannot count: answer rather than refuse
-            log.error("could not check the rate limit of user %s: %s", key, e)
+            log.error("could not check the %s rate limit of %s: %s", self._scope, key, e)
             return 0.0
 
 

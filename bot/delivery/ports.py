@@ -87,4 +87,9 @@ class Leases(Protocol):
 
 
 class RateHits(Protocol):
-    async def hit(self, user_id: int, key: str, *, limit: int, window_sec: float) -> float: ...
+    async def hit(
+        self, subject: int, key: str, *, limit: int, window_sec: float, scope: str = "question"
+    ) -> float:
+        """0 with the hit `key` of `subject` (a user, or an API key: `scope`) counted, else
+        the seconds until one is allowed."""
+        ...

@@ -2,8 +2,9 @@
 
 In order: the key (``Authorization: Bearer wt_…``; else 401), the key's user's
 access (banned, or not on the allowlist in ACCESS_MODE=allowlist: 403 — the same
-verdict as in Telegram), the key's own rate limit (calls per minute: 429 with
-Retry-After) and the user's daily token budget (429). The user is created on
+verdict as in Telegram), the key's own rate limit (calls per minute, counted in
+PostgreSQL so it holds across replicas: 429 with Retry-After) and the user's daily
+token budget (429). The user is created on
 first use, like a Telegram user, so sessions and memory can refer to it.
 """
 
@@ -15,9 +16,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.delivery.limits import SharedWindow
+from bot.delivery.ports import RateHits
 from bot.http_api.keys import hash_key
 from bot.telegram.middlewares.access import AccessMiddleware
-from bot.telegram.middlewares.rate_limit import SlidingWindow, budget_text, rate_limit_text
+from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import ApiKey, ApiKeyStore, UsageStore, UserStore
 
@@ -39,6 +42,7 @@ class ApiGate:
         users: UserStore,
         access: AccessMiddleware,
         usage: UsageStore,
+        hits: RateHits,
         daily_token_budget: int,
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
     ) -> None:
@@ -48,7 +52,7 @@ class ApiGate:
         self._usage = usage
         self._budget = daily_token_budget
         self._now = now
-        self._windows: dict[int, SlidingWindow] = {}
+        self._hits = hits
 
     async def key(self, authorization: str | None) -> ApiKey | None:
         """The live key the header carries, or None."""
@@ -70,10 +74,8 @@ class ApiGate:
         over = await self._over_budget(key.user_id, language)
         if over is not None:
             return over
-        window = self._windows.get(key.id)
-        if window is None or window.limit != key.rate_limit_per_min:
-            window = self._windows[key.id] = SlidingWindow(limit=key.rate_limit_per_min)
-        retry_after = window.hit(key.id)
+        window = SharedWindow(self._hits, limit=key.rate_limit_per_min, scope="api_key")
+        retry_after = await window.check(key.id)
         if retry_after > 0:
             text = rate_limit_text(window.limit, retry_after, language)
             return Refusal(429, text, retry_after=max(1, math.ceil(retry_after)))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bot.delivery.limits import LeasedDeepSlots
 from bot.operations.metrics import Metrics
-from bot.telegram.middlewares.rate_limit import DeepSlots, QuestionWindow
+from bot.telegram.middlewares.rate_limit import QuestionWindow
 from bot.trees.page.links import TreeLinks
 from reasoning_core.ports import (
     AccountStore,
@@ -68,7 +68,7 @@ class Ops:
     links: TreeLinks
     metrics: Metrics
     window: QuestionWindow
-    deep_slots: DeepSlots | LeasedDeepSlots
+    deep_slots: LeasedDeepSlots
     runbooks: RunbookLibrary
     admin_ids: frozenset[int]
     access_mode: str = "open"

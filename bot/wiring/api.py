@@ -35,6 +35,7 @@ from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
 from storage.alerts import PgAlertStore
 from storage.api_keys import PgApiJobStore, PgApiKeyStore
+from storage.leases import PgRateHits
 
 log = logging.getLogger(__name__)
 
@@ -153,6 +154,7 @@ def _gate(runtime: EdgeParts, keys: ApiKeyStore) -> ApiGate:
             accounts=ops.accounts, admin_ids=ops.admin_ids, access_mode=ops.access_mode
         ),
         usage=ops.usage,
+        hits=PgRateHits(runtime.pool),
         daily_token_budget=ops.daily_token_budget,
     )
 

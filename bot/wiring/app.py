@@ -53,7 +53,7 @@ from bot.telegram.handlers import (
     questions,
     trees,
 )
-from bot.telegram.middlewares.one_question import (
+from bot.telegram.middlewares import (
     NormalisedTextMiddleware,
     OneQuestionPerChatMiddleware,
     UserMiddleware,

@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 from dataclasses import replace
 from datetime import UTC, datetime
+from typing import Any
 
-from bot.telegram.middlewares.rate_limit import (
-    DeepSlots,
-    SlidingWindow,
-    budget_text,
-    rate_limit_text,
-)
+import asyncpg
+
+from bot.delivery.limits import LeasedDeepSlots, SharedWindow
+from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
 from reasoning_core.answers.fixed import deep_busy_answer
 from reasoning_core.models import StrategyDecision
+from storage.leases import PgLeases, PgRateHits
 from tests.bot.ops_helpers import USER, fetch, ops_settings, say
 from tests.fakes.bot_harness import running_bot
 from tests.fakes.openai_replies import Reply
@@ -21,47 +21,28 @@ from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.telegram_server import FakeTelegramServer
 
 
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
-def test_sliding_window_counts_the_last_minute_per_user() -> None:
-    clock = FakeClock()
-    window = SlidingWindow(limit=3, clock=clock)
-    for _ in range(3):  # hits at 1000, 1010, 1020
-        assert window.hit(1) == 0.0
-        clock.now += 10
-    assert window.hit(1) == 30.0, "at 1030 the oldest hit leaves the window in 30 s"
-    assert window.hit(2) == 0.0, "other users are not affected"
-    clock.now = 1060.0
-    assert window.hit(1) == 0.0, "the hit at 1000 has left the window"
-    assert window.hit(1) == 10.0
-    clock.now = 1070.0
-    assert window.hit(1) == 0.0, "refused hits were not recorded"
+async def test_the_window_counts_the_last_minute_per_user(pool: asyncpg.Pool[Any]) -> None:
+    window = SharedWindow(PgRateHits(pool), limit=3)
+    for _ in range(3):
+        assert await window.check(1) == 0.0
+    wait = await window.check(1)
+    assert 59 < wait <= 60, "the oldest hit leaves the window in a minute"
+    assert await window.check(2) == 0.0, "other users are not affected"
+    short = SharedWindow(PgRateHits(pool), limit=1, window_sec=0.3)
+    assert await short.check(3) == 0.0
+    assert 0 < await short.check(3) <= 0.3
+    await asyncio.sleep(0.35)
+    assert await short.check(3) == 0.0, "the first hit has left the window"
+    assert await short.check(3) > 0, "refused hits were not recorded"
 
 
-def test_sliding_window_zero_means_unlimited() -> None:
-    window = SlidingWindow(limit=0)
-    assert all(window.hit(1) == 0.0 for _ in range(1000))
+async def test_the_window_zero_means_unlimited(pool: asyncpg.Pool[Any]) -> None:
+    window = SharedWindow(PgRateHits(pool), limit=0)
+    assert all([await window.check(1) == 0.0 for _ in range(100)])
 
 
-def test_sliding_window_forgets_quiet_users() -> None:
-    clock = FakeClock()
-    window = SlidingWindow(limit=5, clock=clock)
-    for user in range(1500):
-        window.hit(user)
-    clock.now += 120
-    for _ in range(1000):
-        window.hit(99999)
-    assert len(window._hits) < 10
-
-
-async def test_deep_slots_limit_per_user_and_release() -> None:
-    slots = DeepSlots(limit=2)
+async def test_deep_slots_limit_per_user_and_release(pool: asyncpg.Pool[Any]) -> None:
+    slots = LeasedDeepSlots(PgLeases(pool), limit=2, ttl_sec=60)
     async with slots.slot(1) as first, slots.slot(1) as second:
         assert first and second
         async with slots.slot(1) as third, slots.slot(2) as other:
@@ -72,8 +53,8 @@ async def test_deep_slots_limit_per_user_and_release() -> None:
         assert again
 
 
-async def test_deep_slot_is_released_when_the_analysis_fails() -> None:
-    slots = DeepSlots(limit=1)
+async def test_deep_slot_is_released_when_the_analysis_fails(pool: asyncpg.Pool[Any]) -> None:
+    slots = LeasedDeepSlots(PgLeases(pool), limit=1, ttl_sec=60)
 
     async def failing() -> None:
         async with slots.slot(1) as acquired:
@@ -83,6 +64,8 @@ async def test_deep_slot_is_released_when_the_analysis_fails() -> None:
     results = await asyncio.gather(failing(), return_exceptions=True)
     assert isinstance(results[0], RuntimeError)
     assert slots.running(1) == 0
+    async with slots.slot(1) as again:
+        assert again, "the lease was released, not left to run out"
 
 
 def test_refusal_texts_say_when_to_ask_again() -> None:

@@ -71,6 +71,14 @@ async def test_rate_hits_count_each_key_once_across_callers(pool: asyncpg.Pool[A
     assert await hits.hit(6, "u3", limit=2, window_sec=60) == 0  # another user
 
 
+async def test_rate_hits_of_users_and_api_keys_are_counted_apart(pool: asyncpg.Pool[Any]) -> None:
+    hits = PgRateHits(pool)
+    assert await hits.hit(5, "u1", limit=1, window_sec=60) == 0
+    assert await hits.hit(5, "k1", limit=1, window_sec=60, scope="api_key") == 0
+    assert await hits.hit(5, "k2", limit=1, window_sec=60, scope="api_key") > 0
+    assert await hits.hit(5, "u2", limit=1, window_sec=60) > 0
+
+
 async def test_an_update_is_stored_and_claimed_at_once_unless_older_ones_wait(
     pool: asyncpg.Pool[Any],
 ) -> None:

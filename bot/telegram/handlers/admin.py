@@ -18,7 +18,7 @@ from aiogram.types import Message, TelegramObject
 
 from bot.telegram.handlers import admin_api_keys, admin_reports, admin_trees, admin_users, usage
 from bot.telegram.handlers.admin_args import ArgumentError
-from bot.telegram.middlewares.one_question import Handler
+from bot.telegram.middlewares.base import Handler
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import AuditEntry, AuditStore
 

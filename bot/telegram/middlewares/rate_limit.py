@@ -1,21 +1,16 @@
-"""Rate limits and budgets: questions per minute, concurrent deep analyses, daily tokens.
+"""Rate limit and daily token budget of questions, checked before a question is handled.
 
-- `SlidingWindow`: at most RATE_LIMIT_PER_MIN questions per user in any 60 s.
-- `DeepSlots`: at most MAX_CONCURRENT_DEEP_PER_USER deep analyses per user at once
-  (the deep path takes a slot: ``async with slots.slot(user_id) as acquired``).
-- `RateLimitMiddleware`: handlers flagged ``one_at_a_time`` (questions) or
-  ``rate_limited`` are refused, with the time the user may ask again, when the
-  user is over the per-minute limit or today's USER_DAILY_TOKEN_BUDGET.
+`RateLimitMiddleware`: handlers flagged ``one_at_a_time`` (questions) or
+``rate_limited`` are refused, with the time the user may ask again, when the user is
+over the per-minute limit (RATE_LIMIT_PER_MIN, a `QuestionWindow`: bot/delivery/limits.py
+`SharedWindow`, held in PostgreSQL across replicas) or today's USER_DAILY_TOKEN_BUDGET.
 """
 
 from __future__ import annotations
 
 import logging
 import math
-import time
-from collections import deque
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
@@ -24,98 +19,21 @@ from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject
 
 from bot.telegram.language import message_language
-from bot.telegram.middlewares.one_question import Handler
+from bot.telegram.middlewares.base import Handler
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import UsageStore
 
 log = logging.getLogger(__name__)
 
-WINDOW_SECONDS = 60.0
-_SWEEP_EVERY = 1000
-
-
-class SlidingWindow:
-    """Per-key event counts over the last `window` seconds; `limit` 0 means unlimited."""
-
-    def __init__(
-        self,
-        *,
-        limit: int,
-        window: float = WINDOW_SECONDS,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.limit = limit
-        self.window = window
-        self._clock = clock
-        self._hits: dict[int, deque[float]] = {}
-        self._calls = 0
-
-    def hit(self, key: int) -> float:
-        """Record an event if allowed and return 0; else the seconds until one is allowed."""
-        if self.limit <= 0:
-            return 0.0
-        now = self._clock()
-        self._sweep(now)
-        hits = self._hits.setdefault(key, deque())
-        while hits and hits[0] <= now - self.window:
-            hits.popleft()
-        if len(hits) >= self.limit:
-            return max(hits[0] + self.window - now, 0.001)
-        hits.append(now)
-        return 0.0
-
-    async def check(self, key: int) -> float:
-        """`hit`, as `RateLimitMiddleware` calls it (the shared window is async)."""
-        return self.hit(key)
-
-    def _sweep(self, now: float) -> None:
-        # Forget users who have been quiet for a whole window, so memory stays bounded.
-        self._calls += 1
-        if self._calls % _SWEEP_EVERY == 0:
-            quiet = [k for k, h in self._hits.items() if not h or h[-1] <= now - self.window]
-            for key in quiet:
-                del self._hits[key]
-
 
 class QuestionWindow(Protocol):
-    """Questions per user per minute: `SlidingWindow` here, or shared across replicas
-    (bot/delivery/limits.py `SharedWindow`)."""
+    """Questions per user per minute (bot/delivery/limits.py `SharedWindow`)."""
 
     limit: int
 
     async def check(self, key: int) -> float:
         """0 when allowed (and counted), else the seconds until a question is allowed."""
         ...
-
-
-class DeepSlots:
-    """Concurrent deep analyses per user (implements the `DeepSlotLimiter` port)."""
-
-    def __init__(self, limit: int) -> None:
-        self.limit = limit
-        self._running: dict[int, int] = {}
-
-    def running(self, user_id: int | None = None) -> int:
-        """Analyses running now: of one user, or of everyone."""
-        if user_id is None:
-            return sum(self._running.values())
-        return self._running.get(user_id, 0)
-
-    @asynccontextmanager
-    async def slot(self, user_id: int) -> AsyncIterator[bool]:
-        """Yield True with a slot held for the block, or False when the user has none free."""
-        if self._running.get(user_id, 0) >= self.limit:
-            yield False
-            return
-        self._running[user_id] = self._running.get(user_id, 0) + 1
-        try:
-            yield True
-        finally:
-            left = self._running[user_id] - 1
-            if left:
-                self._running[user_id] = left
-            else:
-                del self._running[user_id]
 
 
 _WORDS: dict[str, dict[str, str]] = {
