@@ -7,7 +7,8 @@ from aiogram.utils.chat_action import ChatActionSender
 
 from bot.delivery.context import current_delivery
 from bot.replies.progress import ProgressMessage
-from bot.replies.sending import DEFAULT_MAX_REPLY_MESSAGES, send_answer
+from bot.replies.reply import DEFAULT_MAX_REPLY_MESSAGES
+from bot.replies.sending import send_answer
 from bot.replies.streaming import TelegramAnswerStream
 from bot.trees.page.links import TreeLinks
 from reasoning_core.events import AnswerEvent

@@ -1,8 +1,9 @@
-"""Sending answers: rendered to HTML, split to Telegram's limit, keyboards on the last part.
+"""Sending a `Reply` in one pass: its picture or parts, the buttons on the last, the file.
 
-One answer is at most `max_messages` Telegram messages (MAX_REPLY_MESSAGES): a
-longer one is cut there, the last message says so, and the whole answer follows
-as a plain-text document, answer.txt — never a burst of dozens of messages.
+Retries after 429 and the plain-text fallback for parse errors happen in the
+request middlewares (bot/telegram/session.py), for every call alike; what is left
+here is the one refusal a reply can answer by itself: a page link Telegram does
+not take (a PUBLIC_URL it refuses) costs the link button, not the reply.
 """
 
 from __future__ import annotations
@@ -13,23 +14,29 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup, Message
 
-from bot.replies.rendering import TELEGRAM_LIMIT, escape, render_answer, split_html, strip_tags
-from bot.replies.report_html import render_report, tree_button
-from bot.telegram.keyboards import clarification_keyboard
+from bot.replies.reply import (
+    DEFAULT_MAX_REPLY_MESSAGES,
+    File,
+    Picture,
+    Reply,
+    html_reply,
+    reply_to,
+)
 from bot.trees.page.links import TreeLinks
-from reasoning_core.errors import StoreError
 from reasoning_core.models import Answer
-from reasoning_core.tree.report import report_of
 
 log = logging.getLogger(__name__)
 
-DEFAULT_MAX_REPLY_MESSAGES = 3
-ANSWER_FILENAME = "answer.txt"
-_CUT_NOTE = {
-    "en": "✂️ The answer is longer than {n} messages: all of it is in the file below, {file}.",
-    "ru": "✂️ Ответ длиннее {n} сообщений: целиком он в файле ниже, {file}.",
-}
-_NOTE_ROOM = 200  # characters kept free in every part for the note
+
+async def send_reply(bot: Bot, chat_id: int, reply: Reply) -> list[Message]:
+    """Send `reply` as it was built; the messages Telegram took, in order."""
+    if reply.picture is not None:
+        return [await _send_picture(bot, chat_id, reply.picture, reply)]
+    sent = [await bot.send_message(chat_id, part) for part in reply.parts[:-1]]
+    sent.append(await _send_last(bot, chat_id, reply))
+    if reply.document is not None:
+        sent.append(await bot.send_document(chat_id, _upload(reply.document)))
+    return sent
 
 
 async def send_html(
@@ -41,26 +48,9 @@ async def send_html(
     max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
     language: str = "en",
 ) -> list[Message]:
-    """Send `html` as at most `max_messages` messages; the keyboard goes on the last one.
-
-    Retries after 429 and the plain-text fallback for parse errors happen in the
-    request middlewares (bot/telegram/session.py), for every call alike.
-    """
-    parts = split_html(html)
-    cut = len(parts) > max_messages
-    if cut:
-        parts = split_html(html, TELEGRAM_LIMIT - _NOTE_ROOM)[:max_messages]
-        note = _CUT_NOTE["ru" if language == "ru" else "en"]
-        parts[-1] += "\n\n<i>" + escape(note.format(n=max_messages, file=ANSWER_FILENAME))
-        parts[-1] += "</i>"
-    sent = []
-    for index, part in enumerate(parts):
-        markup = reply_markup if index == len(parts) - 1 else None
-        sent.append(await bot.send_message(chat_id, part, reply_markup=markup))
-    if cut:
-        document = BufferedInputFile(strip_tags(html).encode("utf-8"), filename=ANSWER_FILENAME)
-        sent.append(await bot.send_document(chat_id, document))
-    return sent
+    """Send `html` as at most `max_messages` messages; the keyboard goes on the last one."""
+    reply = html_reply(html, buttons=reply_markup, max_messages=max_messages, language=language)
+    return await send_reply(bot, chat_id, reply)
 
 
 async def send_answer(
@@ -71,61 +61,29 @@ async def send_answer(
     links: TreeLinks | None = None,
     max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
 ) -> list[Message]:
-    """Clarifications get their option buttons, deep reports the tree button (and, with
-    `links` enabled, an "Open in browser" link to the analysis page)."""
-    language = answer.language
-    report = report_of(answer)
-    if report is not None:
-        html = render_report(report, answer, language)
-        if not answer.tree_id:
-            return await send_html(
-                bot, chat_id, html, max_messages=max_messages, language=language
-            )
-        url = await _page_link(links, answer.tree_id)
-        return await _send_report(
-            bot, chat_id, html, answer.tree_id, language=language, url=url,
-            max_messages=max_messages,
-        )  # fmt: skip
-    markup = None
-    if answer.clarification is not None:
-        markup = clarification_keyboard(answer.clarification, language)
-    return await send_html(
-        bot, chat_id, render_answer(answer), reply_markup=markup, max_messages=max_messages,
-        language=language,
-    )  # fmt: skip
+    """Build the answer's reply (its page link first), then send it."""
+    reply = await reply_to(answer, links=links, max_messages=max_messages)
+    return await send_reply(bot, chat_id, reply)
 
 
-async def _send_report(
-    bot: Bot,
-    chat_id: int,
-    html: str,
-    tree_id: str,
-    *,
-    language: str,
-    url: str | None,
-    max_messages: int,
-) -> list[Message]:
-    """The report with its buttons. Should Telegram refuse the link button (a PUBLIC_URL it
-    does not take), the report's last part goes again with the tree button alone."""
+async def _send_last(bot: Bot, chat_id: int, reply: Reply) -> Message:
+    last = reply.parts[-1]
     try:
-        return await send_html(
-            bot, chat_id, html, reply_markup=tree_button(tree_id, language, url),
-            max_messages=max_messages, language=language,
-        )  # fmt: skip
+        return await bot.send_message(chat_id, last, reply_markup=reply.buttons)
     except TelegramBadRequest as e:
-        if url is None:
+        if reply.page_url is None:
             raise
         log.warning("Telegram refused the Open in browser button (check PUBLIC_URL): %s", e)
-        last = split_html(html)[-1]
-        return [await bot.send_message(chat_id, last, reply_markup=tree_button(tree_id, language))]
+        return await bot.send_message(chat_id, last, reply_markup=reply.plain_buttons)
 
 
-async def _page_link(links: TreeLinks | None, tree_id: str) -> str | None:
-    """A new link to the tree's page, or None (no links, or the link could not be kept)."""
-    if links is None or not links.enabled:
-        return None
-    try:
-        return await links.create(tree_id)
-    except StoreError as e:
-        log.warning("no analysis link for tree %s (report sent without it): %s", tree_id, e)
-        return None
+async def _send_picture(bot: Bot, chat_id: int, picture: Picture, reply: Reply) -> Message:
+    caption = reply.parts[0] if reply.parts else None
+    upload = _upload(picture.file)
+    if picture.photo:
+        return await bot.send_photo(chat_id, upload, caption=caption, reply_markup=reply.buttons)
+    return await bot.send_document(chat_id, upload, caption=caption, reply_markup=reply.buttons)
+
+
+def _upload(file: File) -> BufferedInputFile:
+    return BufferedInputFile(file.data, filename=file.filename)

@@ -1,4 +1,4 @@
-"""Sending a tree as a picture in Telegram: a photo, or the SVG as a document when too big.
+"""A tree as a picture reply in Telegram: a photo, or the SVG as a document when too big.
 
 The caption names the primary cause and its confidence; a "Text view" button
 under the picture sends the same tree as text. When Graphviz is missing, fails
@@ -12,10 +12,11 @@ import logging
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import BufferedInputFile
 
 from bot.replies.rendering import escape
+from bot.replies.reply import File, Picture, Reply
 from bot.replies.report_html import labels, text_view_button
+from bot.replies.sending import send_reply
 from bot.trees.picture import RenderError, TreePictures, fits_telegram_photo
 from bot.trees.picture.text import cut, language_of
 from reasoning_core.models import Tree
@@ -36,20 +37,27 @@ def picture_caption(tree: Tree, language: str) -> str:
     return f"🌳 <b>{head}:</b> {title} ({synthesis.confidence:.2f})"
 
 
+async def tree_picture_reply(tree: Tree, pictures: TreePictures) -> Reply:
+    """The tree's picture as a reply: a PNG photo, or the SVG as a document when the PNG is
+    too big for Telegram; raises `RenderError` when Graphviz cannot draw it."""
+    language = language_of(tree.task)
+    png = await pictures.render(tree, "png", language=language)
+    if fits_telegram_photo(png):
+        picture = Picture(file=File(png, f"tree-{tree.id}.png"), photo=True)
+    else:
+        svg = await pictures.render(tree, "svg", language=language)
+        picture = Picture(file=File(svg, f"tree-{tree.id}.svg"), photo=False)
+    return Reply(
+        parts=(picture_caption(tree, language),),
+        buttons=text_view_button(tree.id, language),
+        picture=picture,
+    )
+
+
 async def send_tree_picture(bot: Bot, chat_id: int, tree: Tree, pictures: TreePictures) -> bool:
     """Send the tree's picture; False (and one log line) when the text view is needed."""
-    language = language_of(tree.task)
-    caption = picture_caption(tree, language)
-    markup = text_view_button(tree.id, language)
     try:
-        png = await pictures.render(tree, "png", language=language)
-        if fits_telegram_photo(png):
-            photo = BufferedInputFile(png, filename=f"tree-{tree.id}.png")
-            await bot.send_photo(chat_id, photo, caption=caption, reply_markup=markup)
-            return True
-        svg = await pictures.render(tree, "svg", language=language)
-        document = BufferedInputFile(svg, filename=f"tree-{tree.id}.svg")
-        await bot.send_document(chat_id, document, caption=caption, reply_markup=markup)
+        await send_reply(bot, chat_id, await tree_picture_reply(tree, pictures))
     except (RenderError, TelegramAPIError) as e:
         log.warning("tree %s: picture not sent, text view instead: %s", tree.id, e)
         return False
