@@ -1,7 +1,5 @@
-"""One live status message per question, edited at most every `min_interval` seconds.
-
-Telegram allows about one edit per second per chat before flood limits; edits
-closer together than `min_interval` are coalesced, and the latest text wins.
+"""One live status message per question, edited at most every `min_interval` seconds
+(the throttling is bot/replies/editor.py's `ThrottledEditor`).
 """
 
 from __future__ import annotations
@@ -12,9 +10,9 @@ from collections.abc import Callable
 
 from aiogram import Bot
 from aiogram.exceptions import ClientDecodeError, TelegramAPIError
-from aiogram.types import Message
 
 from bot.delivery.context import transient
+from bot.replies.editor import ThrottledEditor
 from bot.replies.rendering import escape
 from reasoning_core.events import Event
 
@@ -35,6 +33,8 @@ SHOWN_KINDS = frozenset(
 
 
 class ProgressMessage:
+    """The status line of one question: a `ThrottledEditor`, removed when the answer comes."""
+
     def __init__(
         self,
         *,
@@ -43,14 +43,13 @@ class ProgressMessage:
         min_interval: float = 1.5,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._bot = bot
         self._chat_id = chat_id
-        self._min_interval = min_interval
-        self._clock = clock
-        self._message: Message | None = None
-        self._shown = ""
-        self._last_edit = 0.0
-        self.edits = 0
+        self._editor = ThrottledEditor(bot, chat_id, min_interval=min_interval, clock=clock)
+
+    @property
+    def edits(self) -> int:
+        """Edits of the status message so far."""
+        return self._editor.edits
 
     async def update(self, event: Event) -> None:
         if event.kind not in SHOWN_KINDS or not event.message:
@@ -58,25 +57,13 @@ class ProgressMessage:
         text = f"🔎 {escape(event.message)}"
         try:
             with transient():  # a status line, not a reply: it is not kept in the outbox
-                await self._show(text)
+                await self._editor.show(text)
         except (TelegramAPIError, ClientDecodeError) as e:  # a courtesy; never fail the answer
             log.warning("progress update failed in chat %s: %s", self._chat_id, e)
 
-    async def _show(self, text: str) -> None:
-        if self._message is None:
-            self._message = await self._bot.send_message(self._chat_id, text)
-            self._shown, self._last_edit = text, self._clock()
-        elif text != self._shown and self._clock() - self._last_edit >= self._min_interval:
-            await self._message.edit_text(text)
-            self._shown, self._last_edit = text, self._clock()
-            self.edits += 1
-
     async def finish(self) -> None:
         """Remove the status message: the answer follows as a new message."""
-        if self._message is None:
-            return
         try:
-            await self._message.delete()
+            await self._editor.remove()
         except TelegramAPIError as e:
             log.warning("could not delete the status message in chat %s: %s", self._chat_id, e)
-        self._message = None

@@ -1,12 +1,12 @@
 """A quick answer streamed into one Telegram message while the model writes it.
 
-`TelegramAnswerStream` is the reasoning core's `AnswerStream` for a chat: the first
-text is sent at once as a new message, later text edits it at most every
-`min_interval` seconds (Telegram allows about one edit per second per chat), and an
-edit that would change nothing is never sent. `finish` turns the message into the
-final answer (HTML with the confidence tag) with one last edit; when the answer does
-not fit one message, needs buttons, or the edit fails, the streamed message is
-removed and the answer is sent the ordinary way.
+`TelegramAnswerStream` is the reasoning core's `AnswerStream` for a chat, over a
+`ThrottledEditor` (bot/replies/editor.py): the first text is sent at once as a new
+message, later text edits it at most every `min_interval` seconds (Telegram allows
+about one edit per second per chat), and an edit that would change nothing is never
+sent. `finish` turns the message into the final answer (HTML with the confidence tag)
+with one last edit; when the answer does not fit one message, needs buttons, or the
+edit fails, the streamed message is removed and the answer is sent the ordinary way.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from collections.abc import Callable
 
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
-from aiogram.types import Message
 
+from bot.replies.editor import ThrottledEditor
 from bot.replies.rendering import escape, render_answer, split_html
 from reasoning_core.models import Answer
 
@@ -42,64 +42,41 @@ class TelegramAnswerStream:
         min_interval: float = EDIT_INTERVAL,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._bot = bot
         self._chat_id = chat_id
-        self._min_interval = min_interval
-        self._clock = clock
-        self._message: Message | None = None
-        self._shown = ""
-        self._last = 0.0
+        self._editor = ThrottledEditor(bot, chat_id, min_interval=min_interval, clock=clock)
         self._failed = False
 
     @property
     def started(self) -> bool:
         """A streamed message is in the chat."""
-        return self._message is not None
+        return self._editor.started
 
     async def partial(self, text: str) -> None:
         if self._failed:
             return
-        html = escape(text.strip()[:_MAX_STREAMED_CHARS]) + _CURSOR
-        if html == self._shown:
-            return
-        now = self._clock()
         try:
-            if self._message is None:
-                self._message = await self._bot.send_message(self._chat_id, html)
-            elif now - self._last >= self._min_interval:
-                await self._message.edit_text(html)
-            else:
-                return  # coalesced: a later text (or the final answer) replaces it
+            await self._editor.show(escape(text.strip()[:_MAX_STREAMED_CHARS]) + _CURSOR)
         except TelegramAPIError as e:  # streaming is a courtesy: the answer still follows
             log.warning("streaming the answer failed in chat %s: %s", self._chat_id, e)
             self._failed = True
-            return
-        self._shown, self._last = html, now
 
     async def finish(self, answer: Answer) -> bool:
         """Make the streamed message the final answer; False when it must be sent anew
         (nothing streamed, or the answer needs more than one message or buttons)."""
-        if self._message is None:
+        if not self._editor.started:
             return False
         html = render_answer(answer)
         if answer.clarification is None and len(split_html(html)) == 1 and not self._failed:
-            if html == self._shown:
-                return True
             try:
-                await self._message.edit_text(html)
+                await self._editor.settle(html)
             except TelegramAPIError as e:
                 log.warning(
                     "could not finish the streamed answer in chat %s: %s", self._chat_id, e
                 )
             else:
                 return True
-        await self._remove()
-        return False
-
-    async def _remove(self) -> None:
-        assert self._message is not None
         try:
-            await self._message.delete()
+            await self._editor.remove()
         except TelegramAPIError as e:
             log.warning("could not remove the streamed answer in chat %s: %s", self._chat_id, e)
-        self._message = None
+        return False

@@ -1,4 +1,5 @@
-"""The live status message: one message, edits coalesced to at most one per interval."""
+"""The live status message and the editor under it (and under the streamed answer): one
+message, edits coalesced to at most one per interval, none that changes nothing."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
+from bot.replies.editor import ThrottledEditor
 from bot.replies.progress import ProgressMessage
 from reasoning_core.events import NodeCompletedEvent, StrategySelectedEvent
 from reasoning_core.models import StrategyDecision
@@ -42,3 +44,31 @@ async def test_edits_are_throttled_and_the_status_is_removed(telegram: FakeTeleg
     ]
     assert progress.edits == 2
     assert telegram.calls_of("deleteMessage")
+
+
+async def test_the_editor_never_sends_an_edit_that_changes_nothing(
+    telegram: FakeTelegramServer,
+) -> None:
+    now = [10.0]
+    bot = Bot(
+        TEST_TOKEN,
+        session=AiohttpSession(api=TelegramAPIServer.from_base(telegram.base_url)),
+        default=DefaultBotProperties(parse_mode=ParseMode.HTML),
+    )
+    try:
+        editor = ThrottledEditor(bot, 6, min_interval=1.0, clock=lambda: now[0])
+        assert await editor.show("a") and editor.started
+        now[0] += 5
+        assert not await editor.show("a"), "the same text: nothing to send"
+        assert await editor.show("ab")
+        now[0] += 0.2
+        assert not await editor.show("abc"), "too soon: coalesced"
+        await editor.settle("abc")  # the final text goes at once
+        await editor.settle("abc")
+        await editor.remove()
+        assert not editor.started
+    finally:
+        await bot.session.close()
+    assert [m.text for m in telegram.sent_messages(6)] == ["a"]
+    assert [e.text for e in telegram.edits(6)] == ["ab", "abc"]
+    assert editor.edits == 2
