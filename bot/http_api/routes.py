@@ -24,8 +24,8 @@ from bot.http_api.gate import ApiGate
 from bot.http_api.jobs import JobBoard
 from bot.http_api.models import AskRequest, JobAccepted, JobView
 from bot.http_api.openapi import openapi_document
+from bot.operations.billing import usage_owner
 from bot.telegram.input_text import clean_text
-from bot.wiring.instrumented import usage_owner
 from reasoning_core.errors import StoreError
 from reasoning_core.events import AnswerEvent, Event, StrategySelectedEvent
 from reasoning_core.models import Answer, Question

@@ -37,6 +37,7 @@ from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
 from bot.delivery.polling import poll_into_inbox
 from bot.delivery.sending import install_outbox
 from bot.http_api import API_CHAT_BASE
+from bot.operations.billing import BilledTurnWriter
 from bot.operations.http_server import parse_listen, serve
 from bot.operations.install import install_ops
 from bot.operations.metrics import Metrics
@@ -65,11 +66,7 @@ from bot.trees.picture import TreePictures
 from bot.wiring.api import api_server
 from bot.wiring.deep import open_deep, open_tools
 from bot.wiring.demo_prometheus import with_demo_prometheus
-from bot.wiring.instrumented import (
-    BilledTurnWriter,
-    InstrumentedChatModel,
-    MeteredReasoningService,
-)
+from bot.wiring.instrumented import InstrumentedChatModel, MeteredReasoningService
 from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.errors import ConfigurationError, StoreError
 from reasoning_core.llm.openai_model import OpenAIChatModel

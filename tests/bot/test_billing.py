@@ -1,4 +1,4 @@
-"""Token usage held back for the turn's write (bot/wiring/instrumented.py `deferred_billing`),
+"""Token usage held back for the turn's write (bot/operations/billing.py `deferred_billing`),
 on the real database: never lost, never counted twice."""
 
 from __future__ import annotations
@@ -8,14 +8,9 @@ from typing import Any
 
 import asyncpg
 
+from bot.operations.billing import DEFERRED_CALLS, BilledTurnWriter, deferred_billing, usage_owner
 from bot.operations.metrics import Metrics
-from bot.wiring.instrumented import (
-    DEFERRED_CALLS,
-    BilledTurnWriter,
-    InstrumentedChatModel,
-    deferred_billing,
-    usage_owner,
-)
+from bot.wiring.instrumented import InstrumentedChatModel
 from reasoning_core.models import Usage
 from reasoning_core.ports import ChatMessage, Completion, ToolSpec
 from storage.turns import PgTurnWriter

@@ -26,10 +26,10 @@ from aiogram import BaseMiddleware, Bot
 from aiogram.types import CallbackQuery, Message, TelegramObject
 from aiogram.types import User as TelegramUser
 
+from bot.operations.billing import deferred_billing, usage_owner
 from bot.operations.logging_setup import log_context
 from bot.telegram.filters import AddressedToBot
 from bot.telegram.middlewares.base import Handler
-from bot.wiring.instrumented import deferred_billing, usage_owner
 from reasoning_core.errors import StoreError
 from reasoning_core.ports import Account, AccountStore, UsageStore, User
 
