@@ -27,12 +27,12 @@ from typing import Any
 import aiohttp
 import asyncpg
 
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from demo.dataset import generate_demo
 from demo.loader import load_demo
+from fake_servers.alertmanager import alert, notification, post_alerts
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
-from tests.fakes.alertmanager import alert, notification, post_alerts
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer
 
 CHAT = -100456
 TOKEN = "bench-alert-token"

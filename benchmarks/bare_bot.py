@@ -17,9 +17,9 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.types import Message
 from openai import AsyncOpenAI
 
+from benchmarks.harness.polling_bot import TEST_TOKEN
 from bot.replies.streaming import EDIT_INTERVAL
-from tests.fakes.bot_harness import TEST_TOKEN
-from tests.fakes.telegram_server import FakeTelegramServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 
 @asynccontextmanager

@@ -33,11 +33,11 @@ from typing import Any
 import asyncpg
 
 from benchmarks.deep_script import outage_script
-from tests.fakes.bot_process import BotProcess, bot_env
-from tests.fakes.llm_routes import decision, is_strategy_request
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import DEFAULT_REPLY, FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from benchmarks.harness.bot_process import BotProcess, bot_env
+from benchmarks.harness.llm_routes import decision, is_strategy_request
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import DEFAULT_REPLY, FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 QUICK_ANSWER = "This is the fake model's answer."
 DEEP_MARK = "Primary cause"

@@ -2,7 +2,7 @@
 
 `add_bench_parsers` registers the subcommands; `run_bench` runs one and prints
 readable figures, or one JSON object with --json. Importing this module is cheap:
-the runners (`benchmarks.runners`), which import bot and the test fakes, load only
+the runners (`benchmarks.runners`), which import bot and the fake servers, load only
 in `run_bench`.
 """
 
@@ -107,7 +107,7 @@ def add_bench_parsers(bench: Any) -> None:
 
 async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     """Run the named benchmark; print readable figures, or one JSON object with --json."""
-    # The runners load bot and the test fakes (fake Telegram and LLM servers): only here.
+    # The runners load bot and the fake servers (Telegram and LLM): only here.
     from benchmarks.runners import BENCHES  # noqa: PLC0415
 
     runner, fmt = BENCHES[args.bench]

@@ -39,6 +39,7 @@ from typing import Any
 import asyncpg
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.events import AnswerEvent
 from reasoning_core.explore.budgets import Budgets
@@ -50,7 +51,6 @@ from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from storage.migrate import apply_migrations
 from storage.trees import PgTreeStore
-from tests.fakes.openai_server import FakeOpenAIServer
 
 #: propose hypotheses -> propose checks -> interpret -> synthesis.
 CRITICAL_ROUNDS = 4

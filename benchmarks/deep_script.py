@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from fake_servers.openai.replies import Reply
 from reasoning_core.llm import prompts
-from tests.fakes.openai_replies import Reply
 
 Judge = Callable[[str], tuple[str, float, str]]
 _RESULT = re.compile(r"<result>\n(.*)\n</result>", re.DOTALL)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 
 _REPLY_METHODS = frozenset({"sendmessage", "editmessagetext"})
 

@@ -24,13 +24,13 @@ from collections.abc import Callable
 from typing import Any
 
 from benchmarks.bare_bot import running_bare_bot
+from benchmarks.harness.llm_routes import decision, is_route_and_answer_request, routed
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from benchmarks.load import LoadFigures, drive_chats
 from benchmarks.scratch import scratch_server
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.llm_routes import decision, is_route_and_answer_request, routed
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 #: How fast the fake model writes when it has a latency (tokens of four characters).
 TOKENS_PER_S = 50.0

@@ -1,6 +1,6 @@
 """What each `whytree bench NAME` runs: its runner and its report formatter.
 
-The runners import bot and the test fakes (fake Telegram and LLM servers), so only
+The runners import bot and the fake servers (Telegram and LLM), so only
 `benchmarks.cli.run_bench` imports this module, when a benchmark runs.
 """
 

@@ -19,11 +19,11 @@ import asyncio
 import time
 from typing import Any
 
+from benchmarks.harness.bot_process import BotProcess, bot_env
 from benchmarks.load import drive_chats
-from tests.fakes.balancer import RoundRobinBalancer
-from tests.fakes.bot_process import BotProcess, bot_env
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from fake_servers.balancer import RoundRobinBalancer
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 SECRET = "bench-secret"
 

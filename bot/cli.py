@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     bench = sub.add_parser("bench", help="run a benchmark").add_subparsers(
         dest="bench", required=True, metavar="BENCH"
     )
-    # benchmarks/ imports bot and the test fakes, which the bot must not load at start-up:
+    # benchmarks/ imports bot and the fake servers, which the bot must not load at start-up:
     # only its light entry point benchmarks.cli is imported here (its runners load in run_bench).
     from benchmarks.cli import add_bench_parsers  # noqa: PLC0415
 
@@ -211,7 +211,7 @@ async def _services_demo(settings: Settings, *, seed: int) -> str:
 
 
 async def _bench(settings: Settings, args: argparse.Namespace) -> int:
-    # Lazily, like add_bench_parsers in _parser: run_bench loads the runners and test fakes.
+    # Lazily, like add_bench_parsers in _parser: run_bench loads the runners and fake servers.
     from benchmarks.cli import run_bench  # noqa: PLC0415
 
     return await run_bench(settings, args)

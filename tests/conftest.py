@@ -13,11 +13,11 @@ import asyncpg
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from fake_servers.telegram.server import USER_VISIBLE, internal_leaks
 from storage.embedded import EmbeddedPostgres
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
 from tests import pg
-from tests.fakes.telegram_server import USER_VISIBLE, internal_leaks
 
 
 @pytest.fixture(autouse=True)

@@ -23,10 +23,10 @@ from aiogram.types import (
 from openai import AsyncOpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_params import UploadedFile
-from tests.fakes.telegram_server import USER_VISIBLE, FakeTelegramServer, internal_leaks
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.params import UploadedFile
+from fake_servers.telegram.server import USER_VISIBLE, FakeTelegramServer, internal_leaks
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
 MESSAGES: list[ChatCompletionMessageParam] = [{"role": "user", "content": "hello"}]

@@ -6,9 +6,9 @@ import pytest
 
 from demo.dataset import ExampleQuestion, example_questions, generate_demo
 from demo.loader import load_demo
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 
 @pytest.fixture

@@ -7,10 +7,10 @@ from typing import Any
 
 import asyncpg
 
+from benchmarks.harness.polling_bot import harness_settings
 from bot.config import Settings
-from tests.fakes.bot_harness import harness_settings
-from tests.fakes.telegram_server import FakeTelegramServer
-from tests.fakes.telegram_updates import ChatType
+from fake_servers.telegram.server import FakeTelegramServer
+from fake_servers.telegram.updates import ChatType
 
 ADMIN = 7001
 OTHER_ADMIN = 7003

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 
 
 def replies(telegram: FakeTelegramServer, chat_id: int) -> list[RecordedCall]:

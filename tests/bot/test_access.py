@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.harness.polling_bot import running_bot
 from bot.telegram.middlewares.access import BANNED_TEXT, STORE_DOWN_TEXT, AccessMiddleware, Verdict
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.admin import PgAccountStore
 from storage.pool import create_pool
 from tests.bot.ops_helpers import (
@@ -17,9 +20,6 @@ from tests.bot.ops_helpers import (
     say,
     silence,
 )
-from tests.fakes.bot_harness import running_bot
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 ANSWER = "This is the fake model's answer."
 

@@ -7,8 +7,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from benchmarks.harness.polling_bot import RunningBot, running_bot
 from bot.http_api import create_key, hash_key
 from bot.telegram.handlers.common import HELP_TEXT
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.api_keys import PgApiKeyStore
 from tests.bot.ops_helpers import (
     ADMIN,
@@ -22,9 +25,6 @@ from tests.bot.ops_helpers import (
     say,
     silence,
 )
-from tests.fakes.bot_harness import RunningBot, running_bot
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 ADMIN_COMMANDS = [
     "/stats",

@@ -13,8 +13,8 @@ from bot.alerts.mapping import Investigation, Refusal
 from bot.alerts.payload import PayloadError, parse_notification
 from bot.config import load_settings
 from bot.doctor.edge import check_edge
+from fake_servers.alertmanager import alert, notification
 from reasoning_core.errors import ConfigurationError
-from tests.fakes.alertmanager import alert, notification
 
 RUNBOOKS = {"cell_traffic_drop", "service_error_spike"}
 

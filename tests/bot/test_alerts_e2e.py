@@ -13,11 +13,11 @@ import aiohttp
 import asyncpg
 import pytest
 
+from benchmarks.harness.polling_bot import RunningBot, harness_settings, running_bot
 from bot.alerts.mapping import DEFAULT_MAPPING
 from demo.dataset import ExampleQuestion
-from tests.fakes.alertmanager import alert, notification, post_alerts
-from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from fake_servers.alertmanager import alert, notification, post_alerts
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from tests.language import foreign_words
 
 TOKEN = "alert-token-for-tests"

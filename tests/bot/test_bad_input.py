@@ -7,11 +7,11 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from tests.fakes.bot_harness import RunningBot, quick_path_settings, running_bot
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
-from tests.fakes.telegram_updates import Content
+from benchmarks.harness.polling_bot import RunningBot, quick_path_settings, running_bot
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
+from fake_servers.telegram.updates import Content
 
 CHAT = 601
 GROUP = -100601

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tests.fakes.bot_harness import quick_path_settings, running_bot
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_params import UploadedFile
-from tests.fakes.telegram_server import FakeTelegramServer
+from benchmarks.harness.polling_bot import quick_path_settings, running_bot
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.params import UploadedFile
+from fake_servers.telegram.server import FakeTelegramServer
 
 CHAT = 880
 

@@ -1,7 +1,7 @@
 """Strategy selection and clarification end to end through the fake Telegram server.
 
 Without an LLM the heuristic decides; with the fake LLM, strategy prompts and
-answer prompts are scripted separately (tests/fakes/llm_routes.py).
+answer prompts are scripted separately (benchmarks/harness/llm_routes.py).
 """
 
 from __future__ import annotations
@@ -14,19 +14,19 @@ import asyncpg
 import pytest
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedHypothesis
-from bot.config import Settings
-from tests.bot.replies import buttons, next_reply, wait_for_replies
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.llm_routes import (
+from benchmarks.harness.llm_routes import (
     decision,
     is_planner_request,
     is_strategy_request,
     routed,
     strategy_requests,
 )
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from benchmarks.harness.polling_bot import harness_settings, running_bot
+from bot.config import Settings
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
+from tests.bot.replies import buttons, next_reply, wait_for_replies
 
 CHAT = 701
 USER = 701

@@ -10,16 +10,16 @@ import asyncpg
 import pytest
 
 from benchmarks.deep_script import outage_script
+from benchmarks.harness.llm_routes import decision, routed
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from bot.trees.picture.dot_runner import find_dot
 from bot.trees.picture.pictures import png_size
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.ports.planning import PlanningContext
 from storage.jobs import PgJobStore
 from storage.pool import create_pool
 from tests.bot.replies import buttons
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.llm_routes import decision, routed
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 CHAT = 901
 #: Without Graphviz the tree button answers with the text view (tested in test_tree_picture).

@@ -13,13 +13,13 @@ from typing import Any
 import asyncpg
 import pytest
 
+from benchmarks.harness.polling_bot import quick_path_settings, running_bot
 from bot.delivery.inbox import MAX_UPDATE_BYTES, store_update
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.inbox import PgInbox
 from storage.pool import create_pool
-from tests.fakes.bot_harness import quick_path_settings, running_bot
-from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.pg_proxy import PgProxy
-from tests.fakes.telegram_server import FakeTelegramServer
 
 ANSWER = "This is the fake model's answer."
 

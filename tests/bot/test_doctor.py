@@ -14,15 +14,15 @@ from typing import Any
 import asyncpg
 import pytest
 
+from benchmarks.harness.polling_bot import harness_settings
 from bot.config import Settings, load_settings
 from bot.doctor import Finding, exit_code, render_json, render_table, run_doctor
 from bot.wiring.startup import announce_bot, llm_warning, started_text
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.errors import ConfigurationError
-from tests.fakes.bot_harness import harness_settings
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 from tests.fakes.prometheus_server import FakePrometheus
-from tests.fakes.telegram_server import FakeTelegramServer
 
 REPO = Path(__file__).resolve().parents[2]
 

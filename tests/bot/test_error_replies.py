@@ -10,10 +10,10 @@ import re
 import asyncpg
 import pytest
 
+from benchmarks.harness.polling_bot import harness_settings, quick_path_settings, running_bot
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import INTERNALS, FakeTelegramServer
 from tests.bot.replies import wait_for_replies
-from tests.fakes.bot_harness import harness_settings, quick_path_settings, running_bot
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import INTERNALS, FakeTelegramServer
 
 ERROR_ID = re.compile(r"\((?:error|ошибка) ([0-9a-f]{6})\)")
 

@@ -10,11 +10,11 @@ from typing import Any
 import aiohttp
 import pytest
 
+from benchmarks.harness.polling_bot import RunningBot, harness_settings, running_bot
 from bot.http_api import create_key
 from demo.dataset import ExampleQuestion
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.api_keys import PgApiKeyStore
-from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer
 
 USER = 4242
 

@@ -10,12 +10,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+from benchmarks.harness.polling_bot import TEST_TOKEN, running_bot
 from bot.config import load_settings
 from bot.operations.logging_setup import Redactor, log_context, settings_secrets, setup_logging
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from tests.bot.ops_helpers import USER, ops_settings, say
-from tests.fakes.bot_harness import TEST_TOKEN, running_bot
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 TOKEN = "987654321:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw-secret"
 API_KEY = "sk-proj-Zx8Qq2TopSecretKey0123456789"

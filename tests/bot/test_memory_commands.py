@@ -8,11 +8,11 @@ from typing import Any
 
 import asyncpg
 
+from benchmarks.harness.polling_bot import RunningBot, harness_settings, running_bot
 from bot.telegram.handlers.memory import NOT_YOURS
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from reasoning_core.ports import MemoryEntry
 from tests.bot.replies import buttons
-from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 
 ANN, BOB = 801, 802
 GROUP = -100801

@@ -13,14 +13,14 @@ from typing import Any
 import asyncpg
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedHypothesis
+from benchmarks.harness.llm_routes import decision, is_strategy_request, routed
+from benchmarks.harness.polling_bot import harness_settings, quick_path_settings, running_bot
 from demo.dataset import generate_demo
 from demo.loader import load_demo
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
-from tests.fakes.bot_harness import harness_settings, quick_path_settings, running_bot
-from tests.fakes.llm_routes import decision, is_strategy_request, routed
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 CHAT = 801
 REPO = Path(__file__).resolve().parents[2]

@@ -8,9 +8,12 @@ import aiohttp
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
+from benchmarks.harness.polling_bot import running_bot
 from bot.operations.metrics import Metrics
 from bot.operations.server import serve_ops
 from bot.wiring.instrumented import InstrumentedChatModel
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.errors import LLMHTTPError, LLMTimeoutError
 from reasoning_core.events import (
     Event,
@@ -22,9 +25,6 @@ from reasoning_core.events import (
 from reasoning_core.models import Answer, StrategyDecision, Usage
 from reasoning_core.ports import ChatMessage, Completion, ToolSpec
 from tests.bot.ops_helpers import USER, ops_settings, say
-from tests.fakes.bot_harness import running_bot
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 SERIES = [
     "strategy_selected_total",

@@ -23,13 +23,13 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from demo.dataset import example_questions, generate_demo
 from demo.loader import load_demo
+from fake_servers.telegram.server import FakeTelegramServer
+from fake_servers.telegram.updates import Content
 from storage.pool import create_pool
 from tests.bot.replies import buttons, replies, wait_for_replies
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer
-from tests.fakes.telegram_updates import Content
 from tests.language import foreign_words
 
 REPO = Path(__file__).resolve().parents[2]

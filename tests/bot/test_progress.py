@@ -9,12 +9,12 @@ from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
+from benchmarks.harness.polling_bot import TEST_TOKEN
 from bot.replies.editor import ThrottledEditor
 from bot.replies.progress import ProgressMessage
+from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.events import NodeCompletedEvent, StrategySelectedEvent
 from reasoning_core.models import StrategyDecision
-from tests.fakes.bot_harness import TEST_TOKEN
-from tests.fakes.telegram_server import FakeTelegramServer
 
 
 async def test_edits_are_throttled_and_the_status_is_removed(telegram: FakeTelegramServer) -> None:

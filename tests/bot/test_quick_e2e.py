@@ -9,12 +9,12 @@ import time
 
 import asyncpg
 
+from benchmarks.harness.polling_bot import quick_path_settings, running_bot
 from bot.replies.conversation import TYPING_DELAY_SEC
 from bot.telegram.handlers.common import HELP_TEXT
-from tests.fakes.bot_harness import quick_path_settings, running_bot
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 CHAT = 501
 

@@ -9,16 +9,16 @@ from typing import Any
 
 import asyncpg
 
+from benchmarks.harness.polling_bot import running_bot
 from bot.delivery.limits import LeasedDeepSlots, SharedWindow
 from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.answers.fixed import deep_busy_answer
 from reasoning_core.models import StrategyDecision
 from storage.leases import PgLeases, PgRateHits
 from tests.bot.ops_helpers import USER, fetch, ops_settings, say
-from tests.fakes.bot_harness import running_bot
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 
 async def test_the_window_counts_the_last_minute_per_user(pool: asyncpg.Pool[Any]) -> None:

@@ -13,10 +13,10 @@ from benchmarks.chaos import (
     prepare_data,
     question,
 )
+from benchmarks.harness.bot_process import bot_env
 from benchmarks.scale import start_replicas, stop_replicas
-from tests.fakes.bot_process import bot_env
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 
 def _answers(telegram: FakeTelegramServer, chat: int) -> list[str]:

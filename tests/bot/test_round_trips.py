@@ -20,10 +20,10 @@ from typing import Any
 
 import asyncpg
 
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import DEFAULT_REPLY, FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from benchmarks.harness.polling_bot import harness_settings, running_bot
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import DEFAULT_REPLY, FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 CHAT = 4242
 

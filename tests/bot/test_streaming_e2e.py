@@ -9,13 +9,13 @@ import itertools
 import json
 from typing import Any
 
+from benchmarks.harness.llm_routes import decision, is_route_and_answer_request, routed
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from bot.replies.streaming import EDIT_INTERVAL
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.llm_routes import decision, is_route_and_answer_request, routed
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_html import parse_html
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.html import parse_html
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 
 CHAT = 777
 ANSWER = (

@@ -23,7 +23,7 @@ from aiogram.methods import Response
 from aiogram.types import Message
 
 from bot.telegram.session import TransientRetryMiddleware, install_request_middlewares, strip_html
-from tests.fakes.telegram_server import FakeTelegramServer
+from fake_servers.telegram.server import FakeTelegramServer
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
 BROKEN = "<b>Cause</b>: load &gt; 90% &amp; rising<br>see <i>graph"

@@ -9,8 +9,8 @@ import sys
 import time
 from pathlib import Path
 
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 
 REPO = Path(__file__).resolve().parents[2]
 ANSWER = "DNS turns names such as example.org into addresses; resolvers cache what they learn."

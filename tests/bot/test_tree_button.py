@@ -16,6 +16,7 @@ from aiogram.client.default import DefaultBotProperties
 from aiogram.client.session.aiohttp import AiohttpSession
 from aiogram.client.telegram import TelegramAPIServer
 
+from benchmarks.harness.polling_bot import TEST_TOKEN, harness_settings, running_bot
 from benchmarks.tree_samples import build_tree
 from bot.replies.report_html import TreePictureCallback
 from bot.replies.sending import send_answer
@@ -24,13 +25,12 @@ from bot.trees.page import TreeLinks
 from bot.trees.picture import TreePictures
 from bot.trees.picture.dot_runner import find_dot
 from bot.trees.picture.pictures import png_size
+from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.models import Answer, Tree
 from storage.pool import create_pool
 from storage.tree_pages import PgTreeLinkStore
 from storage.trees import PgTreeStore
 from tests.bot.replies import buttons
-from tests.fakes.bot_harness import TEST_TOKEN, harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer
 
 OWNER = 8801
 STRANGER = 8802

@@ -8,14 +8,14 @@ import socket
 import aiohttp
 import pytest
 
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from bot.operations.server import serve_ops
 from demo.dataset import example_questions, generate_demo
 from demo.loader import load_demo
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
 from tests.bot.ops_helpers import ADMIN, say
 from tests.bot.replies import buttons, wait_for_replies
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer
 
 CHAT = 961
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import pytest
 
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from demo.dataset import generate_demo
 from demo.loader import load_demo
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer
 
 #: question -> words the reply must contain (the demo's incidents, seed 7).
 PHRASINGS = {

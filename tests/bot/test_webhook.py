@@ -9,10 +9,10 @@ import aiohttp
 import asyncpg
 import pytest
 
+from benchmarks.harness.polling_bot import running_webhook_bot, webhook_settings
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.errors import ConfigurationError
-from tests.fakes.bot_harness import running_webhook_bot, webhook_settings
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
 
 ANSWER = "This is the fake model's answer."
 

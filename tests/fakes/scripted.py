@@ -1,7 +1,7 @@
 """ScriptedChatModel: a ChatModel test double for layers above the LLM adapter.
 
 The OpenAI adapter itself is tested against the fake OpenAI server over real
-HTTP (tests/fakes/openai_server.py); higher layers may use this to script
+HTTP (fake_servers/openai/server.py); higher layers may use this to script
 replies with a function and inspect the calls it recorded.
 """
 

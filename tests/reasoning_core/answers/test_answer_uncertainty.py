@@ -7,11 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
+from benchmarks.harness.llm_routes import decision, routed
 from bot.config import load_settings
 from bot.wiring.app import open_runtime
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, Question
-from tests.fakes.llm_routes import decision, routed
-from tests.fakes.openai_server import FakeOpenAIServer
 
 USER = 811
 

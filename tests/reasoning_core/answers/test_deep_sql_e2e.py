@@ -17,6 +17,7 @@ import asyncpg
 import pytest
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothesis
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.answers.deep_jobs import DeepJobRunner
 from reasoning_core.events import Event, ReasoningEvent, ReasoningStartedEvent, answer_of
@@ -32,7 +33,6 @@ from storage.jobs import PgJobStore
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
-from tests.fakes.openai_server import FakeOpenAIServer
 
 CTX = PlanningContext(
     question="Why did traffic drop on cell 12345 since 8 May?", goal="Find why traffic dropped"

@@ -16,6 +16,8 @@ from benchmarks.deep_script import DeepLLMScript, ScriptedCheck, ScriptedHypothe
 from benchmarks.incidents.case import read_case
 from benchmarks.incidents.reflection_cases import missing_data_case
 from demo.loader import load_case_dir
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.events import BaseEvent, Event, PlanRevisedEvent, ReflectionEvent, answer_of
 from reasoning_core.explore.policy import ExplorationPolicy
@@ -30,8 +32,6 @@ from reasoning_core.runbooks import load_runbooks
 from storage.sql_tool import PgSqlTool
 from storage.tree_pages import PgTreeJournal
 from storage.trees import PgTreeStore
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 
 CTX = PlanningContext(question="Why did traffic drop on cell 12345 since 8 May?", goal="Find why")
 POLICY = ExplorationPolicy(stop_confidence=1.0, contradiction_threshold=0.0)

@@ -6,8 +6,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from tests.fakes.openai_server import FakeOpenAIServer
 
 
 @pytest.fixture

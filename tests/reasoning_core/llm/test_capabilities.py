@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel
 
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.errors import LLMHTTPError, LLMResponseError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.llm.structured import complete_json
 from reasoning_core.ports import ChatMessage, ToolSpec
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 
 ASK = [ChatMessage(role="user", content="Answer in JSON: is it up?")]
 TOOL = ToolSpec(name="sql", description="run SQL", parameters={"type": "object"})

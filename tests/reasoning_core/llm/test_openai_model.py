@@ -10,6 +10,8 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.errors import (
     LLMHTTPError,
     LLMNotConfiguredError,
@@ -19,8 +21,6 @@ from reasoning_core.errors import (
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.models import Usage
 from reasoning_core.ports import ChatMessage, ToolCall, ToolSpec
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 
 ASK = [ChatMessage(role="system", content="be brief"), ChatMessage(role="user", content="why?")]
 SECRET = "sk-test-secret-0123456789abcdef"

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.answers.quick import answer_quickly
 from reasoning_core.errors import LLMResponseError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.llm.streaming import partial_field
 from reasoning_core.ports import ChatMessage
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 
 ASK = [ChatMessage(role="user", content="hello")]
 

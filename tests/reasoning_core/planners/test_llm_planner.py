@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.errors import LLMResponseError
 from reasoning_core.llm import prompts
 from reasoning_core.llm.openai_model import OpenAIChatModel
@@ -16,8 +18,6 @@ from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tools.sql_check import refusal_reason
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 
 CTX = PlanningContext(
     question="Why did traffic drop on cell 12345 since Monday?",

@@ -12,12 +12,12 @@ from typing import Any
 import asyncpg
 import pytest
 
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.ports import ChatMessage, ToolCall
 from reasoning_core.tree.tool import TOOL_NAME, TREE_TOOL_SPEC, TreeToolExecutor, run_tool_loop
 from storage.trees import PgTreeStore
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 
 
 @pytest.fixture

@@ -34,6 +34,8 @@ _ENTITY_TYPES = {
     "blockquote": "blockquote",
     "tg-emoji": "custom_emoji",
 }
+_MAX_CODE_POINT = 0x10FFFF
+_SURROGATES = range(0xD800, 0xDFFF + 1)
 _NAMED_ENTITIES = {"lt": "<", "gt": ">", "amp": "&", "quot": '"'}
 _ENTITY_RE = re.compile(r"&(#[0-9]{1,7}|#x[0-9a-fA-F]{1,6}|[a-zA-Z]{2,8});")
 _ATTR_NAME_RE = re.compile(r"[a-zA-Z0-9_-]+")
@@ -218,6 +220,6 @@ def _decode_entity(body: str) -> str | None:
         code = int(body[1:])
     else:
         return _NAMED_ENTITIES.get(body)
-    if code == 0 or code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+    if code == 0 or code > _MAX_CODE_POINT or code in _SURROGATES:
         return None
     return chr(code)

@@ -40,7 +40,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.openai_replies import (
+from fake_servers.openai.replies import (
     Reply,
     as_reply,
     completion_body,

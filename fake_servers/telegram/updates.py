@@ -11,7 +11,7 @@ import re
 import time
 from typing import Any, Literal
 
-from tests.fakes.telegram_html import utf16_len
+from fake_servers.telegram.html import utf16_len
 
 ChatType = Literal["private", "group", "supergroup", "channel"]
 Content = Literal["text", "sticker", "photo", "document"]

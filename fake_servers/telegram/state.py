@@ -1,7 +1,7 @@
 """The fake Telegram server's world: chats, messages, callback queries, and the
 Bot API methods that read and change it.
 
-Kept apart from the HTTP layer (tests/fakes/telegram_server.py) so the rules —
+Kept apart from the HTTP layer (fake_servers/telegram/server.py) so the rules —
 what Telegram accepts and what it answers — read in one place.
 """
 
@@ -12,9 +12,9 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from tests.fakes.telegram_html import HtmlParseError, parse_html, utf16_len
-from tests.fakes.telegram_params import UploadedFile
-from tests.fakes.telegram_updates import (
+from fake_servers.telegram.html import HtmlParseError, parse_html, utf16_len
+from fake_servers.telegram.params import UploadedFile
+from fake_servers.telegram.updates import (
     ChatType,
     Content,
     chat_json,
@@ -32,6 +32,7 @@ PHOTO_MAX_SIDES = 10_000
 PHOTO_MAX_RATIO = 20
 DOCUMENT_MAX_BYTES = 50 * 1024 * 1024
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_HEADER = 24  # signature, IHDR length and type, width, height
 NOT_MODIFIED = (
     "Bad Request: message is not modified: specified new message content and reply markup "
     "are exactly the same as a current content and reply markup of the message"
@@ -392,6 +393,6 @@ class TelegramState:
 
 def _png_size(data: bytes) -> tuple[int, int]:
     """(width, height) of a PNG; Telegram's IMAGE_PROCESS_FAILED for anything else."""
-    if len(data) < 24 or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
+    if len(data) < _PNG_HEADER or not data.startswith(_PNG_SIGNATURE) or data[12:16] != b"IHDR":
         raise _bad_request("IMAGE_PROCESS_FAILED")
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")

@@ -23,8 +23,8 @@ from bot.wiring.app import (
     shares_webhook_server,
     webhook_app,
 )
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import QueryObserver
-from tests.fakes.telegram_server import FakeTelegramServer
 
 TEST_TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvwxyz"
 

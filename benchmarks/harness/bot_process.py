@@ -13,7 +13,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.fakes.bot_harness import TEST_TOKEN, free_port
+from benchmarks.harness.polling_bot import TEST_TOKEN, free_port
 
 _ROOT = str(Path(__file__).resolve().parents[2])
 _SCRUB = ("DATABASE_URL", "OPENAI_", "TELEGRAM_", "WEBHOOK_", "INBOX_", "LLM_", "STRATEGY_")

@@ -27,14 +27,18 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from types import TracebackType
 from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.telegram_params import UploadedFile, read_params
-from tests.fakes.telegram_state import TelegramApiError, TelegramState
-from tests.fakes.telegram_updates import ChatType, Content
+from fake_servers.telegram.params import UploadedFile, read_params
+from fake_servers.telegram.state import TelegramApiError, TelegramState
+from fake_servers.telegram.updates import ChatType, Content
+
+_SHOWN_TEXT = 120  # characters of a message text a recorded call prints
+_MIN_TOKEN_SECRET = 10  # the part of a bot token after the colon
 
 
 @dataclass
@@ -51,7 +55,7 @@ class RecordedCall:
 
     @property
     def ok(self) -> bool:
-        return self.status == 200
+        return self.status == HTTPStatus.OK
 
     @property
     def chat_id(self) -> int | str | None:
@@ -68,7 +72,7 @@ class RecordedCall:
 
     def __str__(self) -> str:
         shown = {k: v for k, v in self.params.items() if k != "text"}
-        text = self.text if len(self.text) <= 120 else self.text[:117] + "..."
+        text = self.text if len(self.text) <= _SHOWN_TEXT else self.text[: _SHOWN_TEXT - 3] + "..."
         outcome = "ok" if self.ok else f"{self.status} {self.description}"
         return f"{self.method} {shown} text={text!r} -> {outcome}"
 
@@ -234,7 +238,7 @@ class FakeTelegramServer:
         429 defaults to retry_after=1; 400 to a "can't parse entities" error. With
         `raw_body` the answer is that text (not JSON), as a proxy in front would send.
         """
-        if status == 429 and retry_after is None:
+        if status == HTTPStatus.TOO_MANY_REQUESTS and retry_after is None:
             retry_after = 1
         if description is None:
             description = _default_description(status, retry_after)
@@ -329,7 +333,7 @@ class FakeTelegramServer:
                     http.post(self.state.webhook_url, json=update, headers=headers) as answer,
                 ):
                     self.webhook_answers.append(answer.status)
-                    if answer.status < 300:
+                    if answer.status < HTTPStatus.MULTIPLE_CHOICES:
                         self.delivered.append(update["update_id"])
                         self._notify()
                         return
@@ -453,15 +457,15 @@ class FakeTelegramServer:
 
 def _valid_token(token: str) -> bool:
     bot_id, _, secret = token.partition(":")
-    return bot_id.isdigit() and len(secret) >= 10
+    return bot_id.isdigit() and len(secret) >= _MIN_TOKEN_SECRET
 
 
 def _default_description(status: int, retry_after: int | None) -> str:
-    if status == 429:
+    if status == HTTPStatus.TOO_MANY_REQUESTS:
         return f"Too Many Requests: retry after {retry_after}"
-    if status == 400:
+    if status == HTTPStatus.BAD_REQUEST:
         return "Bad Request: can't parse entities: injected by the fake server"
-    if status >= 500:
+    if status >= HTTPStatus.INTERNAL_SERVER_ERROR:
         return "Internal Server Error"
     return f"Error {status}"
 

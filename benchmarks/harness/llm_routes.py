@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from fake_servers.openai.replies import Reply
 from reasoning_core.llm import prompts
-from tests.fakes.openai_replies import Reply
 
 _PLANNER_PROMPTS = frozenset(
     {
