@@ -23,8 +23,7 @@ COPY demo ./demo
 COPY migrations ./migrations
 COPY runbooks ./runbooks
 COPY benchmarks ./benchmarks
-COPY tests/__init__.py ./tests/__init__.py
-COPY tests/fakes ./tests/fakes
+COPY fake_servers ./fake_servers
 RUN pip install .
 
 USER whytree
