@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("bot", "reasoning_core", "storage", "demo")
+PACKAGES = ("bot", "reasoning_core", "storage", "demo", "benchmarks", "fake_servers")
 
 #: package -> (banned top-level import, files of that package allowed to import it anyway)
 BANNED: dict[str, dict[str, tuple[str, ...]]] = {
@@ -27,18 +27,52 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         "demo": (),
         "benchmarks": (),
         "tests": (),
+        "fake_servers": (),
         "openai": ("reasoning_core/llm/openai_model.py",),
     },
-    "storage": {"aiogram": (), "bot": (), "openai": (), "demo": (), "benchmarks": (), "tests": ()},
-    "demo": {"aiogram": (), "bot": (), "openai": (), "benchmarks": (), "tests": ()},
+    "storage": {
+        "aiogram": (),
+        "bot": (),
+        "openai": (),
+        "demo": (),
+        "benchmarks": (),
+        "tests": (),
+        "fake_servers": (),
+    },
+    "demo": {
+        "aiogram": (),
+        "bot": (),
+        "openai": (),
+        "benchmarks": (),
+        "tests": (),
+        "fake_servers": (),
+    },
     "bot": {
         "openai": (),
         "tests": (),
+        # Only through benchmarks, which bot/cli.py loads lazily for `whytree bench`.
+        "fake_servers": (),
         # The composition root wires storage in; nothing else in bot touches the database.
         "storage": ("bot/wiring/app.py", "bot/wiring/deep.py", "bot/wiring/api.py"),
         "asyncpg": ("bot/wiring/app.py", "bot/wiring/deep.py", "bot/wiring/api.py"),
-        # benchmarks import the test fakes: the CLI loads them lazily, for `whytree bench`.
+        # benchmarks import bot and the fake servers: the CLI loads them lazily (`whytree bench`).
         "benchmarks": ("bot/cli.py",),
+    },
+    # Product code: `whytree bench` ships in the wheel, the tests do not.
+    "benchmarks": {"tests": ()},
+    # Stand-ins for Telegram, the model server, Alertmanager and a load balancer: they speak
+    # those protocols and know nothing of whytree (its prompts and wiring are in
+    # benchmarks/harness/), so they can never hide a shortcut into the code they serve.
+    "fake_servers": {
+        "bot": (),
+        "reasoning_core": (),
+        "storage": (),
+        "demo": (),
+        "benchmarks": (),
+        "tests": (),
+        "aiogram": (),
+        "asyncpg": (),
+        "openai": (),
     },
 }
 
