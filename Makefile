@@ -12,7 +12,7 @@ STAMP  := $(VENV)/.installed
 RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core prometheus
 TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) chromium chromium-driver
 
-.PHONY: run test lint typecheck check bench clean i18n
+.PHONY: run test test-fast lint typecheck check bench clean i18n
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/mypy .
 	$(BIN)/pytest
+
+## The fast part of the tests, for the edit-test loop: no chaos, replica, browser, live or
+## other slow test (`-m "not slow"`). `make test` and CI still run everything.
+test-fast: $(STAMP)
+	$(BIN)/pytest -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff format .

@@ -19,6 +19,18 @@ from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
 from tests import pg
 
+#: Kinds of test that are slow by nature: each implies the `slow` marker.
+SLOW_KINDS = ("chaos", "replicas", "browser", "live")
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects by marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A chaos, replicas, browser or live test is a slow test, so `-m "not slow"` (the
+    fast part a developer runs, `make test-fast`) leaves it out without naming each kind."""
+    for item in items:
+        if any(item.get_closest_marker(kind) for kind in SLOW_KINDS):
+            item.add_marker(pytest.mark.slow)
+
 
 @pytest.fixture(autouse=True)
 def own_data_dir(monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:

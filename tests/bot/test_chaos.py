@@ -12,8 +12,11 @@ tolerated here; `whytree bench chaos` measures its rate.
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.chaos import run_chaos
 
+pytestmark = pytest.mark.chaos
 LEASE_SEC = 2.0
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import asyncio
 import time
 
+import pytest
+
 from benchmarks.chaos import (
     DEEP_MARK,
     QUICK_ANSWER,
@@ -17,6 +19,8 @@ from benchmarks.harness.bot_process import bot_env
 from benchmarks.scale import start_replicas, stop_replicas
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
+
+pytestmark = pytest.mark.replicas
 
 
 def _answers(telegram: FakeTelegramServer, chat: int) -> list[str]:

@@ -22,11 +22,14 @@ from tests.bot.page_site import PageSite, page_site
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
-pytestmark = pytest.mark.skipif(
-    not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
-    reason="Chromium and chromium-driver are not installed: `make test` installs them as root "
-    "with apt-get (a browser download of selenium's own cannot be fetched here)",
-)
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not (CHROMIUM.exists() and CHROMEDRIVER.exists()),
+        reason="Chromium and chromium-driver are not installed: `make test` installs them as "
+        "root with apt-get (a browser download of selenium's own cannot be fetched here)",
+    ),
+]
 FLAGS = (
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
