@@ -6,6 +6,8 @@ import pytest
 
 from benchmarks.quick import format_quick_report, run_quick_bench
 
+pytestmark = pytest.mark.slow
+
 KEYS = {
     "chats", "questions_per_chat", "whytree_msgs_per_s", "bare_msgs_per_s", "ratio",
     "whytree_p50_ms", "whytree_p95_ms", "bare_p50_ms", "bare_p95_ms",

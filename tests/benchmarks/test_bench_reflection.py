@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from benchmarks.incidents.case import find_cases, read_case
 from benchmarks.reflection import (
     format_reflection_report,
     run_reflection_bench,
     write_reflection_cases,
 )
+
+pytestmark = pytest.mark.slow
 
 KEYS = {"cases", "ac_at_1_with", "ac_at_1_without", "rest_ac_at_1_with", "rest_ac_at_1_without"}
 

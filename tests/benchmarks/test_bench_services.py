@@ -20,6 +20,8 @@ from benchmarks.services.runner import (
 )
 from demo.services import unavailable_reason
 
+pytestmark = pytest.mark.slow
+
 KEYS = {
     "cases", "ac_at_1", "ac_at_3", "none_accuracy", "brier", "ece", "mean_checks", "results",
     "per_kind", "root_accuracy",

@@ -18,6 +18,8 @@ from demo.case_files import read_case_dir
 from demo.loader import load_case_dir
 from demo.simulation import CellRow, HourRow
 
+pytestmark = pytest.mark.slow
+
 Case = tuple[Path, IncidentCase, list[CellRow], list[HourRow]]
 
 

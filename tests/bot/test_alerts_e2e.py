@@ -20,6 +20,8 @@ from fake_servers.alertmanager import alert, notification, post_alerts
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from tests.language import foreign_words
 
+pytestmark = pytest.mark.slow
+
 TOKEN = "alert-token-for-tests"
 RADIO, DEFAULT = -100123, -100456
 

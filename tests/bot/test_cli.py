@@ -18,6 +18,8 @@ from bot.trees.picture.dot_runner import find_dot
 from bot.trees.picture.pictures import png_size
 from bot.wiring.startup import api_text
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -182,6 +182,7 @@ def _message_update(chat: int, update_id: int, text: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow
 async def test_postgresql_stopped_mid_answer_then_back_answers_once_without_an_error(
     database_url: str, pg_server_dsn: str, telegram: FakeTelegramServer
 ) -> None:

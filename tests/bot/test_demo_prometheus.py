@@ -14,6 +14,8 @@ from bot.wiring.demo_prometheus import with_demo_prometheus
 from demo.services import build_services_demo, has_services_demo, unavailable_reason
 from demo.services.setup import MARKER, demo_dir
 
+pytestmark = pytest.mark.slow
+
 
 async def test_without_a_built_demo_the_settings_are_left_alone(tmp_path: Path) -> None:
     settings = load_settings(env_file=None, whytree_data_dir=tmp_path)

@@ -275,6 +275,7 @@ def _whytree(
     )
 
 
+@pytest.mark.slow
 def test_doctor_json_for_scripts_with_an_unreachable_database(tmp_path: Path) -> None:
     env = {"DATABASE_URL": "postgresql://whytree:secret@127.0.0.1:1/none"}
     result = _whytree("doctor", "--json", env=env, data=tmp_path)
@@ -286,6 +287,7 @@ def test_doctor_json_for_scripts_with_an_unreachable_database(tmp_path: Path) ->
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow
 def test_run_without_a_token_explains_botfather_then_chats(
     database_url: str, tmp_path: Path
 ) -> None:
@@ -297,6 +299,7 @@ def test_run_without_a_token_explains_botfather_then_chats(
     assert "Traceback" not in result.stderr and '{"' not in result.stderr
 
 
+@pytest.mark.slow
 def test_run_with_a_malformed_token_stops_in_one_line(database_url: str, tmp_path: Path) -> None:
     env = {"DATABASE_URL": database_url, "TELEGRAM_BOT_TOKEN": "oops"}
     result = _whytree("run", env=env, data=tmp_path)

@@ -16,6 +16,8 @@ from demo.dataset import ExampleQuestion
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.api_keys import PgApiKeyStore
 
+pytestmark = pytest.mark.slow
+
 USER = 4242
 
 

@@ -54,6 +54,7 @@ def test_the_terminal_builds_normalised_questions() -> None:
     assert question("cell ١٠٢٩١\x00").text == "cell 10291"
 
 
+@pytest.mark.slow
 async def test_unicode_digits_analyse_cell_10291_end_to_end(
     database_url: str, telegram: FakeTelegramServer
 ) -> None:

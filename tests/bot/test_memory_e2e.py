@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import asyncpg
+import pytest
 
 from benchmarks.deep_script import DeepLLMScript, ScriptedHypothesis
 from benchmarks.harness.llm_routes import decision, is_strategy_request, routed
@@ -21,6 +22,8 @@ from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
+
+pytestmark = pytest.mark.slow
 
 CHAT = 801
 REPO = Path(__file__).resolve().parents[2]

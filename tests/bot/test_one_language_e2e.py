@@ -32,6 +32,8 @@ from storage.pool import create_pool
 from tests.bot.replies import buttons, replies, wait_for_replies
 from tests.language import foreign_words
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 _DEMO = generate_demo(7)
 _BY_KIND = {f"{q.kind}/{q.detail}": q for q in example_questions(_DEMO)}

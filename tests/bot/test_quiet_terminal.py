@@ -16,6 +16,8 @@ import pytest
 from bot.config import load_settings
 from bot.operations.logging_setup import log_file_path, setup_logging
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -17,6 +17,8 @@ from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
 
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -9,8 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
+
+pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
 ANSWER = "DNS turns names such as example.org into addresses; resolvers cache what they learn."

@@ -121,6 +121,7 @@ async def bot(telegram: FakeTelegramServer) -> AsyncIterator[Bot]:
     await bot.session.close()
 
 
+@pytest.mark.slow
 @needs_dot
 async def test_a_picture_too_big_for_a_photo_goes_as_an_svg_document(
     telegram: FakeTelegramServer, bot: Bot

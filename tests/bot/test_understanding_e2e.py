@@ -15,6 +15,8 @@ from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
 
+pytestmark = pytest.mark.slow
+
 #: question -> words the reply must contain (the demo's incidents, seed 7).
 PHRASINGS = {
     "Почему упал трафик на БС 10291?": "авария",

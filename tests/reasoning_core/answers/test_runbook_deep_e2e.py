@@ -31,6 +31,8 @@ from reasoning_core.understanding import understand
 from storage.sql_tool import PgSqlTool
 from storage.trees import PgTreeStore
 
+pytestmark = pytest.mark.slow
+
 RUNBOOKS = load_runbooks()
 
 

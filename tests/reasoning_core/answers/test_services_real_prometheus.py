@@ -37,9 +37,10 @@ from reasoning_core.understanding import understand
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from storage.trees import PgTreeStore
 
-pytestmark = pytest.mark.skipif(
-    unavailable_reason() is not None, reason=unavailable_reason() or ""
-)
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
 
 RUNBOOKS = load_runbooks()
 #: The alternatives that count for an expected detail (OOM kills are memory pressure).
