@@ -15,6 +15,8 @@ from benchmarks.incidents.runner import (
     run_incidents_bench,
 )
 
+pytestmark = pytest.mark.slow
+
 KEYS = {"cases", "ac_at_1", "ac_at_3", "none_accuracy", "brier", "ece", "mean_checks", "results"}
 ROW_KEYS = {"case", "expected", "predicted", "confidence", "correct"}
 

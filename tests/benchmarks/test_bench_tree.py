@@ -8,6 +8,8 @@ from benchmarks.tree_pictures import SIZES, format_tree_report, run_tree_bench
 from bot.trees.picture.dot_runner import find_dot
 from bot.trees.picture.folding import MAX_NODES
 
+pytestmark = pytest.mark.slow
+
 KEYS = {"dot_ms", "svg_ms", "png_ms", "cached_ms", "boxes", "png_width", "png_height", "png_bytes"}
 
 

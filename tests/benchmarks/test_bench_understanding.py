@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from benchmarks.understanding.runner import (
@@ -15,6 +16,8 @@ from benchmarks.understanding.runner import (
     read_cases,
     run_understanding_bench,
 )
+
+pytestmark = pytest.mark.slow
 
 FEW = [
     {

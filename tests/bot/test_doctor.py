@@ -240,6 +240,7 @@ def _with_user(dsn: str, user: str, password: str) -> str:
     return f"{scheme}://{user}:{password}@{host}"
 
 
+@pytest.mark.slow
 async def test_a_read_only_database_is_one_clear_line(database_url: str, tmp_path: Path) -> None:
     conn = await asyncpg.connect(database_url)
     try:
