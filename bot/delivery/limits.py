@@ -15,6 +15,7 @@ an update (tests, the terminal) each claim gets a fresh holder.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator
@@ -32,19 +33,37 @@ def _holder() -> str:
     return delivery.holder if delivery is not None else f"x{uuid.uuid4().hex}"
 
 
+#: Pauses between tries of a busy chat's lock before "still working" is said. The
+#: previous question's lock goes with its outcome, a statement after its reply is sent:
+#: a message sent right after that reply (a quick follow-up, a typed answer to a
+#: clarifying question) waits those few moments instead of being turned away.
+BUSY_GRACE_SEC: tuple[float, ...] = (0.1, 0.2, 0.4, 0.8)
+
+
 class LeasedChatLocks:
     """`ChatLocks` across replicas: ``async with locks.claim(chat_id) as claimed``."""
 
-    def __init__(self, leases: Leases, *, ttl_sec: float) -> None:
+    def __init__(
+        self, leases: Leases, *, ttl_sec: float, grace_sec: tuple[float, ...] = BUSY_GRACE_SEC
+    ) -> None:
         self._leases = leases
         self._ttl = ttl_sec
+        self._grace = grace_sec
+
+    async def _acquire(self, chat_id: int, holder: str) -> bool:
+        for pause in (*self._grace, None):
+            if await self._leases.acquire(
+                "chat", str(chat_id), holder, limit=1, ttl_sec=self._ttl
+            ):
+                return True
+            if pause is not None:
+                await asyncio.sleep(pause)
+        return False
 
     @asynccontextmanager
     async def claim(self, chat_id: int) -> AsyncIterator[bool]:
         holder = _holder()
-        if not await self._leases.acquire(
-            "chat", str(chat_id), holder, limit=1, ttl_sec=self._ttl
-        ):
+        if not await self._acquire(chat_id, holder):
             yield False
             return
         if current_delivery() is not None:

@@ -226,7 +226,8 @@ async def test_llm_returning_non_json_gives_a_clear_error(
 async def test_second_question_while_busy_is_turned_away(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
-    llm.queue(Reply.json({"answer": "slow answer", "confidence": 0.9}, delay=1.0))
+    # Slower than the grace a busy chat's lock is waited for (bot/delivery/limits.py).
+    llm.queue(Reply.json({"answer": "slow answer", "confidence": 0.9}, delay=3.0))
     settings = quick_path_settings(
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )

@@ -10,7 +10,7 @@ from typing import Any
 import asyncpg
 
 from benchmarks.harness.polling_bot import running_bot
-from bot.delivery.limits import LeasedDeepSlots, SharedWindow
+from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
 from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
@@ -39,6 +39,26 @@ async def test_the_window_counts_the_last_minute_per_user(pool: asyncpg.Pool[Any
 async def test_the_window_zero_means_unlimited(pool: asyncpg.Pool[Any]) -> None:
     window = SharedWindow(PgRateHits(pool), limit=0)
     assert all([await window.check(1) == 0.0 for _ in range(100)])
+
+
+async def test_a_chat_lock_freed_moments_later_is_waited_for(pool: asyncpg.Pool[Any]) -> None:
+    """The previous question's lock goes with its outcome, just after its reply: a message
+    sent right after that reply waits those moments rather than hearing "still working"."""
+    leases = PgLeases(pool)
+    locks = LeasedChatLocks(leases, ttl_sec=60, grace_sec=(0.05, 0.1, 0.2, 0.4))
+    assert await leases.acquire("chat", "77", "previous", limit=1, ttl_sec=60)
+
+    async def outcome_recorded() -> None:
+        await asyncio.sleep(0.2)
+        await leases.release("chat", "77", "previous")
+
+    release = asyncio.create_task(outcome_recorded())
+    async with locks.claim(77) as claimed:
+        assert claimed, "the lock freed within the grace was taken"
+    await release
+    assert await leases.acquire("chat", "77", "busy", limit=1, ttl_sec=60)
+    async with locks.claim(77) as claimed:
+        assert not claimed, "a chat still busy after the grace is turned away"
 
 
 async def test_deep_slots_limit_per_user_and_release(pool: asyncpg.Pool[Any]) -> None:
