@@ -112,7 +112,7 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
     print(started_text(identity), flush=True)
     if (api := api_text(settings.api)) is not None:
         print(api, flush=True)
-    await run_bot(settings, webhook=args.webhook)
+    await run_bot(settings, bot_id=identity.id, webhook=args.webhook)
     return 0
 
 

@@ -183,6 +183,11 @@ class DeliverySettings(SettingsGroup):
     inbox_lease_sec: float = Field(10.0, ge=1, le=600, validation_alias="INBOX_LEASE_SEC")
     inbox_max_attempts: int = Field(5, ge=1, le=100, validation_alias="INBOX_MAX_ATTEMPTS")
     inbox_concurrency: int = Field(100, ge=1, le=1000, validation_alias="INBOX_CONCURRENCY")
+    #: Above Telegram's 24 h of redelivery (a copy must still be recognised), under its week
+    #: (after which a bot's next update id is random and may meet a stored one).
+    inbox_retention_hours: float = Field(
+        72.0, gt=24, lt=168, validation_alias="INBOX_RETENTION_HOURS"
+    )
     #: One answer is at most this many Telegram messages; the rest goes as a file.
     max_reply_messages: int = Field(3, ge=1, le=20, validation_alias="MAX_REPLY_MESSAGES")
     #: Quick answers appear in the chat (and the terminal) while the model writes them.

@@ -77,7 +77,7 @@ async def running_bot(
         polls_before = len(telegram.calls_of("getUpdates"))
         try:
             async with (
-                delivering_updates(runtime, bot, dp) as worker,
+                delivering_updates(runtime, bot, dp, bot_id=bot.id) as worker,
                 api_server(runtime, bot) as api,
             ):
                 task = asyncio.create_task(
@@ -134,7 +134,7 @@ async def running_webhook_bot(
         calls_before = len(telegram.calls_of("setWebhook"))
         stack = AsyncExitStack()
         try:
-            async with delivering_updates(runtime, bot, dp) as worker:
+            async with delivering_updates(runtime, bot, dp, bot_id=bot.id) as worker:
                 app = webhook_app(runtime, bot, dp, worker)
                 shared = app if shares_webhook_server(settings) else None
                 api = await stack.enter_async_context(api_server(runtime, bot, shared=shared))

@@ -1,9 +1,11 @@
 """The update being answered now: a context variable set by the inbox worker.
 
-Every reply sent while an update is answered takes the next key of that update
-(``u42:0``, ``u42:1``, ...). Processing the update again after a crash sends the same
-replies in the same order, so each key names the same reply both times and the
-outbox can tell what was already sent. Courtesy messages that change from run to run
+Every reply sent while an update is answered takes the next key of that update, named
+after its row in the inbox (``i42:0``, ``i42:1``, ...): unique across bots and across
+update ids Telegram uses again, so one bot's reply is never taken for another's.
+Processing the update again after a crash sends the same replies in the same order, so
+each key names the same reply both times and the outbox can tell what was already sent.
+Courtesy messages that change from run to run
 (live progress) are sent inside `transient()` and take no key.
 """
 
@@ -19,7 +21,8 @@ from dataclasses import dataclass
 class Delivery:
     """What the worker knows about the update it is answering."""
 
-    update_id: int
+    #: The update's row in the inbox (`InboxItem.id`).
+    item_id: int
     #: Which time the update is being processed (1 = the first).
     attempt: int = 1
     #: Replies keyed so far.
@@ -31,7 +34,7 @@ class Delivery:
     @property
     def holder(self) -> str:
         """The name of this update's leases (chat lock, deep slot, rate-limit hit)."""
-        return f"u{self.update_id}"
+        return f"i{self.item_id}"
 
     def next_key(self) -> str:
         key = f"{self.holder}:{self.sent}"

@@ -31,7 +31,7 @@ from aiogram.types import Update
 from pydantic import ValidationError
 
 from bot.delivery.context import Delivery, delivering
-from bot.delivery.ports import Inbox, InboxItem, Leases
+from bot.delivery.ports import Arrival, Inbox, InboxItem, Leases
 from bot.telegram.language import pick
 from reasoning_core.errors import StoreError, StoreUnavailableError
 from reasoning_core.understanding import detect_language
@@ -73,10 +73,12 @@ def update_chat_id(payload: dict[str, Any]) -> int | None:
 
 
 async def store_update(inbox: Inbox, payload: Any, *, size: int | None = None) -> bool:
-    """Put one raw update into the inbox; True when it is new and will be processed.
+    """Put one raw update into the bot's inbox; True when it is new and will be processed.
 
-    Raises `StoreError` when the database cannot take it: the caller must then not
-    acknowledge the update (Telegram delivers it again).
+    A well-formed update is stored as aiogram reads it (the same JSON whether it came by
+    polling or by the webhook, so a copy is recognised either way). Raises `StoreError`
+    when the database cannot take it: the caller must then not acknowledge the update
+    (Telegram delivers it again).
     """
     if not isinstance(payload, dict) or not isinstance(payload.get("update_id"), int):
         log.warning("an update without an update_id was dropped: nothing to store it under")
@@ -89,21 +91,33 @@ async def store_update(inbox: Inbox, payload: Any, *, size: int | None = None) -
         await inbox.reject(update_id, {"update_id": update_id, "size": size}, reason)
         return False
     try:
-        Update.model_validate(payload)
+        update = Update.model_validate(payload)
     except ValidationError as e:
         reason = f"malformed: {e.error_count()} problem(s), first: {e.errors()[0]['msg']}"
         log.warning("update %s rejected: %s", update_id, reason)
         await inbox.reject(update_id, payload, reason)
         return False
-    payload = _without_nul(payload)
+    payload = _without_nul(update.model_dump(mode="json", exclude_none=True, by_alias=True))
     try:
-        return await inbox.add(update_id, payload, chat_id=update_chat_id(payload))
+        arrival = await inbox.add(update_id, payload, chat_id=update_chat_id(payload))
     except StoreUnavailableError:
         raise
     except StoreError as e:  # this update, not the database: never block the ones after it
         log.error("update %s rejected: the database refused it: %s", update_id, e)
         await inbox.reject(update_id, {"update_id": update_id}, f"refused by the database: {e}")
         return False
+    note_reused(update_id, arrival)
+    return arrival != "redelivery"
+
+
+def note_reused(update_id: int, arrival: Arrival) -> None:
+    """The one warning for an update whose id its bot used before for another body."""
+    if arrival == "reused":
+        log.warning(
+            "update %s has the id of an earlier update with another body (Telegram picks "
+            "ids anew after a week of silence): processed as a new update",
+            update_id,
+        )
 
 
 def _without_nul(value: Any) -> Any:
@@ -195,23 +209,25 @@ class InboxWorker:
 
     async def receive(
         self, update_id: int, payload: dict[str, Any], *, chat_id: int | None
-    ) -> bool:
+    ) -> Arrival:
         """Store a new update; with a slot free, claimed in the same statement and processed
-        at once. True when it is new and waits in the inbox for a claim (wake a worker)."""
+        at once. "new" or "reused" when it waits in the inbox for a claim (wake a worker);
+        "redelivery" when nothing waits (a copy, or an update being processed already)."""
         if not await self._reserve():
             return await self._inbox.add(update_id, payload, chat_id=chat_id)
         item = None
         try:
-            new, item = await self._inbox.add_claimed(
+            arrival, item = await self._inbox.add_claimed(
                 update_id, payload, chat_id=chat_id, owner=self.owner, lease_sec=self.lease_sec
             )
         finally:
             if item is None:
                 self._slots.release()
         if item is not None:
+            note_reused(update_id, arrival)  # store_update hears "redelivery": not twice
             self._start(item)
-            return False
-        return new
+            return "redelivery"  # nothing waits: no wake-up
+        return arrival
 
     async def _reserve(self) -> bool:
         """Take a processing slot if one is free now (only while the worker runs)."""
@@ -239,15 +255,15 @@ class InboxWorker:
 
     async def process(self, item: InboxItem) -> None:
         """Answer one claimed update and record the outcome (never raises, but cancels)."""
-        delivery = Delivery(update_id=item.update_id, attempt=item.attempts)
-        beat = asyncio.create_task(self._renew(delivery))
+        delivery = Delivery(item_id=item.id, attempt=item.attempts)
+        beat = asyncio.create_task(self._renew(item, delivery))
         try:
             with delivering(delivery):
                 status, error = await self._answer(item, delivery)
             if delivery.retry_later:
                 log.warning("update %s postponed: the database is unreachable", item.update_id)
                 await self._inbox.retry_later(
-                    item.update_id,
+                    item.id,
                     self.owner,
                     after_sec=self.lease_sec,
                     release_chat=delivery.holder,
@@ -255,7 +271,7 @@ class InboxWorker:
             else:
                 # The chat lock the update took (bot/delivery/limits.py) goes with its outcome.
                 await self._inbox.finish(
-                    item.update_id,
+                    item.id,
                     self.owner,
                     status=status,
                     error=error,
@@ -303,40 +319,40 @@ class InboxWorker:
     async def _tell_poisoned(self, item: InboxItem) -> None:
         if item.chat_id is None:
             return
-        delivery = Delivery(update_id=item.update_id, attempt=item.attempts, sent=10_000)
+        delivery = Delivery(item_id=item.id, attempt=item.attempts, sent=10_000)
         message = item.payload.get("message") or item.payload.get("edited_message") or {}
         text = message.get("text") if isinstance(message, dict) else None
         language = detect_language(text) if isinstance(text, str) and text else "en"
-        with delivering(delivery):  # key u{id}:10000: the notice is sent once
+        with delivering(delivery):  # key i{row}:10000: the notice is sent once
             await self._bot.send_message(item.chat_id, pick(_POISON, language))
 
-    async def _renew(self, delivery: Delivery) -> None:
+    async def _renew(self, item: InboxItem, delivery: Delivery) -> None:
         """Keep the update's lease (and its chat lock, deep slot) alive while it runs."""
         while True:
             await asyncio.sleep(self.lease_sec / 3)
             try:
-                held = await self._inbox.renew(
-                    delivery.update_id, self.owner, lease_sec=self.lease_sec
-                )
+                held = await self._inbox.renew(item.id, self.owner, lease_sec=self.lease_sec)
                 await self._leases.renew_all(delivery.holder, ttl_sec=self.lease_sec)
             except StoreError as e:
-                log.warning("could not renew the lease of update %s: %s", delivery.update_id, e)
+                log.warning("could not renew the lease of update %s: %s", item.update_id, e)
                 continue
             if not held:
-                log.warning("update %s was taken over by another process", delivery.update_id)
+                log.warning("update %s was taken over by another process", item.update_id)
 
 
 class _ReceivingInbox:
     """The inbox as long polling and the webhook see it: an update stored while the
     worker has a free slot is claimed in the same statement and processed at once
-    (`add` then returns False: nothing waits, no wake-up and no claim round trip).
+    (`add` then returns "redelivery": nothing waits, no wake-up and no claim round trip).
     Everything else is the inbox's own."""
 
     def __init__(self, inbox: Inbox, worker: InboxWorker) -> None:
         self._inbox = inbox
         self._worker = worker
 
-    async def add(self, update_id: int, payload: dict[str, Any], *, chat_id: int | None) -> bool:
+    async def add(
+        self, update_id: int, payload: dict[str, Any], *, chat_id: int | None
+    ) -> Arrival:
         return await self._worker.receive(update_id, payload, chat_id=chat_id)
 
     async def add_claimed(
@@ -347,7 +363,7 @@ class _ReceivingInbox:
         chat_id: int | None,
         owner: str,
         lease_sec: float,
-    ) -> tuple[bool, InboxItem | None]:
+    ) -> tuple[Arrival, InboxItem | None]:
         return await self._inbox.add_claimed(
             update_id, payload, chat_id=chat_id, owner=owner, lease_sec=lease_sec
         )
@@ -358,12 +374,12 @@ class _ReceivingInbox:
     async def claim(self, owner: str, *, lease_sec: float) -> InboxItem | None:
         return await self._inbox.claim(owner, lease_sec=lease_sec)
 
-    async def renew(self, update_id: int, owner: str, *, lease_sec: float) -> bool:
-        return await self._inbox.renew(update_id, owner, lease_sec=lease_sec)
+    async def renew(self, item_id: int, owner: str, *, lease_sec: float) -> bool:
+        return await self._inbox.renew(item_id, owner, lease_sec=lease_sec)
 
     async def finish(
         self,
-        update_id: int,
+        item_id: int,
         owner: str,
         *,
         status: str = "done",
@@ -371,12 +387,12 @@ class _ReceivingInbox:
         release_chat: str | None = None,
     ) -> None:
         await self._inbox.finish(
-            update_id, owner, status=status, error=error, release_chat=release_chat
+            item_id, owner, status=status, error=error, release_chat=release_chat
         )
 
     async def retry_later(
-        self, update_id: int, owner: str, *, after_sec: float, release_chat: str | None = None
+        self, item_id: int, owner: str, *, after_sec: float, release_chat: str | None = None
     ) -> None:
         await self._inbox.retry_later(
-            update_id, owner, after_sec=after_sec, release_chat=release_chat
+            item_id, owner, after_sec=after_sec, release_chat=release_chat
         )

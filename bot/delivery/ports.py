@@ -3,10 +3,21 @@ leases.py implement them; bot/wiring/app.py wires them in). Store methods raise 
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
+
+#: What storing an update found: a new update, a new one whose id its bot used before for
+#: another body (Telegram re-uses ids after a week of silence), or the same update again.
+Arrival = Literal["new", "reused", "redelivery"]
 
 
 class InboxItem(Protocol):
+    @property
+    def id(self) -> int:
+        """The stored update's row: unique across bots and re-used update ids."""
+        ...
+
+    @property
+    def bot_id(self) -> int: ...
     @property
     def update_id(self) -> int: ...
     @property
@@ -18,8 +29,12 @@ class InboxItem(Protocol):
 
 
 class Inbox(Protocol):
-    async def add(self, update_id: int, payload: dict[str, Any], *, chat_id: int | None) -> bool:
-        """Store a new update; False for a redelivery."""
+    """One bot's inbox: it stores and claims that bot's updates only."""
+
+    async def add(
+        self, update_id: int, payload: dict[str, Any], *, chat_id: int | None
+    ) -> Arrival:
+        """Store an update (nothing is stored for a redelivery)."""
         ...
 
     async def add_claimed(
@@ -30,7 +45,7 @@ class Inbox(Protocol):
         chat_id: int | None,
         owner: str,
         lease_sec: float,
-    ) -> tuple[bool, InboxItem | None]:
+    ) -> tuple[Arrival, InboxItem | None]:
         """Store a new update, claimed for `owner` at once unless older ones wait."""
         ...
 
@@ -38,11 +53,11 @@ class Inbox(Protocol):
 
     async def claim(self, owner: str, *, lease_sec: float) -> InboxItem | None: ...
 
-    async def renew(self, update_id: int, owner: str, *, lease_sec: float) -> bool: ...
+    async def renew(self, item_id: int, owner: str, *, lease_sec: float) -> bool: ...
 
     async def finish(
         self,
-        update_id: int,
+        item_id: int,
         owner: str,
         *,
         status: str = "done",
@@ -53,7 +68,7 @@ class Inbox(Protocol):
         ...
 
     async def retry_later(
-        self, update_id: int, owner: str, *, after_sec: float, release_chat: str | None = None
+        self, item_id: int, owner: str, *, after_sec: float, release_chat: str | None = None
     ) -> None: ...
 
 
@@ -92,4 +107,10 @@ class RateHits(Protocol):
     ) -> float:
         """0 with the hit `key` of `subject` (a user, or an API key: `scope`) counted, else
         the seconds until one is allowed."""
+        ...
+
+
+class Retention(Protocol):
+    async def purge(self, kind: str, *, horizon_sec: float, limit: int) -> int:
+        """Delete at most `limit` records of `kind` older than the horizon; how many went."""
         ...

@@ -30,6 +30,7 @@ class TelegramProblem(Exception):
 
 @dataclass(frozen=True, slots=True)
 class BotIdentity:
+    id: int
     username: str
     webhook_url: str
 
@@ -77,7 +78,7 @@ async def _ask(bot: Bot, limit_sec: float) -> BotIdentity:
             "Telegram's answer to getMe was not the Bot API's JSON (a proxy or a wrong "
             "TELEGRAM_API_URL?)"
         ) from e
-    return BotIdentity(username=me.username or str(me.id), webhook_url=webhook.url)
+    return BotIdentity(id=me.id, username=me.username or str(me.id), webhook_url=webhook.url)
 
 
 async def check_telegram(telegram: TelegramSettings, *, limit_sec: float) -> list[Finding]:

@@ -32,7 +32,8 @@ from bot.config import (
     StrategySettings,
     TelegramSettings,
 )
-from bot.delivery.inbox import InboxWorker
+from bot.delivery.inbox import InboxWorker, process_name
+from bot.delivery.janitor import Janitor, RetentionPolicy
 from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
 from bot.delivery.polling import poll_into_inbox
 from bot.delivery.sending import install_outbox
@@ -92,6 +93,7 @@ from storage.memory import PgMemoryStore, PgProjectStore
 from storage.migrate import READ_ONLY_PROBLEM, apply_migrations, pending_migrations, read_only
 from storage.outbox import PgOutbox
 from storage.pool import QueryObserver, create_pool, redact_dsn
+from storage.retention import PgRetention
 from storage.sessions import PgSessionStore
 from storage.stats import PgStatsStore
 from storage.tree_pages import PgTreeJournal, PgTreeLinkStore
@@ -118,8 +120,8 @@ class Runtime:
     journal: TreeJournal
     #: The analysis pages, served on METRICS_PORT; None without PUBLIC_URL.
     pages: AnalysisPages | None
-    #: Exactly-once delivery: updates in, replies out, leases across replicas.
-    inbox: PgInbox
+    #: Exactly-once delivery: replies out, leases across replicas (the inbox is a bot's:
+    #: `delivering_updates` opens it for the bot it is given).
     outbox: PgOutbox
     leases: PgLeases
 
@@ -290,7 +292,6 @@ def _wire(
         pictures=pictures,
         journal=journal,
         pages=pages,
-        inbox=PgInbox(pool),
         outbox=PgOutbox(pool),
         leases=PgLeases(pool),
     )
@@ -455,14 +456,21 @@ async def _resume_deep_jobs(
 
 @asynccontextmanager
 async def delivering_updates(
-    runtime: Runtime, bot: Bot, dp: Dispatcher
+    runtime: Runtime, bot: Bot, dp: Dispatcher, *, bot_id: int
 ) -> AsyncIterator[InboxWorker]:
-    """Replies through the outbox, the dispatcher's start-up hooks, and the inbox worker
-    running (claiming, answering, taking over what dead processes left) until exit."""
+    """Replies through the outbox, the dispatcher's start-up hooks, the inbox worker
+    running (claiming, answering, taking over what dead processes left) and the retention
+    janitor, until exit. `bot_id`: the bot's id as getMe gives it; its inbox holds its own
+    updates only, and updates stored before they were kept per bot become its own."""
     delivery = runtime.settings.delivery
+    inbox = PgInbox(runtime.pool, bot_id=bot_id)
+    if adopted := await inbox.adopt_legacy():
+        log.info(
+            "%d updates stored before updates were kept per bot are bot %s's", adopted, bot_id
+        )
     install_outbox(bot, runtime.outbox)
     worker = InboxWorker(
-        inbox=runtime.inbox,
+        inbox=inbox,
         leases=runtime.leases,
         dispatcher=dp,
         bot=bot,
@@ -477,15 +485,29 @@ async def delivering_updates(
             max_messages=delivery.max_reply_messages,
         ),
     )
+    janitor = Janitor(
+        retention=PgRetention(runtime.pool),
+        leases=runtime.leases,
+        policy=retention_policy(delivery.inbox_retention_hours),
+        owner=process_name(),
+    )
     workflow = {"dispatcher": dp, "bots": [bot], **dp.workflow_data}
     await dp.emit_startup(bot=bot, **workflow)
-    task = asyncio.create_task(worker.run())
+    tasks = [asyncio.create_task(worker.run()), asyncio.create_task(janitor.run())]
     try:
         yield worker
     finally:
-        task.cancel()
-        await asyncio.gather(task, return_exceptions=True)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         await dp.emit_shutdown(bot=bot, **workflow)
+
+
+def retention_policy(hours: float) -> RetentionPolicy:
+    """INBOX_RETENTION_HOURS as the janitor's policy: a run every 5 minutes (or a twelfth
+    of the horizon, when that is shorter)."""
+    horizon = hours * 3600
+    return RetentionPolicy(horizon_sec=horizon, every_sec=min(300.0, horizon / 12))
 
 
 def webhook_app(
@@ -526,10 +548,10 @@ async def serve_webhook(runtime: Runtime, bot: Bot, dp: Dispatcher, app: web.App
         await asyncio.Event().wait()
 
 
-async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
+async def run_bot(settings: Settings, *, bot_id: int, webhook: bool = False) -> None:
     """Receive updates until interrupted: long polling, or the webhook (for replicas); the
     API and alert receiver on API_LISTEN (on the webhook's server when the address is the
-    same)."""
+    same). `bot_id`: the id getMe gave at start-up."""
     bot = build_bot(settings.telegram)
     try:
         async with open_runtime(settings) as runtime:
@@ -541,7 +563,7 @@ async def run_bot(settings: Settings, *, webhook: bool = False) -> None:
                     port=settings.observability.metrics_port,
                     pages=runtime.pages,
                 ),
-                delivering_updates(runtime, bot, dp) as worker,
+                delivering_updates(runtime, bot, dp, bot_id=bot_id) as worker,
             ):
                 app = webhook_app(runtime, bot, dp, worker) if webhook else None
                 shared = app if app is not None and shares_webhook_server(settings) else None

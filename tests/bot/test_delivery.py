@@ -13,7 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from benchmarks.harness.polling_bot import quick_path_settings, running_bot
+from benchmarks.harness.polling_bot import TEST_TOKEN, quick_path_settings, running_bot
 from bot.delivery.inbox import MAX_UPDATE_BYTES, store_update
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
@@ -22,6 +22,7 @@ from storage.pool import create_pool
 from tests.fakes.pg_proxy import PgProxy
 
 ANSWER = "This is the fake model's answer."
+BOT = int(TEST_TOKEN.split(":")[0])
 
 
 def _settings(database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer) -> Any:
@@ -90,7 +91,7 @@ async def test_a_redelivered_update_is_answered_once(
         update_id = telegram.push_message(13, "what is a hypothesis tree?")
         await telegram.wait_for(lambda: bool(_answers(telegram, 13)), timeout=15)
         [row] = await _rows(database_url, "SELECT payload FROM inbox_updates")
-        again = await store_update(running.runtime.inbox, copy.deepcopy(row["payload"]))
+        again = await store_update(running.worker.receiving, copy.deepcopy(row["payload"]))
         assert again is False  # already in the inbox
         telegram._updates.append(row["payload"])  # Telegram sends it once more
         running.worker.wake()
@@ -104,7 +105,7 @@ async def test_a_redelivered_update_is_answered_once(
 async def test_malformed_and_oversized_updates_are_rejected_with_the_reason(
     pool: asyncpg.Pool[Any],
 ) -> None:
-    inbox = PgInbox(pool)
+    inbox = PgInbox(pool, bot_id=BOT)
     assert await store_update(inbox, {"update_id": 1, "message": {"chat": "nonsense"}}) is False
     big = {"update_id": 2, "message": {"text": "x" * (MAX_UPDATE_BYTES + 1)}}
     assert await store_update(inbox, big) is False
@@ -121,7 +122,7 @@ async def test_an_update_whose_processor_keeps_dying_is_failed_and_the_user_told
     payload = _message_update(14, 9001, "why did traffic drop?")
     pool = await create_pool(database_url)
     try:
-        await PgInbox(pool).add(9001, payload, chat_id=14)
+        await PgInbox(pool, bot_id=BOT).add(9001, payload, chat_id=14)
         # Claimed five times by processes that died (the lease ran out each time).
         await pool.execute(
             "UPDATE inbox_updates SET status = 'processing', attempts = 5, owner = 'dead',"
@@ -143,10 +144,12 @@ async def test_an_update_taken_over_after_a_crash_does_not_resend_what_was_sent(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
     """A process sent the answer, then died before recording the update done: the next
-    process answers the update again, finds reply u9002:0 sent, and sends nothing."""
+    process answers the update again, finds its first reply sent, and sends nothing."""
     pool = await create_pool(database_url)
     try:
-        await PgInbox(pool).add(9002, _message_update(15, 9002, "what is a tree?"), chat_id=15)
+        await PgInbox(pool, bot_id=BOT).add(
+            9002, _message_update(15, 9002, "what is a tree?"), chat_id=15
+        )
         await pool.execute(
             "UPDATE inbox_updates SET status = 'processing', attempts = 1, owner = 'dead',"
             " lease_until = now() - interval '1 second'"
@@ -155,7 +158,7 @@ async def test_an_update_taken_over_after_a_crash_does_not_resend_what_was_sent(
                 "text": ANSWER}  # fmt: skip
         await pool.execute(
             "INSERT INTO outbox_messages (key, chat_id, method, request, status, result)"
-            " VALUES ('u9002:0', 15, 'sendMessage', '{}', 'sent', $1)",
+            " SELECT 'i' || id || ':0', 15, 'sendMessage', '{}', 'sent', $1 FROM inbox_updates",
             sent,
         )
     finally:

@@ -43,6 +43,7 @@ KINDS: list[tuple[str, str, str]] = [
     ("background", "idle claim poll", r"^UPDATE inbox_updates SET status = 'processing'"),
     ("background", "lease heartbeat", r"^UPDATE (inbox_updates|leases) SET lease_until"),
     ("background", "deep jobs resume", r"deep_jobs"),
+    ("background", "retention", r"^DELETE FROM \w+ WHERE ctid = ANY"),
 ]
 
 #: Budgets per question (issue 16). The answer path: at most two statements before the

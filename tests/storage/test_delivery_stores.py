@@ -11,13 +11,15 @@ from storage.inbox import PgInbox
 from storage.leases import PgLeases, PgRateHits
 from storage.outbox import PgOutbox
 
+BOT = 123456
+
 
 async def test_inbox_claims_once_and_takes_over_an_expired_lease(
     pool: asyncpg.Pool[Any],
 ) -> None:
-    inbox = PgInbox(pool)
-    assert await inbox.add(1, {"update_id": 1}, chat_id=5) is True
-    assert await inbox.add(1, {"update_id": 1}, chat_id=5) is False  # redelivery
+    inbox = PgInbox(pool, bot_id=BOT)
+    assert await inbox.add(1, {"update_id": 1}, chat_id=5) == "new"
+    assert await inbox.add(1, {"update_id": 1}, chat_id=5) == "redelivery"
     first, second = await asyncio.gather(
         inbox.claim("a", lease_sec=0.5), inbox.claim("b", lease_sec=0.5)
     )
@@ -28,8 +30,8 @@ async def test_inbox_claims_once_and_takes_over_an_expired_lease(
     again = await inbox.claim("c", lease_sec=5)
     assert again is not None and again.update_id == 1 and again.attempts == 2
     owner = "a" if first is not None else "b"
-    assert await inbox.renew(1, owner, lease_sec=5) is False  # no longer its update
-    await inbox.finish(1, "c")
+    assert await inbox.renew(again.id, owner, lease_sec=5) is False  # no longer its update
+    await inbox.finish(again.id, "c")
     assert await inbox.claim("d", lease_sec=5) is None
     assert await inbox.counts() == {"done": 1}
 
@@ -82,15 +84,15 @@ async def test_rate_hits_of_users_and_api_keys_are_counted_apart(pool: asyncpg.P
 async def test_an_update_is_stored_and_claimed_at_once_unless_older_ones_wait(
     pool: asyncpg.Pool[Any],
 ) -> None:
-    inbox = PgInbox(pool)
-    new, item = await inbox.add_claimed(1, {"update_id": 1}, chat_id=5, owner="a", lease_sec=5)
-    assert new and item is not None and (item.update_id, item.attempts) == (1, 1)
+    inbox = PgInbox(pool, bot_id=BOT)
+    arrival, item = await inbox.add_claimed(1, {"update_id": 1}, chat_id=5, owner="a", lease_sec=5)
+    assert arrival == "new" and item is not None and (item.update_id, item.attempts) == (1, 1)
     assert await inbox.claim("b", lease_sec=5) is None  # held by a, from its store
     again = await inbox.add_claimed(1, {"update_id": 1}, chat_id=5, owner="b", lease_sec=5)
-    assert again == (False, None)  # a redelivery
-    assert await inbox.add(2, {"update_id": 2}, chat_id=5) is True  # waits, unclaimed
-    new, item = await inbox.add_claimed(3, {"update_id": 3}, chat_id=6, owner="a", lease_sec=5)
-    assert new and item is None  # update 2 is older: 3 waits its turn
+    assert again == ("redelivery", None)
+    assert await inbox.add(2, {"update_id": 2}, chat_id=5) == "new"  # waits, unclaimed
+    arrival, item = await inbox.add_claimed(3, {"update_id": 3}, chat_id=6, owner="a", lease_sec=5)
+    assert arrival == "new" and item is None  # update 2 is older: 3 waits its turn
     oldest = await inbox.claim("b", lease_sec=5)
     assert oldest is not None and oldest.update_id == 2
     assert await inbox.counts() == {"processing": 2, "pending": 1}
@@ -105,11 +107,12 @@ async def test_concurrent_takers_of_one_lease_get_it_once(pool: asyncpg.Pool[Any
 
 
 async def test_the_outcome_of_an_update_frees_its_chat_lock(pool: asyncpg.Pool[Any]) -> None:
-    inbox, leases = PgInbox(pool), PgLeases(pool)
+    inbox, leases = PgInbox(pool, bot_id=BOT), PgLeases(pool)
     await inbox.add(1, {"update_id": 1}, chat_id=5)
-    assert await inbox.claim("a", lease_sec=5) is not None
+    item = await inbox.claim("a", lease_sec=5)
+    assert item is not None
     assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=5)
     assert await leases.acquire("deep", "7", "u1", limit=1, ttl_sec=5)
-    await inbox.finish(1, "a", release_chat="u1")
+    await inbox.finish(item.id, "a", release_chat="u1")
     assert await leases.held("chat", "5") == 0
     assert await leases.held("deep", "7") == 1  # a deep slot is released by its analysis
