@@ -61,8 +61,9 @@ async def pending_migrations(conn: Connection) -> list[str]:
     return [m.name for m in discover() if m.version not in done]
 
 
-async def apply_migrations(conn: Connection) -> list[str]:
-    """Apply pending migrations; returns the names applied now."""
+async def apply_migrations(conn: Connection, *, until: int | None = None) -> list[str]:
+    """Apply pending migrations (those up to version `until`, when given: a database of an
+    older schema, for migration tests); returns the names applied now."""
     await conn.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)
     try:
         await conn.execute(
@@ -74,7 +75,7 @@ async def apply_migrations(conn: Connection) -> list[str]:
         done = {r["version"] for r in await conn.fetch("SELECT version FROM schema_migrations")}
         applied = []
         for migration in discover():
-            if migration.version in done:
+            if migration.version in done or (until is not None and migration.version > until):
                 continue
             async with conn.transaction():
                 await conn.execute(migration.sql)

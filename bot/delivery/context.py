@@ -23,6 +23,8 @@ class Delivery:
 
     #: The update's row in the inbox (`InboxItem.id`).
     item_id: int
+    #: The bot the update came to: a chat's lock is the chat's with this bot.
+    bot_id: int = 0
     #: Which time the update is being processed (1 = the first).
     attempt: int = 1
     #: Replies keyed so far.

@@ -31,6 +31,7 @@ from aiogram.types import Update
 from pydantic import ValidationError
 
 from bot.delivery.context import Delivery, delivering
+from bot.delivery.limits import chat_lock_name
 from bot.delivery.ports import Arrival, Inbox, InboxItem, Leases
 from bot.telegram.language import pick
 from reasoning_core.errors import StoreError, StoreUnavailableError
@@ -255,7 +256,7 @@ class InboxWorker:
 
     async def process(self, item: InboxItem) -> None:
         """Answer one claimed update and record the outcome (never raises, but cancels)."""
-        delivery = Delivery(item_id=item.id, attempt=item.attempts)
+        delivery = Delivery(item_id=item.id, bot_id=item.bot_id, attempt=item.attempts)
         beat = asyncio.create_task(self._renew(item, delivery))
         try:
             with delivering(delivery):
@@ -295,7 +296,9 @@ class InboxWorker:
         if item.chat_id is None:
             return
         try:
-            await self._leases.release("chat", str(item.chat_id), delivery.holder)
+            await self._leases.release(
+                "chat", chat_lock_name(item.chat_id, item.bot_id), delivery.holder
+            )
         except StoreError as e:  # the lease runs out by itself
             log.warning("could not release the chat lock of update %s: %s", item.update_id, e)
 
@@ -319,7 +322,9 @@ class InboxWorker:
     async def _tell_poisoned(self, item: InboxItem) -> None:
         if item.chat_id is None:
             return
-        delivery = Delivery(item_id=item.id, attempt=item.attempts, sent=10_000)
+        delivery = Delivery(
+            item_id=item.id, bot_id=item.bot_id, attempt=item.attempts, sent=10_000
+        )
         message = item.payload.get("message") or item.payload.get("edited_message") or {}
         text = message.get("text") if isinstance(message, dict) else None
         language = detect_language(text) if isinstance(text, str) and text else "en"

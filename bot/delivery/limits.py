@@ -1,6 +1,7 @@
 """Per-chat, per-user limits held in PostgreSQL, so they hold across replicas.
 
-- `LeasedChatLocks`: one question per chat at a time (a lease of scope ``chat``).
+- `LeasedChatLocks`: one question per chat at a time (a lease of scope ``chat``, named
+  after the chat and the bot answering it).
 - `LeasedDeepSlots`: MAX_CONCURRENT_DEEP_PER_USER deep analyses per user (``deep``).
 - `SharedWindow`: RATE_LIMIT_PER_MIN questions per user in any 60 s, or an API key's
   calls per minute (``rate_hits``).
@@ -28,6 +29,15 @@ from reasoning_core.errors import StoreError
 log = logging.getLogger(__name__)
 
 
+def chat_lock_name(chat_id: int, bot_id: int | None = None) -> str:
+    """The lease of a chat's one question: the chat with the bot answering (a user asks
+    two bots at once), plain outside an update."""
+    if bot_id is None:
+        delivery = current_delivery()
+        bot_id = delivery.bot_id if delivery is not None else None
+    return str(chat_id) if bot_id is None else f"{bot_id}:{chat_id}"
+
+
 def _holder() -> str:
     delivery = current_delivery()
     return delivery.holder if delivery is not None else f"x{uuid.uuid4().hex}"
@@ -50,11 +60,9 @@ class LeasedChatLocks:
         self._ttl = ttl_sec
         self._grace = grace_sec
 
-    async def _acquire(self, chat_id: int, holder: str) -> bool:
+    async def _acquire(self, name: str, holder: str) -> bool:
         for pause in (*self._grace, None):
-            if await self._leases.acquire(
-                "chat", str(chat_id), holder, limit=1, ttl_sec=self._ttl
-            ):
+            if await self._leases.acquire("chat", name, holder, limit=1, ttl_sec=self._ttl):
                 return True
             if pause is not None:
                 await asyncio.sleep(pause)
@@ -62,8 +70,8 @@ class LeasedChatLocks:
 
     @asynccontextmanager
     async def claim(self, chat_id: int) -> AsyncIterator[bool]:
-        holder = _holder()
-        if not await self._acquire(chat_id, holder):
+        holder, name = _holder(), chat_lock_name(chat_id)
+        if not await self._acquire(name, holder):
             yield False
             return
         if current_delivery() is not None:
@@ -73,7 +81,7 @@ class LeasedChatLocks:
         try:
             yield True
         finally:
-            await _release(self._leases, "chat", str(chat_id), holder)
+            await _release(self._leases, "chat", name, holder)
 
 
 class LeasedDeepSlots:

@@ -132,6 +132,8 @@ class FakeTelegramServer:
         self.poll_cap = poll_cap
         self.calls: list[RecordedCall] = []
         self._updates: list[dict[str, Any]] = []
+        #: Every update queued or posted, in order.
+        self.pushed: list[dict[str, Any]] = []
         #: Telegram's update ids are unique per bot: several fakes on one database
         #: (benchmarks) start at different ids.
         self._next_update_id = first_update_id - 1
@@ -304,13 +306,18 @@ class FakeTelegramServer:
 
     def _push(self, body: dict[str, Any]) -> int:
         self._next_update_id += 1
-        update = {"update_id": self._next_update_id, **body}
+        return self.push_update({"update_id": self._next_update_id, **body})
+
+    def push_update(self, update: dict[str, Any]) -> int:
+        """Queue (or post to the webhook) a whole update as given: a copy of one sent before
+        (a redelivery), or a new one under an id used before. Returns its update_id."""
+        self.pushed.append(update)
         if self.state.webhook_url:
             self._start_delivery(update)
         else:
             self._updates.append(update)
         self._notify()
-        return self._next_update_id
+        return int(update["update_id"])
 
     # --- webhook -------------------------------------------------------------------
 
