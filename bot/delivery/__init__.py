@@ -9,6 +9,8 @@
   `InboxWorker` that claims them under a lease, feeds them to the dispatcher, and
   takes over updates whose process died.
 - `polling`: long polling that writes what it gets into the inbox.
+- `janitor`: retention — what is older than INBOX_RETENTION_HOURS is deleted in batches
+  by the one process holding the janitor lease.
 - `limits`: one question per chat, rate limits and deep-analysis slots held in
   PostgreSQL, so they hold across replicas.
 """

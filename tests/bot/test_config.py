@@ -33,6 +33,7 @@ FLAT_VALUES: dict[str, Any] = {
     "INBOX_LEASE_SEC": 10.0,
     "INBOX_MAX_ATTEMPTS": 5,
     "INBOX_CONCURRENCY": 100,
+    "INBOX_RETENTION_HOURS": 72.0,  # issue 26, after the change: its default
     "TELEGRAM_SEND_DEADLINE_SEC": 600.0,
     "WEBHOOK_URL": None,
     "WEBHOOK_SECRET": None,
@@ -243,3 +244,11 @@ def test_env_example_documents_exactly_the_variables_with_their_defaults() -> No
         shown = getattr(cls.model_validate({name: entry.value}), variable.field)
         default = variable.info.get_default(call_default_factory=True)
         assert shown == EXAMPLE_NOT_DEFAULT.get(name, default), name
+
+
+@pytest.mark.parametrize("hours", ["24", "168", "1"])
+def test_a_retention_outside_telegrams_redelivery_day_and_its_week_is_refused(
+    hours: str,
+) -> None:
+    with pytest.raises(ConfigurationError, match="INBOX_RETENTION_HOURS"):
+        load_settings(env_file=None, inbox_retention_hours=hours)
