@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import logging
 import time
+from datetime import UTC, datetime, timedelta
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -67,8 +69,8 @@ async def test_two_bots_with_coinciding_update_ids_on_one_database_both_answer_o
         async with running_bot(bots[0], first), running_bot(bots[1], second):
             ids = [t.push_message(31, QUESTION) for t in (first, second)]
             assert ids[0] == ids[1]  # each bot's own sequence: the same number
-            for telegram in (first, second):
-                await telegram.wait_for(lambda t=telegram: bool(_answers(t, 31)), timeout=20)
+            await first.wait_for(lambda: bool(_answers(first, 31)), timeout=20)
+            await second.wait_for(lambda: bool(_answers(second, 31)), timeout=20)
             await asyncio.sleep(0.5)  # nothing more follows
     assert len(_answers(first, 31)) == 1 and len(_answers(second, 31)) == 1
     rows = await _fetch(database_url, "SELECT bot_id, update_id, status FROM inbox_updates")
@@ -239,8 +241,9 @@ async def test_the_migration_keeps_undelivered_updates_deliverable_and_delivered
         database_url=database_of_today, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram) as running:
-        for chat in (41, 44):
-            await telegram.wait_for(lambda c=chat: bool(_answers(telegram, c)), timeout=20)
+        await telegram.wait_for(
+            lambda: bool(_answers(telegram, 41) and _answers(telegram, 44)), timeout=20
+        )
         await telegram.wait_for(lambda: len(llm.requests) == 3, timeout=20)
         again = await store_update(running.worker.receiving, _message(42, 9142, QUESTION))
         assert again is False  # a copy of an update answered before the migration
@@ -253,12 +256,9 @@ async def test_the_migration_keeps_undelivered_updates_deliverable_and_delivered
 
 
 def _json(value: Any) -> Any:
-    import json  # noqa: PLC0415
-
+    """jsonb in and out as the code before wrote it (a dict; its pool's codec)."""
     return json.dumps(value) if not isinstance(value, str) else json.loads(value)
 
 
-def _long_ago() -> Any:
-    from datetime import UTC, datetime, timedelta  # noqa: PLC0415
-
+def _long_ago() -> datetime:
     return datetime.now(UTC) - timedelta(minutes=5)

@@ -69,7 +69,7 @@ async def _aged(pool: asyncpg.Pool[Any], hours: int) -> None:
     ago = f"now() - interval '{hours} hours'"
     await pool.execute(
         f"""UPDATE inbox_updates SET received_at = {ago},
-                                     finished_at = CASE WHEN finished_at IS NOT NULL THEN {ago} END;
+                   finished_at = CASE WHEN finished_at IS NOT NULL THEN {ago} END;
             UPDATE outbox_messages SET created_at = {ago}, sent_at = {ago};
             UPDATE leases SET lease_until = {ago};
             UPDATE rate_hits SET at = {ago};"""
