@@ -9,8 +9,8 @@ import copy
 import json
 import logging
 import time
-from datetime import UTC, datetime, timedelta
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
