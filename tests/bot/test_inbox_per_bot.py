@@ -16,19 +16,19 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.config import Settings
-from bot.delivery.inbox import store_update
-from storage.migrate import apply_migrations
-from tests import pg
-from tests.fakes.bot_harness import (
+from benchmarks.harness.polling_bot import (
     TEST_TOKEN,
     quick_path_settings,
     running_bot,
     running_webhook_bot,
     webhook_settings,
 )
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+from bot.config import Settings
+from bot.delivery.inbox import store_update
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
+from storage.migrate import apply_migrations
+from tests import pg
 
 ANSWER = "This is the fake model's answer."
 OTHER_TOKEN = "654321:OTHER-token-abcdefghijklmnopqrstuvwxyz"
