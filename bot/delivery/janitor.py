@@ -74,7 +74,7 @@ class Janitor:
         if any(deleted.values()):
             log.info(
                 "retention: deleted %s older than %gh",
-                ", ".join(f"{n} {kind}" for kind, n in deleted.items()),
+                ", ".join(f"{n} {kind}" for kind, n in deleted.items() if n),
                 self.policy.horizon_sec / 3600,
             )
         return deleted

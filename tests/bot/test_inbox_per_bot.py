@@ -140,7 +140,15 @@ async def test_the_same_id_with_another_body_after_the_horizon_is_answered(
         telegram.push_update(first)
         await telegram.wait_for(lambda: len(_answers(telegram, 33)) == 2, timeout=20)
     assert not [r for r in caplog.records if REUSED in r.getMessage()]  # nothing to meet
-    assert any("retention: deleted 1 updates, 1 replies" in r.getMessage() for r in caplog.records)
+    deleted = " ".join(
+        r.getMessage() for r in caplog.records if "retention: deleted" in r.getMessage()
+    )
+    assert "1 updates" in deleted and "1 replies" in deleted  # in one run or two
+
+
+_FINISHED = (
+    "SELECT count(*) AS n FROM inbox_updates WHERE status IN ('done', 'failed', 'rejected')"
+)
 
 
 @pytest.mark.slow
@@ -156,14 +164,15 @@ async def test_a_soak_leaves_the_inbox_no_larger_than_the_horizons_worth(
         start = time.monotonic()
         for n in range(count):
             telegram.push_message(1000 + n, QUESTION)
-            [size] = await _fetch(database_url, "SELECT count(*) AS n FROM inbox_updates")
+            [size] = await _fetch(database_url, _FINISHED)
             sizes.append(size["n"])
             await asyncio.sleep(max(0.0, start + (n + 1) / rate - time.monotonic()))
         await telegram.wait_for(
             lambda: all(_answers(telegram, 1000 + n) for n in range(count)), timeout=30
         )
-    # The horizon's worth, plus a janitor's period (a twelfth of it) and answering's lag.
-    bound = rate * (horizon + horizon / 12 + 1.0)
+    # The horizon's worth, plus a janitor's period (a twelfth of it) and a run's time (what
+    # waits to be answered is the bot's lag under load, not retention's: not counted).
+    bound = rate * (horizon + horizon / 12 + 0.5)
     assert count > 2 * bound and max(sizes) <= bound, sizes
     assert all(len(_answers(telegram, 1000 + n)) == 1 for n in range(count))
 
