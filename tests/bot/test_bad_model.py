@@ -9,14 +9,16 @@ from typing import Any
 
 import pytest
 
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from demo.dataset import ExampleQuestion, example_questions, generate_demo
 from demo.loader import load_demo
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
+from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
 from tests.bot.replies import replies, wait_for_replies
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
-from tests.fakes.telegram_server import FakeTelegramServer
+
+pytestmark = pytest.mark.slow  # a bot per model, and deadlines waited out
 
 CHAT = 1701
 LLM_TIMEOUT = 3.0
@@ -64,7 +66,6 @@ def _settings(database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAISe
     )
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name", list(BAD_MODELS))
 async def test_an_incident_question_gets_the_runbook_s_answer(
     database_url: str,

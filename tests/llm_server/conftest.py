@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.fakes.telegram_server import FakeTelegramServer
+from fake_servers.telegram.server import FakeTelegramServer
 from tests.llm_server.server import LlamaServer, gguf_path, start_server
 
 

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from bot.config import LLMSettings
 from bot.doctor.llm import check_llm
 from bot.doctor.report import render_table
 from demo.dataset import ExampleQuestion, example_questions, generate_demo
 from demo.loader import load_demo
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from storage.pool import create_pool
 from tests.bot.replies import replies, wait_for_replies
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 from tests.llm_server.proxy import RecordingProxy
 from tests.llm_server.server import MODEL, LlamaServer, start_server
 

@@ -10,12 +10,12 @@ import json
 import re
 from typing import Any
 
+from fake_servers.openai.replies import Reply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.llm.pseudonyms import PseudonymizingChatModel, begin_question
 from reasoning_core.llm.streaming import complete_streamed
 from reasoning_core.ports import ChatMessage, ToolCall
-from tests.fakes.openai_replies import Reply
-from tests.fakes.openai_server import FakeOpenAIServer
 
 REAL = ["10291", "S1040", "db1.corp.local", "10.1.2.3", "ops@example.org", "fe80::1:2:3"]
 QUESTION = (
