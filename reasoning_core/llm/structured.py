@@ -69,7 +69,7 @@ async def complete_json(
             max_tokens=max_tokens,
         )
     try:
-        return parse_answer(first.text, schema), first.usage
+        return _parse(first, schema), first.usage
     except LLMResponseError as e:
         reason = str(e)
     log.warning("the LLM's %s answer is unusable (%s): asking once more", schema.__name__, reason)
@@ -81,12 +81,19 @@ async def complete_json(
     second = await model.complete(repair, json_mode=True, schema=shape, max_tokens=max_tokens)
     usage = first.usage + second.usage
     try:
-        return parse_answer(second.text, schema), usage
+        return _parse(second, schema), usage
     except LLMResponseError as e:
         log.warning("the LLM's repaired %s answer is unusable too (%s)", schema.__name__, e)
         raise LLMResponseError(
             f"the LLM answer did not fit {schema.__name__} after one repair: {e}"
         ) from e
+
+
+def _parse(completion: Completion, schema: type[T]) -> T:
+    if not completion.text.strip() and completion.tool_calls:
+        names = ", ".join(sorted({c.name for c in completion.tool_calls}))[:80]
+        raise LLMResponseError(f"the model called a tool ({names}) instead of answering in JSON")
+    return parse_answer(completion.text, schema)
 
 
 def parse_answer(text: str, schema: type[T]) -> T:

@@ -34,8 +34,8 @@ BAD_MODELS: dict[str, tuple[Reply, str]] = {
     "think block only": (Reply.text("<think>The cell... maybe the weather? Or"), "<think>"),
     "prose after thinking": (Reply.text("<think>hmm</think> Nothing is wrong."), "prose"),
     "wrong language": (Reply.text("Das ist eine Antwort auf Deutsch, ohne JSON."), "prose"),
-    "unknown tool": (Reply.tool_call("rm_rf", {"path": "/"}), "LLM"),
-    "arguments off the schema": (Reply.tool_call("sql", {"qurey": 7}), "LLM"),
+    "unknown tool": (Reply.tool_call("rm_rf", {"path": "/"}), "called a tool (rm_rf)"),
+    "arguments off the schema": (Reply.tool_call("sql", {"qurey": 7}), "called a tool (sql)"),
     "endless stream": (Reply.endless(), "did not answer within"),
     "30 s stall": (Reply.text('{"strategy": "deep"}', delay=30), "did not answer within"),
 }
