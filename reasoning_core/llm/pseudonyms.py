@@ -69,16 +69,16 @@ class Pseudonyms:
 
     def hide(self, text: str) -> str:
         """`text` with every linked name and every address by pattern replaced."""
-        if self._names_re is not None:
-            text = self._names_re.sub(
-                lambda m: self.placeholder(self._names[m.group(0)], m.group(0)), text
-            )
-        for kind, pattern in _PATTERNS:
+        for kind, pattern in _PATTERNS:  # first, so an address is an IP_ or EMAIL_ one
 
             def hidden(match: re.Match[str], kind: str = kind) -> str:
                 return self.placeholder(kind, match.group(0))
 
             text = pattern.sub(hidden, text)
+        if self._names_re is not None:
+            text = self._names_re.sub(
+                lambda m: self.placeholder(self._names[m.group(0)], m.group(0)), text
+            )
         return text
 
     def restore(self, text: str) -> str:

@@ -9,6 +9,7 @@ Responses (streamed ones too) pass through unchanged, chunk by chunk::
 
 from __future__ import annotations
 
+import contextlib
 from types import TracebackType
 
 import aiohttp
@@ -59,8 +60,9 @@ class RecordingProxy:
                 status=upstream.status,
                 headers={"Content-Type": upstream.headers.get("Content-Type", "")},
             )
-            await response.prepare(request)
-            async for chunk in upstream.content.iter_any():
-                await response.write(chunk)
-            await response.write_eof()
+            with contextlib.suppress(ConnectionError):  # the client gave up (a timeout)
+                await response.prepare(request)
+                async for chunk in upstream.content.iter_any():
+                    await response.write(chunk)
+                await response.write_eof()
             return response
