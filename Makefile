@@ -14,10 +14,30 @@ TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) chromium chromium-driver
 
 .PHONY: run test test-fast lint typecheck check bench clean i18n
 
+# llama-cpp-python (a dev dependency: the tests' real model server) builds from source,
+# ~10 min on 2 cores. Built with PORTABLE CPU flags, never -march=native: the CPU here
+# advertises AVX-512 and AMX, and a native build crashed with "invalid opcode" on the very
+# machine that built it (AMX needs a permission from the kernel that a VM may not grant).
+# The wheel is built once into LLAMA_WHEELS, only when none is there, and every set-up
+# installs from there (the venv's pip.conf points pip at it and prefers it to a newer
+# source release, so `pip install -e .[dev]` in the venv never rebuilds it natively).
+LLAMA_CPP_VERSION := 0.3.36
+LLAMA_WHEELS      := $(HOME)/.cache/whytree/wheels
+LLAMA_CMAKE_ARGS  := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON \
+	-DGGML_F16C=ON -DGGML_AVX512=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF \
+	-DGGML_AMX_BF16=OFF -DGGML_AVX_VNNI=OFF -DGGML_BMI2=ON
+
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+	printf '[global]\nfind-links = %s\nprefer-binary = true\n' "$(LLAMA_WHEELS)" > $(VENV)/pip.conf
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	@mkdir -p "$(LLAMA_WHEELS)"
+	@ls "$(LLAMA_WHEELS)"/llama_cpp_python-$(LLAMA_CPP_VERSION)-*.whl >/dev/null 2>&1 || { \
+		echo "building llama-cpp-python $(LLAMA_CPP_VERSION) with portable CPU flags (~10 min, once)"; \
+		CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip wheel --quiet --no-deps \
+			-w "$(LLAMA_WHEELS)" llama-cpp-python==$(LLAMA_CPP_VERSION); }
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet --find-links "$(LLAMA_WHEELS)" \
+		--prefer-binary -e ".[dev]"
 	touch $(STAMP)
 
 ## Set up and run whytree: demo data, the doctor's table (a required part failing stops here;

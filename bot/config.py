@@ -222,6 +222,9 @@ class LLMSettings(SettingsGroup):
     context_budget_tokens: int = Field(
         4000, ge=512, le=2_000_000, validation_alias="LLM_CONTEXT_BUDGET_TOKENS"
     )
+    #: Names stay home: cell, site, host, instance, service and user names, IPs and e-mail
+    #: addresses in prompts become placeholders, restored in the answer.
+    pseudonymize: bool = Field(False, validation_alias="LLM_PSEUDONYMIZE")
 
     @property
     def configured(self) -> bool:

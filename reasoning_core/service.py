@@ -36,6 +36,7 @@ from reasoning_core.events import (
 )
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.llm.prompts import QUICK_SYSTEM
+from reasoning_core.llm.pseudonyms import begin_question
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
 from reasoning_core.memory.reuse import parameters_of
@@ -172,6 +173,7 @@ class ReasoningService:
         known = await self._known_names()
         # The one parse of the question: everything after reads `turn.request`.
         request = understand(question.text, known)
+        begin_question(_linked_names(request, known))  # what LLM_PSEUDONYMIZE hides
         # The memory search for the question as parsed goes with the turn's reads.
         turn = await self._deps.turns.load(question, memory_query=request.text)
         turn = turn.parsed(request, known)
@@ -341,7 +343,9 @@ class ReasoningService:
         """A deep analysis whose goal and parameters are already known (an alert mapped to a
         runbook): no strategy decision, no clarification, no session; the same events and
         the same `Answer` as `ask`. Without a deep path, the quick path's answer."""
-        request = understand(question.text, await self._known_names(), language=language)
+        known = await self._known_names()
+        request = understand(question.text, known, language=language)
+        begin_question(_linked_names(request, known))
         decision = StrategyDecision(
             strategy="deep",
             confidence=1.0,
@@ -595,6 +599,15 @@ def _clarification_event(pending: PendingClarification) -> ClarificationRequired
         clarification_id=pending.id,
         questions=list(pending.questions),
     )
+
+
+def _linked_names(request: Request, known: KnownNames) -> list[tuple[str, str]]:
+    """(kind, name) of what the question names, and of the things under them."""
+    names = [(m.kind, m.value) for m in request.mentions]
+    for mention in request.mentions:
+        for member in mention.members:
+            names += known.lookup(member) or [(mention.kind, member)]
+    return names
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ from bot.wiring.instrumented import InstrumentedChatModel, MeteredReasoningServi
 from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.errors import ConfigurationError, StoreError
 from reasoning_core.llm.openai_model import OpenAIChatModel
+from reasoning_core.llm.pseudonyms import PseudonymizingChatModel
 from reasoning_core.memory.budget import ContextBudget
 from reasoning_core.memory.long_term import LongTermMemory
 from reasoning_core.memory.turn import SessionLimits, TurnLoader, TurnRecorder
@@ -177,7 +178,13 @@ async def _open_runtime(
             llm = (
                 None
                 if chat_model is None
-                else InstrumentedChatModel(chat_model, metrics=ops.metrics, usage=ops.usage)
+                else InstrumentedChatModel(
+                    PseudonymizingChatModel(chat_model)
+                    if settings.llm.pseudonymize
+                    else chat_model,
+                    metrics=ops.metrics,
+                    usage=ops.usage,
+                )
             )
             async with open_deep(
                 settings.deep,

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import AsyncGenerator, AsyncIterator, Sequence
 from contextlib import aclosing
-from typing import cast
+from typing import Any, cast
 
 from bot.operations.billing import charge
 from bot.operations.metrics import Metrics
@@ -65,12 +65,13 @@ class InstrumentedChatModel:
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> Completion:
         try:
             completion = await self._inner.complete(
-                messages, json_mode=json_mode, tools=tools, max_tokens=max_tokens
+                messages, json_mode=json_mode, schema=schema, tools=tools, max_tokens=max_tokens
             )
         except LLMError as e:
             self._metrics.observe_llm(_outcome(e))
@@ -85,12 +86,18 @@ class InstrumentedChatModel:
         *,
         on_text: TextSink,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> Completion:
         """Streamed when the wrapped model streams, else its complete reply at once."""
         try:
             completion = await complete_streamed(
-                self._inner, messages, on_text=on_text, json_mode=json_mode, max_tokens=max_tokens
+                self._inner,
+                messages,
+                on_text=on_text,
+                json_mode=json_mode,
+                schema=schema,
+                max_tokens=max_tokens,
             )
         except LLMError as e:
             self._metrics.observe_llm(_outcome(e))

@@ -12,7 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-ReplyKind = Literal["text", "tool_calls", "error", "hang", "broken_body"]
+ReplyKind = Literal["text", "tool_calls", "error", "hang", "broken_body", "endless"]
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,7 @@ class Reply:
     chunks: tuple[str, ...] | None = None
     usage: tuple[int, int] | None = None  # (prompt, completion); None -> estimated
     finish_reason: str | None = None
+    stall_after: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -88,6 +89,19 @@ class Reply:
     def hang(cls) -> Reply:
         """Never answer (until the server stops): for client timeouts."""
         return cls("hang")
+
+    @classmethod
+    def endless(cls, piece: str = "and so on ") -> Reply:
+        """A stream that never ends: `piece` again and again (a model in a loop)."""
+        return cls("endless", content=piece)
+
+    @classmethod
+    def stalled(cls, content: str, *, chunks: list[str] | None = None) -> Reply:
+        """Stream `content`, then send nothing more and never finish (a server that stalls
+        mid-answer); a complete (non-streamed) request gets the text, as a slow server would."""
+        return cls(
+            "text", content=content, chunks=tuple(chunks) if chunks else None, stall_after=True
+        )
 
     @classmethod
     def broken_body(cls) -> Reply:

@@ -19,9 +19,12 @@ concurrency. With ``api_key`` set, other keys get a 401 (whose message echoes
 the key, as careless servers do, so redaction can be tested).
 
 Servers that lack a capability are switched on per instance, as real ones answer:
-``refuse_json_schema`` (a 400 naming response_format), ``refuse_tools`` (a 400
-naming tools), ``refuse_streaming`` (a 400 naming stream); ``html`` answers every
-request with a 200 HTML page (a wrong OPENAI_BASE_URL pointing at a web site).
+``refuse_json_schema`` (a JSON-schema response refused as llama-cpp-python refuses it:
+a 500 with pydantic's validation dump; a JSON object with a schema is taken),
+``refuse_response_format`` (a 400 naming response_format, whatever its type),
+``refuse_tools`` (a 400 naming tools), ``refuse_streaming`` (a 400 naming stream);
+``html`` answers every request with a 200 HTML page (a wrong OPENAI_BASE_URL
+pointing at a web site).
 """
 
 from __future__ import annotations
@@ -68,6 +71,7 @@ class FakeOpenAIServer:
         self.tokens_per_s = tokens_per_s
         self.api_key = api_key
         self.refuse_json_schema = False
+        self.refuse_response_format = False
         self.refuse_tools = False
         self.refuse_streaming = False
         self.html = False
@@ -159,7 +163,10 @@ class FakeOpenAIServer:
             if (denied := self._check_key(request)) is not None:
                 return denied
             if (refusal := self._refusal(body)) is not None:
-                return web.json_response(error_body(Reply.error(400, message=refusal)), status=400)
+                status = 500 if "validation error" in refusal else 400
+                return web.json_response(
+                    error_body(Reply.error(status, message=refusal)), status=status
+                )
             reply = await self._next_reply(body)
             await asyncio.sleep(self.latency + reply.delay)
             return await self._answer(request, body, reply)
@@ -182,6 +189,10 @@ class FakeOpenAIServer:
             return web.Response(text="<html>bad gateway</html>", content_type="application/json")
         if body.get("stream"):
             return await self._stream(request, body, reply, completion_id)
+        if reply.kind == "endless":  # not streamed: the model writes until the client gives up
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), HANG_LIMIT)
+            return web.json_response(completion_body(body, reply, completion_id))
         if self.tokens_per_s > 0:
             await asyncio.sleep(len(tokens_of(reply.content)) / self.tokens_per_s)
         return web.json_response(completion_body(body, reply, completion_id))
@@ -194,18 +205,51 @@ class FakeOpenAIServer:
         paced = self.tokens_per_s > 0
         if paced and reply.chunks is None:
             reply = replace(reply, chunks=tuple(tokens_of(reply.content)))
-        for chunk in stream_chunks(body, reply, completion_id):
+        if reply.kind == "endless":
+            await self._endless(response, body, reply, completion_id)
+            return response
+        chunks = stream_chunks(body, reply, completion_id)
+        if reply.stall_after:  # no finish_reason, no usage: the end never comes
+            chunks = [
+                c for c in chunks if c["choices"] and c["choices"][0]["finish_reason"] is None
+            ]
+        for chunk in chunks:
             if paced and _has_content(chunk):
                 await asyncio.sleep(1 / self.tokens_per_s)
             await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        if reply.stall_after:  # the text so far, then nothing more until the client gives up
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), HANG_LIMIT)
+            return response
         await response.write(b"data: [DONE]\n\n")
         await response.write_eof()
         return response
 
+    async def _endless(
+        self, response: web.StreamResponse, body: dict[str, Any], reply: Reply, completion_id: str
+    ) -> None:
+        """`reply.content` over and over, a chunk every few milliseconds, until the client
+        hangs up or the server stops (or `HANG_LIMIT` passes)."""
+        piece = replace(reply, kind="text", chunks=(reply.content,))
+        [opening, content, *_] = stream_chunks(body, piece, completion_id)
+        deadline = asyncio.get_running_loop().time() + HANG_LIMIT
+        with contextlib.suppress(ConnectionError):
+            await response.write(f"data: {json.dumps(opening)}\n\n".encode())
+            while not self._stopping.is_set() and asyncio.get_running_loop().time() < deadline:
+                await response.write(f"data: {json.dumps(content)}\n\n".encode())
+                await asyncio.sleep(0.005)
+
     def _refusal(self, body: dict[str, Any]) -> str | None:
-        """The 400 message of a server without a capability the request uses."""
-        if self.refuse_json_schema and "response_format" in body:
+        """The error message of a server without a capability the request uses."""
+        wanted = body.get("response_format") or {}
+        if self.refuse_response_format and wanted:
             return "response_format is not supported by this server"
+        if self.refuse_json_schema and wanted.get("type") == "json_schema":
+            return (
+                "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', "
+                "'response_format', 'type'), 'msg': \"Input should be 'text' or 'json_object'\", "
+                "'input': 'json_schema'}\n\n  File \"app.py\", line 376, in create_chat_completion"
+            )
         if self.refuse_tools and body.get("tools"):
             return "tools are not supported by this model"
         if self.refuse_streaming and body.get("stream"):

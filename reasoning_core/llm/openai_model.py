@@ -13,12 +13,17 @@ the policy is ours and visible:
   start. So one `complete()` takes at most about twice the timeout, whatever
   the server does; a Retry-After longer than what is left ends the retries.
 
-Servers differ in what they support. A 400 that names ``response_format`` or
-``tools`` means this server refuses JSON responses or tool calls: the refusal
-is remembered (one log line), and that call and every later one go the plain
-way — JSON asked for in the prompt and validated and repaired by
-`complete_json`, or no tools. `probe` tells `whytree doctor` what the server
-honours (answers, JSON-schema responses, tool calls, streaming).
+Servers differ in what they support. Structured answers are asked for in the
+best dialect the server takes: ``response_format: {"type": "json_schema"}``
+(OpenAI, vLLM, Ollama), else ``{"type": "json_object", "schema": ...}`` (llama.cpp's
+server and llama-cpp-python's turn the schema into a grammar), else JSON asked for
+in the prompt alone, validated and repaired by `complete_json`. A request error
+that names ``response_format``, ``tools`` or ``stream`` (a 400 or 422, or the 500
+with a validation error that llama-cpp-python sends) means this server refuses
+that: the refusal is remembered (one log line), and that call and every later one
+go the next way down — the next dialect, no tools, complete replies. `probe` tells
+`whytree doctor` what the server honours (answers, which dialect, tool calls,
+streaming).
 
 SDK errors are translated once, here, into `LLMHTTPError(status=...)`,
 `LLMTimeoutError` and `LLMResponseError`. The API key never appears in logs or
@@ -29,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -66,21 +72,27 @@ R = TypeVar("R")
 _PLACEHOLDER_KEY = "no-key"
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _BUDGET_FACTOR = 2.0
-_BAD_REQUEST = 400
-#: A request field a server may refuse, the words its 400 uses for it, what we do instead.
+_REQUEST_ERRORS = (400, 422)
+_SERVER_ERROR = 500
+_MAX_DETAIL = 160
+#: An optional feature a server may refuse, the words its refusal uses for it, what we
+#: do instead. The first two are the dialects of structured output, best first.
 _OPTIONAL_FEATURES: dict[str, tuple[tuple[str, ...], str]] = {
-    "response_format": (("response_format", "json_schema", "json_object"), "plain JSON"),
+    "json_schema": (("response_format", "json_schema"), "JSON objects with the schema"),
+    "json_object": (("response_format", "json_object"), "plain JSON asked for in the prompt"),
     "tools": (("tool",), "no tools"),
     "stream": (("stream",), "complete replies"),
 }
+#: How doctor names the dialects.
+JSON_SCHEMA = "json_schema"
+JSON_OBJECT_WITH_SCHEMA = "json_object with schema"
+PLAIN_JSON = "plain JSON in the prompt"
+_VALIDATION_MSG_RE = re.compile(r"""['"]msg['"]:\s*(['"])(.+?)\1""")
 _PROBE_SCHEMA = {
-    "name": "probe",
-    "schema": {
-        "type": "object",
-        "properties": {"ok": {"type": "boolean"}},
-        "required": ["ok"],
-        "additionalProperties": False,
-    },
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}},
+    "required": ["ok"],
+    "additionalProperties": False,
 }
 _PROBE_TOOL = {
     "type": "function",
@@ -92,16 +104,27 @@ _PROBE_TOOL = {
 }
 
 
+#: `_try`'s answer when the server refused an optional feature and the refusal is learnt.
+_LEARNT = "refused"
+
+
 class _NotJsonError(ValueError):
     """The server answered 200 with something that is not JSON (an HTML page, usually)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Capabilities:
-    """What the server honoured in `OpenAIChatModel.probe`; a problem is None when it did."""
+    """What the server honoured in `OpenAIChatModel.probe`; a problem is None when it did.
+
+    `structured` is the dialect of structured output the server takes (`JSON_SCHEMA`,
+    `JSON_OBJECT_WITH_SCHEMA` or `PLAIN_JSON`), `refused` the better ones it refused, and
+    `structured_problem` a failure that is not a refusal (a timeout, say).
+    """
 
     answer: str | None
-    json_schema: str | None
+    structured: str
+    refused: tuple[str, ...]
+    structured_problem: str | None
     tools: str | None
     streaming: str | None
 
@@ -144,6 +167,7 @@ class OpenAIChatModel:
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> Completion:
@@ -152,8 +176,8 @@ class OpenAIChatModel:
             "model": self._model,
             "messages": [_message_param(m) for m in messages],
         }
-        if json_mode:
-            request["response_format"] = {"type": "json_object"}
+        if (wanted := _response_format(json_mode, schema)) is not None:
+            request["response_format"] = wanted
         if tools:
             request["tools"] = [_tool_param(t) for t in tools]
         if max_tokens is not None:
@@ -167,6 +191,7 @@ class OpenAIChatModel:
         *,
         on_text: TextSink,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> Completion:
         """One completion whose text goes to `on_text` as it arrives (the text so far).
@@ -175,17 +200,18 @@ class OpenAIChatModel:
         to stream is remembered, and from then on gives its complete reply at once.
         """
         if "stream" in self._refused:
-            return await self._whole(messages, on_text, json_mode, max_tokens)
+            return await self._whole(messages, on_text, json_mode, schema, max_tokens)
         request: dict[str, Any] = {
             "model": self._model,
             "messages": [_message_param(m) for m in messages],
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        if json_mode and "response_format" not in self._refused:
-            request["response_format"] = {"type": "json_object"}
+        if (wanted := _response_format(json_mode, schema)) is not None:
+            request["response_format"] = wanted
         if max_tokens is not None:
             request["max_tokens"] = max_tokens
+        self._without_refused(request)
 
         async def call() -> Completion:
             return await self._read_stream(request, on_text)
@@ -194,12 +220,16 @@ class OpenAIChatModel:
             return await self._guarded(self._with_retries(call))
         except LLMHTTPError as e:
             bad = e.__cause__
-            if not isinstance(bad, openai.BadRequestError):
+            if not isinstance(bad, openai.APIStatusError):
                 raise
             if not self._learn_refusal(bad, request):
                 raise
             return await self.stream(
-                messages, on_text=on_text, json_mode=json_mode, max_tokens=max_tokens
+                messages,
+                on_text=on_text,
+                json_mode=json_mode,
+                schema=schema,
+                max_tokens=max_tokens,
             )
 
     async def _whole(
@@ -207,9 +237,12 @@ class OpenAIChatModel:
         messages: Sequence[ChatMessage],
         on_text: TextSink,
         json_mode: bool,
+        schema: dict[str, Any] | None,
         max_tokens: int | None,
     ) -> Completion:
-        completion = await self.complete(messages, json_mode=json_mode, max_tokens=max_tokens)
+        completion = await self.complete(
+            messages, json_mode=json_mode, schema=schema, max_tokens=max_tokens
+        )
         await on_text(completion.text)
         return completion
 
@@ -256,9 +289,10 @@ class OpenAIChatModel:
             raise ValueError("an empty stream")
         return Completion(text=text, usage=usage, finish_reason=finish)
 
-    def _learn_refusal(self, error: openai.BadRequestError, request: dict[str, Any]) -> bool:
+    def _learn_refusal(self, error: openai.APIStatusError, request: dict[str, Any]) -> bool:
         """Remember an optional feature the server refused (True), so the request is sent
-        again without it, now and from then on; False when the refusal is of something else."""
+        again without it (the next dialect down, for structured output), now and from then
+        on; False when the error is about something else."""
         feature = _refused_feature(error, request)
         if feature is None:
             return False
@@ -266,15 +300,39 @@ class OpenAIChatModel:
         log.warning(
             "the LLM server refuses %s (%s): using %s from now on",
             feature,
-            self._redact(_server_message(error))[:120],
+            self._redact(_readable(_server_message(error))),
             _OPTIONAL_FEATURES[feature][1],
         )
+        self._without_refused(request)
         return True
+
+    def _without_refused(self, request: dict[str, Any]) -> None:
+        """`request` as this server takes it: a refused JSON schema becomes a JSON object
+        with the schema, a refused JSON object plain JSON asked for in the prompt; refused
+        tools go."""
+        wanted = request.get("response_format")
+        if isinstance(wanted, dict):
+            if wanted.get("type") == "json_schema" and "json_schema" in self._refused:
+                wanted = {"type": "json_object", "schema": wanted["json_schema"]["schema"]}
+            if wanted.get("type") == "json_object" and "json_object" in self._refused:
+                request.pop("response_format")
+            else:
+                request["response_format"] = wanted
+        if "tools" in self._refused:
+            request.pop("tools", None)
+
+    @property
+    def structured_output(self) -> str:
+        """The dialect of structured output used with this server, as far as it has learnt."""
+        if "json_schema" not in self._refused:
+            return JSON_SCHEMA
+        if "json_object" not in self._refused:
+            return JSON_OBJECT_WITH_SCHEMA
+        return PLAIN_JSON
 
     async def _send(self, request: dict[str, Any]) -> ChatCompletion:
         """One completion, retried; without the fields this server has refused."""
-        for refused in self._refused:
-            request.pop(refused, None)
+        self._without_refused(request)
 
         async def call() -> ChatCompletion:
             response = await self._client.chat.completions.create(**request)
@@ -284,7 +342,7 @@ class OpenAIChatModel:
 
         try:
             return await self._with_retries(call)
-        except openai.BadRequestError as e:
+        except openai.APIStatusError as e:
             if not self._learn_refusal(e, request):
                 raise
             return await self._send(request)
@@ -296,21 +354,36 @@ class OpenAIChatModel:
         return time.perf_counter() - started
 
     async def probe(self) -> Capabilities:
-        """One tiny call each: a plain answer, a JSON-schema answer, a tool call, a stream.
+        """One tiny call each: a plain answer, a structured answer in each dialect until
+        one is taken, a tool call, a stream.
 
         Each is bounded by the timeout and not retried; a problem is a short sentence.
+        Refusals are learnt as in real calls.
         """
         base = self._probe_request()
         answer = await self._try(base)
         if answer is not None:  # the server does not answer at all: nothing more to learn
-            return Capabilities(answer, answer, answer, answer)
-        schema = {"type": "json_schema", "json_schema": _PROBE_SCHEMA}
+            return Capabilities(answer, PLAIN_JSON, (), answer, answer, answer)
+        structured_problem = await self._probe_structured(base)
+        refused = tuple(f for f in ("json_schema", "json_object") if f in self._refused)
         return Capabilities(
             answer=None,
-            json_schema=await self._try({**base, "response_format": schema}),
+            structured=self.structured_output,
+            refused=refused,
+            structured_problem=structured_problem,
             tools=await self._try({**base, "tools": [_PROBE_TOOL]}),
             streaming=await self._try({**base, "stream": True}),
         )
+
+    async def _probe_structured(self, base: dict[str, Any]) -> str | None:
+        """Try the dialects best first until the server takes one; a non-refusal problem."""
+        while self.structured_output != PLAIN_JSON:
+            request = {**base, "response_format": _response_format(True, _PROBE_SCHEMA)}
+            self._without_refused(request)
+            problem = await self._try(request, learn=True)
+            if problem != _LEARNT:
+                return problem
+        return None
 
     async def problem(self) -> str | None:
         """Why the server does not answer one tiny call (None when it does); no retries."""
@@ -320,7 +393,10 @@ class OpenAIChatModel:
         messages = [{"role": "user", "content": 'Reply with the JSON object {"ok": true}.'}]
         return {"model": self._model, "messages": messages, "max_tokens": 16}
 
-    async def _try(self, request: dict[str, Any]) -> str | None:
+    async def _try(self, request: dict[str, Any], *, learn: bool = False) -> str | None:
+        """None when the server takes `request`, else a short reason (`_LEARNT` when
+        `learn` and the server refused an optional feature, now remembered)."""
+
         async def call() -> None:
             response = await self._client.chat.completions.create(**request)
             if request.get("stream"):
@@ -332,6 +408,10 @@ class OpenAIChatModel:
         try:
             await self._guarded(self._attempt(call, self._timeout))
         except LLMError as e:
+            cause = e.__cause__
+            refusal = learn and isinstance(cause, openai.APIStatusError)
+            if refusal and self._learn_refusal(cast(openai.APIStatusError, cause), request):
+                return _LEARNT
             return str(e)
         return None
 
@@ -394,7 +474,7 @@ class OpenAIChatModel:
         if isinstance(error, openai.APITimeoutError | TimeoutError):
             return LLMTimeoutError(f"the LLM did not answer within {self._timeout:g}s")
         if isinstance(error, openai.APIStatusError):
-            detail = self._redact(_server_message(error))[:200]
+            detail = self._redact(_readable(_server_message(error)))
             return LLMHTTPError(
                 f"the LLM server answered HTTP {error.status_code}: {detail}",
                 status=error.status_code,
@@ -423,21 +503,56 @@ class OpenAIChatModel:
             error.message = self._redact(error.message)
 
 
-def _refused_feature(error: openai.BadRequestError, request: dict[str, Any]) -> str | None:
-    """The optional field of `request` a 400 names, if it names one."""
-    if error.status_code != _BAD_REQUEST:
+def _response_format(json_mode: bool, schema: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The best dialect's ``response_format`` (`_without_refused` steps it down)."""
+    if schema is not None:
+        return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
+    return {"type": "json_object"} if json_mode else None
+
+
+def _features_of(request: dict[str, Any]) -> list[str]:
+    wanted = request.get("response_format")
+    found = [wanted.get("type", "")] if isinstance(wanted, dict) else []
+    found += [name for name in ("tools", "stream") if request.get(name)]
+    return [f for f in found if f in _OPTIONAL_FEATURES]
+
+
+def _is_request_error(error: openai.APIStatusError) -> bool:
+    """A 400/422, or the 500 llama-cpp-python answers a request that fails its validation."""
+    if error.status_code in _REQUEST_ERRORS:
+        return True
+    return (
+        error.status_code == _SERVER_ERROR and "validation error" in _server_message(error).lower()
+    )
+
+
+def _refused_feature(error: openai.APIStatusError, request: dict[str, Any]) -> str | None:
+    """The optional feature of `request` a request error names, if it names one."""
+    if not _is_request_error(error):
         return None
     text = _server_message(error).lower()
-    for feature, (words, _) in _OPTIONAL_FEATURES.items():
-        if feature in request and any(word in text for word in words):
+    for feature in _features_of(request):
+        if any(word in text for word in _OPTIONAL_FEATURES[feature][0]):
             return feature
     return None
+
+
+def _readable(message: str) -> str:
+    """One short line of a server's error message: the first validation message of a
+    pydantic dump (llama-cpp-python sends those), else the first line."""
+    if (found := _VALIDATION_MSG_RE.search(message)) is not None:
+        message = f"invalid request: {found.group(2)}"
+    lines = [line.strip() for line in message.splitlines() if line.strip()]
+    first = lines[0] if lines else ""
+    return first if len(first) <= _MAX_DETAIL else first[: _MAX_DETAIL - 1] + "…"
 
 
 def _retryable(error: BaseException) -> bool:
     if isinstance(error, openai.APITimeoutError):
         return False
     if isinstance(error, openai.APIStatusError):
+        if _is_request_error(error):
+            return False
         return error.status_code == 429 or error.status_code >= 500  # noqa: PLR2004
     return isinstance(error, openai.APIConnectionError)
 

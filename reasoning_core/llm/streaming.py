@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from typing import Any
 
 from reasoning_core.ports import ChatMessage, ChatModel, Completion, StreamingChatModel, TextSink
 
@@ -23,14 +24,17 @@ async def complete_streamed(
     *,
     on_text: TextSink,
     json_mode: bool = False,
+    schema: dict[str, Any] | None = None,
     max_tokens: int | None = None,
 ) -> Completion:
     """One completion whose text goes to `on_text` as it grows (at once without streaming)."""
     if isinstance(model, StreamingChatModel):
         return await model.stream(
-            messages, on_text=on_text, json_mode=json_mode, max_tokens=max_tokens
+            messages, on_text=on_text, json_mode=json_mode, schema=schema, max_tokens=max_tokens
         )
-    completion = await model.complete(messages, json_mode=json_mode, max_tokens=max_tokens)
+    completion = await model.complete(
+        messages, json_mode=json_mode, schema=schema, max_tokens=max_tokens
+    )
     await on_text(completion.text)
     return completion
 

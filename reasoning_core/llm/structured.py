@@ -1,15 +1,19 @@
 """JSON answers from a chat model, validated by pydantic, with one repair attempt.
 
-Models asked for JSON still wrap it in ```json fences, put a sentence before
-it, or get a field wrong. `complete_json` tolerates the first two and gives
-the model exactly one chance to fix the rest: it shows the model its own
-output and the validation error and asks for corrected JSON only. A second
-failure raises `LLMResponseError` with a short reason, never the raw output.
+The model is given the schema (the adapter asks in the best dialect its server takes).
+Models asked for JSON still wrap it in ```json fences, think aloud in a
+``<think>…</think>`` block first (reasoning models), put a sentence before it, or get a
+field wrong. `complete_json` tolerates the first three and gives the model exactly one
+chance to fix the rest: it shows the model its own output and the validation error and
+asks for corrected JSON only. A second failure raises `LLMResponseError` with a short
+reason that says what the model did (an HTML page, an empty answer, prose, ...), never
+the raw output; both failures are logged in those words.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import Sequence
 from typing import Any, TypeVar
@@ -21,7 +25,12 @@ from reasoning_core.llm.streaming import complete_streamed
 from reasoning_core.models import Usage
 from reasoning_core.ports import ChatMessage, ChatModel, Completion, TextSink
 
+log = logging.getLogger(__name__)
+
 T = TypeVar("T", bound=BaseModel)
+
+_THINK_RE = re.compile(r"<(think|thinking|reasoning)>.*?(?:</\1>|$)", re.DOTALL | re.IGNORECASE)
+_HTML_RE = re.compile(r"^\s*<(!doctype|html|head|body)\b", re.IGNORECASE)
 
 _FENCE_RE = re.compile(r"```[a-zA-Z]*\s*(.*?)(?:```|$)", re.DOTALL)
 _MAX_OBJECT_STARTS = 20  # how many "{"/"[" to try when prose precedes the JSON
@@ -44,30 +53,47 @@ async def complete_json(
     one repair, and lets every other `LLMError` of the model through.
     """
     conversation = list(messages)
+    shape = schema.model_json_schema()
     first: Completion
     if on_text is None:
-        first = await model.complete(conversation, json_mode=True, max_tokens=max_tokens)
+        first = await model.complete(
+            conversation, json_mode=True, schema=shape, max_tokens=max_tokens
+        )
     else:
         first = await complete_streamed(
-            model, conversation, on_text=on_text, json_mode=True, max_tokens=max_tokens
+            model,
+            conversation,
+            on_text=on_text,
+            json_mode=True,
+            schema=shape,
+            max_tokens=max_tokens,
         )
     try:
-        return parse_answer(first.text, schema), first.usage
+        return _parse(first, schema), first.usage
     except LLMResponseError as e:
         reason = str(e)
+    log.warning("the LLM's %s answer is unusable (%s): asking once more", schema.__name__, reason)
     repair = [
         *conversation,
         ChatMessage(role="assistant", content=first.text),
         ChatMessage(role="user", content=_repair_prompt(reason, schema)),
     ]
-    second = await model.complete(repair, json_mode=True, max_tokens=max_tokens)
+    second = await model.complete(repair, json_mode=True, schema=shape, max_tokens=max_tokens)
     usage = first.usage + second.usage
     try:
-        return parse_answer(second.text, schema), usage
+        return _parse(second, schema), usage
     except LLMResponseError as e:
+        log.warning("the LLM's repaired %s answer is unusable too (%s)", schema.__name__, e)
         raise LLMResponseError(
             f"the LLM answer did not fit {schema.__name__} after one repair: {e}"
         ) from e
+
+
+def _parse(completion: Completion, schema: type[T]) -> T:
+    if not completion.text.strip() and completion.tool_calls:
+        names = ", ".join(sorted({c.name for c in completion.tool_calls}))[:80]
+        raise LLMResponseError(f"the model called a tool ({names}) instead of answering in JSON")
+    return parse_answer(completion.text, schema)
 
 
 def parse_answer(text: str, schema: type[T]) -> T:
@@ -80,10 +106,17 @@ def parse_answer(text: str, schema: type[T]) -> T:
 
 
 def extract_json(text: str) -> Any:
-    """The JSON value in a model's answer: bare, fenced, or after some prose."""
+    """The JSON value in a model's answer: bare, fenced, after a ``<think>`` block or some
+    prose. `LLMResponseError` says what the model did instead."""
     stripped = text.strip()
     if not stripped:
         raise LLMResponseError("the answer was empty")
+    if _HTML_RE.match(stripped):
+        raise LLMResponseError("the answer was an HTML page, not JSON")
+    thought = _THINK_RE.search(stripped) is not None
+    stripped = _THINK_RE.sub("", stripped).strip()
+    if not stripped:
+        raise LLMResponseError("the answer was a <think> block with no JSON after it")
     fence = _FENCE_RE.search(stripped)
     candidate = fence.group(1).strip() if fence else stripped
     try:
@@ -98,6 +131,9 @@ def extract_json(text: str) -> Any:
         except ValueError:
             continue
         return value
+    if not starts:
+        after = " after a <think> block" if thought else ""
+        raise LLMResponseError(f"the answer was prose{after}, with no JSON in it")
     raise LLMResponseError(f"not valid JSON ({first_error})"[:_MAX_REASON_CHARS])
 
 

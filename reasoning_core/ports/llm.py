@@ -43,13 +43,18 @@ class Completion(BaseModel):
 
 
 class ChatModel(Protocol):
-    """A chat-completion model. Raises only `LLMError` subclasses."""
+    """A chat-completion model. Raises only `LLMError` subclasses.
+
+    `json_mode` asks for a JSON object; `schema` (a JSON schema, implies `json_mode`) asks
+    for one that fits it, in whichever way the server can be asked (or only in words).
+    """
 
     async def complete(
         self,
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> Completion: ...
@@ -72,6 +77,7 @@ class StreamingChatModel(ChatModel, Protocol):
         *,
         on_text: TextSink,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> Completion: ...
 

@@ -29,6 +29,7 @@ class _Model:
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> Completion:

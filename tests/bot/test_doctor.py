@@ -91,7 +91,7 @@ async def test_everything_configured_and_working(
 @pytest.mark.parametrize(
     ("switch", "part"),
     [
-        ("refuse_json_schema", "LLM JSON-schema responses"),
+        ("refuse_response_format", "LLM structured output"),
         ("refuse_tools", "LLM tool calls"),
         ("refuse_streaming", "LLM streaming"),
     ],
@@ -104,10 +104,24 @@ async def test_a_missing_llm_capability_is_named_but_not_required(
     parts = _by_part(findings)
     assert parts["LLM"].status == "ok"
     assert parts[part].status == "fail" and not parts[part].required
-    assert "HTTP 400" in parts[part].detail and parts[part].fix
+    assert parts[part].fix and "\n" not in parts[part].detail
+    if part != "LLM structured output":
+        assert "HTTP 400" in parts[part].detail
     llm_lines = [f for f in findings if f.part.startswith("LLM ")]
     assert [f.part for f in llm_lines if f.status == "fail"] == [part]
     assert exit_code(findings) == 0
+
+
+async def test_a_llama_cpp_server_s_dialect_is_one_readable_line(
+    database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    """llama-cpp-python refuses json_schema with a pydantic dump; doctor names the dialect."""
+    llm.refuse_json_schema = True
+    findings = await run_doctor(_settings(database_url, telegram, llm), limit_sec=5)
+    line = _by_part(findings)["LLM structured output"]
+    assert (line.status, line.detail) == ("ok", "json_object with schema (json_schema refused)")
+    table = render_table(findings)
+    assert "validation error" not in table and "literal_error" not in table
 
 
 @pytest.mark.parametrize(

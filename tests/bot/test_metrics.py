@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import aiohttp
 import pytest
@@ -161,6 +162,7 @@ class _Failing:
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> Completion:

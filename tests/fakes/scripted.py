@@ -8,6 +8,7 @@ replies with a function and inspect the calls it recorded.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
 
 from reasoning_core.models import Usage
 from reasoning_core.ports import ChatMessage, Completion, ToolSpec
@@ -28,6 +29,7 @@ class ScriptedChatModel:
         messages: Sequence[ChatMessage],
         *,
         json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
         tools: Sequence[ToolSpec] = (),
         max_tokens: int | None = None,
     ) -> Completion:

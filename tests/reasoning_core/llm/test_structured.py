@@ -20,12 +20,16 @@ class Verdict(BaseModel):
     confidence: float = Field(ge=0, le=1)
 
 
+SCHEMA = Verdict.model_json_schema()
+
+
 async def test_valid_json(model: OpenAIChatModel, llm: FakeOpenAIServer) -> None:
     llm.queue(Reply.json({"answer": "yes", "confidence": 0.8}))
     verdict, usage = await complete_json(model, ASK, Verdict, max_tokens=100)
     assert verdict == Verdict(answer="yes", confidence=0.8)
     assert usage.llm_calls == 1
-    assert llm.requests[0]["response_format"] == {"type": "json_object"}
+    wanted = {"type": "json_schema", "json_schema": {"name": "answer", "schema": SCHEMA}}
+    assert llm.requests[0]["response_format"] == wanted
     assert llm.requests[0]["max_tokens"] == 100
 
 
@@ -95,3 +99,50 @@ def test_extract_json_tolerates_wrappers(text: str, expected: object) -> None:
 def test_extract_json_rejects_non_json(text: str) -> None:
     with pytest.raises(LLMResponseError):
         extract_json(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        (
+            '<think>Rain? Let me see... {"no": 1}</think>\n{"answer": "yes", "confidence": 0.5}',
+            "yes",
+        ),
+        ('<think>\nhmm\n</think>```json\n{"answer": "no", "confidence": 0.5}\n```', "no"),
+    ],
+)
+async def test_a_think_block_and_a_fence_are_stripped(
+    model: OpenAIChatModel, llm: FakeOpenAIServer, text: str, answer: str
+) -> None:
+    llm.queue(Reply.text(text))
+    verdict, _ = await complete_json(model, ASK, Verdict)
+    assert verdict.answer == answer and llm.request_count == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "described"),
+    [
+        ("<!DOCTYPE html><html><body>502 Bad Gateway</body></html>", "an HTML page, not JSON"),
+        ("", "the answer was empty"),
+        ("<think>It might rain, or it might not; I keep thinking", "a <think> block with no JSON"),
+        (
+            "<think>ok</think> It is raining, I am sure.",
+            "prose after a <think> block, with no JSON",
+        ),
+    ],
+)
+async def test_garbage_is_a_short_error_that_says_what_the_model_did(
+    model: OpenAIChatModel,
+    llm: FakeOpenAIServer,
+    caplog: pytest.LogCaptureFixture,
+    text: str,
+    described: str,
+) -> None:
+    llm.queue(Reply.text(text), Reply.text(text))
+    with pytest.raises(LLMResponseError, match="after one repair") as raised:
+        await complete_json(model, ASK, Verdict)
+    assert described in str(raised.value) and len(str(raised.value)) < 200
+    logged = [
+        r.getMessage() for r in caplog.records if "Verdict answer is unusable" in r.getMessage()
+    ]
+    assert logged and described in logged[0]

@@ -78,7 +78,7 @@ async def test_hypotheses_are_validated_one_by_one(
         in (user["content"])
     )
     assert SCHEMA in user["content"] and "Excluded keys: weather" in user["content"]
-    assert llm.requests[0]["response_format"] == {"type": "json_object"}
+    assert llm.requests[0]["response_format"]["type"] == "json_schema"  # with the schema
 
 
 async def test_no_usable_hypothesis_is_an_llm_response_error(
