@@ -10,7 +10,10 @@ STAMP  := $(VENV)/.installed
 # driver open the analysis page in the browser tests (test only). Installed when missing
 # and possible (root with apt-get), else one line says so and the set-up goes on.
 RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core prometheus
-TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) chromium chromium-driver
+# The live lab (`whytree lab`, docs/lab.md): Alertmanager, the standard exporters, stress-ng.
+LAB_SYSTEM_PACKAGES  := prometheus-alertmanager prometheus-node-exporter \
+	prometheus-process-exporter prometheus-blackbox-exporter prometheus-postgres-exporter stress-ng
+TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) $(LAB_SYSTEM_PACKAGES) chromium chromium-driver
 
 .PHONY: run test test-fast lint typecheck check bench clean i18n
 

@@ -1,4 +1,4 @@
-"""The `whytree` command: run, chat, ask, doctor, migrate, demo, tree, apikey, bench."""
+"""The `whytree` command: run, chat, ask, doctor, migrate, demo, tree, apikey, bench, lab."""
 
 from __future__ import annotations
 
@@ -83,6 +83,9 @@ def _parser() -> argparse.ArgumentParser:
     from benchmarks.cli import add_bench_parsers  # noqa: PLC0415
 
     add_bench_parsers(bench)
+    from lab.cli import add_lab_parsers  # noqa: PLC0415
+
+    add_lab_parsers(sub)
     return parser
 
 
@@ -217,6 +220,18 @@ async def _bench(settings: Settings, args: argparse.Namespace) -> int:
     return await run_bench(settings, args)
 
 
+async def _lab(settings: Settings, args: argparse.Namespace) -> int:
+    from lab.cli import run_lab_async  # noqa: PLC0415
+
+    token = settings.api.alert_webhook_token
+    return await run_lab_async(
+        settings.storage.data_dir,
+        settings.api.listen,
+        token.get_secret_value() if token else None,
+        args,
+    )
+
+
 _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any, int]]] = {
     "run": _run,
     "chat": _chat,
@@ -227,6 +242,7 @@ _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any
     "tree": _tree,
     "apikey": _apikey,
     "bench": _bench,
+    "lab": _lab,
 }
 
 

@@ -1,0 +1,96 @@
+"""`whytree lab up | status | inject FAULT | clear | down`: the lab from the command line.
+The lab lives in the data directory (WHYTREE_DATA_DIR/lab); Alertmanager posts to the
+receiver on API_LISTEN with ALERT_WEBHOOK_TOKEN."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from lab.fault import FaultFileError, clear, find_fault, inject
+from lab.lab import Lab, LabError
+
+
+def add_lab_parsers(sub: Any) -> None:
+    lab = sub.add_parser("lab", help="a live lab: real exporters, alert rules and faults")
+    actions = lab.add_subparsers(dest="lab", required=True, metavar="ACTION")
+    actions.add_parser("up", help="start the lab on loopback")
+    actions.add_parser("status", help="the lab's processes, ports and running fault")
+    inject_ = actions.add_parser("inject", help="start a fault (a name or a fault file)")
+    inject_.add_argument("fault")
+    actions.add_parser("clear", help="stop the running fault")
+    actions.add_parser("down", help="stop every process of the lab and remove its mounts")
+
+
+def receiver_url(listen: str | None) -> str | None:
+    if not listen:
+        return None
+    host, _, port = listen.rpartition(":")
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    return f"http://{host}:{port}/alerts/alertmanager"
+
+
+def run_lab(
+    data_dir: Path, listen: str | None, token: str | None, args: argparse.Namespace
+) -> int:
+    lab = Lab(data_dir / "lab")
+    try:
+        return _ACTIONS[args.lab](lab, listen, token, args)
+    except (LabError, FaultFileError):
+        return 2
+
+
+def _up(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    url = receiver_url(listen)
+    if url is None:
+        pass
+    notes = lab.up(receiver_url=url or "http://127.0.0.1:9/alerts/alertmanager", token=token)
+    for _note in notes:
+        pass
+    _print_status(lab)
+    return 0
+
+
+def _status(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    return _print_status(lab)
+
+
+def _print_status(lab: Lab) -> int:
+    status = lab.status()
+    if not status.up:
+        return 1
+    for _name, _pid, _ok in status.processes:
+        pass
+    for _note in status.notes:
+        pass
+    return 1 if status.dead else 0
+
+
+def _inject(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    fault = find_fault(args.fault)
+    dead = lab.status().dead if lab.state.exists() else []
+    inject(lab, fault)
+    if dead:
+        pass
+    return 0
+
+
+def _clear(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    clear(lab)
+    return 0
+
+
+def _down(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    lab.down()
+    return 0
+
+
+_ACTIONS = {"up": _up, "status": _status, "inject": _inject, "clear": _clear, "down": _down}
+
+
+async def run_lab_async(
+    data_dir: Path, listen: str | None, token: str | None, args: argparse.Namespace
+) -> int:
+    return await asyncio.to_thread(run_lab, data_dir, listen, token, args)
