@@ -19,7 +19,7 @@ from bot.config import Settings
 from demo.services.prometheus import PrometheusUnavailableError
 
 
-def add_bench_parsers(bench: Any) -> None:
+def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
     """Register the benchmark subcommands on the `bench` subparsers object."""
     quick = bench.add_parser("quick", help="throughput and latency vs a bare aiogram bot")
     quick.add_argument("--chats", type=int, default=50)
@@ -97,6 +97,12 @@ def add_bench_parsers(bench: Any) -> None:
     chaos.add_argument("--trials", type=int, default=200)
     chaos.add_argument("--lease-sec", type=float, default=2.0, help="INBOX_LEASE_SEC")
     chaos.add_argument("--json", action="store_true")
+    live = bench.add_parser(
+        "live", help="faults injected into the live lab (docs/lab.md): AC@1, alert -> report"
+    )
+    live.add_argument("--faults", type=Path, default=None, help="a folder of fault files")
+    live.add_argument("--rounds", type=int, default=3)
+    live.add_argument("--json", action="store_true")
     scale = bench.add_parser("scale", help="webhook throughput with 1, 2, 4 replicas")
     scale.add_argument("--replicas", default="1,2,4", help="replica counts, comma-separated")
     scale.add_argument("--chats", type=int, default=40)

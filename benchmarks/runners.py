@@ -21,6 +21,7 @@ from benchmarks.incidents.runner import (
     format_incidents_report,
     run_incidents_bench,
 )
+from benchmarks.live import run_live
 from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
@@ -37,6 +38,7 @@ from benchmarks.understanding.runner import (
 )
 from bot.config import Settings
 from bot.wiring.app import build_chat_model
+from lab.bench import format_live_report
 
 Figures = dict[str, Any]
 Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]
@@ -112,6 +114,11 @@ async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
         )  # fmt: skip
 
 
+async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
+    async with scratch_server() as dsn:
+        return await run_live(dsn, faults_dir=args.faults, rounds=max(1, args.rounds))
+
+
 async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
     return await run_tree_bench(runs=max(1, args.runs))
 
@@ -164,4 +171,5 @@ BENCHES: dict[str, tuple[Runner, Report]] = {
     "alerts": (_alerts, _plain(format_alerts_report)),
     "chaos": (_chaos, _plain(format_chaos_report)),
     "scale": (_scale, _plain(format_scale_report)),
+    "live": (_live, _plain(format_live_report)),
 }

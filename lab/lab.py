@@ -86,6 +86,8 @@ class Lab:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.state = State(root / "state.json")
+        #: Ports chosen before `up` (a bench's bot must know Prometheus's port first).
+        self.reserved: dict[str, int] = {}
         self.logs = root / "logs"
         self.cgroup = Path("/sys/fs/cgroup/memory") / (
             "whytree-lab-" + hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:8]
@@ -106,7 +108,10 @@ class Lab:
         for stale in ("web.hold", "proxy_delay_ms", "web.release"):
             (self.root / stale).unlink(missing_ok=True)
         names = ("prometheus", "alertmanager", "node", "process", "blackbox")
-        ports = {n: free_port() for n in (*names, "postgres_exporter", "web", "pg", "pg_proxy")}
+        ports = {
+            n: self.reserved.get(n) or free_port()
+            for n in (*names, "postgres_exporter", "web", "pg", "pg_proxy")
+        }
         self.state.write({"root": str(self.root), "ports": ports, "processes": [], "fault": None})
         try:
             notes += self._start_all(ports, missing, receiver_url, token)

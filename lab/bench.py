@@ -1,0 +1,202 @@
+"""`whytree bench live`: every fault file, injected into a real lab, scored on what whytree
+posted to a fake Telegram chat.
+
+The real bot (runbook planner, no LLM; PROMETHEUS_URL = the lab's Prometheus) runs on a
+scratch PostgreSQL with its receiver on a free loopback port; a lab is started in a
+scratch directory with Alertmanager posting there. For each fault and round: inject,
+wait for an alert to fire in Alertmanager (up to the fault's `show_s` + 60 s), wait for
+whytree's message in the chat (up to 120 s more), clear, let the lab settle (30 s).
+
+Scoring: a fault's round is right on the cause when the first message after the fault
+names one of its `cause_terms`, and right on the component when it names the expected
+component; a "no runbook" message names no cause. In a nothing-wrong window any message
+that names a cause is a false cause.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from lab.fault import Fault, clear, inject, load_faults
+from lab.lab import Lab
+
+CHAT = -100777
+TOKEN = "bench-live-token"
+_ALERT_WAIT_MARGIN_S = 60.0
+_REPORT_WAIT_S = 120.0
+_SETTLE_S = 30.0
+
+
+async def firing_alerts(alertmanager_url: str) -> set[str]:
+    """Alert names Alertmanager holds active now."""
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as http,
+            http.get(f"{alertmanager_url}/api/v2/alerts?active=true&silenced=false") as response,
+        ):
+            alerts = await response.json()
+    except (aiohttp.ClientError, TimeoutError, ValueError):
+        return set()
+    return {str(a["labels"].get("alertname", "")) for a in alerts}
+
+
+def names_cause(text: str) -> bool:
+    """Does whytree's message name a cause (not only "no runbook" or "not established")?"""
+    low = text.lower()
+    return not ("no runbook" in low or "not established" in low)
+
+
+def score(fault: Fault, text: str | None) -> tuple[bool, bool]:
+    """(right cause, right component) for the first message after the fault."""
+    if text is None or fault.nothing_wrong or not names_cause(text):
+        return False, False
+    low = text.lower()
+    cause = any(term in low for term in fault.cause_terms)
+    component = bool(fault.component) and str(fault.component).lower() in low
+    return cause, component
+
+
+async def run_live_bench(
+    *, bot_factory: Any, faults_dir: Path | None, rounds: int, quick: bool = False
+) -> dict[str, Any]:
+    """`bot_factory(receiver_setup)` is an async context manager yielding
+    (receiver_url, messages_since): the bot under test and its chat."""
+    faults = load_faults(faults_dir) if faults_dir else load_faults()
+    settle = 5.0 if quick else _SETTLE_S
+    results: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="whytree-lab-") as scratch:
+        lab = Lab(Path(scratch) / "lab")
+        async with bot_factory(lab) as (receiver_url, messages_since):
+            await asyncio.to_thread(lab.up, receiver_url=receiver_url, token=TOKEN)
+            try:
+                ports = lab.read()["ports"]
+                am = f"http://127.0.0.1:{ports['alertmanager']}"
+                await asyncio.sleep(settle)
+                for round_ in range(rounds):
+                    for fault in faults:
+                        results.append(
+                            await _one(
+                                lab, fault, am, messages_since, round_=round_, settle=settle
+                            )
+                        )
+            finally:
+                await asyncio.to_thread(lab.down)
+    return summarise(faults, rounds, results)
+
+
+async def _one(
+    lab: Lab, fault: Fault, am: str, messages_since: Any, *, round_: int, settle: float
+) -> dict[str, Any]:
+    before = await firing_alerts(am)
+    t0 = time.monotonic()
+    await asyncio.to_thread(inject, lab, fault)
+    alert_at: float | None = None
+    new: set[str] = set()
+    wait_alert = fault.show_s + _ALERT_WAIT_MARGIN_S
+    try:
+        while time.monotonic() - t0 < wait_alert:
+            new = await firing_alerts(am) - before
+            if new:
+                alert_at = time.monotonic()
+                break
+            await asyncio.sleep(1.0)
+        report: tuple[float, str] | None = None
+        if alert_at is not None or fault.nothing_wrong:
+            deadline = time.monotonic() + (_REPORT_WAIT_S if alert_at else 1.0)
+            while time.monotonic() < deadline:
+                got = messages_since(t0)
+                if got:
+                    report = got[0]
+                    break
+                await asyncio.sleep(1.0)
+    finally:
+        await asyncio.to_thread(clear, lab)
+    if fault.nothing_wrong:
+        # Whatever whytree said during the window (and the settling after it) is counted.
+        await asyncio.sleep(settle)
+        said = messages_since(t0)
+        report = said[0] if said else None
+    else:
+        await asyncio.sleep(settle)
+    text = report[1] if report else None
+    cause_ok, component_ok = score(fault, text)
+    return {
+        "fault": fault.name,
+        "round": round_,
+        "nothing_wrong": fault.nothing_wrong,
+        "alerts": sorted(new),
+        "alerted": alert_at is not None,
+        "reported": report is not None,
+        "fault_to_alert_s": round(alert_at - t0, 1) if alert_at else None,
+        "alert_to_report_s": round(report[0] - alert_at, 1) if report and alert_at else None,
+        "cause_ok": cause_ok,
+        "component_ok": component_ok,
+        "false_cause": fault.nothing_wrong and text is not None and names_cause(text),
+    }
+
+
+def _quantile(values: list[float], q: int) -> float | None:
+    if not values:
+        return None
+    if len(values) == 1:
+        return values[0]
+    return round(statistics.quantiles(values, n=100, method="inclusive")[q - 1], 1)
+
+
+def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -> dict[str, Any]:
+    def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
+        scored = [r for r in rows if not r["nothing_wrong"]]
+        to_report = [r["alert_to_report_s"] for r in rows if r["alert_to_report_s"] is not None]
+        to_alert = [r["fault_to_alert_s"] for r in rows if r["fault_to_alert_s"] is not None]
+        return {
+            "alerts_received": sum(1 for r in rows if r["reported"]),
+            "ac_at_1_cause": round(sum(r["cause_ok"] for r in scored) / len(scored), 3)
+            if scored
+            else None,
+            "ac_at_1_component": round(sum(r["component_ok"] for r in scored) / len(scored), 3)
+            if scored
+            else None,
+            "false_causes": sum(1 for r in rows if r["false_cause"]),
+            "p50_alert_to_report_s": _quantile(to_report, 50),
+            "p95_alert_to_report_s": _quantile(to_report, 95),
+            "p95_fault_to_alert_s": _quantile(to_alert, 95),
+        }
+
+    by_fault = {}
+    for fault in faults:
+        rows = [r for r in results if r["fault"] == fault.name]
+        by_fault[fault.name] = {
+            **figures(rows),
+            "alerts": sorted({a for r in rows for a in r["alerts"]}),
+            "alerted": sum(1 for r in rows if r["alerted"]),
+        }
+    return {"faults": len(faults), "rounds": rounds, **figures(results), "by_fault": by_fault}
+
+
+def format_live_report(figures: dict[str, Any]) -> str:
+    lines = [
+        f"Live lab: {figures['faults']} faults x {figures['rounds']} rounds "
+        "(real exporters and Alertmanager; runbook planner, fake Telegram)",
+        f"  alerts that reached whytree (reported): {figures['alerts_received']}",
+        f"  AC@1 cause:        {figures['ac_at_1_cause']}   (target >= 0.85)",
+        f"  AC@1 component:    {figures['ac_at_1_component']}   (target >= 0.85)",
+        f"  false causes:      {figures['false_causes']}   (target 0)",
+        f"  alert -> report:   p50 {figures['p50_alert_to_report_s']} s, "
+        f"p95 {figures['p95_alert_to_report_s']} s (target <= 60)",
+        f"  fault -> alert:    p95 {figures['p95_fault_to_alert_s']} s",
+        "  by fault:",
+    ]
+    for name, f in figures["by_fault"].items():
+        lines.append(
+            f"    {name:<16} alerted {f['alerted']}, reported {f['alerts_received']}, "
+            f"cause {f['ac_at_1_cause']}, component {f['ac_at_1_component']}, "
+            f"alerts {','.join(f['alerts']) or '-'}"
+        )
+    return "\n".join(lines)

@@ -1,0 +1,70 @@
+"""The live lab end to end: two real faults, each alert travels Prometheus → Alertmanager →
+whytree's receiver, and a message reaches the fake chat; `down` leaves no process."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.live import bot_for_lab
+from lab.bench import TOKEN, firing_alerts
+from lab.fault import clear, find_fault, inject
+from lab.lab import Lab, free_port, missing_packages
+from lab.processes import group_alive
+
+MISSING = missing_packages()
+pytestmark = [
+    pytest.mark.live,
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        bool({"prometheus", "prometheus-alertmanager"} & set(MISSING)),
+        reason="Prometheus or Alertmanager cannot be installed here: "
+        + ", ".join(f"{k} ({v})" for k, v in MISSING.items()),
+    ),
+]
+
+
+async def _until(what: str, check: object, timeout_s: float) -> object:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        got = await check() if asyncio.iscoroutinefunction(check) else check()  # type: ignore[operator]
+        if got:
+            return got
+        await asyncio.sleep(1.0)
+    raise AssertionError(f"no {what} within {timeout_s} s")
+
+
+async def test_two_faults_reach_the_chat_and_down_leaves_nothing(
+    database_url: str, tmp_path: Path
+) -> None:
+    lab = Lab(tmp_path / "lab")
+    prometheus = free_port()
+    lab.reserved = {"prometheus": prometheus}
+    async with bot_for_lab(database_url, lab, prometheus) as (receiver, messages_since):
+        await asyncio.to_thread(lab.up, receiver_url=receiver, token=TOKEN)
+        pids = [p["pid"] for p in lab.read()["processes"]]
+        try:
+            status = lab.status()
+            assert status.up and not status.dead, status
+            am = f"http://127.0.0.1:{lab.read()['ports']['alertmanager']}"
+            for name in ("bad-release", "web-killed"):
+                before = await firing_alerts(am)
+                t0 = time.monotonic()
+                await asyncio.to_thread(inject, lab, find_fault(name))
+
+                async def fired(before: set[str] = before) -> set[str]:
+                    return await firing_alerts(am) - before
+
+                await _until(f"alert for {name}", fired, 120)
+                said = await _until(f"message for {name}", lambda t0=t0: messages_since(t0), 120)
+                assert said, name
+                await asyncio.to_thread(clear, lab)
+                await asyncio.sleep(10)
+        finally:
+            await asyncio.to_thread(lab.down)
+    assert not lab.state.exists()
+    assert [pid for pid in pids if group_alive(pid)] == []
+    assert not lab.cgroup.exists()
