@@ -9,10 +9,10 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-from lab.bench import CHAT, TOKEN, run_live_bench
-from lab.lab import Lab
 from benchmarks.harness.polling_bot import free_port, harness_settings, running_bot
 from fake_servers.telegram.server import FakeTelegramServer
+from lab.bench import CHAT, TOKEN, run_live_bench
+from lab.lab import Lab
 
 
 @asynccontextmanager
