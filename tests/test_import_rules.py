@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("bot", "reasoning_core", "storage", "demo", "benchmarks", "fake_servers")
+PACKAGES = ("bot", "reasoning_core", "storage", "demo", "benchmarks", "fake_servers", "lab")
 
 #: package -> (banned top-level import, files of that package allowed to import it anyway)
 BANNED: dict[str, dict[str, tuple[str, ...]]] = {
@@ -28,6 +28,7 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         "benchmarks": (),
         "tests": (),
         "fake_servers": (),
+        "lab": (),
         "openai": ("reasoning_core/llm/openai_model.py",),
     },
     "storage": {
@@ -38,6 +39,7 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         "benchmarks": (),
         "tests": (),
         "fake_servers": (),
+        "lab": (),
     },
     "demo": {
         "aiogram": (),
@@ -46,6 +48,7 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         "benchmarks": (),
         "tests": (),
         "fake_servers": (),
+        "lab": (),
     },
     "bot": {
         "openai": (),
@@ -57,9 +60,24 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         "asyncpg": ("bot/wiring/app.py", "bot/wiring/deep.py", "bot/wiring/api.py"),
         # benchmarks import bot and the fake servers: the CLI loads them lazily (`whytree bench`).
         "benchmarks": ("bot/cli.py",),
+        # The live lab: `whytree lab`, loaded lazily by the CLI.
+        "lab": ("bot/cli.py",),
     },
     # Product code: `whytree bench` ships in the wheel, the tests do not.
     "benchmarks": {"tests": ()},
+    # The live lab runs real programs and speaks to whytree only over HTTP (its receiver);
+    # `whytree bench live` (benchmarks/live.py) brings the bot to it.
+    "lab": {
+        "bot": (),
+        "reasoning_core": (),
+        "storage": (),
+        "demo": (),
+        "benchmarks": (),
+        "tests": (),
+        "fake_servers": (),
+        "aiogram": (),
+        "openai": (),
+    },
     # Stand-ins for Telegram, the model server, Alertmanager and a load balancer: they speak
     # those protocols and know nothing of whytree (its prompts and wiring are in
     # benchmarks/harness/), so they can never hide a shortcut into the code they serve.
