@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,17 +39,18 @@ def run_lab(
     lab = Lab(data_dir / "lab")
     try:
         return _ACTIONS[args.lab](lab, listen, token, args)
-    except (LabError, FaultFileError):
+    except (LabError, FaultFileError) as e:
+        print(f"whytree lab {args.lab}: {e}", file=sys.stderr)
         return 2
 
 
 def _up(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
     url = receiver_url(listen)
     if url is None:
-        pass
+        print("API_LISTEN is not set: alerts go nowhere until whytree serves its receiver")
     notes = lab.up(receiver_url=url or "http://127.0.0.1:9/alerts/alertmanager", token=token)
-    for _note in notes:
-        pass
+    for note in notes:
+        print(f"note: {note}")
     _print_status(lab)
     return 0
 
@@ -60,30 +62,36 @@ def _status(lab: Lab, listen: str | None, token: str | None, args: argparse.Name
 def _print_status(lab: Lab) -> int:
     status = lab.status()
     if not status.up:
+        print("the lab is down")
         return 1
-    for _name, _pid, _ok in status.processes:
-        pass
-    for _note in status.notes:
-        pass
+    for name, pid, ok in status.processes:
+        print(f"{'✓' if ok else '✗ dead'}  {name:<18} pid {pid}")
+    print("ports: " + ", ".join(f"{k} {v}" for k, v in status.ports.items()))
+    print(f"fault: {status.fault or 'none'}")
+    for note in status.notes:
+        print(f"note: {note}")
     return 1 if status.dead else 0
 
 
 def _inject(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
     fault = find_fault(args.fault)
     dead = lab.status().dead if lab.state.exists() else []
-    inject(lab, fault)
+    pgid = inject(lab, fault)
+    print(f"injected {fault.name} (process group {pgid}): {fault.breaks}")
     if dead:
-        pass
+        print(f"note: dead lab processes: {', '.join(dead)}")
     return 0
 
 
 def _clear(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
-    clear(lab)
+    note = clear(lab)
+    print(note or "cleared")
     return 0
 
 
 def _down(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
-    lab.down()
+    stopped = lab.down()
+    print(f"stopped: {', '.join(stopped)}" if stopped else "the lab was down")
     return 0
 
 

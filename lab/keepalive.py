@@ -36,10 +36,11 @@ def main() -> None:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    for _restart in range(args.max_restarts + 1):
+    for restart in range(args.max_restarts + 1):
         child = subprocess.Popen(argv)
         args.pid_file.write_text(str(child.pid))
-        child.wait()
+        code = child.wait()
+        print(f"keepalive: {argv[0]} exited with {code} (restart {restart + 1})", flush=True)
         held = time.monotonic()
         while args.hold_file.exists() and time.monotonic() - held < _HOLD_MAX_S:
             time.sleep(0.5)

@@ -226,11 +226,13 @@ class Lab:
             ensure_prefix_permissions(pgdata)
             shutil.chown(pgdata, user, user)
         if not (pgdata / "PG_VERSION").exists():
-            subprocess.run(
+            made = subprocess.run(
                 [str(POSTGRES_BIN_PATH / "initdb"), "-D", str(pgdata), "-U", "postgres",
                  "--auth=trust", "-E", "UTF8"],
-                check=True, capture_output=True, user=user,
+                check=False, capture_output=True, user=user,
             )  # fmt: skip
+            if made.returncode != 0:
+                raise LabError(f"initdb failed: {made.stderr.decode()[-300:]}")
         self._spawn(
             "postgres",
             [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(pgdata), "-h", "127.0.0.1",

@@ -37,6 +37,7 @@ async def hold_connections(dsn: str, share: float, seconds: float) -> None:
             held.append(await asyncpg.connect(dsn, timeout=5))
         except (TimeoutError, OSError, asyncpg.PostgresError):
             break
+    print(f"holding {len(held)} of {limit} connections", flush=True)
     try:
         await asyncio.sleep(seconds)
     finally:

@@ -4,6 +4,7 @@ whytree's receiver, and a message reaches the fake chat; `down` leaves no proces
 from __future__ import annotations
 
 import asyncio
+import tempfile
 import time
 from pathlib import Path
 
@@ -37,10 +38,14 @@ async def _until(what: str, check: object, timeout_s: float) -> object:
     raise AssertionError(f"no {what} within {timeout_s} s")
 
 
-async def test_two_faults_reach_the_chat_and_down_leaves_nothing(
-    database_url: str, tmp_path: Path
-) -> None:
-    lab = Lab(tmp_path / "lab")
+async def test_two_faults_reach_the_chat_and_down_leaves_nothing(database_url: str) -> None:
+    # Not pytest's tmp_path: its root is 0700 and reset by every session, and PostgreSQL
+    # runs as another user who must reach its data directory.
+    with tempfile.TemporaryDirectory(prefix="whytree-lab-test-") as scratch:
+        await _two_faults(Lab(Path(scratch) / "lab"), database_url)
+
+
+async def _two_faults(lab: Lab, database_url: str) -> None:
     prometheus = free_port()
     lab.reserved = {"prometheus": prometheus}
     async with bot_for_lab(database_url, lab, prometheus) as (receiver, messages_since):
