@@ -12,7 +12,7 @@ from pathlib import Path
 import yaml
 
 from lab.lab import Lab, LabError
-from lab.processes import group_alive, kill_group
+from lab.processes import group_alive, keep, kill_group
 
 FAULTS_DIR = Path(__file__).parent / "faults"
 _STOP_TIMEOUT_S = 30
@@ -109,6 +109,7 @@ def inject(lab: Lab, fault: Fault) -> int:
             start_new_session=True,
             env=env,
         )
+    keep(child)
     data["fault"] = {"name": fault.name, "pid": child.pid, "stop": fault.stop}
     lab.state.write(data)
     return child.pid

@@ -14,6 +14,16 @@ from pathlib import Path
 from typing import Any
 
 
+#: The processes this `whytree` started, kept until reaped (a detached child dropped while
+#: running is a ResourceWarning; its exit must still be collected).
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+
+
+def keep(child: subprocess.Popen[bytes]) -> None:
+    """Hold a started child so that it is reaped later (by `kill_group` or at exit)."""
+    _CHILDREN[child.pid] = child
+
+
 @dataclass
 class Proc:
     """One started process: its name, pid (= its process group), command and log."""
@@ -71,6 +81,7 @@ def start(
             user=user,
             cwd=cwd,
         )
+    keep(child)
     return Proc(name=name, pid=child.pid, argv=argv, log=str(log))
 
 
@@ -99,6 +110,11 @@ def kill_group(pgid: int, *, grace_s: float = 5.0) -> None:
 
 def _reap(pid: int) -> None:
     """Collect our own dead child (a zombie keeps the group 'alive' in /proc)."""
+    child = _CHILDREN.get(pid)
+    if child is not None:
+        if child.poll() is not None:
+            del _CHILDREN[pid]
+        return
     with contextlib.suppress(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
 

@@ -1,0 +1,110 @@
+"""The lab's parts without the lab's programs: fault files, state, process groups, refusals."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lab import config
+from lab.fault import (
+    FAULTS_DIR,
+    FaultFileError,
+    clear,
+    find_fault,
+    inject,
+    load_fault,
+    load_faults,
+)
+from lab.lab import Lab, LabError
+from lab.processes import group_alive, start
+
+SHIPPED = {
+    "cpu-hog", "memory-leak", "disk-full", "web-killed", "pg-lock", "pg-connections",
+    "slow-db", "bad-release", "nothing-wrong",
+}  # fmt: skip
+
+
+def test_every_shipped_fault_loads_and_says_what_to_expect() -> None:
+    faults = load_faults()
+    assert {f.name for f in faults} == SHIPPED
+    for fault in faults:
+        assert fault.start.strip() and fault.duration_s <= 900
+        if fault.name == "nothing-wrong":
+            assert fault.nothing_wrong and fault.component is None
+        else:
+            assert fault.cause_terms and fault.component, fault.name
+
+
+def test_a_fault_file_missing_a_field_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"name": "x", "breaks": "y"}))
+    with pytest.raises(FaultFileError, match="missing field start"):
+        load_fault(bad)
+
+
+def test_inject_on_a_lab_that_is_down_says_so(tmp_path: Path) -> None:
+    with pytest.raises(LabError, match="the lab is down"):
+        inject(Lab(tmp_path / "lab"), find_fault("cpu-hog"))
+    assert not Lab(tmp_path / "lab").status().up
+
+
+def _fake_lab(tmp_path: Path) -> Lab:
+    """A lab state with one real process (a shell and its child), as `up` records them."""
+    lab = Lab(tmp_path / "lab")
+    lab.state.write({"root": str(lab.root), "ports": {"prometheus": 1, "web": 2, "pg": 3},
+                     "processes": [], "fault": None})  # fmt: skip
+    lab.state.add_proc(start("sleeper", ["bash", "-c", "sleep 60 & wait"], logs=lab.logs))
+    return lab
+
+
+def test_status_reports_a_dead_process_and_down_kills_whole_groups(tmp_path: Path) -> None:
+    lab = _fake_lab(tmp_path)
+    doomed = start("doomed", ["sleep", "0"], logs=lab.logs)
+    lab.state.add_proc(doomed)
+    time.sleep(0.5)
+    status = lab.status()
+    assert status.dead == ["doomed"]
+    sleeper = lab.read()["processes"][0]["pid"]
+    assert group_alive(sleeper)
+    assert "sleeper" in lab.down()
+    assert not group_alive(sleeper) and not lab.state.exists()
+
+
+def test_a_fault_whose_stop_fails_is_cleared_all_the_same(tmp_path: Path) -> None:
+    lab = _fake_lab(tmp_path)
+    broken = tmp_path / "broken.yaml"
+    broken.write_text(yaml.safe_dump({
+        "name": "broken", "breaks": "nothing", "start": "sleep 60 & sleep 60", "stop": "exit 3",
+        "expected": {"cause": "x", "component": "y"},
+    }))  # fmt: skip
+    pgid = inject(lab, load_fault(broken))
+    time.sleep(0.3)
+    assert group_alive(pgid)
+    note = clear(lab)
+    assert note is not None and "failed" in note
+    assert not group_alive(pgid) and lab.read()["fault"] is None
+    pgid = inject(lab, load_fault(broken))
+    lab.down()  # a fault still running is killed by down too
+    assert not group_alive(pgid)
+
+
+def test_every_listener_is_on_loopback() -> None:
+    ports = {n: 1000 + i for i, n in enumerate(
+        ("prometheus", "alertmanager", "node", "process", "blackbox", "postgres_exporter", "web")
+    )}  # fmt: skip
+    prom = config.prometheus(ports, FAULTS_DIR / "rules.yml")
+    targets = [
+        t for job in prom["scrape_configs"] for c in job["static_configs"] for t in c["targets"]
+    ]
+    assert all("127.0.0.1" in t for t in targets)
+    am = config.alertmanager("http://127.0.0.1:9/alerts/alertmanager", "secret")
+    assert (
+        am["receivers"][0]["webhook_configs"][0]["http_config"]["authorization"]["credentials"]
+        == "secret"
+    )
+    names = {r["alert"] for g in config.RULES["groups"] for r in g["rules"]}
+    assert {"HostHighCpuLoad", "HostOomKillDetected", "HostOutOfDiskSpace", "TargetDown",
+            "BlackboxProbeFailed", "PostgresqlTooManyConnections"} <= names  # fmt: skip
