@@ -13,7 +13,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-
 #: The processes this `whytree` started, kept until reaped (a detached child dropped while
 #: running is a ResourceWarning; its exit must still be collected).
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
