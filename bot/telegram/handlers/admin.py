@@ -28,21 +28,21 @@ log = logging.getLogger(__name__)
 
 ADMIN_COMMANDS = [
     ("stats [24h|7d|30d]", N_("answers, strategies, confidence, tokens, users")),
-    ("users [page]", N_("everyone who wrote to me")),
+    (N_("users [page]"), N_("everyone who wrote to me")),
     ("user ID", N_("role, status, usage, last seen")),
-    ("ban ID [reason]", N_("refuse a user")),
+    (N_("ban ID [reason]"), N_("refuse a user")),
     ("unban ID", N_("lift a ban")),
     ("allow ID", N_("add to the allowlist")),
     ("disallow ID", N_("remove from the allowlist")),
-    ("trees [n]", N_("recent analyses")),
+    (N_("trees [n]"), N_("recent analyses")),
     ("tree ID", N_("show one analysis tree")),
     ("revoke_links ID", N_("end the browser links to one analysis")),
     ("health", N_("database, LLM, job queue, version, uptime")),
     ("runbooks", N_("loaded runbooks and load errors")),
     ("reload_runbooks", N_("read the runbook files again")),
-    ("audit [n]", N_("recent admin actions")),
+    (N_("audit [n]"), N_("recent admin actions")),
     ("apikeys", N_("HTTP API keys (whytree apikey create makes one)")),
-    ("apikey_revoke NAME", N_("end an HTTP API key")),
+    (N_("apikey_revoke NAME"), N_("end an HTTP API key")),
 ]
 
 #: Appended to /help for admins (English; `admin_help` in the update's language).
@@ -53,7 +53,7 @@ ADMIN_HELP = "\n\n<b>Admin commands</b>\n" + "\n".join(
 
 def admin_help() -> str:
     """The admin part of /help in the update's language."""
-    lines = (f"/{command} — {_(description)}" for command, description in ADMIN_COMMANDS)
+    lines = (f"/{_(command)} — {_(description)}" for command, description in ADMIN_COMMANDS)
     return "\n\n<b>" + _("Admin commands") + "</b>\n" + "\n".join(lines)
 
 
