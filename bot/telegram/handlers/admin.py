@@ -27,33 +27,33 @@ from reasoning_core.ports import AuditEntry, AuditStore
 log = logging.getLogger(__name__)
 
 ADMIN_COMMANDS = [
-    ("stats [24h|7d|30d]", N_("answers, strategies, confidence, tokens, users")),
-    (N_("users [page]"), N_("everyone who wrote to me")),
-    ("user ID", N_("role, status, usage, last seen")),
-    (N_("ban ID [reason]"), N_("refuse a user")),
-    ("unban ID", N_("lift a ban")),
-    ("allow ID", N_("add to the allowlist")),
-    ("disallow ID", N_("remove from the allowlist")),
-    (N_("trees [n]"), N_("recent analyses")),
-    ("tree ID", N_("show one analysis tree")),
-    ("revoke_links ID", N_("end the browser links to one analysis")),
-    ("health", N_("database, LLM, job queue, version, uptime")),
-    ("runbooks", N_("loaded runbooks and load errors")),
-    ("reload_runbooks", N_("read the runbook files again")),
-    (N_("audit [n]"), N_("recent admin actions")),
-    ("apikeys", N_("HTTP API keys (whytree apikey create makes one)")),
-    (N_("apikey_revoke NAME"), N_("end an HTTP API key")),
+    ("/stats [24h|7d|30d]", N_("answers, strategies, confidence, tokens, users")),
+    (N_("/users [page]"), N_("everyone who wrote to me")),
+    ("/user ID", N_("role, status, usage, last seen")),
+    (N_("/ban ID [reason]"), N_("refuse a user")),
+    ("/unban ID", N_("lift a ban")),
+    ("/allow ID", N_("add to the allowlist")),
+    ("/disallow ID", N_("remove from the allowlist")),
+    (N_("/trees [n]"), N_("recent analyses")),
+    ("/tree ID", N_("show one analysis tree")),
+    ("/revoke_links ID", N_("end the browser links to one analysis")),
+    ("/health", N_("database, LLM, job queue, version, uptime")),
+    ("/runbooks", N_("loaded runbooks and load errors")),
+    ("/reload_runbooks", N_("read the runbook files again")),
+    (N_("/audit [n]"), N_("recent admin actions")),
+    ("/apikeys", N_("HTTP API keys (whytree apikey create makes one)")),
+    (N_("/apikey_revoke NAME"), N_("end an HTTP API key")),
 ]
 
 #: Appended to /help for admins (English; `admin_help` in the update's language).
 ADMIN_HELP = "\n\n<b>Admin commands</b>\n" + "\n".join(
-    f"/{command} — {description}" for command, description in ADMIN_COMMANDS
+    f"{command} — {description}" for command, description in ADMIN_COMMANDS
 )
 
 
 def admin_help() -> str:
     """The admin part of /help in the update's language."""
-    lines = (f"/{_(command)} — {_(description)}" for command, description in ADMIN_COMMANDS)
+    lines = (f"{_(command)} — {_(description)}" for command, description in ADMIN_COMMANDS)
     return "\n\n<b>" + _("Admin commands") + "</b>\n" + "\n".join(lines)
 
 
