@@ -75,7 +75,7 @@ lint: $(STAMP)
 ## pgettext(language, context, msgid) / N_(msgid) and
 ## aiogram's _(msgid) / __(msgid) in the bot.
 I18N_DIR      := reasoning_core/i18n/locales
-I18N_KEYWORDS := -k gettext:2 -k ngettext:2,3 -k pgettext:2c,3 -k N_ -k _:1,2 -k __:1,2
+I18N_KEYWORDS := -k gettext:2 -k ngettext:2,3 -k pgettext:2c,3 -k N_ -k _:1,1t -k _:1,2 -k __:1,1t -k __:1,2
 i18n: $(STAMP)
 	$(BIN)/pybabel extract -F babel.cfg --no-default-keywords $(I18N_KEYWORDS) \
 		--no-location --sort-output --omit-header -o $(I18N_DIR)/whytree.pot .

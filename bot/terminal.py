@@ -16,6 +16,7 @@ from typing import TextIO
 from bot.replies.rendering import confidence_tag, reply_words
 from bot.telegram.input_text import clean_text
 from reasoning_core.events import AnswerEvent
+from reasoning_core.i18n import gettext
 from reasoning_core.models import (
     UNCERTAINTY_THRESHOLD,
     Answer,
@@ -26,28 +27,20 @@ from reasoning_core.models import (
 from reasoning_core.ports import UserStore
 from reasoning_core.service import ReasoningService
 
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "hint": "  (answer with a number, or type your own answer; /cancel to drop it)",
-        "hello": "whytree chat — hello {user}. /new starts a new session, /quit leaves.",
-        "prompt": "you> ",
-        "new": "(new session)",
-        "cancelled": "(cancelled)",
-        "nothing": "(nothing to cancel)",
-    },
-    "ru": {
-        "hint": "  (ответьте номером или напишите свой ответ; /cancel — отменить вопрос)",
-        "hello": "whytree — здравствуйте, {user}. /new — новая сессия, /quit — выход.",
-        "prompt": "вы> ",
-        "new": "(новая сессия)",
-        "cancelled": "(отменено)",
-        "nothing": "(отменять нечего)",
-    },
-}
-
 
 def _words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
+    return {
+        "hint": gettext(
+            language, "  (answer with a number, or type your own answer; /cancel to drop it)"
+        ),
+        "hello": gettext(
+            language, "whytree chat — hello {user}. /new starts a new session, /quit leaves."
+        ),
+        "prompt": gettext(language, "you> "),
+        "new": gettext(language, "(new session)"),
+        "cancelled": gettext(language, "(cancelled)"),
+        "nothing": gettext(language, "(nothing to cancel)"),
+    }
 
 
 def locale_language() -> Language:

@@ -6,31 +6,7 @@ import html
 from collections.abc import Mapping
 from datetime import datetime
 
-from reasoning_core.models import Language
-
-_WORDS: dict[Language, dict[str, str]] = {
-    "en": {
-        "firing": "🔔 <b>{alert}</b> is firing{labels}",
-        "investigated": "whytree investigated it with runbook <code>{runbook}</code>; "
-        "the report follows.",
-        "unmapped": "No runbook for alert {alert}: add it to the alert mapping (ALERT_MAPPING) "
-        "to have it investigated.",
-        "bad_label": "Alert {alert}: the value of label {label} is not a plain name, so it was "
-        "not investigated.",
-        "failed": "The investigation of this alert failed; see the bot's log.",
-        "resolved": "✅ Resolved at {time}",
-    },
-    "ru": {
-        "firing": "🔔 <b>{alert}</b> сработал{labels}",
-        "investigated": "whytree проверил его по runbook <code>{runbook}</code>; отчёт ниже.",
-        "unmapped": "Нет runbook для алерта {alert}: добавьте его в соответствие алертов "
-        "(ALERT_MAPPING), чтобы он проверялся.",
-        "bad_label": "Алерт {alert}: значение метки {label} — не простое имя, поэтому он не "
-        "проверялся.",
-        "failed": "Проверка этого алерта не удалась; подробности в журнале бота.",
-        "resolved": "✅ Решён в {time}",
-    },
-}
+from reasoning_core.i18n import gettext
 
 #: Labels shown in the header besides the alert's name (the rest are in Alertmanager),
 #: and the characters shown of each value.
@@ -43,7 +19,25 @@ def _cut(value: str) -> str:
 
 
 def words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
+    return {
+        "firing": gettext(language, "🔔 <b>{alert}</b> is firing{labels}"),
+        "investigated": gettext(
+            language,
+            "whytree investigated it with runbook <code>{runbook}</code>; the report follows.",
+        ),
+        "unmapped": gettext(
+            language,
+            "No runbook for alert {alert}: add it to the alert mapping (ALERT_MAPPING) "
+            "to have it investigated.",
+        ),
+        "bad_label": gettext(
+            language,
+            "Alert {alert}: the value of label {label} is not a plain name, so it was "
+            "not investigated.",
+        ),
+        "failed": gettext(language, "The investigation of this alert failed; see the bot's log."),
+        "resolved": gettext(language, "✅ Resolved at {time}"),
+    }
 
 
 def header_html(alert: str, labels: Mapping[str, str], language: str) -> str:

@@ -33,8 +33,8 @@ from pydantic import ValidationError
 from bot.delivery.context import Delivery, delivering
 from bot.delivery.limits import chat_lock_name
 from bot.delivery.ports import Arrival, Inbox, InboxItem, Leases
-from bot.telegram.language import pick
 from reasoning_core.errors import StoreError, StoreUnavailableError
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.understanding import detect_language
 
 log = logging.getLogger(__name__)
@@ -42,14 +42,11 @@ log = logging.getLogger(__name__)
 #: Far above any real update (a 4096-character message with entities is ~30 KB).
 MAX_UPDATE_BYTES = 256 * 1024
 
-_POISON = {
-    "en": "Sorry — I could not process your message after several attempts, so I have "
+_POISON = N_(
+    "Sorry — I could not process your message after several attempts, so I have "
     "set it aside. Please send it again in other words; if it keeps happening, tell "
-    "your admin.",
-    "ru": "Извините — не получилось обработать ваше сообщение после нескольких попыток, "
-    "и я его отложил. Пожалуйста, сформулируйте иначе и пришлите снова; если повторится, "
-    "сообщите администратору.",
-}
+    "your admin."
+)
 
 
 def process_name() -> str:
@@ -329,7 +326,7 @@ class InboxWorker:
         text = message.get("text") if isinstance(message, dict) else None
         language = detect_language(text) if isinstance(text, str) and text else "en"
         with delivering(delivery):  # key i{row}:10000: the notice is sent once
-            await self._bot.send_message(item.chat_id, pick(_POISON, language))
+            await self._bot.send_message(item.chat_id, gettext(language, _POISON))
 
     async def _renew(self, item: InboxItem, delivery: Delivery) -> None:
         """Keep the update's lease (and its chat lock, deep slot) alive while it runs."""

@@ -13,6 +13,7 @@ from functools import partial
 from html import escape as _escape
 from html import unescape
 
+from reasoning_core.i18n import gettext
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, ConfidenceLevel, confidence_level
 
 TELEGRAM_LIMIT = 4096
@@ -23,27 +24,16 @@ escape = partial(_escape, quote=False)
 _MARKS = {ConfidenceLevel.HIGH: "🟢", ConfidenceLevel.MEDIUM: "🟡", ConfidenceLevel.LOW: "🔴"}
 _TAG = re.compile(r"<(/?)([a-z]+)(?:\s[^>]*)?>")
 
-#: The words every reply adds to the answer's own text.
-REPLY_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "high": "high confidence",
-        "medium": "medium confidence",
-        "low": "low confidence",
-        "assumptions": "Assumptions",
-        "unsure": "Unsure",
-    },
-    "ru": {
-        "high": "высокая уверенность",
-        "medium": "средняя уверенность",
-        "low": "низкая уверенность",
-        "assumptions": "Допущения",
-        "unsure": "Не уверен",
-    },
-}
-
 
 def reply_words(language: str) -> dict[str, str]:
-    return REPLY_WORDS["ru" if language == "ru" else "en"]
+    """The words every reply adds to the answer's own text, in `language`."""
+    return {
+        "high": gettext(language, "high confidence"),
+        "medium": gettext(language, "medium confidence"),
+        "low": gettext(language, "low confidence"),
+        "assumptions": gettext(language, "Assumptions"),
+        "unsure": gettext(language, "Unsure"),
+    }
 
 
 def confidence_tag(confidence: float, language: str = "en") -> str:

@@ -23,6 +23,7 @@ from bot.replies.report_html import render_report, tree_button
 from bot.telegram.keyboards import clarification_keyboard
 from bot.trees.page.links import TreeLinks
 from reasoning_core.errors import StoreError
+from reasoning_core.i18n import gettext
 from reasoning_core.models import Answer
 from reasoning_core.tree.report import report_of
 
@@ -30,10 +31,6 @@ log = logging.getLogger(__name__)
 
 DEFAULT_MAX_REPLY_MESSAGES = 3
 ANSWER_FILENAME = "answer.txt"
-_CUT_NOTE = {
-    "en": "✂️ The answer is longer than {n} messages: all of it is in the file below, {file}.",
-    "ru": "✂️ Ответ длиннее {n} сообщений: целиком он в файле ниже, {file}.",
-}
 _NOTE_ROOM = 200  # characters kept free in every part for the note
 
 
@@ -84,7 +81,10 @@ def html_reply(
     if len(parts) <= max_messages:
         return Reply(parts=tuple(parts), buttons=buttons)
     parts = split_html(html, TELEGRAM_LIMIT - _NOTE_ROOM)[:max_messages]
-    note = _CUT_NOTE["ru" if language == "ru" else "en"]
+    note = gettext(
+        language,
+        "✂️ The answer is longer than {n} messages: all of it is in the file below, {file}.",
+    )
     parts[-1] += "\n\n<i>" + escape(note.format(n=max_messages, file=ANSWER_FILENAME))
     parts[-1] += "</i>"
     document = File(strip_tags(html).encode("utf-8"), ANSWER_FILENAME)

@@ -7,46 +7,12 @@ from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.replies.rendering import confidence_tag, escape
+from reasoning_core.i18n import gettext, pgettext
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer
 from reasoning_core.tree.report import Report
 
 #: Tree lines per page: well under Telegram's 4096 characters even for long lines.
 TREE_PAGE_LINES = 30
-
-_LABELS = {
-    "en": {
-        "title": "🔎 Deep analysis",
-        "primary": "Primary cause",
-        "not_established": "Cause not established — best candidate",
-        "conclusion": "Conclusion",
-        "secondary": "Secondary factors",
-        "evidence": "Evidence",
-        "recommendations": "Recommendations",
-        "unsure": "Unsure",
-        "not_checked": "Could not check",
-        "planner": "planner",
-        "assumptions": "Assumptions",
-        "tree": "🌳 Show reasoning tree",
-        "browser": "🌐 Open in browser",
-        "text_view": "📝 Text view",
-    },
-    "ru": {
-        "title": "🔎 Глубокий анализ",
-        "primary": "Основная причина",
-        "not_established": "Причина не установлена — наиболее вероятно",
-        "conclusion": "Вывод",
-        "secondary": "Дополнительные факторы",
-        "evidence": "Факты",
-        "recommendations": "Рекомендации",
-        "unsure": "Не уверен",
-        "not_checked": "Не удалось проверить",
-        "planner": "планировщик",
-        "assumptions": "Допущения",
-        "tree": "🌳 Показать дерево рассуждений",
-        "browser": "🌐 Открыть в браузере",
-        "text_view": "📝 Текстом",
-    },
-}
 
 
 class TreeCallback(CallbackData, prefix="tree"):
@@ -65,7 +31,22 @@ class TreePictureCallback(CallbackData, prefix="treepic"):
 
 
 def labels(language: str) -> dict[str, str]:
-    return _LABELS["ru" if language == "ru" else "en"]
+    return {
+        "title": gettext(language, "🔎 Deep analysis"),
+        "primary": gettext(language, "Primary cause"),
+        "not_established": gettext(language, "Cause not established — best candidate"),
+        "conclusion": gettext(language, "Conclusion"),
+        "secondary": gettext(language, "Secondary factors"),
+        "evidence": pgettext(language, "report section", "Evidence"),
+        "recommendations": gettext(language, "Recommendations"),
+        "unsure": gettext(language, "Unsure"),
+        "not_checked": gettext(language, "Could not check"),
+        "planner": gettext(language, "planner"),
+        "assumptions": gettext(language, "Assumptions"),
+        "tree": gettext(language, "🌳 Show reasoning tree"),
+        "browser": gettext(language, "🌐 Open in browser"),
+        "text_view": gettext(language, "📝 Text view"),
+    }
 
 
 def render_report(report: Report, answer: Answer, language: str) -> str:

@@ -4,12 +4,13 @@ A reply to a question speaks the question's language (the answer carries it:
 `Answer.language`). A notice about a message that is not answered (busy, too
 long, rate limited) speaks the language of that message's text, detected as the
 reasoning core detects it; a command or a button without text of its own speaks
-the language the user's Telegram app is set to.
+the language the user's Telegram app is set to. `event_language` is that rule for an
+update: the i18n middleware (bot/telegram/middlewares/i18n.py) sets it for the handlers.
 """
 
 from __future__ import annotations
 
-from aiogram.types import User
+from aiogram.types import CallbackQuery, Message, TelegramObject, User
 
 from reasoning_core.models import Language
 from reasoning_core.understanding.parse import detect_language
@@ -32,6 +33,14 @@ def message_language(text: str | None, user: User | None) -> Language:
     return user_language(user)
 
 
-def pick(table: dict[str, str], language: str) -> str:
-    """The entry of a {"en": ..., "ru": ...} table for `language` (English unless Russian)."""
-    return table["ru"] if language == "ru" else table["en"]
+def event_language(event: TelegramObject, user: User | None) -> Language:
+    """The language of an update's replies: a message's words (a command's: the user's
+    app language), else the user's app language (a button press)."""
+    if isinstance(event, Message):
+        text = event.text if event.text is not None else event.caption
+        if text is None or text.startswith("/"):
+            return user_language(user)
+        return message_language(text, user)
+    if isinstance(event, CallbackQuery):
+        return user_language(event.from_user)
+    return user_language(user)

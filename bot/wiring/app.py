@@ -60,6 +60,7 @@ from bot.telegram.middlewares import (
     OneQuestionPerChatMiddleware,
     UserMiddleware,
 )
+from bot.telegram.middlewares.i18n import LanguageMiddleware, catalogues
 from bot.telegram.session import install_request_middlewares
 from bot.telegram.webhook import build_webhook_app, webhook_path
 from bot.trees.page import AnalysisPages, TreeLinks
@@ -409,6 +410,9 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
     dp.message.outer_middleware(user_middleware)
     dp.edited_message.outer_middleware(user_middleware)
     dp.callback_query.outer_middleware(user_middleware)
+    language = LanguageMiddleware(catalogues())  # before access: refusals speak it too
+    for observer in (dp.message, dp.edited_message, dp.callback_query):
+        observer.outer_middleware(language)
     dp.message.middleware(OneQuestionPerChatMiddleware(dp["chat_locks"]))
     install_ops(dp, runtime.ops)
     dp.include_routers(

@@ -297,6 +297,10 @@ class FakeTelegramServer:
             return self._push({"edited_message": message})
         return self._push({"message": message})
 
+    def set_user_language(self, user_id: int, language_code: str) -> None:
+        """The language `user_id`'s Telegram app is set to, sent with their updates."""
+        self.state.user_languages[user_id] = language_code
+
     def push_callback(self, chat_id: int, user_id: int, data: str, message_id: int) -> int:
         """Queue a button press on the bot's message `message_id`; returns the update_id."""
         query = self.state.callback_query(

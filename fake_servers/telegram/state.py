@@ -71,6 +71,8 @@ class TelegramState:
         self.bot_username = bot_username
         self.chats: dict[int, dict[str, Any]] = {}
         self.messages: dict[tuple[int, int], dict[str, Any]] = {}
+        #: The language each user's Telegram app is set to ("en" unless set).
+        self.user_languages: dict[int, str] = {}
         self.commands: list[dict[str, Any]] = []
         self.webhook_url = ""  # set it to see a webhook in getWebhookInfo
         self.webhook_secret = ""
@@ -186,7 +188,9 @@ class TelegramState:
         chat = self.chats.setdefault(chat_id, chat_json(chat_id, chat_type, username=username))
         message: dict[str, Any] = {
             "message_id": self.next_message_id(chat_id),
-            "from": user_json(user_id, username=username),
+            "from": user_json(
+                user_id, username=username, language_code=self.user_languages.get(user_id, "en")
+            ),
             "chat": chat,
             "date": now(),
             **content_fields(content, text, entities, next(self._serial)),
@@ -228,7 +232,7 @@ class TelegramState:
         }
         return {
             "id": query_id,
-            "from": user_json(user_id),
+            "from": user_json(user_id, language_code=self.user_languages.get(user_id, "en")),
             "chat_instance": f"ci{chat_id}",
             "message": copy.deepcopy(message),
             "data": data,

@@ -25,13 +25,13 @@ def now() -> int:
 
 
 def user_json(
-    user_id: int, *, username: str | None = None, is_bot: bool = False
+    user_id: int, *, username: str | None = None, is_bot: bool = False, language_code: str = "en"
 ) -> dict[str, Any]:
     user: dict[str, Any] = {
         "id": user_id,
         "is_bot": is_bot,
         "first_name": f"User{user_id}" if not is_bot else "Whytree Test Bot",
-        "language_code": "en",
+        "language_code": language_code,
     }
     if username:
         user["username"] = username

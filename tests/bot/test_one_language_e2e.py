@@ -4,10 +4,11 @@ The demo data (seed 7) and no LLM, through the fake Telegram server: deep report
 kind of incident, a rise, a period outside the data, an unknown cell, a clarification
 answered with its button, a decline, a quick answer without a model, a deep analysis
 that fails, a second question while the first runs, a message too long, an edited
-message and a photo. Everything the bot shows is collected — messages, live progress
-lines and their edits, button labels, button notices — and must hold no word of the
-other language (tests/language.py says what is not a word). `whytree chat` is held to
-the same in both languages: its replies, hints, its own lines and the progress it prints.
+message and a photo; every admin command, and the access refusals. Everything the bot
+shows is collected — messages, live progress lines and their edits, button labels, button
+notices — and must hold no word of the other language (tests/language.py says what is not
+a word). `whytree chat` is held to the same in both languages: its replies, hints, its own
+lines and the progress it prints.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from demo.loader import load_demo
 from fake_servers.telegram.server import FakeTelegramServer
 from fake_servers.telegram.updates import Content
 from storage.pool import create_pool
+from tests.bot.ops_helpers import ADMIN, OTHER_ADMIN, USER, ops_settings, say
 from tests.bot.replies import buttons, replies, wait_for_replies
 from tests.language import foreign_words
 
@@ -210,3 +212,76 @@ async def test_the_terminal_chat_speaks_the_questions_language(
     }[language]
     text = "\n".join(shown)
     assert all(part in text for part in expected), text[-2000:]
+
+
+#: Every admin command, with good and bad arguments (USER has written to the bot first).
+ADMIN_WALK = (
+    "/help", "/stats", "/stats 7d", "/stats never", "/users", "/users 9", "/users x",
+    f"/user {USER}", "/user", "/user abc", f"/ban {OTHER_ADMIN}", f"/ban {USER} spam",
+    f"/ban {USER}", f"/unban {USER}", f"/unban {USER}", f"/allow {USER}", f"/disallow {USER}",
+    f"/disallow {OTHER_ADMIN}", "/user 999", "/trees", "/trees 0", "/tree", "/tree t1",
+    "/tree a?b", "/revoke_links", "/revoke_links t1", "/health", "/runbooks",
+    "/reload_runbooks", "/apikeys", "/apikey_revoke", "/apikey_revoke nope", "/usage",
+    "/audit 100",
+)  # fmt: skip
+
+
+async def _walk_admin(telegram: FakeTelegramServer, admin: int) -> dict[str, str]:
+    return {command: await say(telegram, admin, command) for command in ADMIN_WALK}
+
+
+async def test_admin_replies_speak_the_admins_language(
+    database_url: str, telegram: FakeTelegramServer
+) -> None:
+    """A Russian-speaking admin gets every admin reply in Russian, an English one in English
+    (the app's language: commands have no words of their own)."""
+    telegram.set_user_language(ADMIN, "ru")
+    settings = ops_settings(database_url, telegram, None)
+    async with running_bot(settings, telegram):
+        await say(telegram, USER, "/start")
+        by_language = {"ru": await _walk_admin(telegram, ADMIN)}
+        by_language["en"] = await _walk_admin(telegram, OTHER_ADMIN)
+    for walked in by_language.values():  # the audit trail's entries are data, as recorded
+        walked["/audit 100"] = walked["/audit 100"].splitlines()[0]
+    mixed = {
+        f"{language} {command}": (words, text[:300])
+        for language, walked in by_language.items()
+        for command, text in walked.items()
+        if (words := foreign_words(text, language, quoted=["spam"]))
+    }
+    assert not mixed, mixed
+    ru, en = by_language["ru"], by_language["en"]
+    assert "Команды администратора" in ru["/help"] and "Admin commands" in en["/help"]
+    assert "Статистика за 24h" in ru["/stats"] and "Stats, last 24h" in en["/stats"]
+    assert "Страницы 9 нет: всего 1 страница" in ru["/users 9"]
+    assert "there is 1 page" in en["/users 9"]
+    assert "Заблокирован" in ru[f"/ban {USER} spam"] and "Причина: spam" in ru[f"/ban {USER} spam"]
+    assert "администраторы не могут блокировать" in ru[f"/ban {OTHER_ADMIN}"]
+    assert "Отозвано 0 ссылок" in ru["/revoke_links t1"]
+    assert "Revoked 0 link(s)" in en["/revoke_links t1"]
+    assert "Состояние" in ru["/health"] and "Health" in en["/health"]
+    assert "Журнал аудита" in ru["/audit 100"] and "Audit trail" in en["/audit 100"]
+
+
+async def test_refusals_speak_the_users_language(
+    database_url: str, telegram: FakeTelegramServer
+) -> None:
+    """A banned or not-allowlisted user is refused in the language of the message, else of
+    their app; a refused button press too."""
+    telegram.set_user_language(USER, "ru")
+    settings = ops_settings(database_url, telegram, None, access_mode="allowlist")
+    async with running_bot(settings, telegram):
+        not_allowed = {text: await say(telegram, USER, text) for text in ("/start", "почему?")}
+        english = await say(telegram, USER, "why is the sky blue?")
+        await say(telegram, ADMIN, f"/allow {USER}")
+        await say(telegram, ADMIN, f"/ban {USER}")
+        banned = {text: await say(telegram, USER, text) for text in ("/help", "почему?")}
+        telegram.push_callback(USER, USER, "clar:abcdefgh:0:0", message_id=1)
+        await telegram.wait_for(lambda: bool(telegram.callback_answers))
+        [alert] = telegram.callback_answers
+    for text in not_allowed.values():
+        assert "приглашённым" in text and f"<code>{USER}</code>" in text
+        assert not foreign_words(text, "ru"), text
+    assert "invited users only" in english and not foreign_words(english, "en")
+    for text in (*banned.values(), str(alert.params["text"])):
+        assert text == "⛔ Вам закрыт доступ к этому боту.", text

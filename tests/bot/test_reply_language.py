@@ -4,24 +4,26 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 from aiogram.types import User
+from babel.messages.extract import extract_from_dir
+from babel.messages.frontend import parse_keywords
 
-from bot import terminal
-from bot.replies import rendering, report_html
 from bot.replies.rendering import confidence_tag, render_answer
-from bot.telegram.handlers import clarify, common, fallback, memory, questions, usage
 from bot.telegram.handlers.common import RUSSIAN_COMMANDS
 from bot.telegram.handlers.memory import render_memory
 from bot.telegram.language import message_language, user_language
-from bot.telegram.middlewares import one_question, rate_limit
 from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
 from bot.terminal import format_answer, locale_language
+from reasoning_core.i18n import gettext, ngettext, pgettext
 from reasoning_core.models import Answer, ClarificationPrompt
 from reasoning_core.ports import MemoryEntry
 from tests.language import english_words, russian_words
+
+REPO = Path(__file__).resolve().parents[2]
 
 
 def user(code: str | None) -> User:
@@ -83,44 +85,40 @@ def test_the_terminal_greets_in_the_locales_language(monkeypatch: pytest.MonkeyP
     assert locale_language() == "en"
 
 
-def _tables() -> dict[str, dict[str, Any]]:
-    """Every {language: text} table of the bot's own words, by where it lives."""
-    return {
-        "memory": memory._WORDS,
-        "usage": usage._WORDS,
-        "clarify": clarify._WORDS,
-        "start": common._START,
-        "help": common._HELP,
-        "new": common._NEW,
-        "edited": fallback._EDITED,
-        "unknown command": fallback._UNKNOWN_COMMAND,
-        "unsupported": fallback._UNSUPPORTED,
-        "not text": questions._NOT_TEXT,
-        "too long": questions._TOO_LONG,
-        "busy": one_question._BUSY,
-        "rate limit": rate_limit._WORDS,
-        "reply": rendering.REPLY_WORDS,
-        "report": report_html._LABELS,
-        "terminal": terminal._WORDS,
-    }
+def _bot_texts() -> list[tuple[str, str]]:
+    """Every text of the bot's own (extracted from bot/ as `make i18n` does) and its Russian."""
+    keywords = _catalogue_keywords()
+    texts = []
+    for _file, _line, message, _comments, context in extract_from_dir(
+        REPO / "bot", keywords=keywords
+    ):
+        if not isinstance(message, str):  # a plural: its Russian forms for 1, 2 and 5
+            singular, plural = message[0], message[1]
+            texts += [(plural if n > 1 else singular, ngettext("ru", singular, plural, n))
+                      for n in (1, 2, 5)]  # fmt: skip
+        elif context is None:
+            texts.append((message, gettext("ru", message)))
+        else:
+            texts.append((message, pgettext("ru", context, message)))
+    return texts
+
+
+def _catalogue_keywords() -> dict[str, Any]:
+    match = re.search(r"^I18N_KEYWORDS\s*:=(.*)$", (REPO / "Makefile").read_text(), re.M)
+    assert match, "the Makefile's I18N_KEYWORDS"
+    return dict(parse_keywords(re.findall(r"-k\s+(\S+)", match.group(1))))
 
 
 _PLACEHOLDER = re.compile(r"\{[a-z_]+(?::[^}]*)?\}")
 
 
-def _texts(value: Any) -> list[str]:
-    texts = [str(v) for v in value.values()] if isinstance(value, dict) else [str(value)]
-    return [_PLACEHOLDER.sub(" ", text) for text in texts]
-
-
-@pytest.mark.parametrize("name", list(_tables()))
-def test_each_table_of_the_bots_words_holds_one_language_per_entry(name: str) -> None:
-    table = _tables()[name]
-    assert set(table) == {"en", "ru"}, name
-    for text in _texts(table["ru"]):
-        assert not english_words(text.replace("TELEGRAM_BOT_TOKEN", "")), (name, text)
-    for text in _texts(table["en"]):
-        assert not russian_words(text), (name, text)
+def test_each_text_of_the_bot_holds_one_language_in_each_catalogue() -> None:
+    texts = _bot_texts()
+    assert len(texts) > 150
+    for english, russian in texts:
+        assert russian != english or not english_words(english), english
+        assert not english_words(_PLACEHOLDER.sub(" ", russian)), (english, russian)
+        assert not russian_words(_PLACEHOLDER.sub(" ", english)), english
 
 
 def test_memory_listing_in_russian() -> None:

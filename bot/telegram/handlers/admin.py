@@ -15,38 +15,47 @@ from typing import Any
 from aiogram import BaseMiddleware, Router
 from aiogram.filters import BaseFilter, CommandObject
 from aiogram.types import Message, TelegramObject
+from aiogram.utils.i18n import gettext as _
 
 from bot.telegram.handlers import admin_api_keys, admin_reports, admin_trees, admin_users, usage
 from bot.telegram.handlers.admin_args import ArgumentError
 from bot.telegram.middlewares.base import Handler
 from reasoning_core.errors import StoreError
+from reasoning_core.i18n import N_
 from reasoning_core.ports import AuditEntry, AuditStore
 
 log = logging.getLogger(__name__)
 
 ADMIN_COMMANDS = [
-    ("stats [24h|7d|30d]", "answers, strategies, confidence, tokens, users"),
-    ("users [page]", "everyone who wrote to me"),
-    ("user ID", "role, status, usage, last seen"),
-    ("ban ID [reason]", "refuse a user"),
-    ("unban ID", "lift a ban"),
-    ("allow ID", "add to the allowlist"),
-    ("disallow ID", "remove from the allowlist"),
-    ("trees [n]", "recent analyses"),
-    ("tree ID", "show one analysis tree"),
-    ("revoke_links ID", "end the browser links to one analysis"),
-    ("health", "database, LLM, job queue, version, uptime"),
-    ("runbooks", "loaded runbooks and load errors"),
-    ("reload_runbooks", "read the runbook files again"),
-    ("audit [n]", "recent admin actions"),
-    ("apikeys", "HTTP API keys (whytree apikey create makes one)"),
-    ("apikey_revoke NAME", "end an HTTP API key"),
+    ("/stats [24h|7d|30d]", N_("answers, strategies, confidence, tokens, users")),
+    (N_("/users [page]"), N_("everyone who wrote to me")),
+    ("/user ID", N_("role, status, usage, last seen")),
+    (N_("/ban ID [reason]"), N_("refuse a user")),
+    ("/unban ID", N_("lift a ban")),
+    ("/allow ID", N_("add to the allowlist")),
+    ("/disallow ID", N_("remove from the allowlist")),
+    (N_("/trees [n]"), N_("recent analyses")),
+    ("/tree ID", N_("show one analysis tree")),
+    ("/revoke_links ID", N_("end the browser links to one analysis")),
+    ("/health", N_("database, LLM, job queue, version, uptime")),
+    ("/runbooks", N_("loaded runbooks and load errors")),
+    ("/reload_runbooks", N_("read the runbook files again")),
+    (N_("/audit [n]"), N_("recent admin actions")),
+    ("/apikeys", N_("HTTP API keys (whytree apikey create makes one)")),
+    (N_("/apikey_revoke NAME"), N_("end an HTTP API key")),
 ]
 
-#: Appended to /help for admins.
+#: Appended to /help for admins (English; `admin_help` in the update's language).
 ADMIN_HELP = "\n\n<b>Admin commands</b>\n" + "\n".join(
-    f"/{command} — {description}" for command, description in ADMIN_COMMANDS
+    f"{command} — {description}" for command, description in ADMIN_COMMANDS
 )
+
+
+def admin_help() -> str:
+    """The admin part of /help in the update's language."""
+    lines = (f"{_(command)} — {_(description)}" for command, description in ADMIN_COMMANDS)
+    return "\n\n<b>" + _("Admin commands") + "</b>\n" + "\n".join(lines)
+
 
 _TAG = re.compile(r"<[^>]+>")
 

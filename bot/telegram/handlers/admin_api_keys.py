@@ -12,45 +12,58 @@ import html
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
+from aiogram.utils.i18n import gettext as _
 
 from bot.operations.ops import Ops
 from bot.telegram.handlers.admin_args import ArgumentError, shown, split_args
 from bot.telegram.handlers.admin_format import answer_long, when
+from reasoning_core.i18n import N_
 
-_NOT_WIRED = "The HTTP API's keys are not available in this process."
+_NOT_WIRED = N_("The HTTP API's keys are not available in this process.")
 
 
 async def api_keys_handler(message: Message, ops: Ops) -> str:
     if ops.api_keys is None:
-        raise ArgumentError(_NOT_WIRED)
+        raise ArgumentError(_(_NOT_WIRED))
     keys = await ops.api_keys.list()
     if not keys:
         await message.answer(
-            "No API keys. Make one on the server: <code>whytree apikey create NAME --user ID"
-            "</code>"
+            _(
+                "No API keys. Make one on the server: "
+                "<code>whytree apikey create NAME --user ID</code>"
+            )
         )
         return "none"
-    lines = ["🔑 <b>HTTP API keys</b> (/apikey_revoke NAME ends one)"]
+    lines = [_("🔑 <b>HTTP API keys</b> (/apikey_revoke NAME ends one)")]
     for key in keys:
-        state = f"revoked {when(key.revoked_at)}" if key.revoked_at else "live"
-        limit = f"{key.rate_limit_per_min}/min" if key.rate_limit_per_min else "no rate limit"
+        state = _("live")
+        if key.revoked_at:
+            state = _("revoked {when}").format(when=when(key.revoked_at))
+        limit = _("no rate limit")
+        if key.rate_limit_per_min:
+            limit = _("{count}/min").format(count=key.rate_limit_per_min)
+        line = _("• <code>{name}</code> · user {user} · {limit} · {state} · made {when}")
         lines.append(
-            f"• <code>{html.escape(key.name)}</code> · user {key.user_id} · {limit} · "
-            f"{state} · made {when(key.created_at)}"
-        )
+            line.format(
+                name=html.escape(key.name), user=key.user_id, limit=limit, state=state,
+                when=when(key.created_at),
+            )
+        )  # fmt: skip
     await answer_long(message, "\n".join(lines))
     return f"listed {len(keys)}"
 
 
 async def api_key_revoke_handler(message: Message, command: CommandObject, ops: Ops) -> str:
     if ops.api_keys is None:
-        raise ArgumentError(_NOT_WIRED)
-    name, _ = split_args(command.args)
+        raise ArgumentError(_(_NOT_WIRED))
+    name, _rest = split_args(command.args)
     if not name:
-        raise ArgumentError("Which key? Usage: <code>/apikey_revoke NAME</code> (see /apikeys)")
+        raise ArgumentError(_("Which key? Usage: <code>/apikey_revoke NAME</code> (see /apikeys)"))
     if not await ops.api_keys.revoke(name):
-        raise ArgumentError(f"No live key named “{shown(name)}” (see /apikeys).")
-    await message.answer(f"🔑 Key <code>{html.escape(name)}</code> is revoked.")
+        text = _("No live key named “{name}” (see /apikeys).")
+        raise ArgumentError(text.format(name=shown(name)))
+    text = _("🔑 Key <code>{name}</code> is revoked.")
+    await message.answer(text.format(name=html.escape(name)))
     return f"revoked {name}"
 
 

@@ -1,8 +1,11 @@
-"""Parsing admin command arguments; a bad argument raises `ArgumentError` with the reply."""
+"""Parsing admin command arguments; a bad argument raises `ArgumentError` with the reply
+(in the update's language: run inside a handler)."""
 
 from __future__ import annotations
 
 import html
+
+from aiogram.utils.i18n import gettext as _
 
 #: PostgreSQL bigint; Telegram ids are far below it.
 _MAX_ID = 2**63 - 1
@@ -25,7 +28,7 @@ def shown(value: str) -> str:
 
 def split_args(args: str | None) -> tuple[str, str]:
     """The first word and the rest (both stripped)."""
-    first, _, rest = (args or "").strip().partition(" ")
+    first, _sep, rest = (args or "").strip().partition(" ")
     return first.strip(), rest.strip()
 
 
@@ -33,34 +36,31 @@ def parse_user_id(args: str | None, *, usage: str) -> tuple[int, str]:
     """A Telegram user id and whatever follows it."""
     first, rest = split_args(args)
     if not first:
-        raise ArgumentError(f"Which user? Usage: <code>{html.escape(usage)}</code>")
+        text = _("Which user? Usage: <code>{usage}</code>")
+        raise ArgumentError(text.format(usage=html.escape(usage)))
     if not first.isdigit() or not 0 < int(first) <= _MAX_ID:
-        raise ArgumentError(
-            f"“{shown(first)}” is not a user id: ids are positive numbers, as /users shows them."
-        )
+        text = _("“{value}” is not a user id: ids are positive numbers, as /users shows them.")
+        raise ArgumentError(text.format(value=shown(first)))
     return int(first), rest
 
 
 def parse_count(args: str | None, *, default: int, maximum: int, usage: str) -> int:
     """An optional positive count, capped at `maximum`."""
-    first, _ = split_args(args)
+    first, _rest = split_args(args)
     if not first:
         return default
     if not first.isdigit() or int(first) < 1:
-        raise ArgumentError(
-            f"“{shown(first)}” is not a positive number. Usage: <code>{html.escape(usage)}</code>"
-        )
+        text = _("“{value}” is not a positive number. Usage: <code>{usage}</code>")
+        raise ArgumentError(text.format(value=shown(first), usage=html.escape(usage)))
     return min(int(first), maximum)
 
 
 def parse_page(args: str | None, *, usage: str) -> int:
     """A page number from 1 (the caller checks the upper end)."""
-    first, _ = split_args(args)
+    first, _rest = split_args(args)
     if not first:
         return 1
     if not first.isdigit() or int(first) < 1:
-        raise ArgumentError(
-            f"“{shown(first)}” is not a page number: pages start at 1. "
-            f"Usage: <code>{html.escape(usage)}</code>"
-        )
+        text = _("“{value}” is not a page number: pages start at 1. Usage: <code>{usage}</code>")
+        raise ArgumentError(text.format(value=shown(first), usage=html.escape(usage)))
     return int(first)

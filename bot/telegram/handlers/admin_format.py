@@ -1,4 +1,4 @@
-"""Small text helpers shared by the admin commands' replies."""
+"""Small text helpers shared by the admin commands' replies (in the update's language)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import html
 from datetime import UTC, datetime
 
 from aiogram.types import Message
+from aiogram.utils.i18n import gettext as _
 
 from bot.replies.rendering import split_html
 from reasoning_core.ports import Account
@@ -13,7 +14,7 @@ from reasoning_core.ports import Account
 
 def when(moment: datetime | None) -> str:
     if moment is None:
-        return "never"
+        return _("never")
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
@@ -24,10 +25,12 @@ def duration(seconds: float) -> str:
     hours, rest = divmod(rest, 3600)
     minutes, secs = divmod(rest, 60)
     if days:
-        return f"{days} d {hours} h"
+        return _("{days} d {hours} h").format(days=days, hours=hours)
     if hours:
-        return f"{hours} h {minutes} min"
-    return f"{minutes} min" if minutes else f"{secs} s"
+        return _("{hours} h {minutes} min").format(hours=hours, minutes=minutes)
+    if minutes:
+        return _("{minutes} min").format(minutes=minutes)
+    return _("{seconds} s").format(seconds=secs)
 
 
 def who(account: Account) -> str:

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
+from aiogram.utils.i18n import gettext as _
 
 from bot.operations.ops import Ops
 from bot.telegram.handlers.admin_args import ArgumentError, parse_count, shown, split_args
@@ -27,50 +28,77 @@ def _pct(part: int, whole: int) -> str:
 
 
 def _seconds(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f} s"
+    return "—" if value is None else _("{seconds} s").format(seconds=f"{value:.1f}")
 
 
 def _strategy_line(s: StrategyStats) -> str:
     mean = "—" if s.mean_confidence is None else f"{s.mean_confidence:.2f}"
     low = _pct(s.below_threshold, s.questions)
-    return (
-        f"• {s.strategy}: {s.questions} · mean confidence {mean} · "
-        f"{s.below_threshold} below {UNCERTAINTY_THRESHOLD} ({low})"
-        f" · median {_seconds(s.median_seconds)} · p95 {_seconds(s.p95_seconds)}"
+    text = _(
+        "• {strategy}: {questions} · mean confidence {mean} · "
+        "{below} below {threshold} ({low}) · median {median} · p95 {p95}"
     )
+    return text.format(
+        strategy=_(s.strategy) if s.strategy else "", questions=s.questions, mean=mean,
+        below=s.below_threshold,
+        threshold=UNCERTAINTY_THRESHOLD, low=low, median=_seconds(s.median_seconds),
+        p95=_seconds(s.p95_seconds),
+    )  # fmt: skip
 
 
 def _jobs_line(jobs: dict[str, int]) -> str:
     counts = {state: jobs.get(state, 0) for state in ("done", "failed", "running")}
     others = {k: v for k, v in jobs.items() if k not in counts}
-    text = " / ".join(f"{v} {k}" for k, v in {**counts, **others}.items())
-    return f"Deep analyses (jobs): {text}"
+    text = " / ".join(f"{v} {_job_state(k)}" for k, v in {**counts, **others}.items())
+    return _("Deep analyses (jobs): {counts}").format(counts=text)
+
+
+def _job_state(state: str) -> str:
+    """A job's state in the update's language (an unknown one as it is stored)."""
+    states = {"done": _("done"), "failed": _("failed"), "running": _("running")}
+    return states.get(state, state)
 
 
 def format_stats(stats: Stats, label: str, reflections: float | None) -> str:
+    reflected = "—"
+    if reflections is not None:
+        reflected = _("{count} since this process started").format(count=f"{reflections:.0f}")
     lines = [
-        f"📊 <b>Stats, last {label}</b> (since {when(stats.since)})",
-        f"Questions: {stats.questions} · below {UNCERTAINTY_THRESHOLD}: {stats.below_threshold}"
-        f" ({_pct(stats.below_threshold, stats.questions)}) · active users: {stats.active_users}",
+        _("📊 <b>Stats, last {label}</b> (since {since})").format(
+            label=label, since=when(stats.since)
+        ),
+        _(
+            "Questions: {questions} · below {threshold}: {below} ({low}) · "
+            "active users: {users}"
+        ).format(
+            questions=stats.questions, threshold=UNCERTAINTY_THRESHOLD,
+            below=stats.below_threshold, low=_pct(stats.below_threshold, stats.questions),
+            users=stats.active_users,
+        ),
         *(_strategy_line(s) for s in stats.strategies),
-        f"Clarifications: {stats.clarifications_asked} asked, "
-        f"{stats.clarifications_resumed} resumed",
-        f"Declines: {stats.declines}",
-        f"Deep analyses (trees): {stats.trees} · plan revisions: {stats.revisions}",
+        _("Clarifications: {asked} asked, {resumed} resumed").format(
+            asked=stats.clarifications_asked, resumed=stats.clarifications_resumed
+        ),
+        _("Declines: {count}").format(count=stats.declines),
+        _("Deep analyses (trees): {trees} · plan revisions: {revisions}").format(
+            trees=stats.trees, revisions=stats.revisions
+        ),
         _jobs_line(stats.deep_jobs),
-        "Reflections: "
-        + ("—" if reflections is None else f"{reflections:.0f} since this process started"),
-        f"LLM: {stats.llm_calls} calls · {stats.prompt_tokens:,} prompt + "
-        f"{stats.completion_tokens:,} completion tokens",
-    ]
+        _("Reflections: {count}").format(count=reflected),
+        _("LLM: {calls} calls · {prompt:,} prompt + {completion:,} completion tokens").format(
+            calls=stats.llm_calls, prompt=stats.prompt_tokens,
+            completion=stats.completion_tokens,
+        ),
+    ]  # fmt: skip
     return "\n".join(lines)
 
 
 async def stats_handler(message: Message, command: CommandObject, ops: Ops) -> str:
-    label, _ = split_args(command.args)
+    label, _rest = split_args(command.args)
     label = (label or "24h").lower()
     if label not in WINDOWS:
-        raise ArgumentError(f"Unknown period “{shown(label)}”. Usage: /stats [24h|7d|30d]")
+        text = _("Unknown period “{value}”. Usage: /stats [24h|7d|30d]")
+        raise ArgumentError(text.format(value=shown(label)))
     stats = await ops.stats.stats(datetime.now(UTC) - WINDOWS[label])
     reflections = ops.metrics.registry.get_sample_value("reflection_triggered_total")
     await answer_long(message, format_stats(stats, label, reflections))
@@ -81,40 +109,47 @@ async def _database_line(ops: Ops) -> tuple[bool, str]:
     try:
         seconds = await ops.stats.ping()
     except StoreError:
-        return False, "Database: ❌ unreachable"
-    return True, f"Database: ✅ round trip {seconds * 1000:.1f} ms"
+        return False, _("Database: ❌ unreachable")
+    return True, _("Database: ✅ round trip {ms} ms").format(ms=f"{seconds * 1000:.1f}")
 
 
 async def _llm_line(ops: Ops) -> str:
     if ops.llm_ping is None:
-        return "LLM: not configured (heuristics and runbooks only)"
+        return _("LLM: not configured (heuristics and runbooks only)")
     try:
         async with asyncio.timeout(_PROBE_TIMEOUT):
             seconds = await ops.llm_ping()
     except (LLMError, TimeoutError) as e:
-        return f"LLM: ❌ unreachable ({html.escape(cut(str(e) or type(e).__name__, 160))})"
-    return f"LLM: ✅ {seconds * 1000:.0f} ms"
+        error = html.escape(cut(str(e) or type(e).__name__, 160))
+        return _("LLM: ❌ unreachable ({error})").format(error=error)
+    return _("LLM: ✅ {ms} ms").format(ms=f"{seconds * 1000:.0f}")
 
 
 async def _queue_line(ops: Ops, database_up: bool) -> str:
-    local = f"{ops.deep_slots.running()} deep analyses running in this process"
+    local = _("{count} deep analyses running in this process").format(
+        count=ops.deep_slots.running()
+    )
     if not database_up:
-        return f"Job queue: unknown (database unreachable) · {local}"
+        return _("Job queue: unknown (database unreachable) · {local}").format(local=local)
     try:
         jobs = await ops.stats.deep_job_counts()
     except StoreError:
-        return f"Job queue: unknown (database error) · {local}"
-    return f"Job queue: {jobs.get('queued', 0)} queued, {jobs.get('running', 0)} running · {local}"
+        return _("Job queue: unknown (database error) · {local}").format(local=local)
+    return _("Job queue: {queued} queued, {running} running · {local}").format(
+        queued=jobs.get("queued", 0), running=jobs.get("running", 0), local=local
+    )
 
 
 async def health_handler(message: Message, ops: Ops) -> str:
     database_up, database = await _database_line(ops)
     lines = [
-        "🩺 <b>Health</b>",
+        _("🩺 <b>Health</b>"),
         database,
         await _llm_line(ops),
         await _queue_line(ops, database_up),
-        f"Version: {html.escape(ops.version)} · uptime {duration(ops.uptime())}",
+        _("Version: {version} · uptime {uptime}").format(
+            version=html.escape(ops.version), uptime=duration(ops.uptime())
+        ),
     ]
     await message.answer("\n".join(lines))
     return "database up" if database_up else "database down"
@@ -123,7 +158,11 @@ async def health_handler(message: Message, ops: Ops) -> str:
 async def audit_handler(message: Message, command: CommandObject, ops: Ops) -> str:
     limit = parse_count(command.args, default=AUDIT_DEFAULT, maximum=AUDIT_MAX, usage="/audit [n]")
     entries = await ops.audit.recent(limit)
-    lines = [f"🧾 <b>Audit trail</b> — last {len(entries)} admin actions, newest first"]
+    lines = [
+        _("🧾 <b>Audit trail</b> — last {count} admin actions, newest first").format(
+            count=len(entries)
+        )
+    ]
     for e in entries:
         args = f" {html.escape(cut(e.args, 60))}" if e.args else ""
         outcome = f" → {html.escape(cut(e.outcome, 80))}" if e.outcome else ""

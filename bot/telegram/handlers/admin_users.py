@@ -13,32 +13,35 @@ import math
 from aiogram import Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import Message
+from aiogram.utils.i18n import gettext as _
 
 from bot.operations.ops import Ops
 from bot.telegram.handlers.admin_args import ArgumentError, parse_page, parse_user_id, shown
 from bot.telegram.handlers.admin_format import answer_long, cut, when, who
+from reasoning_core.i18n import N_
 from reasoning_core.ports import Account
 
 PAGE_SIZE = 20
 _REASON_MAX = 200
-_NO_BAN = "is an admin: admins can't ban other admins."
-_ALWAYS = "is an admin: admins always have access."
+_NO_BAN = N_("User {user} is an admin: admins can't ban other admins.")
+_ALWAYS = N_("User {user} is an admin: admins always have access.")
 
 
 def _unknown(user_id: int) -> ArgumentError:
-    return ArgumentError(f"No user with id <code>{user_id}</code> has written to me yet.")
+    text = _("No user with id <code>{id}</code> has written to me yet.")
+    return ArgumentError(text.format(id=user_id))
 
 
 async def _account(ops: Ops, user_id: int, *, refuse_admin: str | None = None) -> Account:
     """The stored account; with `refuse_admin`, ids in ADMIN_IDS are refused with that text
     even before they have written to the bot."""
     if refuse_admin and user_id in ops.admin_ids:
-        raise ArgumentError(f"User <code>{user_id}</code> {refuse_admin}")
+        raise ArgumentError(_(refuse_admin).format(user=f"<code>{user_id}</code>"))
     account = await ops.accounts.get(user_id)
     if account is None:
         raise _unknown(user_id)
     if refuse_admin and _is_admin(ops, account):
-        raise ArgumentError(f"User {who(account)} {refuse_admin}")
+        raise ArgumentError(_(refuse_admin).format(user=who(account)))
     return account
 
 
@@ -51,10 +54,20 @@ def _is_admin(ops: Ops, account: Account) -> bool:
     return account.id in ops.admin_ids or account.role == "admin"
 
 
+def _role(admin: bool) -> str:
+    return _("admin") if admin else _("user")
+
+
+def _status(status: str) -> str:
+    """An account's status in the update's language (an unknown one as it is stored)."""
+    words = {"active": _("active"), "banned": _("banned")}
+    return words.get(status, status)
+
+
 def _flags(ops: Ops, account: Account) -> str:
-    flags = ["admin" if _is_admin(ops, account) else "user", account.status]
+    flags = [_role(_is_admin(ops, account)), _status(account.status)]
     if account.allowed:
-        flags.append("allowed")
+        flags.append(_("allowed"))
     return " · ".join(flags)
 
 
@@ -63,49 +76,57 @@ async def users_handler(message: Message, command: CommandObject, ops: Ops) -> s
     total = await ops.accounts.count()
     pages = max(1, math.ceil(total / PAGE_SIZE))
     if page > pages:
-        raise ArgumentError(
-            f"Page {shown(str(page))} doesn't exist: there {'is' if pages == 1 else 'are'} "
-            f"{pages} page{'s' if pages != 1 else ''} ({total} users)."
+        text = _(
+            "Page {page} doesn't exist: there is {pages} page ({total} users).",
+            "Page {page} doesn't exist: there are {pages} pages ({total} users).",
+            n=pages,
         )
+        raise ArgumentError(text.format(page=shown(str(page)), pages=pages, total=total))
     accounts = await ops.accounts.page(offset=(page - 1) * PAGE_SIZE, limit=PAGE_SIZE)
-    lines = [f"<b>Users</b> — page {page} of {pages} ({total} users, latest contact first)"]
+    title = _("<b>Users</b> — page {page} of {pages} ({total} users, latest contact first)")
+    lines = [title.format(page=page, pages=pages, total=total)]
+    line = _("• {who} — {flags} · {questions} questions · last seen {when}")
     for a in accounts:
         lines.append(
-            f"• {who(a)} — {_flags(ops, a)} · {a.questions} questions · "
-            f"last seen {when(a.last_seen_at)}"
+            line.format(
+                who=who(a), flags=_flags(ops, a), questions=a.questions, when=when(a.last_seen_at)
+            )
         )
     if page < pages:
-        lines.append(f"Next: /users {page + 1}")
+        lines.append(_("Next: /users {page}").format(page=page + 1))
     await answer_long(message, "\n".join(lines))
     return f"page {page} of {pages}"
 
 
 async def user_handler(message: Message, command: CommandObject, ops: Ops) -> str:
-    account, _ = await _target(ops, command.args, "/user ID")
+    account, _rest = await _target(ops, command.args, "/user ID")
     today = await ops.usage.recent(account.id, days=1)
     week = await ops.usage.recent(account.id, days=7)
-    role = "admin" if _is_admin(ops, account) else "user"
+    role = _role(_is_admin(ops, account))
     if account.id in ops.admin_ids:
         role += " (ADMIN_IDS)"
-    status: str = account.status
+    status = _status(account.status)
     if account.status == "banned":
         reason = f": {html.escape(account.ban_reason)}" if account.ban_reason else ""
-        status += f" since {when(account.status_changed_at)}{reason}"
-    allowlist = "yes" if account.allowed else "no"
+        status += _(" since {when}").format(when=when(account.status_changed_at)) + reason
+    allowlist = _("yes") if account.allowed else _("no")
     if ops.access_mode != "allowlist":
-        allowlist += " (not enforced: ACCESS_MODE=open)"
+        allowlist += _(" (not enforced: ACCESS_MODE=open)")
     tokens_today = today[0].tokens if today else 0
+    tokens = _("Tokens today: {today:,}; last 7 days: {week:,} in {calls} LLM calls")
     lines = [
-        f"<b>User</b> {who(account)}",
-        f"Role: {role}",
-        f"Status: {status}",
-        f"Allowlist: {allowlist}",
-        f"Questions: {account.questions}",
-        f"Tokens today: {tokens_today:,}; last 7 days: {sum(d.tokens for d in week):,} "
-        f"in {sum(d.usage.llm_calls for d in week)} LLM calls",
-        f"First seen: {when(account.created_at)}",
-        f"Last seen: {when(account.last_seen_at)}",
-    ]
+        _("<b>User</b> {who}").format(who=who(account)),
+        _("Role: {role}").format(role=role),
+        _("Status: {status}").format(status=status),
+        _("Allowlist: {allowlist}").format(allowlist=allowlist),
+        _("Questions: {count}").format(count=account.questions),
+        tokens.format(
+            today=tokens_today, week=sum(d.tokens for d in week),
+            calls=sum(d.usage.llm_calls for d in week),
+        ),
+        _("First seen: {when}").format(when=when(account.created_at)),
+        _("Last seen: {when}").format(when=when(account.last_seen_at)),
+    ]  # fmt: skip
     await message.answer("\n".join(lines))
     return f"shown {account.id}"
 
@@ -113,36 +134,42 @@ async def user_handler(message: Message, command: CommandObject, ops: Ops) -> st
 async def ban_handler(message: Message, command: CommandObject, ops: Ops) -> str:
     user_id, reason = parse_user_id(command.args, usage="/ban ID [reason]")
     if message.from_user is not None and user_id == message.from_user.id:
-        raise ArgumentError("You can't ban yourself.")
+        raise ArgumentError(_("You can't ban yourself."))
     account = await _account(ops, user_id, refuse_admin=_NO_BAN)
     reason = cut(reason, _REASON_MAX)
     by = message.from_user.id if message.from_user else 0
     was = account.status
     await ops.accounts.set_status(account.id, "banned", by=by, reason=reason or None)
-    because = f" Reason: {html.escape(reason)}" if reason else ""
-    again = " (was already banned; reason updated)" if was == "banned" else ""
-    await message.answer(f"⛔ Banned {who(account)}{again}.{because}")
+    because = _(" Reason: {reason}").format(reason=html.escape(reason)) if reason else ""
+    again = _(" (was already banned; reason updated)") if was == "banned" else ""
+    banned = _("⛔ Banned {who}{again}.{because}")
+    await message.answer(banned.format(who=who(account), again=again, because=because))
     return f"banned {account.id}"
 
 
 async def unban_handler(message: Message, command: CommandObject, ops: Ops) -> str:
-    account, _ = await _target(ops, command.args, "/unban ID")
+    account, _rest = await _target(ops, command.args, "/unban ID")
     if account.status != "banned":
-        raise ArgumentError(f"User {who(account)} is not banned.")
+        raise ArgumentError(_("User {who} is not banned.").format(who=who(account)))
     by = message.from_user.id if message.from_user else 0
     await ops.accounts.set_status(account.id, "active", by=by)
-    await message.answer(f"✅ Unbanned {who(account)}.")
+    await message.answer(_("✅ Unbanned {who}.").format(who=who(account)))
     return f"unbanned {account.id}"
 
 
 async def _set_allowed(message: Message, command: CommandObject, ops: Ops, allowed: bool) -> str:
-    user_id, _ = parse_user_id(command.args, usage="/allow ID" if allowed else "/disallow ID")
+    user_id, _rest = parse_user_id(command.args, usage="/allow ID" if allowed else "/disallow ID")
     account = await _account(ops, user_id, refuse_admin=None if allowed else _ALWAYS)
     by = message.from_user.id if message.from_user else 0
     await ops.accounts.set_allowed(account.id, allowed, by=by)
-    note = "" if ops.access_mode == "allowlist" else " (ACCESS_MODE is open: anyone may ask now)"
-    verb = "Allowed" if allowed else "Removed from the allowlist:"
-    await message.answer(f"{'✅' if allowed else '🚫'} {verb} {who(account)}.{note}")
+    note = ""
+    if ops.access_mode != "allowlist":
+        note = _(" (ACCESS_MODE is open: anyone may ask now)")
+    if allowed:
+        text = _("✅ Allowed {who}.{note}")
+    else:
+        text = _("🚫 Removed from the allowlist: {who}.{note}")
+    await message.answer(text.format(who=who(account), note=note))
     return f"{'allowed' if allowed else 'disallowed'} {account.id}"
 
 

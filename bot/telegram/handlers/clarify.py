@@ -8,45 +8,27 @@ from aiogram import Bot, Router
 from aiogram.exceptions import TelegramAPIError
 from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
+from aiogram.utils.i18n import gettext as _
 
 from bot.replies.conversation import run_and_reply
 from bot.telegram.keyboards import OWN_ANSWER, ClarifyCallback
 from bot.telegram.language import user_language
 from bot.telegram.middlewares.one_question import ChatLocks, busy_text
 from bot.trees.page.links import TreeLinks
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 
 log = logging.getLogger(__name__)
 
+#: The notice for a button whose question is not open, by the question's state.
 NOTICES = {
-    "foreign": "This question was asked to someone else.",
-    "expired": "This question has expired — please ask again.",
-    "unknown": "This button is no longer valid.",
-    "stale": "That question was already answered.",
+    "foreign": N_("This question was asked to someone else."),
+    "expired": N_("This question has expired — please ask again."),
+    "unknown": N_("This button is no longer valid."),
+    "stale": N_("That question was already answered."),
 }
-TYPE_OWN = "Type your answer as a message."
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        **NOTICES,
-        "type_own": TYPE_OWN,
-        "cancelled": "Cancelled: your next message starts a new question.",
-        "nothing": "There is no pending question to cancel.",
-    },
-    "ru": {
-        "foreign": "Этот вопрос задан другому человеку.",
-        "expired": "Этот вопрос устарел — спросите заново.",
-        "unknown": "Эта кнопка больше не действует.",
-        "stale": "На этот вопрос уже есть ответ.",
-        "type_own": "Напишите ответ сообщением.",
-        "cancelled": "Отменено: следующее сообщение начнёт новый вопрос.",
-        "nothing": "Нет вопроса, который можно отменить.",
-    },
-}
-
-
-def _words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
+TYPE_OWN = N_("Type your answer as a message.")
 
 
 async def clarify_button_handler(
@@ -66,12 +48,12 @@ async def clarify_button_handler(
         index=callback_data.q,
         option=callback_data.o,
     )
-    words = _words(check.language or user_language(query.from_user))
+    language = check.language or user_language(query.from_user)
     if check.state != "open":
-        await query.answer(words[check.state])
+        await query.answer(gettext(language, NOTICES[check.state]))
         return
     if callback_data.o == OWN_ANSWER or check.option is None or query.message is None:
-        await query.answer(words["type_own"])
+        await query.answer(gettext(language, TYPE_OWN))
         return
     chat_id = query.message.chat.id
     async with chat_locks.claim(chat_id) as claimed:
@@ -98,7 +80,7 @@ async def _remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:
 
 async def unknown_button_handler(query: CallbackQuery) -> None:
     """Forged, malformed or outdated callback data: a notice, nothing else."""
-    await query.answer(_words(user_language(query.from_user))["unknown"])
+    await query.answer(_(NOTICES["unknown"]))
 
 
 async def cancel_handler(message: Message, service: ReasoningService) -> None:
@@ -107,8 +89,10 @@ async def cancel_handler(message: Message, service: ReasoningService) -> None:
     cancelled = await service.cancel_clarification(
         user_id=message.from_user.id, chat_id=message.chat.id
     )
-    words = _words(user_language(message.from_user))
-    await message.answer(words["cancelled"] if cancelled else words["nothing"])
+    if cancelled:
+        await message.answer(_("Cancelled: your next message starts a new question."))
+    else:
+        await message.answer(_("There is no pending question to cancel."))
 
 
 def create_router() -> Router:

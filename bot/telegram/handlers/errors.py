@@ -16,30 +16,24 @@ from aiogram.types import ErrorEvent, Update
 from bot.delivery.context import current_delivery
 from reasoning_core.error_ids import new_error_id
 from reasoning_core.errors import StoreError, StoreUnavailableError
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.understanding import detect_language
 
 log = logging.getLogger(__name__)
 
-TEXTS: dict[str, dict[str, str]] = {
-    "generic": {
-        "en": "Sorry — something went wrong on my side (error {id}). Please try again; "
-        "if it keeps happening, give your admin the error id {id}.",
-        "ru": "Извините — у меня что-то пошло не так (ошибка {id}). Попробуйте ещё раз; "
-        "если повторится, сообщите администратору номер ошибки {id}.",
-    },
-    "store": {
-        "en": "Sorry — I could not save or load your data just now (error {id}). Please try "
-        "again in a minute; if it keeps happening, give your admin the error id {id}.",
-        "ru": "Извините — сейчас не получилось сохранить или прочитать ваши данные (ошибка "
-        "{id}). Попробуйте через минуту; если повторится, сообщите администратору номер "
-        "ошибки {id}.",
-    },
-    "store_down": {
-        "en": "Sorry — my database is unreachable right now (error {id}). Please try again "
-        "in a few minutes; if it keeps happening, give your admin the error id {id}.",
-        "ru": "Извините — моя база данных сейчас недоступна (ошибка {id}). Попробуйте через "
-        "несколько минут; если не пройдёт, сообщите администратору номер ошибки {id}.",
-    },
+TEXTS: dict[str, str] = {
+    "generic": N_(
+        "Sorry — something went wrong on my side (error {id}). Please try again; "
+        "if it keeps happening, give your admin the error id {id}."
+    ),
+    "store": N_(
+        "Sorry — I could not save or load your data just now (error {id}). Please try "
+        "again in a minute; if it keeps happening, give your admin the error id {id}."
+    ),
+    "store_down": N_(
+        "Sorry — my database is unreachable right now (error {id}). Please try again "
+        "in a few minutes; if it keeps happening, give your admin the error id {id}."
+    ),
 }
 
 
@@ -80,7 +74,7 @@ def user_text(error: BaseException, error_id: str, language: str) -> str:
         kind = "store_down"
     elif isinstance(error, StoreError):
         kind = "store"
-    return TEXTS[kind]["ru" if language == "ru" else "en"].format(id=error_id)
+    return gettext(language, TEXTS[kind]).format(id=error_id)
 
 
 def _chat_id(update: Update) -> int | None:

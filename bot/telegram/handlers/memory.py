@@ -23,10 +23,12 @@ from aiogram.types import (
     Message,
     TelegramObject,
 )
+from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.replies.rendering import confidence_tag, escape
 from bot.telegram.language import user_language
+from reasoning_core.i18n import N_, gettext
 from reasoning_core.memory.long_term import InvalidProjectNameError, shorten, validate_project_name
 from reasoning_core.ports import MemoryEntry, MemoryStore, ProjectStore
 
@@ -36,77 +38,20 @@ _TEXT_LIMIT = 3800
 
 #: For the command menu (setMyCommands) and /help.
 MEMORY_COMMANDS = [
-    BotCommand(command="memory", description="What I remember for the current project"),
-    BotCommand(command="forget", description="Erase everything I remember for the project"),
-    BotCommand(command="project", description="Show or set the current project"),
+    BotCommand(command="memory", description=N_("What I remember for the current project")),
+    BotCommand(command="forget", description=N_("Erase everything I remember for the project")),
+    BotCommand(command="project", description=N_("Show or set the current project")),
 ]
 
-NOT_YOURS = "These buttons belong to someone else's /memory or /forget."
+NOT_YOURS = N_("These buttons belong to someone else's /memory or /forget.")
 
-#: The words of /memory, /forget and /project, in the language of the user's Telegram app.
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "not_yours": NOT_YOURS,
-        "empty": "🧠 I remember nothing for project <b>{name}</b> yet.",
-        "title": "🧠 What I remember for project <b>{name}</b> ({total}):",
-        "older": "<i>…and {count} older.</i>",
-        "tap": "Tap 🗑 to delete an entry; /forget erases them all.",
-        "deleted": "Deleted.",
-        "gone": "That entry is already gone.",
-        "nothing": "There is nothing to forget for project <b>{name}</b>.",
-        "yes": "🗑 Yes, erase it all",
-        "cancel": "Cancel",
-        "confirm": "Erase all {total} entries I remember for project <b>{name}</b>? "
-        "This cannot be undone.",
-        "changed": "Your project has changed since; send /forget again.",
-        "kept": "Kept.",
-        "not_erased": "Nothing was erased.",
-        "erased_short": "Erased {count}.",
-        "none_left": "Nothing left to erase.",
-        "erased": "🧹 Erased {count} entries for project <b>{name}</b>.",
-        "current": "📁 Current project: <b>{name}</b>.\n"
-        "Set another with <code>/project NAME</code>; <code>/project default</code> "
-        "goes back to the default one.",
-        "bad_name": "I can't use that project name: {error}.",
-        "set": "📁 Project set to <b>{name}</b>. /memory shows what I remember for it.",
-        "quick": "quick",
-        "deep": "deep",
-        "clarify": "clarify",
-        "decline": "decline",
-    },
-    "ru": {
-        "not_yours": "Эти кнопки относятся к чужой команде /memory или /forget.",
-        "empty": "🧠 По проекту <b>{name}</b> я пока ничего не помню.",
-        "title": "🧠 Что я помню по проекту <b>{name}</b> ({total}):",
-        "older": "<i>…и ещё старых записей: {count}.</i>",
-        "tap": "Нажмите 🗑, чтобы удалить запись; /forget стирает все.",
-        "deleted": "Удалено.",
-        "gone": "Этой записи уже нет.",
-        "nothing": "По проекту <b>{name}</b> стирать нечего.",
-        "yes": "🗑 Да, стереть всё",
-        "cancel": "Отмена",
-        "confirm": "Стереть все записи по проекту <b>{name}</b> ({total})? Это нельзя отменить.",
-        "changed": "Проект с тех пор сменился; отправьте /forget ещё раз.",
-        "kept": "Оставлено.",
-        "not_erased": "Ничего не стёрто.",
-        "erased_short": "Стёрто: {count}.",
-        "none_left": "Стирать уже нечего.",
-        "erased": "🧹 По проекту <b>{name}</b> стёрто записей: {count}.",
-        "current": "📁 Текущий проект: <b>{name}</b>.\n"
-        "Сменить: <code>/project ИМЯ</code>; <code>/project default</code> — вернуться "
-        "к проекту по умолчанию.",
-        "bad_name": "Такое имя проекта не подходит: {error}.",
-        "set": "📁 Текущий проект: <b>{name}</b>. /memory покажет, что я по нему помню.",
-        "quick": "быстрый ответ",
-        "deep": "глубокий анализ",
-        "clarify": "уточнение",
-        "decline": "отказ",
-    },
+#: How /memory names the way an entry was answered (translated where shown).
+_STRATEGIES = {
+    "quick": N_("quick"),
+    "deep": N_("deep"),
+    "clarify": N_("clarify"),
+    "decline": N_("decline"),
 }
-
-
-def _words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
 
 
 class MemoryDelete(CallbackData, prefix="memdel"):
@@ -136,7 +81,9 @@ def _entry_html(number: int, entry: MemoryEntry, language: str) -> str:
     day = entry.created_at.date().isoformat() if entry.created_at else ""
     goal = escape(shorten(entry.goal_summary, 120))
     outcome = escape(shorten(entry.outcome_summary, 160)) or "—"
-    strategy = _words(language).get(entry.strategy, entry.strategy)
+    strategy = _STRATEGIES.get(entry.strategy, entry.strategy)
+    if entry.strategy in _STRATEGIES:
+        strategy = gettext(language, strategy)
     tag = escape(f"{strategy}, {confidence_tag(entry.confidence, language)}")
     return f"<b>{number}.</b> <i>{day}</i> {goal}\n    → {outcome} <i>({tag})</i>"
 
@@ -145,10 +92,12 @@ def render_memory(
     project: str, entries: list[MemoryEntry], total: int, owner: int, language: str = "en"
 ) -> tuple[str, InlineKeyboardMarkup | None]:
     """The /memory message for `project` and its delete buttons (one per entry shown)."""
-    name, words = escape(project), _words(language)
+    name = escape(project)
     if not entries:
-        return words["empty"].format(name=name), None
-    lines = [words["title"].format(name=name, total=total)]
+        empty = gettext(language, "🧠 I remember nothing for project <b>{name}</b> yet.")
+        return empty.format(name=name), None
+    title = gettext(language, "🧠 What I remember for project <b>{name}</b> ({total}):")
+    lines = [title.format(name=name, total=total)]
     builder = InlineKeyboardBuilder()
     for number, entry in enumerate(entries, start=1):
         line = _entry_html(number, entry, language)
@@ -157,8 +106,9 @@ def render_memory(
         lines.append(line)
         builder.button(text=f"🗑 {number}", callback_data=MemoryDelete(entry=entry.id, owner=owner))
     if total > len(lines) - 1:
-        lines.append(words["older"].format(count=total - len(lines) + 1))
-    lines.append(words["tap"])
+        older = gettext(language, "<i>…and {count} older.</i>")
+        lines.append(older.format(count=total - len(lines) + 1))
+    lines.append(gettext(language, "Tap 🗑 to delete an entry; /forget erases them all."))
     builder.adjust(5)
     return "\n".join(lines), builder.as_markup()
 
@@ -194,12 +144,11 @@ async def delete_button_handler(
     projects: ProjectStore,
 ) -> None:
     language = user_language(query.from_user)
-    words = _words(language)
     if callback_data.owner != query.from_user.id or query.message is None:
-        await query.answer(words["not_yours"])
+        await query.answer(_(NOT_YOURS))
         return
     deleted = await memories.delete(user_id=query.from_user.id, entry_id=callback_data.entry)
-    await query.answer(words["deleted"] if deleted else words["gone"])
+    await query.answer(_("Deleted.") if deleted else _("That entry is already gone."))
     if deleted and not isinstance(query.message, InaccessibleMessage):
         text, markup = await _memory_view(
             memories, projects, user_id=query.from_user.id, chat_id=query.message.chat.id,
@@ -212,22 +161,26 @@ async def forget_handler(message: Message, memories: MemoryStore, projects: Proj
     if message.from_user is None:
         return
     user_id, chat_id = message.from_user.id, message.chat.id
-    words = _words(user_language(message.from_user))
     project = await projects.get(user_id=user_id, chat_id=chat_id)
     total = await memories.count(user_id=user_id, chat_id=chat_id, project=project)
     if total == 0:
-        await message.answer(words["nothing"].format(name=escape(project)))
+        nothing = _("There is nothing to forget for project <b>{name}</b>.")
+        await message.answer(nothing.format(name=escape(project)))
         return
     tag = project_tag(project)
     builder = InlineKeyboardBuilder()
     builder.button(
-        text=words["yes"], callback_data=ForgetConfirm(yes=True, owner=user_id, tag=tag)
+        text=_("🗑 Yes, erase it all"),
+        callback_data=ForgetConfirm(yes=True, owner=user_id, tag=tag),
     )
     builder.button(
-        text=words["cancel"], callback_data=ForgetConfirm(yes=False, owner=user_id, tag=tag)
+        text=_("Cancel"), callback_data=ForgetConfirm(yes=False, owner=user_id, tag=tag)
     )
     await message.answer(
-        words["confirm"].format(total=total, name=escape(project)),
+        _(
+            "Erase all {total} entries I remember for project <b>{name}</b>? "
+            "This cannot be undone."
+        ).format(total=total, name=escape(project)),
         reply_markup=builder.as_markup(),
     )
 
@@ -239,26 +192,27 @@ async def forget_button_handler(
     projects: ProjectStore,
 ) -> None:
     message = query.message
-    words = _words(user_language(query.from_user))
     if callback_data.owner != query.from_user.id or message is None:
-        await query.answer(words["not_yours"])
+        await query.answer(_(NOT_YOURS))
         return
     user_id, chat_id = query.from_user.id, message.chat.id
     project = await projects.get(user_id=user_id, chat_id=chat_id)
     if project_tag(project) != callback_data.tag:
-        await query.answer(words["changed"])
+        await query.answer(_("Your project has changed since; send /forget again."))
         return
     if not callback_data.yes:
-        await query.answer(words["kept"])
-        text = words["not_erased"]
+        await query.answer(_("Kept."))
+        text = _("Nothing was erased.")
     else:
         erased = await memories.forget_all(user_id=user_id, chat_id=chat_id, project=project)
         await query.answer(
-            words["erased_short"].format(count=erased) if erased else words["none_left"]
+            _("Erased {count}.").format(count=erased) if erased else _("Nothing left to erase.")
         )
         if not erased:
             return  # pressed twice: the first press already erased and edited the message
-        text = words["erased"].format(count=erased, name=escape(project))
+        text = _("🧹 Erased {count} entries for project <b>{name}</b>.").format(
+            count=erased, name=escape(project)
+        )
     if not isinstance(message, InaccessibleMessage):
         await message.edit_text(text, reply_markup=None)
 
@@ -269,18 +223,24 @@ async def project_handler(
     if message.from_user is None:
         return
     user_id, chat_id = message.from_user.id, message.chat.id
-    words = _words(user_language(message.from_user))
     if command.args is None:
         project = await projects.get(user_id=user_id, chat_id=chat_id)
-        await message.answer(words["current"].format(name=escape(project)))
+        current = _(
+            "📁 Current project: <b>{name}</b>.\n"
+            "Set another with <code>/project NAME</code>; <code>/project default</code> "
+            "goes back to the default one."
+        )
+        await message.answer(current.format(name=escape(project)))
         return
     try:
         project = validate_project_name(command.args)
     except InvalidProjectNameError as e:
-        await message.answer(words["bad_name"].format(error=escape(str(e))))
+        bad_name = _("I can't use that project name: {error}.")
+        await message.answer(bad_name.format(error=escape(str(e))))
         return
     await projects.set(user_id=user_id, chat_id=chat_id, project=project)
-    await message.answer(words["set"].format(name=escape(project)))
+    set_text = _("📁 Project set to <b>{name}</b>. /memory shows what I remember for it.")
+    await message.answer(set_text.format(name=escape(project)))
 
 
 class _Inject(BaseMiddleware):

@@ -7,23 +7,13 @@ from aiogram.types import Message
 
 from bot.replies.conversation import run_and_reply
 from bot.telegram.filters import AddressedToBot
-from bot.telegram.language import message_language, pick
+from bot.telegram.language import message_language
 from bot.trees.page.links import TreeLinks
+from reasoning_core.i18n import gettext
 from reasoning_core.models import Question
 from reasoning_core.service import ReasoningService
 
 MAX_QUESTION_CHARS = 4000
-
-_NOT_TEXT = {
-    "en": "Please type your question as text.",
-    "ru": "Пожалуйста, напишите вопрос текстом.",
-}
-_TOO_LONG = {
-    "en": "That message is {length:,} characters long; please keep a question under "
-    "{limit:,} characters (the key facts are enough).",
-    "ru": "В сообщении {length} символов; пожалуйста, уложите вопрос в {limit} "
-    "символов (достаточно главных фактов).",
-}
 
 
 async def question_handler(
@@ -40,10 +30,14 @@ async def question_handler(
         return
     language = message_language(question_text, message.from_user)
     if not question_text:
-        await message.reply(pick(_NOT_TEXT, language))
+        await message.reply(gettext(language, "Please type your question as text."))
         return
     if len(question_text) > MAX_QUESTION_CHARS:
-        text = pick(_TOO_LONG, language)
+        text = gettext(
+            language,
+            "That message is {length:,} characters long; please keep a question under "
+            "{limit:,} characters (the key facts are enough).",
+        )
         await message.reply(text.format(length=len(question_text), limit=MAX_QUESTION_CHARS))
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)

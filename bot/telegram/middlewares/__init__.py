@@ -1,7 +1,8 @@
 """Every update middleware of the dispatcher, in the order the composition root registers them.
 
 Outer (every update, before filters): `NormalisedTextMiddleware` (clean text first),
-`UserMiddleware` (who is asking), `AccessMiddleware` (admin, banned, allowlist; the
+`UserMiddleware` (who is asking), `LanguageMiddleware` (the language the
+handlers speak: aiogram's i18n), `AccessMiddleware` (admin, banned, allowlist; the
 log context and the usage owner). Inner (message handlers that are questions):
 `OneQuestionPerChatMiddleware` (one question per chat at a time) and
 `RateLimitMiddleware` (questions per minute and the daily token budget). The limits

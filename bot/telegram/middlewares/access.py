@@ -25,30 +25,31 @@ from typing import Any
 from aiogram import BaseMiddleware, Bot
 from aiogram.types import CallbackQuery, Message, TelegramObject
 from aiogram.types import User as TelegramUser
+from aiogram.utils.i18n import gettext as _
 
 from bot.operations.billing import deferred_billing, usage_owner
 from bot.operations.logging_setup import log_context
 from bot.telegram.filters import AddressedToBot
 from bot.telegram.middlewares.base import Handler
 from reasoning_core.errors import StoreError
+from reasoning_core.i18n import N_
 from reasoning_core.ports import Account, AccountStore, UsageStore, User
 
 log = logging.getLogger(__name__)
 
-BANNED_TEXT = "⛔ You are banned from using this bot."
-STORE_DOWN_TEXT = "Sorry — I can't check access right now (my database is unreachable)."
-
-
-def allowlist_text(user_id: int) -> str:
-    return (
-        "🔒 Sorry, this bot is available to invited users only. If you should have access, "
-        f"ask an admin to allow your id: <code>{user_id}</code>"
-    )
+#: The refusals, English msgids: sent in the update's language (`LanguageMiddleware`).
+BANNED_TEXT = N_("⛔ You are banned from using this bot.")
+STORE_DOWN_TEXT = N_("Sorry — I can't check access right now (my database is unreachable).")
+ALLOWLIST_TEXT = N_(
+    "🔒 Sorry, this bot is available to invited users only. If you should have access, "
+    "ask an admin to allow your id: <code>{user_id}</code>"
+)
 
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """An admin or not, and the refusal to send instead of handling (None: go ahead)."""
+    """An admin or not, and the refusal to send instead of handling (None: go ahead): an
+    English msgid, ``{user_id}`` filled in when it is sent."""
 
     is_admin: bool
     refusal: str | None = None
@@ -83,7 +84,8 @@ class AccessMiddleware(BaseMiddleware):
             data["is_admin"] = verdict.is_admin
             if verdict.refusal is not None:
                 log.info("update refused: %s", verdict.refusal.split(".")[0])
-                await _refuse(event, data["bot"], verdict.refusal)
+                text = _(verdict.refusal).format(user_id=tg_user.id)
+                await _refuse(event, data["bot"], text)
                 return None
             if self._usage is None:
                 return await handler(event, data)
@@ -115,7 +117,7 @@ class AccessMiddleware(BaseMiddleware):
             )
         allowed = isinstance(account, Account) and account.allowed
         if self._allowlist and not is_admin and not allowed:
-            return Verdict(is_admin=False, refusal=allowlist_text(user_id))
+            return Verdict(is_admin=False, refusal=ALLOWLIST_TEXT)
         return Verdict(is_admin=is_admin)
 
 

@@ -9,19 +9,16 @@ from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject
 
-from bot.telegram.language import message_language, pick
+from bot.telegram.language import message_language
 from bot.telegram.middlewares.base import Handler
+from reasoning_core.i18n import N_, gettext
 
-BUSY_TEXT = "⏳ Still working on your previous question — send this again once I've answered."
-_BUSY = {
-    "en": BUSY_TEXT,
-    "ru": "⏳ Ещё отвечаю на ваш прошлый вопрос — пришлите это снова, когда я отвечу.",
-}
+BUSY_TEXT = N_("⏳ Still working on your previous question — send this again once I've answered.")
 
 
 def busy_text(language: str) -> str:
     """The "one question at a time" notice in `language`."""
-    return pick(_BUSY, language)
+    return gettext(language, BUSY_TEXT)
 
 
 class ChatLocks(Protocol):

@@ -21,6 +21,7 @@ from aiogram.types import Message, TelegramObject
 from bot.telegram.language import message_language
 from bot.telegram.middlewares.base import Handler
 from reasoning_core.errors import StoreError
+from reasoning_core.i18n import gettext
 from reasoning_core.ports import UsageStore
 
 log = logging.getLogger(__name__)
@@ -36,42 +37,30 @@ class QuestionWindow(Protocol):
         ...
 
 
-_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "rate": "⏳ That's more than {limit} questions a minute — please slow down. "
-        "You can ask again in {seconds} s.",
-        "budget": "🪙 You've used today's token budget ({used:,} of {budget:,} tokens). "
-        "You can ask again after midnight UTC, in {wait}. /usage shows your usage.",
-        "hours": "{hours} h {minutes} min",
-        "minutes": "{minutes} min",
-    },
-    "ru": {
-        "rate": "⏳ Больше {limit} вопросов в минуту — пожалуйста, помедленнее. "
-        "Спросить снова можно через {seconds} с.",
-        "budget": "🪙 Дневной бюджет токенов исчерпан ({used} из {budget}). "
-        "Спросить снова можно после полуночи UTC, через {wait}. /usage покажет расход.",
-        "hours": "{hours} ч {minutes} мин",
-        "minutes": "{minutes} мин",
-    },
-}
-
-
 def rate_limit_text(limit: int, retry_after: float, language: str = "en") -> str:
     seconds = max(1, math.ceil(retry_after))
-    return _words(language)["rate"].format(limit=limit, seconds=seconds)
+    text = gettext(
+        language,
+        "⏳ That's more than {limit} questions a minute — please slow down. "
+        "You can ask again in {seconds} s.",
+    )
+    return text.format(limit=limit, seconds=seconds)
 
 
 def budget_text(used: int, budget: int, now: datetime, language: str = "en") -> str:
-    words = _words(language)
     midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC)
     minutes = max(1, math.ceil((midnight - now).total_seconds() / 60))
     hours, minutes = divmod(minutes, 60)
-    wait = (words["hours"] if hours else words["minutes"]).format(hours=hours, minutes=minutes)
-    return words["budget"].format(used=used, budget=budget, wait=wait)
-
-
-def _words(language: str) -> dict[str, str]:
-    return _WORDS["ru" if language == "ru" else "en"]
+    if hours:
+        wait = gettext(language, "{hours} h {minutes} min")
+    else:
+        wait = gettext(language, "{minutes} min")
+    text = gettext(
+        language,
+        "🪙 You've used today's token budget ({used:,} of {budget:,} tokens). "
+        "You can ask again after midnight UTC, in {wait}. /usage shows your usage.",
+    )
+    return text.format(used=used, budget=budget, wait=wait.format(hours=hours, minutes=minutes))
 
 
 class RateLimitMiddleware(BaseMiddleware):

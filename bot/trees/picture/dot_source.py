@@ -24,6 +24,7 @@ from bot.trees.picture.verdicts import (
     verdict_word,
     winning_path,
 )
+from reasoning_core.i18n import gettext
 from reasoning_core.models import Node, Tree
 from reasoning_core.tree.aggregation import vote
 from reasoning_core.tree.walk import root_of
@@ -56,10 +57,6 @@ MARKS: dict[Verdict, str] = {
     "inconclusive": "?",
     "rejected": "⊘",
     "not_run": "○",
-}
-_WORDS = {
-    "en": {"more": "+{n} more", "legend": "winning path"},
-    "ru": {"more": "ещё {n}", "legend": "путь к выводу"},
 }
 
 
@@ -120,7 +117,7 @@ def _header(wide: bool, language: str) -> list[str]:
         f" {verdict_word(v, language)}"
         for v in STYLES
     )
-    win = f'<FONT COLOR="{WIN_COLOUR}">━</FONT> {_WORDS[language]["legend"]}'
+    win = f'<FONT COLOR="{WIN_COLOUR}">━</FONT> {gettext(language, "winning path")}'
     return [
         "digraph tree {",
         f'  graph [rankdir={"LR" if wide else "TB"}, fontname="{FONT}", fontsize=11,'
@@ -200,7 +197,7 @@ def _edge_label(node: Node) -> str:
 
 
 def _fold_lines(fold_id: str, parent: str, folded: Fold, ctx: _Context) -> list[str]:
-    more = _WORDS[ctx.language]["more"].format(n=folded.hidden)
+    more = gettext(ctx.language, "+{n} more").format(n=folded.hidden)
     counts = ", ".join(
         f"{count} {verdict_word(v, ctx.language)}" for v, count in folded.verdicts.most_common()
     )

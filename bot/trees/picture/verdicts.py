@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Literal
 
+from reasoning_core.i18n import gettext, pgettext
 from reasoning_core.models import Node, Tree
 from reasoning_core.tree import render
 from reasoning_core.tree.walk import ancestors, descendants, is_active
@@ -23,23 +24,6 @@ _BY_MARK: dict[str, Verdict] = {
     render.OPEN_MARK: "not_run",
 }
 
-VERDICT_WORDS: dict[str, dict[str, str]] = {
-    "en": {
-        "confirmed": "confirmed",
-        "refuted": "refuted",
-        "inconclusive": "inconclusive",
-        "rejected": "rejected",
-        "not_run": "not run",
-    },
-    "ru": {
-        "confirmed": "подтверждено",
-        "refuted": "опровергнуто",
-        "inconclusive": "не ясно",
-        "rejected": "отклонено",
-        "not_run": "не проверено",
-    },
-}
-
 
 def verdict_of(tree: Tree, node: Node) -> Verdict:
     """confirmed / refuted / inconclusive / rejected / not run (open or pruned)."""
@@ -52,7 +36,14 @@ def verdict_of(tree: Tree, node: Node) -> Verdict:
 
 def verdict_word(verdict: str, language: str) -> str:
     """The verdict in words, in Russian or English."""
-    return VERDICT_WORDS["ru" if language == "ru" else "en"].get(verdict, verdict)
+    words = {
+        "confirmed": gettext(language, "confirmed"),
+        "refuted": gettext(language, "refuted"),
+        "inconclusive": pgettext(language, "tree verdict", "inconclusive"),
+        "rejected": pgettext(language, "tree verdict", "rejected"),
+        "not_run": pgettext(language, "tree verdict", "not run"),
+    }
+    return words.get(verdict, verdict)
 
 
 def child_index(tree: Tree) -> dict[str, list[Node]]:
