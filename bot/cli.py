@@ -14,7 +14,8 @@ from bot.config import Settings, load_settings
 from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.http_api import ApiKeyError, create_key
 from bot.operations.logging_setup import log_file_path, setup_logging
-from bot.terminal import TerminalStream, ask_once, chat_loop, touch_local_user
+from bot.terminal import TerminalStream, ask_once, chart_line, chat_loop, touch_local_user
+from bot.trees.chart import ChartError
 from bot.trees.export import EXPORT_FORMATS, export_tree
 from bot.trees.picture import RenderError, TreePictures
 from bot.wiring.api import api_keys
@@ -57,7 +58,8 @@ def _parser() -> argparse.ArgumentParser:
         "--format",
         choices=EXPORT_FORMATS,
         default="text",
-        help="text (default), svg or png (a picture, needs Graphviz), or html (the analysis page)",
+        help="text (default), svg or png (a picture, needs Graphviz), html (the analysis "
+        "page) or chart (the report's chart, PNG)",
     )
     tree.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
     apikey = sub.add_parser("apikey", help="make, list or revoke HTTP API keys").add_subparsers(
@@ -94,7 +96,10 @@ async def _ask(settings: Settings, args: argparse.Namespace) -> int:
         await touch_local_user(runtime.users)
         stream = None if args.json or not settings.delivery.stream_replies else TerminalStream()
         answer = await ask_once(runtime.service, args.question, stream=stream)
+        sketch = None if args.json else await chart_line(runtime.service, answer)
     print(answer.model_dump_json(indent=2) if stream is None else stream.rest(answer))
+    if sketch:
+        print(sketch)
     return 0
 
 
@@ -133,7 +138,7 @@ async def _migrate(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _tree(settings: Settings, args: argparse.Namespace) -> int:
-    if args.output is None and args.format == "png" and sys.stdout.isatty():
+    if args.output is None and args.format in ("png", "chart") and sys.stdout.isatty():
         print("whytree: a PNG is binary: write it to a file with -o FILE", file=sys.stderr)
         return 2
     async with open_runtime(settings) as runtime:
@@ -147,6 +152,9 @@ async def _tree(settings: Settings, args: argparse.Namespace) -> int:
             data = await export_tree(tree, args.format, pictures=pictures, events=events)
         except RenderError as e:
             print(f"whytree: cannot draw the tree: {e}; try --format text", file=sys.stderr)
+            return 1
+        except ChartError as e:
+            print(f"whytree: no chart for tree {tree.id}: {e}", file=sys.stderr)
             return 1
     return _write(data, args.output)
 

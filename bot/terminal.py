@@ -15,6 +15,7 @@ from typing import TextIO
 
 from bot.replies.rendering import confidence_tag, reply_words
 from bot.telegram.input_text import clean_text
+from bot.trees.chart import sparkline
 from reasoning_core.events import AnswerEvent
 from reasoning_core.i18n import gettext
 from reasoning_core.models import (
@@ -26,6 +27,7 @@ from reasoning_core.models import (
 )
 from reasoning_core.ports import UserStore
 from reasoning_core.service import ReasoningService
+from reasoning_core.tree.chart_data import chart_data
 
 
 def _words(language: str) -> dict[str, str]:
@@ -125,6 +127,20 @@ class TerminalStream:
         return "\n" + whole  # the final text differs from what streamed: print it whole
 
 
+async def chart_line(service: ReasoningService, answer: Answer) -> str | None:
+    """A deep report's chart for a terminal: the symptom's series as a one-line sparkline
+    (`whytree tree ID --format chart -o FILE` writes the PNG)."""
+    if not answer.tree_id or answer.synthesis is None:
+        return None
+    tree = await service.tree(answer.tree_id, user_id=None)
+    if tree is None:
+        return None
+    data = chart_data(tree, answer.language)
+    if isinstance(data, str):
+        return data
+    return f"📈 {data.symptom.label}: {sparkline(data.symptom.values)}"
+
+
 async def ask_once(
     service: ReasoningService, text: str, *, stream: TerminalStream | None = None
 ) -> Answer:
@@ -158,6 +174,8 @@ async def chat_loop(service: ReasoningService, *, stream: bool = True) -> None:
                 language = event.answer.language
                 rest = format_answer(event.answer) if shown is None else shown.rest(event.answer)
                 print(rest, end="\n\n")
+                if sketch := await chart_line(service, event.answer):
+                    print(sketch, end="\n\n")
             elif event.message and event.kind not in {"reasoning_started", "reasoning_completed"}:
                 print(f"  … {event.message}", file=sys.stderr)
 

@@ -141,6 +141,8 @@ class Synthesis(BaseModel):
     recommendations: list[str] = Field(default_factory=list)
     uncertainty_reason: str | None = None
     not_established: bool = False
+    #: What the analysis measured of the symptom (tree/symptom.py), for the report's first line.
+    symptom: dict[str, Any] | None = None
 
 
 class Tree(BaseModel):

@@ -14,6 +14,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
 from bot.alerts.words import resolved_html
+from bot.replies.report_chart import ReportCharts
 from bot.replies.sending import send_answer, send_html
 from bot.trees.page.links import TreeLinks
 from reasoning_core.models import Answer
@@ -27,8 +28,16 @@ class AlertPostError(Exception):
 
 
 class AlertPoster:
-    def __init__(self, bot: Bot, *, links: TreeLinks | None = None, max_messages: int = 3) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        *,
+        links: TreeLinks | None = None,
+        max_messages: int = 3,
+        charts: ReportCharts | None = None,
+    ) -> None:
         self._bot = bot
+        self._charts = charts
         self._links = links
         self._max_messages = max_messages
 
@@ -46,7 +55,7 @@ class AlertPoster:
                 if answer is not None:
                     await send_answer(
                         self._bot, chat_id, answer, links=self._links,
-                        max_messages=self._max_messages,
+                        max_messages=self._max_messages, charts=self._charts,
                     )  # fmt: skip
             except TelegramAPIError as e:
                 log.error("could not post alert analysis %s to chat %s: %s", analysis.id,

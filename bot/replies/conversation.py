@@ -8,6 +8,7 @@ from aiogram.utils.chat_action import ChatActionSender
 from bot.delivery.context import current_delivery
 from bot.replies.progress import ProgressMessage
 from bot.replies.reply import DEFAULT_MAX_REPLY_MESSAGES
+from bot.replies.report_chart import ReportCharts
 from bot.replies.sending import send_answer
 from bot.replies.streaming import TelegramAnswerStream
 from bot.trees.page.links import TreeLinks
@@ -28,6 +29,7 @@ async def run_and_reply(
     links: TreeLinks | None = None,
     max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
     stream: bool = True,
+    charts: ReportCharts | None = None,
 ) -> Answer | None:
     """Typing action and live progress while the service works, a quick answer streamed
     as it is written, then the answer.
@@ -51,5 +53,7 @@ async def run_and_reply(
                 await progress.update(event)
     await progress.finish()
     if answer is not None and (shown is None or not await shown.finish(answer)):
-        await send_answer(bot, question.chat_id, answer, links=links, max_messages=max_messages)
+        await send_answer(
+            bot, question.chat_id, answer, links=links, max_messages=max_messages, charts=charts
+        )
     return answer

@@ -56,10 +56,13 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
         head = words["conclusion"]
     elif report.not_established:
         head = words["not_established"]
-    parts = [
-        f"<b>{words['title']}</b> · <i>{escape(confidence_tag(report.confidence, language))}</i>",
-        f"<b>{head}:</b> {escape(report.primary)} ({report.primary_confidence:.2f})",
-    ]
+    tag = escape(confidence_tag(report.confidence, language))
+    first = f"<b>{escape(report.symptom)}</b>" if report.symptom else f"<b>{words['title']}</b>"
+    if report.nothing_to_investigate or report.not_established:
+        cause = f"<b>{head}:</b> {escape(report.primary)} ({report.primary_confidence:.2f})"
+    else:
+        cause = f"<b>{head}:</b> {escape(report.primary)} · <i>{tag}</i>"
+    parts = [first, cause]
     for key, items in (
         ("secondary", report.secondary),
         ("evidence", report.evidence),

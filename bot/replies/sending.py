@@ -22,6 +22,7 @@ from bot.replies.reply import (
     html_reply,
     reply_to,
 )
+from bot.replies.report_chart import ReportCharts
 from bot.trees.page.links import TreeLinks
 from reasoning_core.models import Answer
 
@@ -60,10 +61,15 @@ async def send_answer(
     *,
     links: TreeLinks | None = None,
     max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
+    charts: ReportCharts | None = None,
 ) -> list[Message]:
-    """Build the answer's reply (its page link first), then send it."""
+    """Build the answer's reply (its page link first), send it, then a deep report's
+    chart (`charts`), which never holds the report back."""
     reply = await reply_to(answer, links=links, max_messages=max_messages)
-    return await send_reply(bot, chat_id, reply)
+    sent = await send_reply(bot, chat_id, reply)
+    if charts is not None and (photo := await charts.send(bot, chat_id, answer)) is not None:
+        sent.append(photo)
+    return sent
 
 
 async def _send_last(bot: Bot, chat_id: int, reply: Reply) -> Message:

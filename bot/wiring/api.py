@@ -30,6 +30,7 @@ from bot.config import ApiSettings, Settings
 from bot.http_api import ApiGate, ApiRoutes, JobBoard
 from bot.operations.http_server import local_url, parse_listen, serve
 from bot.operations.ops import Ops
+from bot.replies.report_chart import ReportCharts
 from bot.telegram.middlewares.access import AccessMiddleware
 from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
@@ -63,6 +64,8 @@ class EdgeParts(Protocol):
     def users(self) -> UserStore: ...
     @property
     def ops(self) -> Ops: ...
+    @property
+    def charts(self) -> ReportCharts: ...
 
 
 @asynccontextmanager
@@ -79,7 +82,10 @@ async def api_server(
         return
     host, port = parse_listen(api.listen)
     store = PgAlertStore(runtime.pool)
-    poster = AlertPoster(bot, links=runtime.ops.links, max_messages=delivery.max_reply_messages)
+    poster = AlertPoster(
+        bot, links=runtime.ops.links, max_messages=delivery.max_reply_messages,
+        charts=runtime.charts,
+    )  # fmt: skip
     worker = AlertWorker(
         store=store,
         service=runtime.service,

@@ -44,6 +44,7 @@ from bot.operations.install import install_ops
 from bot.operations.metrics import Metrics
 from bot.operations.ops import Ops, RunbookLibrary
 from bot.operations.server import ops_server
+from bot.replies.report_chart import ReportCharts
 from bot.replies.sending import send_answer
 from bot.telegram.handlers import (
     admin,
@@ -63,6 +64,7 @@ from bot.telegram.middlewares import (
 from bot.telegram.middlewares.i18n import LanguageMiddleware, catalogues
 from bot.telegram.session import install_request_middlewares
 from bot.telegram.webhook import build_webhook_app, webhook_path
+from bot.trees.chart import TreeCharts
 from bot.trees.page import AnalysisPages, TreeLinks
 from bot.trees.picture import TreePictures
 from bot.wiring.api import api_server
@@ -119,6 +121,8 @@ class Runtime:
     projects: PgProjectStore
     ops: Ops
     pictures: TreePictures
+    #: Deep reports' charts, sent after the report (bot/replies/report_chart.py).
+    charts: ReportCharts
     journal: TreeJournal
     #: The analysis pages, served on METRICS_PORT; None without PUBLIC_URL.
     pages: AnalysisPages | None
@@ -285,10 +289,17 @@ def _wire(
         catalogue=catalogue,
     )
     pictures = TreePictures(timeout=settings.observability.tree_picture_timeout_sec)
+    charts = ReportCharts(
+        charts=TreeCharts(timeout=settings.observability.tree_picture_timeout_sec),
+        trees=ops.trees,
+    )
     journal = PgTreeJournal(pool)
     pages = None
     if ops.links.enabled:
-        pages = AnalysisPages(links=ops.links, trees=ops.trees, journal=journal, pictures=pictures)
+        pages = AnalysisPages(
+            links=ops.links, trees=ops.trees, journal=journal, pictures=pictures,
+            charts=charts.charts,
+        )  # fmt: skip
     return Runtime(
         settings=settings,
         pool=pool,
@@ -298,6 +309,7 @@ def _wire(
         projects=projects,
         ops=ops,
         pictures=pictures,
+        charts=charts,
         journal=journal,
         pages=pages,
         outbox=PgOutbox(pool),
@@ -402,6 +414,7 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         background=set(),  # tasks started at start-up, kept referenced until done
         pictures=runtime.pictures,
         tree_links=runtime.ops.links,
+        report_charts=runtime.charts,
     )
     normalised = NormalisedTextMiddleware()  # first: everything after sees clean text
     dp.message.outer_middleware(normalised)
@@ -448,7 +461,12 @@ STARTUP_LIMIT_SEC = 60.0
 
 
 async def _resume_deep_jobs(
-    bot: Bot, service: ReasoningService, links: TreeLinks, *, max_messages: int
+    bot: Bot,
+    service: ReasoningService,
+    links: TreeLinks,
+    *,
+    max_messages: int,
+    charts: ReportCharts | None = None,
 ) -> None:
     """Unkeyed analyses (not started by an update) a dead process left running."""
 
@@ -458,7 +476,9 @@ async def _resume_deep_jobs(
             # job's client is gone with the process that ran it.
             log.info("deep-analysis job %s finished; not a Telegram question", job.id)
             return
-        await send_answer(bot, job.chat_id, answer, links=links, max_messages=max_messages)
+        await send_answer(
+            bot, job.chat_id, answer, links=links, max_messages=max_messages, charts=charts
+        )
 
     resumed = await service.resume_deep_jobs(deliver)
     if resumed:
@@ -494,6 +514,7 @@ async def delivering_updates(
             runtime.service,
             runtime.ops.links,
             max_messages=delivery.max_reply_messages,
+            charts=runtime.charts,
         ),
     )
     janitor = Janitor(

@@ -36,6 +36,7 @@ from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES, adjust
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.reasons import reason_text
 from reasoning_core.tree.report import not_checked_line
+from reasoning_core.tree.symptom import with_symptom
 from reasoning_core.tree.synthesis import SECONDARY_MIN, label, synthesize
 from reasoning_core.tree.walk import descendants
 from reasoning_core.tree.words import tree_phrase
@@ -81,7 +82,7 @@ async def conclude(
         except ReasoningError as e:
             log.warning("the planner could not word the synthesis: %s", e)
     merged = merge(strategy, manager.tree, aggregated, worded, language=ctx.language)
-    return with_unchecked(manager.tree, merged, language=ctx.language)
+    return with_symptom(manager.tree, with_unchecked(manager.tree, merged, language=ctx.language))
 
 
 def merge(

@@ -32,6 +32,7 @@ from reasoning_core.runbooks.rules import (
     ThresholdRule,
     VerdictRule,
 )
+from reasoning_core.runbooks.series import chart_series
 from reasoning_core.runbooks.strength import (
     clip,
     fmt,
@@ -229,7 +230,7 @@ def _change_rows(
             pairs, score=_score(rule.scale, rule.direction), min_samples=rule.min_samples
         )
     share = _explained_share(rule, rows, window, pairs) if rule.explains else None
-    return change(
+    evidence = change(
         pairs,
         direction=rule.direction,
         min_change=rule.min_change,
@@ -243,6 +244,23 @@ def _change_rows(
         unit=rule.unit.get(language),
         language=language,
     )
+    return _with_series(evidence, series, window, rule, language)
+
+
+def _with_series(
+    evidence: Evidence,
+    series: Sequence[bl.Point],
+    window: TimeWindow,
+    rule: ChangeRule | ThresholdRule,
+    language: str,
+) -> Evidence:
+    """The evidence carrying the series its rule read (for the report's chart)."""
+    kept = chart_series(
+        series, window, label=rule.label.get(language), unit=rule.unit.get(language)
+    )
+    if kept is not None:
+        evidence.data = {**evidence.data, "series": kept}
+    return evidence
 
 
 def _score(scale: Scale, direction: Direction) -> Callable[[Sequence[Pair]], float | None]:
@@ -288,11 +306,13 @@ def _threshold_rows(
     rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow, language: str
 ) -> Evidence:
     scoped = _in_scope(rows, rule.time_column, window) if rule.scope == "recent" else list(rows)
+    timed: list[bl.Point] = []
     if scoped and all(as_datetime(r.get(rule.time_column)) is not None for r in scoped):
         values = [v for _, v in points(scoped, time_column=rule.time_column, column=rule.value)]
+        timed = points(rows, time_column=rule.time_column, column=rule.value)
     else:
         values = [v for v in (as_number(r.get(rule.value)) for r in scoped) if v is not None]
-    return threshold(
+    evidence = threshold(
         values,
         op=rule.op,
         limit=rule.limit,
@@ -303,6 +323,7 @@ def _threshold_rows(
         unit=rule.unit.get(language),
         language=language,
     )
+    return _with_series(evidence, timed, window, rule, language)
 
 
 def _rows_exist_rows(

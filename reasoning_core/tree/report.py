@@ -2,7 +2,8 @@
 
 Every front end renders the same sections from the same `Report`: the plain
 text here (for `whytree ask` and `Answer.text`), Telegram HTML in the bot.
-Sections: confidence (with its level), primary cause, secondary factors,
+Sections: the symptom as measured (subject, metric, change, window), the primary
+cause with the confidence (said once), secondary factors,
 evidence lines with numbers, recommendations, an uncertainty line when the
 confidence is below 0.7, and what could not be checked.
 
@@ -24,6 +25,7 @@ from reasoning_core.models import (
     Synthesis,
     confidence_level,
 )
+from reasoning_core.tree.symptom import symptom_line
 
 NOT_CHECKED = "not checked"
 _NOT_CHECKED_SEP = f": {NOT_CHECKED} — "
@@ -56,6 +58,8 @@ class Report(BaseModel):
     not_checked: list[str] = Field(default_factory=list)
     tree_id: str | None = None
     planner: str | None = None
+    #: The first line: subject, metric, change and window (tree/symptom.py), when measured.
+    symptom: str | None = None
 
 
 def build_report(
@@ -90,6 +94,7 @@ def build_report(
         not_checked=not_checked,
         tree_id=tree_id,
         planner=planner,
+        symptom=symptom_line(synthesis.symptom, language) if synthesis.symptom else None,
     )
 
 
@@ -104,7 +109,8 @@ def report_of(answer: Answer) -> Report | None:
 
 def render_report_text(report: Report) -> str:
     """The report as plain text, one section per block."""
-    lines = [f"Confidence: {report.level.value} ({report.confidence:.2f})", _headline(report)]
+    lines = [report.symptom] if report.symptom else []
+    lines.append(_headline(report))
     _section(lines, "Secondary factors", report.secondary)
     _section(lines, "Evidence", report.evidence)
     _section(lines, "Recommendations", report.recommendations)
@@ -124,7 +130,10 @@ def _headline(report: Report) -> str:
             f"Primary cause: not established (best candidate: {report.primary}, "
             f"{report.primary_confidence:.2f})"
         )
-    return f"Primary cause: {report.primary} ({report.primary_confidence:.2f})"
+    return (
+        f"Primary cause: {report.primary} — confidence {report.level.value} "
+        f"({report.confidence:.2f})"
+    )
 
 
 def _section(lines: list[str], title: str, items: list[str]) -> None:

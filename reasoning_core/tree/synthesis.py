@@ -58,9 +58,37 @@ def synthesize(tree: Tree, *, language: str = "en") -> Synthesis:
     )
 
 
+#: Characters of a description a label keeps (the whole of a title is kept).
+LABEL_CHARS = 80
+
+
 def label(node: Node) -> str:
-    """A node's title, or the start of its description."""
-    return node.title or node.description[:80]
+    """A node's title, or its description shortened by whole words; a retry says so in a
+    word ("… (retry)") instead of repeating how it differs."""
+    if node.title:
+        return node.title
+    text = " ".join(node.description.split())
+    if node.context.get("retry_of") and text.endswith(")") and " (" in text:
+        main, note = text.rsplit(" (", 1)
+        word = note.split(":", 1)[0].rstrip(")")
+        return f"{shorten(main, LABEL_CHARS - len(word) - 3)} ({word})"
+    return shorten(text, LABEL_CHARS)
+
+
+def shorten(text: str, limit: int) -> str:
+    """`text` within `limit` characters, never cut inside a word: whole, else its first
+    sentence, else as many whole words as fit and "…"."""
+    text = " ".join(text.split())
+    if len(text) <= limit:
+        return text
+    for end in (". ", "? ", "! ", "; "):
+        head = text.split(end, 1)[0] + end.strip().rstrip(";")
+        if len(head) <= limit and len(head) < len(text):
+            return head
+    cut = text[: max(1, limit - 1)]
+    if " " in cut:
+        cut = cut[: cut.rfind(" ")]
+    return cut.rstrip(" ,;:—-(") + "…"
 
 
 def _ranked(node: Node, p: float) -> RankedHypothesis:
@@ -84,14 +112,16 @@ def _checks(tree: Tree, hypothesis: Node) -> list[Node]:
 
 
 def evidence_lines(tree: Tree, hypothesis: Node, language: str = "en") -> list[str]:
-    """One line per result under a hypothesis: check, verdict, strength, text."""
+    """One line per result under a hypothesis, leading with what was found: the verdict
+    and the finding's numbers, its strength, then which check of which hypothesis."""
     lines = []
     for check in _checks(tree, hypothesis):
         if check.result is None:
             continue
         verdict = verdict_word(check.result.confirmed, language)
-        line = f"{label(hypothesis)} / {label(check)}: {verdict} ({strength(check.result):.2f})"
-        lines.append(f"{line}: {check.result.text}" if check.result.text else line)
+        found = f"{verdict}: {check.result.text}" if check.result.text else verdict
+        where = f"{label(hypothesis)} / {label(check)}"
+        lines.append(f"{found} ({strength(check.result):.2f}) — {where}")
     return lines
 
 

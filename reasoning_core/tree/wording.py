@@ -30,6 +30,7 @@ DETAIL_TITLES: dict[str, str] = {
 
 _HEADINGS: dict[str, str] = {
     "confidence": N_("Confidence"),
+    "primary_with": N_("{title} — confidence {level} ({p:.2f})"),
     "primary": N_("Primary cause"),
     "conclusion": N_("Conclusion"),
     "not_established": N_("not established (best candidate: {title}, {p:.2f})"),
@@ -106,7 +107,8 @@ def render_report(report: Report, language: str) -> str:
     h = {key: gettext(language, text) for key, text in _HEADINGS.items()}
     level = _LEVELS.get(report.level.value, report.level.value)
     level = gettext(language, level)
-    lines = [f"{h['confidence']}: {level} ({report.confidence:.2f})", _headline(report, h)]
+    lines = [report.symptom] if report.symptom else []
+    lines.append(_headline(report, h, level))
     _section(lines, h["secondary"], report.secondary)
     _section(lines, h["evidence"], report.evidence)
     _section(lines, h["recommendations"], report.recommendations)
@@ -118,13 +120,14 @@ def render_report(report: Report, language: str) -> str:
     return "\n".join(lines)
 
 
-def _headline(report: Report, h: dict[str, str]) -> str:
+def _headline(report: Report, h: dict[str, str], level: str) -> str:
     if report.nothing_to_investigate:
         return f"{h['conclusion']}: {report.primary} ({report.primary_confidence:.2f})"
     if report.not_established:
         text = h["not_established"].format(title=report.primary, p=report.primary_confidence)
         return f"{h['primary']}: {text}"
-    return f"{h['primary']}: {report.primary} ({report.primary_confidence:.2f})"
+    text = h["primary_with"].format(title=report.primary, level=level, p=report.confidence)
+    return f"{h['primary']}: {text}"
 
 
 def _section(lines: list[str], title: str, items: list[str]) -> None:

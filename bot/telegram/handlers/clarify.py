@@ -11,6 +11,7 @@ from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.replies.conversation import run_and_reply
+from bot.replies.report_chart import ReportCharts
 from bot.telegram.keyboards import OWN_ANSWER, ClarifyCallback
 from bot.telegram.language import user_language
 from bot.telegram.middlewares.one_question import ChatLocks, busy_text
@@ -40,6 +41,7 @@ async def clarify_button_handler(
     *,
     max_reply_messages: int,
     tree_links: TreeLinks | None = None,
+    report_charts: ReportCharts | None = None,
     stream_replies: bool = True,
 ) -> None:
     check = await service.check_button(
@@ -65,6 +67,7 @@ async def clarify_button_handler(
         question = Question(text=check.option, user_id=query.from_user.id, chat_id=chat_id)
         await run_and_reply(
             bot, service, question, links=tree_links, max_messages=max_reply_messages,
+            charts=report_charts,
             stream=stream_replies,
         )  # fmt: skip
 

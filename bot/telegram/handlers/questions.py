@@ -6,6 +6,7 @@ from aiogram import Bot, F, Router
 from aiogram.types import Message
 
 from bot.replies.conversation import run_and_reply
+from bot.replies.report_chart import ReportCharts
 from bot.telegram.filters import AddressedToBot
 from bot.telegram.language import message_language
 from bot.trees.page.links import TreeLinks
@@ -24,6 +25,7 @@ async def question_handler(
     question_text: str,
     max_reply_messages: int,
     tree_links: TreeLinks | None = None,
+    report_charts: ReportCharts | None = None,
     stream_replies: bool = True,
 ) -> None:
     if message.from_user is None:
@@ -43,6 +45,7 @@ async def question_handler(
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
     await run_and_reply(
         bot, service, question, links=tree_links, max_messages=max_reply_messages,
+        charts=report_charts,
         stream=stream_replies,
     )  # fmt: skip
 

@@ -95,12 +95,19 @@ class PageInput:
     svg: bytes | None
     language: str
     generated_at: datetime
+    #: The report's chart (PNG), or the one line saying why there is none.
+    chart: bytes | None = None
+    chart_note: str | None = None
 
 
 def render_page(page: PageInput) -> str:
     """The whole page as an HTML document."""
     tree, language = page.tree, page.language
-    report = build_report(tree.synthesis, tree_id=tree.id) if tree.synthesis else None
+    report = (
+        build_report(tree.synthesis, tree_id=tree.id, language=language)
+        if tree.synthesis
+        else None
+    )
     updated = [n.updated_at for n in tree.nodes.values() if n.updated_at is not None]
     return _environment.get_template("page.html").render(
         lang="ru" if language == "ru" else "en",
@@ -111,6 +118,8 @@ def render_page(page: PageInput) -> str:
         report=report,
         headline=_headline(report, language) if report else "",
         svg=inline_svg(page.svg) if page.svg is not None else None,
+        chart=png_data_uri(page.chart) if page.chart is not None else None,
+        chart_note=page.chart_note,
         text_lines=render_tree_text(tree),
         nodes=node_views(tree, language),
         events=page.events,
@@ -176,6 +185,14 @@ def _rows(node: Node) -> RowSample | None:
         return RowSample.model_validate(seen)
     except ValidationError:
         return None
+
+
+def png_data_uri(png: bytes) -> str | None:
+    """The chart as a `data:` URI (the CSP allows images from `data:` only); None if
+    the bytes are not a PNG."""
+    if not png.startswith(b"\x89PNG\r\n\x1a\n"):
+        return None
+    return "data:image/png;base64," + base64.b64encode(png).decode("ascii")
 
 
 def inline_svg(svg: bytes) -> Markup | None:

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 
 from aiohttp import web
 
+from bot.trees.chart import ChartError, TreeCharts
 from bot.trees.page.links import PAGE_PREFIX, TreeLinks
 from bot.trees.page.page import CSP, PageInput, render_page
 from bot.trees.picture import RenderError, TreePictures
@@ -49,12 +50,14 @@ class AnalysisPages:
         trees: TreeStore,
         journal: TreeJournal,
         pictures: TreePictures,
+        charts: TreeCharts | None = None,
         clock: Callable[[], datetime] = _utcnow,
     ) -> None:
         self.links = links
         self._trees = trees
         self._journal = journal
         self._pictures = pictures
+        self._charts = charts
         self._clock = clock
 
     def install(self, app: web.Application) -> None:
@@ -82,7 +85,10 @@ class AnalysisPages:
         except NotFoundError:
             return None
         language = language_of(tree.task)
+        chart, note = await self._chart(tree, language)
         return PageInput(
+            chart=chart,
+            chart_note=note,
             tree=tree,
             events=await self._journal.events(tree.id),
             svg=await self._svg(tree, language),
@@ -96,6 +102,15 @@ class AnalysisPages:
         except RenderError as e:
             log.warning("tree %s: no picture on its page (text view instead): %s", tree.id, e)
             return None
+
+    async def _chart(self, tree: Tree, language: str) -> tuple[bytes | None, str | None]:
+        if self._charts is None or tree.synthesis is None:
+            return None, None
+        try:
+            return await self._charts.render(tree, language=language), None
+        except ChartError as e:
+            log.info("tree %s: no chart on its page: %s", tree.id, e)
+            return None, str(e)
 
 
 def _text(status: int, text: str) -> web.Response:

@@ -56,6 +56,7 @@ from reasoning_core.planners.runbook.plan import (
     parameters_of,
     run_gate,
 )
+from reasoning_core.planners.runbook.symptom import symptom_data
 from reasoning_core.planners.runbook.words import (
     child_key,
     detail_of,
@@ -73,6 +74,7 @@ from reasoning_core.ports.planning import (
 )
 from reasoning_core.runbooks import NONE_ID, Check, Runbook, RunbookMatch, RunbookSet
 from reasoning_core.tools.base import Tool, ToolResult
+from reasoning_core.tree.symptom import SYMPTOM_KEY
 from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
 from reasoning_core.understanding.request import Request
 
@@ -163,6 +165,7 @@ class RunbookPlanner:
         check_period(match.dates, first=first, last=anchor, language=state.language)
         parameters: dict[str, Any] = {**params, STATE_KEY: state.model_dump(mode="json")}
         found = await run_gate(runbook, state, self._tools)
+        parameters[SYMPTOM_KEY] = symptom_data(runbook, state, found)
         direction = request.direction
         if direction is not None and not _explains(runbook, direction):
             return Plan(conclusion=other_direction(runbook, found, direction, state.language),

@@ -1,0 +1,49 @@
+"""A deep report's chart in Telegram: a photo sent right after the report's text.
+
+The chart never delays the report: it is drawn after the text went out, within
+`TreeCharts.timeout`; when there is nothing to draw, drawing fails or is too slow,
+or Telegram refuses the photo, the report stands alone and one log line says why.
+The photo's caption is the report's first line (the symptom), so it reads alone.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from aiogram import Bot
+from aiogram.exceptions import TelegramAPIError
+from aiogram.types import BufferedInputFile, Message
+
+from bot.replies.rendering import escape
+from bot.trees.chart import ChartError, TreeCharts, chart_filename
+from reasoning_core.errors import StoreError
+from reasoning_core.models import Answer
+from reasoning_core.ports import TreeStore
+from reasoning_core.tree.report import report_of
+
+log = logging.getLogger(__name__)
+
+_CAPTION_CHARS = 1000  # Telegram takes 1,024
+
+
+class ReportCharts:
+    """Sends the chart of a deep report; the tree comes from `trees`, the PNG from `charts`."""
+
+    def __init__(self, *, charts: TreeCharts, trees: TreeStore) -> None:
+        self.charts = charts
+        self._trees = trees
+
+    async def send(self, bot: Bot, chat_id: int, answer: Answer) -> Message | None:
+        """The chart as a photo after the report; None (and one log line) when not sent."""
+        report = report_of(answer)
+        if report is None or not answer.tree_id:
+            return None
+        try:
+            tree = await self._trees.load(answer.tree_id)
+            png = await self.charts.render(tree, language=answer.language)
+            caption = escape(report.symptom or "")[:_CAPTION_CHARS] or None
+            upload = BufferedInputFile(png, filename=chart_filename(answer.tree_id))
+            return await bot.send_photo(chat_id, upload, caption=caption)
+        except (ChartError, StoreError, TelegramAPIError) as e:
+            log.warning("tree %s: report sent without its chart: %s", answer.tree_id, e)
+            return None
