@@ -20,6 +20,7 @@ from typing import Any, Literal
 from reasoning_core.errors import TreeError
 from reasoning_core.models import Evidence, Node, NodeType, Tree
 from reasoning_core.tree.aggregation import EVIDENCE_TYPES, recompute_ancestors
+from reasoning_core.tree.labels import shorten
 from reasoning_core.tree.walk import OPEN, children, descendants, get_node, is_active
 
 #: Which node types may hang under which.
@@ -57,10 +58,10 @@ def normalise(text: str) -> str:
 
 
 def default_title(description: str) -> str:
-    """The first line of a description, cut to a display length."""
+    """The first line of a description, shortened by whole words to a display length."""
     lines = description.strip().splitlines()
     line = lines[0].strip() if lines else ""
-    return line if len(line) <= _TITLE_MAX else line[: _TITLE_MAX - 1] + "…"
+    return shorten(line, _TITLE_MAX)
 
 
 def active_node(tree: Tree, node_id: str) -> Node:

@@ -20,6 +20,7 @@ from reasoning_core.tree.aggregation import (
     ranking,
     strength,
 )
+from reasoning_core.tree.labels import LABEL_CHARS, shorten
 from reasoning_core.tree.walk import OPEN, descendants, is_active, root_of
 from reasoning_core.tree.words import tree_phrase, verdict_word
 
@@ -58,37 +59,15 @@ def synthesize(tree: Tree, *, language: str = "en") -> Synthesis:
     )
 
 
-#: Characters of a description a label keeps (the whole of a title is kept).
-LABEL_CHARS = 80
-
-
 def label(node: Node) -> str:
     """A node's title, or its description shortened by whole words; a retry says so in a
     word ("… (retry)") instead of repeating how it differs."""
-    if node.title:
-        return node.title
     text = " ".join(node.description.split())
     if node.context.get("retry_of") and text.endswith(")") and " (" in text:
         main, note = text.rsplit(" (", 1)
         word = note.split(":", 1)[0].rstrip(")")
         return f"{shorten(main, LABEL_CHARS - len(word) - 3)} ({word})"
-    return shorten(text, LABEL_CHARS)
-
-
-def shorten(text: str, limit: int) -> str:
-    """`text` within `limit` characters, never cut inside a word: whole, else its first
-    sentence, else as many whole words as fit and "…"."""
-    text = " ".join(text.split())
-    if len(text) <= limit:
-        return text
-    for end in (". ", "? ", "! ", "; "):
-        head = text.split(end, 1)[0] + end.strip().rstrip(";")
-        if len(head) <= limit and len(head) < len(text):
-            return head
-    cut = text[: max(1, limit - 1)]
-    if " " in cut:
-        cut = cut[: cut.rfind(" ")]
-    return cut.rstrip(" ,;:—-(") + "…"
+    return node.title or shorten(text, LABEL_CHARS)
 
 
 def _ranked(node: Node, p: float) -> RankedHypothesis:

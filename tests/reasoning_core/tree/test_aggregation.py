@@ -262,7 +262,7 @@ def test_three_competing_hypotheses_exact_numbers() -> None:
     assert s.secondary == []
     assert not s.not_established
     assert s.uncertainty_reason is None
-    assert len(s.evidence) == 2 and "confirmed (0.90): c=0.9" in s.evidence[0]
+    assert len(s.evidence) == 2 and s.evidence[0].startswith("confirmed: c=0.9 (0.90) — ")
     assert tree.nodes["root"].confidence == pytest.approx(s.confidence)
 
 

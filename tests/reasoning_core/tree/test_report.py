@@ -43,10 +43,9 @@ def test_sections_of_a_confident_report() -> None:
     ]
     assert report.uncertainty is None
     text = render_report_text(report)
-    assert text.splitlines()[:2] == [
-        "Confidence: high (0.86)",
-        "Primary cause: Cell outage (0.92)",
-    ]
+    # The confidence is said once, with the cause (no symptom measured: no first line).
+    assert text.splitlines()[0] == "Primary cause: Cell outage — confidence high (0.86)"
+    assert text.count("0.86") == 1
     expected = [
         "Secondary factors:",
         "- Demand fell (0.61)",
@@ -64,7 +63,7 @@ def test_sections_of_a_confident_report() -> None:
 def test_an_unsure_report_says_why() -> None:
     unsure = synthesis(confidence=0.45, uncertainty_reason="the runner-up is close")
     text = render_report_text(build_report(unsure))
-    assert text.startswith("Confidence: low (0.45)")
+    assert text.startswith("Primary cause: Cell outage — confidence low (0.45)")
     assert "Why not sure: the runner-up is close" in text
     bare = build_report(synthesis(confidence=0.3, uncertainty_reason=None))
     assert bare.uncertainty  # required below 0.7, even when the synthesis forgot it
