@@ -134,9 +134,20 @@ class RunbookSet:
         ]
 
     def match(self, request: Request) -> list[RunbookMatch]:
-        """Runbooks whose triggers score at least their `min_score`, best first."""
+        """Runbooks whose triggers score at least their `min_score`, best first; a runbook
+        that takes the kind of thing the question names ("cell 27718") comes before those
+        that do not, so its "which cell?" is asked, never another runbook's "which service?"."""
         matches = [m for r in self.runbooks.values() if (m := match_runbook(r, request))]
-        return sorted(matches, key=lambda m: (-m.score, m.runbook.id))
+        named = {m.kind for m in request.mentions if m.labelled}
+        return sorted(
+            matches, key=lambda m: (not _takes_any(m.runbook, named), -m.score, m.runbook.id)
+        )
+
+
+def _takes_any(runbook: Runbook, kinds: set[str]) -> bool:
+    """Does the runbook take a parameter of one of these entity kinds (or are there none)?"""
+    taken = {p.kind or p.name for p in runbook.parameters if p.source == "entity"}
+    return not kinds or bool(taken & kinds)
 
 
 def match_runbook(runbook: Runbook, request: Request) -> RunbookMatch | None:

@@ -149,3 +149,28 @@ async def test_a_service_error_spike_opens_with_the_5xx_share(
     ), line
     for chat, report in ((981, en), (982, ru)):
         check_chart(telegram, chat, report)
+
+
+@pytest.mark.parametrize(
+    ("chat", "question"),
+    [
+        (991, "Найди причину роста отказов соединений на соте 27718"),
+        (992, "Find the cause of the rise in connection failures on cell 27718"),
+        (993, "Почему упал трафик на БС 27718?"),
+    ],
+)
+async def test_an_unknown_cell_gets_the_cells_question_never_a_services_one(
+    database_url: str,
+    telegram: FakeTelegramServer,
+    demo_examples: list[ExampleQuestion],
+    chat: int,
+    question: str,
+) -> None:
+    settings = harness_settings(database_url=database_url, telegram=telegram, llm_base_url=None)
+    async with running_bot(settings, telegram):
+        telegram.push_message(chat, question)
+        [reply] = await wait_for_replies(telegram, chat, 1, seconds=60)
+    text = reply.text.lower()
+    # "В данных нет соты 27718. Может быть, 10271?" / "There is no cell 27718 ..."
+    assert "27718" in text and ("cell" in text or "сот" in text), reply.text
+    assert "service" not in text and "сервис" not in text, reply.text
