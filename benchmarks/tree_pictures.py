@@ -6,6 +6,9 @@ PNG as the bot makes them (worker thread + `dot` subprocess), then the PNG again
 from the cache. The median of `runs` runs is reported, with what was drawn: the
 boxes (a 500-node tree is folded) and the PNG's size. The bot falls back to the
 text view past TREE_PICTURE_TIMEOUT_SEC (4 s by default).
+
+The report's chart (`TreeCharts`, matplotlib) is timed the same way on a tree
+with a measured symptom: cold (a fresh cache) and cached, with its PNG's size.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ import statistics
 import time
 from typing import Any
 
-from benchmarks.tree_samples import build_tree
+from benchmarks.tree_samples import build_tree, with_symptom
+from bot.trees.chart import TreeCharts
 from bot.trees.picture import TreePictures
 from bot.trees.picture.dot_source import tree_to_dot
 from bot.trees.picture.pictures import png_size
@@ -55,7 +59,27 @@ async def run_tree_bench(*, runs: int = 3) -> dict[str, Any]:
         figures[str(size)] = {
             key: round(statistics.median(s[key] for s in samples), 2) for key in samples[0]
         }
-    return {"runs": runs, "sizes": figures}
+    charts = [await _chart_once() for _ in range(runs)]
+    chart = {key: round(statistics.median(c[key] for c in charts), 2) for key in charts[0]}
+    return {"runs": runs, "sizes": figures, "chart": chart}
+
+
+async def _chart_once() -> dict[str, float]:
+    tree = with_symptom(build_tree(40, "ru"))
+    charts = TreeCharts(timeout=60)
+    started = time.perf_counter()
+    png = await charts.render(tree, language="ru")
+    cold = time.perf_counter()
+    await charts.render(tree, language="ru")
+    cached = time.perf_counter()
+    width, height = png_size(png)
+    return {
+        "render_ms": (cold - started) * 1000,
+        "cached_ms": (cached - cold) * 1000,
+        "png_width": width,
+        "png_height": height,
+        "png_bytes": len(png),
+    }
 
 
 def format_tree_report(result: dict[str, Any]) -> str:
@@ -70,5 +94,12 @@ def format_tree_report(result: dict[str, Any]) -> str:
         lines.append(
             f"{size:>6} {f['boxes']:>6.0f} {f['dot_ms']:>8.1f} {f['svg_ms']:>8.1f}"
             f" {f['png_ms']:>8.1f} {f['cached_ms']:>8.2f} {pixels:>12} {kilobytes:>8.0f}"
+        )
+    chart = result.get("chart")
+    if chart:
+        lines.append(
+            f"Report chart: {chart['render_ms']:.1f} ms cold, {chart['cached_ms']:.2f} ms cached,"
+            f" {chart['png_width']:.0f}x{chart['png_height']:.0f} px,"
+            f" {chart['png_bytes'] / 1024:.0f} KB"
         )
     return "\n".join(lines)

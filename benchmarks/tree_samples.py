@@ -11,6 +11,7 @@ revision, with its reason, as reflection does. `hostile` puts markup, a
 
 from __future__ import annotations
 
+import math
 import uuid
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -132,3 +133,42 @@ def _check(tree: Tree, words: dict[str, Any], parent: Node, index: int, hostile:
         text=words["finding"].format(a=index % 7, h=44 + index), data={"rows": 2, "seen": seen},
     )  # fmt: skip
     set_result(tree, node.id, evidence)
+
+
+def with_symptom(
+    tree: Tree, *, points: int = 240, label: str = "traffic index", gap: bool = False
+) -> Tree:
+    """The tree with a measured symptom (a drop at 80% of the series, as the runbook
+    planner's gate keeps it) and the winning check's series: what a report's chart shows."""
+    start = datetime(2024, 5, 1, tzinfo=UTC)
+    times = [start + timedelta(hours=i) for i in range(points)]
+    if gap:  # six hours without data in the middle
+        times = [t for i, t in enumerate(times) if not points // 2 <= i < points // 2 + 6]
+    onset = times[int(len(times) * 0.8)]
+    values = [(1.0 if t < onset else 0.35) * (1.3 + 0.5 * math.sin(i / 3.8))
+              for i, t in enumerate(times)]  # fmt: skip
+    recent_start = times[int(len(times) * 0.7)]
+    series = {
+        "t": [int(t.timestamp()) for t in times], "v": values, "label": label, "unit": "",
+        "baseline_start": int(times[0].timestamp()), "recent_start": int(recent_start.timestamp()),
+        "recent_end": int(times[-1].timestamp()) + 3600,
+    }  # fmt: skip
+    symptom = {
+        "label": label, "change": -0.62, "scale": "relative", "direction": "down",
+        "recent": 0.5, "baseline": 1.3, "onset": onset.isoformat(),
+        "hours": (times[-1] - onset).total_seconds() / 3600, "found": True, "check": "drop",
+        "kind": "cell", "subject": "12345", "baseline_hours": 504.0, "series": series,
+    }  # fmt: skip
+    evidence = {**series, "v": [100.0 if t < onset else 12.0 for t in times],
+                "label": "availability", "unit": "%"}  # fmt: skip
+    out = tree.model_copy(deep=True)
+    for node in out.nodes.values():
+        if node.node_type == "hypothesis":
+            node.context["plan_parameters"] = {"symptom": symptom}
+    primary = out.synthesis.primary.node_id if out.synthesis else None
+    for node in out.nodes.values():
+        if node.parent_id == primary and node.result is not None:
+            node.result.data["series"] = evidence
+            node.result.confirmed = True
+            break
+    return out
