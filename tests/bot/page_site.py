@@ -11,7 +11,8 @@ from typing import Any
 import asyncpg
 from aiohttp import web
 
-from benchmarks.tree_samples import build_tree
+from benchmarks.tree_samples import build_tree, with_symptom
+from bot.trees.chart import TreeCharts
 from bot.trees.page import AnalysisPages, TreeLinks
 from bot.trees.picture import TreePictures
 from reasoning_core.ports import TreeEvent
@@ -47,9 +48,14 @@ class PageSite:
         assert link.startswith(PUBLIC_URL + "/t/"), link
         return self.base_url + link.removeprefix(PUBLIC_URL)
 
-    async def publish(self, size: int, language: str = "en", **kwargs: Any) -> tuple[str, str]:
-        """Save a sample tree with two journal events; returns (tree id, local page URL)."""
+    async def publish(
+        self, size: int, language: str = "en", *, symptom: bool = False, **kwargs: Any
+    ) -> tuple[str, str]:
+        """Save a sample tree with two journal events; returns (tree id, local page URL).
+        With `symptom`, the tree carries a measured drop and its series (a report chart)."""
         tree = build_tree(size, language, **kwargs)
+        if symptom:
+            tree = with_symptom(tree)
         await self.trees.create(tree)
         for kind, message in (
             ("reflection", "checkpoint: h2's checks found no data <b>→ revise</b>"),
@@ -67,8 +73,9 @@ async def page_site(pool: asyncpg.Pool[Any], *, ttl_sec: int = 3600) -> AsyncIte
     links = TreeLinks(PgTreeLinkStore(pool), public_url=PUBLIC_URL, ttl_sec=ttl_sec, clock=clock)
     trees, journal = PgTreeStore(pool), PgTreeJournal(pool)
     pages = AnalysisPages(
-        links=links, trees=trees, journal=journal, pictures=TreePictures(timeout=30), clock=clock
-    )
+        links=links, trees=trees, journal=journal, pictures=TreePictures(timeout=30),
+        charts=TreeCharts(timeout=30), clock=clock,
+    )  # fmt: skip
     app = web.Application()
     pages.install(app)
     runner = web.AppRunner(app, access_log=None)

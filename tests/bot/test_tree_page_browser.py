@@ -93,3 +93,28 @@ async def test_the_page_renders_with_its_tree_and_node_text_never_runs(
     assert picture.is_displayed() and picture.size["width"] > 600 and picture.size["height"] > 200
     boxes = browser.find_elements(By.CSS_SELECTOR, "#tree-picture g.node")
     assert len(boxes) == 12 and all(box.is_displayed() for box in boxes)
+
+
+async def test_the_page_opens_with_the_symptom_and_shows_the_chart(
+    browser: webdriver.Chrome, site: PageSite
+) -> None:
+    _, url = await site.publish(12, "en", symptom=True)
+    await asyncio.to_thread(browser.get, url)
+    symptom = browser.find_element(By.ID, "symptom")
+    assert symptom.text.startswith("Cell 12345 · traffic index −62% since ")
+    chart = browser.find_element(By.CSS_SELECTOR, "#report-chart img")
+    # the PNG decoded in the browser (a data: URI, allowed by the CSP) and is on screen
+    assert (
+        await in_browser(
+            browser, "return document.querySelector('#report-chart img').naturalWidth"
+        )
+        == 900
+    )
+    assert chart.is_displayed() and chart.size["width"] > 600 and chart.size["height"] > 300
+    log: list[dict[str, Any]] = browser.get_log("browser")  # type: ignore[no-untyped-call]
+    assert [e for e in log if e["level"] == "SEVERE"] == []
+    # a tree that measured no series says why in one line, with no image
+    _, plain = await site.publish(12, "en")
+    await asyncio.to_thread(browser.get, plain)
+    note = browser.find_element(By.ID, "no-chart")
+    assert note.text == "no chart: this analysis measured no time series"

@@ -36,6 +36,7 @@ from reasoning_core.models import Node, Tree
 from reasoning_core.ports import TreeEvent
 from reasoning_core.tools.base import RowSample
 from reasoning_core.tree.render import render_tree_text
+from reasoning_core.tree.symptom import with_symptom
 from reasoning_core.tree.report import Report, build_report
 from reasoning_core.tree.walk import root_of
 
@@ -104,7 +105,7 @@ def render_page(page: PageInput) -> str:
     """The whole page as an HTML document."""
     tree, language = page.tree, page.language
     report = (
-        build_report(tree.synthesis, tree_id=tree.id, language=language)
+        build_report(with_symptom(tree, tree.synthesis), tree_id=tree.id, language=language)
         if tree.synthesis
         else None
     )
