@@ -65,7 +65,9 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
         "--sizes", default="10000,100000,1000000", help="memory rows per run, comma-separated"
     )
     memory.add_argument("--json", action="store_true")
-    tree = bench.add_parser("tree", help="tree picture render times by tree size, and the report chart's")
+    tree = bench.add_parser(
+        "tree", help="tree picture render times by tree size, and the report chart's"
+    )
     tree.add_argument("--runs", type=int, default=3)
     tree.add_argument("--json", action="store_true")
     strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")

@@ -2,8 +2,8 @@
 
 A change or threshold rule reads a time series from its rows; `chart_series`
 keeps at most `MAX_POINTS` of it (bucket means, gaps stay gaps) over the recent
-window and up to a week of baseline before it, as JSON-ready data under
-`Evidence.data["series"]`.
+window and a few windows' worth of baseline before it (at most a week), as
+JSON-ready data under `Evidence.data["series"]`.
 """
 
 from __future__ import annotations
@@ -17,15 +17,18 @@ from reasoning_core.runbooks.timewindow import TimeWindow
 
 #: Points kept per series: plenty for a chart a few hundred pixels wide.
 MAX_POINTS = 240
-#: The chart shows at most this much of the baseline before the recent window.
-SHOWN_BASELINE = timedelta(days=7)
+#: The chart shows this many recent windows' worth of baseline before the recent window
+#: (a two-hour spike over eight hours, not a week), and never more than `MAX_BASELINE`.
+BASELINE_WINDOWS = 4
+MAX_BASELINE = timedelta(days=7)
 
 
 def chart_series(
     series: Sequence[Point], window: TimeWindow, *, label: str, unit: str
 ) -> dict[str, Any] | None:
     """`{"t": [unix seconds], "v": [values], ...}` of the window's points, or None if empty."""
-    start = max(window.baseline_start, window.recent_start - SHOWN_BASELINE)
+    shown = min(MAX_BASELINE, BASELINE_WINDOWS * (window.recent_end - window.recent_start))
+    start = max(window.baseline_start, window.recent_start - shown)
     kept = [(at, v) for at, v in series if start <= at < window.recent_end]
     if not kept:
         return None

@@ -36,8 +36,8 @@ from reasoning_core.models import Node, Tree
 from reasoning_core.ports import TreeEvent
 from reasoning_core.tools.base import RowSample
 from reasoning_core.tree.render import render_tree_text
-from reasoning_core.tree.symptom import with_symptom
 from reasoning_core.tree.report import Report, build_report
+from reasoning_core.tree.symptom import with_symptom
 from reasoning_core.tree.walk import root_of
 
 CSS = resources.files("bot.trees.page").joinpath("templates/page.css").read_text("utf-8")
