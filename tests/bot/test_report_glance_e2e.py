@@ -16,13 +16,13 @@ import aiohttp
 import pytest
 from PIL import Image
 
+from benchmarks.harness.polling_bot import harness_settings, running_bot
 from demo.dataset import ExampleQuestion
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.dataset import build_scenario_tsdb, demo_scenario
+from fake_servers.alertmanager import alert, notification, post_alerts
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from tests.bot.replies import wait_for_replies
-from tests.fakes.alertmanager import alert, notification, post_alerts
-from tests.fakes.bot_harness import harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
 
 TOKEN = "glance-alert-token"
 ALERT_CHAT = -100777
