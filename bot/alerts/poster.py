@@ -55,7 +55,7 @@ class AlertPoster:
                 if answer is not None:
                     await send_answer(
                         self._bot, chat_id, answer, links=self._links,
-                        max_messages=self._max_messages, charts=self._charts,
+                        max_messages=self._max_messages,
                     )  # fmt: skip
             except TelegramAPIError as e:
                 log.error("could not post alert analysis %s to chat %s: %s", analysis.id,
@@ -63,6 +63,14 @@ class AlertPoster:
         if not posted:
             raise AlertPostError(f"no chat took the report of alert analysis {analysis.id}")
         return posted
+
+    async def post_charts(self, analysis: AlertAnalysis, answer: Answer) -> None:
+        """The report's chart in every chat, once the report is posted and recorded (a
+        chart never holds back the report or its record; failures are logged there)."""
+        if self._charts is None:
+            return
+        for chat_id in analysis.chats:
+            await self._charts.send(self._bot, chat_id, answer)
 
     async def mark_resolved(self, analysis: AlertAnalysis, at: datetime) -> int:
         """Edit the posted headers with "resolved at …"; how many were edited."""

@@ -92,6 +92,8 @@ class AlertWorker:
             )
             if done.resolved_at is not None and await self._store.take_resolved_edit(done.id):
                 await self._poster.mark_resolved(done, done.resolved_at)
+            if answer is not None:
+                await self._poster.post_charts(analysis, answer)
         except (ReasoningError, AlertPostError) as e:
             log.error("alert analysis %s (%s) failed: %s", analysis.id, analysis.alertname, e)
             await self._failed(analysis, str(e))
