@@ -5,7 +5,10 @@ Order of precedence:
 1. the layer is off (STRATEGY_ENABLED=false) -> quick, source "heuristic";
 2. a prompt-injection or exfiltration attempt (secrets, the system prompt:
    ``exfiltration``) -> the heuristic's decline, without any LLM call (the
-   message never reaches a model it tries to subvert);
+   message never reaches a model it tries to subvert); likewise every question the
+   rules are sure of (`sure_of`: any decline, small talk, an incident question naming a
+   cell, site or service the data has, with a symptom): no routing call, so neither
+   STRATEGY_TIMEOUT_SEC nor a model's confident mistake stands between it and its answer;
 3. a cached decision of this user and project for the same goal -> source "cache";
 4. no LLM configured -> the heuristic;
 5. the LLM path under `timeout_sec`; a timeout, an `LLMError` or an invalid answer
@@ -131,9 +134,13 @@ class StrategySelector:
         (the rules' request unchanged without a model call)."""
         if not self._enabled:
             return _disabled_decision(request), Usage(), request
-        if self._llm is None or request.decline in _DECLINED_BEFORE_ANY_MODEL:
-            decision = decide_heuristically(request, recent_entities=recent_entities)
-            return decision, Usage(), request
+        rules = decide_heuristically(request, recent_entities=recent_entities)
+        if (
+            self._llm is None
+            or request.decline in _DECLINED_BEFORE_ANY_MODEL
+            or (self._rules_first and sure_of(request, rules))
+        ):
+            return rules, Usage(), request
         key = cache_key(request.text, user_id=user_id, project=project)
         cached = self._cache.get(key)
         if cached is not None:
@@ -169,6 +176,8 @@ class StrategySelector:
         """The decision as `decide_and_understand` gives it, in the fewest model round
         trips: for a message the rules take for quick, none or one that also answers."""
         rules = decide_heuristically(request, recent_entities=recent_entities)
+        if self._enabled and self._rules_first and sure_of(request, rules):
+            return Routed(rules, Usage(), request)  # no routing call: the rules are sure
         likely_quick = rules.strategy == "quick"
         cached = self._cache.get(cache_key(request.text, user_id=user_id, project=project))
         if not (self._enabled and self._model is not None and likely_quick) or cached:
@@ -197,6 +206,23 @@ class StrategySelector:
         self._cache.put(key, routed.decision)
         parsed = refine(request, routed.parsed, known or KnownNames())
         return Routed(routed.decision, routed.usage, parsed, routed.answer)
+
+
+def sure_of(request: Request, rules: StrategyDecision) -> bool:
+    """Whether the rules' decision stands without asking a model: a decline, small talk,
+    or a diagnostic question with a symptom that names a cell, site or service the data
+    has (or, without a list of names, names one after its kind word: "cell 10291")."""
+    if rules.strategy == "decline":
+        return True
+    signals = request.signals
+    if rules.strategy == "quick":
+        return signals.social and not signals.symptom
+    if rules.strategy != "deep" or not signals.symptom:
+        return False
+    return any(
+        m.kind != "name" and (m.known is True or (m.known is None and m.labelled))
+        for m in request.mentions
+    )
 
 
 def _disabled_decision(request: Request) -> StrategyDecision:
