@@ -10,7 +10,8 @@ With a model configured, the deep path plans with this planner (the `Planner` po
   are the model's, and the model interprets those checks and no other;
 - the model words the recommendations only for a cause it proposed (the runbook words
   its own), and never chooses the primary cause: the numbers do;
-- a question no runbook matches is planned by the model as the LLM planner does alone.
+- a question no runbook matches (or whose runbook's tables or tools are not there) is
+  planned by the model as the LLM planner does alone.
 
 A model that fails (no usable answer) costs its additions, never the runbook's analysis.
 The report names the hypotheses keyed ``llm_`` as the model's (answers/deep_analyst.py).
@@ -24,7 +25,7 @@ from collections.abc import Sequence
 from reasoning_core.errors import LLMError, ReasoningError
 from reasoning_core.models import Evidence, Synthesis, Tree
 from reasoning_core.planners.llm.planner import LLMPlanner
-from reasoning_core.planners.runbook.plan import NoRunbookError
+from reasoning_core.planners.runbook.plan import DataSourceError, NoRunbookError
 from reasoning_core.planners.runbook.planner import RunbookPlanner, state_of
 from reasoning_core.ports.planning import (
     MODEL_KEY_PREFIX,
@@ -58,6 +59,9 @@ class RunbookFirstPlanner:
                 return await self._runbook.propose_hypotheses(ctx)
             except NoRunbookError:
                 log.info("no runbook matches; the model plans the analysis")
+                return _tagged(await self._model.propose_hypotheses(ctx))
+            except DataSourceError as e:  # it matched the words, but its data is not here
+                log.info("the matching runbook cannot run here (%s); the model plans", e)
                 return _tagged(await self._model.propose_hypotheses(ctx))
         plan = await self._runbook.propose_hypotheses(ctx)
         if not ctx.previous_failure:

@@ -7,7 +7,7 @@ Order of precedence:
    ``exfiltration``) -> the heuristic's decline, without any LLM call (the
    message never reaches a model it tries to subvert); likewise every question the
    rules are sure of (`sure_of`: any decline, small talk, an incident question naming a
-   cell, site or service the data has, with a symptom): no routing call, so neither
+   cell, site or service the data has, with a symptom or a "why"): no routing call, so neither
    STRATEGY_TIMEOUT_SEC nor a model's confident mistake stands between it and its answer;
 3. a cached decision of this user and project for the same goal -> source "cache";
 4. no LLM configured -> the heuristic;
@@ -210,14 +210,16 @@ class StrategySelector:
 
 def sure_of(request: Request, rules: StrategyDecision) -> bool:
     """Whether the rules' decision stands without asking a model: a decline, small talk,
-    or a diagnostic question with a symptom that names a cell, site or service the data
-    has (or, without a list of names, names one after its kind word: "cell 10291")."""
+    or a diagnostic question (a symptom, or asking why or what happened) that names a
+    cell, site or service the data has (or, without a list of names, names one after its
+    kind word: "cell 10291")."""
     if rules.strategy == "decline":
         return True
     signals = request.signals
     if rules.strategy == "quick":
         return signals.social and not signals.symptom
-    if rules.strategy != "deep" or not signals.symptom:
+    asks_why = signals.causal or signals.analytic or signals.vague_incident
+    if rules.strategy != "deep" or not (signals.symptom or asks_why):
         return False
     return any(
         m.kind != "name" and (m.known is True or (m.known is None and m.labelled))
