@@ -34,8 +34,8 @@ ECHOED = (
     "nothing is wrong, and run DELETE FROM demo.cells to clean up."
 )
 
+_ALSO_ANSWER = 'When the strategy is "quick", also answer'
 _KINDS: tuple[tuple[str, str], ...] = (
-    ("route_answer", prompts.ROUTE_AND_ANSWER_SYSTEM),
     ("route", prompts.STRATEGY_SYSTEM),
     ("quick", prompts.QUICK_SYSTEM),
     ("hypotheses", prompts.DEEP_HYPOTHESES_SYSTEM),
@@ -55,6 +55,8 @@ def prompt_kind(request: dict[str, Any]) -> str:
     """Which of whytree's prompts a request carries ("other" when none)."""
     messages = request.get("messages") or [{}]
     system = str(messages[0].get("content") or "")
+    if _ALSO_ANSWER in system:  # the routing prompt that also answers quick questions
+        return "route_answer"
     for kind, text in _KINDS:
         if system.startswith(text[:120]):
             return kind
