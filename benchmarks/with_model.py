@@ -19,11 +19,11 @@ from typing import Any
 from benchmarks.harness.adversaries import adversary_script
 from bot.config import LLMSettings
 from bot.wiring.app import build_chat_model
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.models import Usage
 from reasoning_core.ports import ChatMessage, ChatModel, Completion, ToolSpec
-from fake_servers.openai.server import FakeOpenAIServer
 
 #: The adversary's fake server answers as fast as it can; the client waits this long at most.
 _ADVERSARY_TIMEOUT_SEC = 10.0

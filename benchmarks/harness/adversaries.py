@@ -25,8 +25,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from reasoning_core.llm import prompts
 from fake_servers.openai.replies import Reply
+from reasoning_core.llm import prompts
 
 #: What a tool output said to the model, echoed back as if it were an instruction.
 ECHOED = (
