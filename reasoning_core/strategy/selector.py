@@ -63,6 +63,9 @@ RULES_CONFIDENT = 0.6
 _LLM_TIMEOUT = N_("The language model did not answer in time; chosen by keyword rules.")
 _LLM_FAILED = N_("The language model gave no usable answer; chosen by keyword rules.")
 _DISABLED = N_("The strategy layer is off (STRATEGY_ENABLED=false): answering directly.")
+_DECLINE_NOT_FOLLOWED = N_(
+    "The language model wanted to decline; the rules see nothing to decline, so they chose."
+)
 
 #: Fits a system prompt and a user turn into the context budget with this turn's
 #: history and recalled memory.
@@ -154,12 +157,17 @@ class StrategySelector:
             logger.warning(
                 "strategy: LLM timed out after %.1fs; using the heuristic", self._timeout
             )
-            return _fallback(request, recent_entities, _LLM_TIMEOUT), Usage(), request
+            why = _LLM_TIMEOUT
         except (LLMError, ValueError) as e:  # ValueError covers pydantic's ValidationError
             logger.warning("strategy: LLM path failed (%s); using the heuristic", _describe(e))
-            return _fallback(request, recent_entities, _LLM_FAILED), Usage(), request
-        self._cache.put(key, decision)
-        return decision, usage, refine(request, parsed, known or KnownNames())
+            why = _LLM_FAILED
+        else:
+            if not _declines_alone(decision, rules):
+                self._cache.put(key, decision)
+                return decision, usage, refine(request, parsed, known or KnownNames())
+            logger.info("strategy: the model declined what the rules do not; the rules decide")
+            return _fallback(request, recent_entities, _DECLINE_NOT_FOLLOWED), usage, request
+        return _fallback(request, recent_entities, why), Usage(), request
 
     async def route(
         self,
@@ -202,6 +210,10 @@ class StrategySelector:
         except (LLMError, ValueError) as e:  # the quick call that follows may still work
             logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
             return Routed(_fallback(request, recent_entities, _LLM_FAILED), Usage(), request)
+        if _declines_alone(routed.decision, rules):
+            logger.info("strategy: the model declined what the rules do not; the rules decide")
+            decision = _fallback(request, recent_entities, _DECLINE_NOT_FOLLOWED)
+            return Routed(decision, routed.usage, request)
         key = cache_key(request.text, user_id=user_id, project=project)
         self._cache.put(key, routed.decision)
         parsed = refine(request, routed.parsed, known or KnownNames())
@@ -225,6 +237,13 @@ def sure_of(request: Request, rules: StrategyDecision) -> bool:
         m.kind != "name" and (m.known is True or (m.known is None and m.labelled))
         for m in request.mentions
     )
+
+
+def _declines_alone(decision: StrategyDecision, rules: StrategyDecision) -> bool:
+    """A model's decline of a message the rules see nothing to decline in: not followed.
+    What whytree declines (changes, commands, secrets, attacks, injection) the rules
+    recognise before any model; a model that declines more is over-cautious or subverted."""
+    return decision.strategy == "decline" and rules.strategy != "decline"
 
 
 def _disabled_decision(request: Request) -> StrategyDecision:

@@ -336,3 +336,16 @@ async def test_small_talk_and_declines_ask_no_model(text: str) -> None:
     decision, _ = await _selector(model).decide(understand(text), user_id=1, project="p")
     assert decision.source == "heuristic" and decision.strategy in ("quick", "decline")
     assert model.calls == []
+
+
+async def test_a_models_decline_of_what_the_rules_do_not_decline_is_not_followed() -> None:
+    """An over-cautious model declining a plain question: the rules decide instead."""
+    model = _always(_json(strategy="decline", confidence=0.97, reason="I must not help."))
+    decision, _ = await _selector(model).decide(
+        understand("how many cells are there in the north region?"), user_id=1, project="p"
+    )
+    assert len(model.calls) == 1
+    assert decision.strategy != "decline" and decision.source == "heuristic"
+    assert decision.uncertainty_reason is not None and "wanted to decline" in (
+        decision.uncertainty_reason
+    )
