@@ -17,6 +17,26 @@ from typing import Any
 from benchmarks.strategy.runner import DEFAULT_CASES, CasesFileError
 from bot.config import Settings
 from demo.services.prometheus import PrometheusUnavailableError
+from reasoning_core.errors import ConfigurationError
+
+#: The adversarial models `--adversary` may name (benchmarks/harness/adversaries.py).
+ADVERSARY_NAMES = ("decline", "quick", "clarify", "wrong-causes", "cautious", "echo")
+
+
+def _model_options(parser: Any) -> None:
+    """--model / --adversary: the figures without a model and with one, side by side."""
+    parser.add_argument(
+        "--model",
+        action="store_true",
+        help="also run with the configured model (OPENAI_BASE_URL, OPENAI_API_KEY, LLM_MODEL) "
+        "and print without/with side by side",
+    )
+    parser.add_argument(
+        "--adversary",
+        choices=ADVERSARY_NAMES,
+        default=None,
+        help="like --model, with an adversarial fake model (perfect form, wrong substance)",
+    )
 
 
 def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
@@ -57,6 +77,7 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
         help="telecom: cell traffic drops (SQL); services: service faults on a real Prometheus",
     )
     incidents.add_argument("--json", action="store_true")
+    _model_options(incidents)
     reflection = bench.add_parser("reflection", help="incident cases with reflection on and off")
     reflection.add_argument("--cases", type=Path, default=None, help="default: a fresh set")
     reflection.add_argument("--json", action="store_true")
@@ -73,6 +94,7 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
     strategy = bench.add_parser("strategy", help="strategy selection on a labelled set")
     strategy.add_argument("--cases", type=Path, default=DEFAULT_CASES)
     strategy.add_argument("--json", action="store_true")
+    _model_options(strategy)
     alerts = bench.add_parser("alerts", help="a burst of Alertmanager alerts, many repeated")
     alerts.add_argument("--alerts", type=int, default=500, help="alerts in the burst")
     alerts.add_argument("--distinct", type=int, default=20, help="distinct cells alerted")
@@ -93,6 +115,7 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
         "--show-failures", action="store_true", help="list every wrong case (not with --json)"
     )
     understanding.add_argument("--json", action="store_true")
+    _model_options(understanding)
     chaos = bench.add_parser(
         "chaos", help="kill -9 and restart `whytree run` mid-answer: lost and duplicated answers"
     )
@@ -121,7 +144,7 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     runner, fmt = BENCHES[args.bench]
     try:
         result = await runner(settings, args)
-    except (CasesFileError, PrometheusUnavailableError) as e:
+    except (CasesFileError, PrometheusUnavailableError, ConfigurationError) as e:
         print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
         return 2
     print(json.dumps(result) if args.json else fmt(result, args))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import logging
 import tempfile
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -36,9 +37,11 @@ from benchmarks.understanding.runner import (
     format_understanding_report,
     run_understanding_bench,
 )
+from benchmarks.with_model import format_side_by_side, model_under_test, side_by_side
 from bot.config import Settings
 from bot.wiring.app import build_chat_model
 from lab.bench import format_live_report
+from reasoning_core.models import Usage
 
 Figures = dict[str, Any]
 Runner = Callable[[Settings, argparse.Namespace], Awaitable[Figures]]
@@ -65,17 +68,28 @@ async def _deep(settings: Settings, args: argparse.Namespace) -> Figures:
         )
 
 
+def _with_model(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "model", False) or getattr(args, "adversary", None))
+
+
 async def _incidents(settings: Settings, args: argparse.Namespace) -> Figures:
-    """On --cases, or on a freshly generated set; no LLM (the runbook planner)."""
-    if getattr(args, "suite", "telecom") == "services":
-        with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
-            cases = args.cases or default_services_cases(Path(scratch), seed=args.seed)
-            async with scratch_server() as dsn:
-                return await run_services_bench(cases, dsn=dsn)
+    """On --cases, or on a freshly generated set; no LLM (the runbook planner). With
+    --model or --adversary: without and with the model, side by side, on the same cases."""
+    services = getattr(args, "suite", "telecom") == "services"
+    run = run_services_bench if services else run_incidents_bench
     with tempfile.TemporaryDirectory(prefix="whytree-cases-") as scratch:
-        cases = args.cases or default_cases(Path(scratch), seed=args.seed)
+        make = default_services_cases if services else default_cases
+        cases = args.cases or make(Path(scratch), seed=args.seed)
         async with scratch_server() as dsn:
-            return await run_incidents_bench(cases, dsn=dsn)
+            if not _with_model(args):
+                return await run(cases, dsn=dsn)
+            times_without: list[float] = []
+            without = await run(cases, dsn=dsn, times=times_without)
+            async with model_under_test(settings.llm, adversary=args.adversary) as under:
+                times_with: list[float] = []
+                with_model = await run(cases, dsn=dsn, chat_model=under.model, times=times_with)
+                return side_by_side(without, with_model, under, times_without=times_without,
+                                    times_with=times_with)  # fmt: skip
 
 
 async def _reflection(settings: Settings, args: argparse.Namespace) -> Figures:
@@ -90,6 +104,17 @@ async def _memory(settings: Settings, args: argparse.Namespace) -> Figures:
 
 
 async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
+    if _with_model(args):
+        started = time.monotonic()
+        without = await run_strategy_bench(args.cases, None)
+        took_without = time.monotonic() - started
+        async with model_under_test(settings.llm, adversary=args.adversary) as under:
+            started = time.monotonic()
+            with_model = await run_strategy_bench(args.cases, under.model)
+            took = time.monotonic() - started
+            cases = max(1, with_model["llm"]["cases"] if with_model.get("llm") else 1)
+            return side_by_side(without, with_model, under, times_without=[took_without / cases],
+                                times_with=[took / cases])  # fmt: skip
     model = build_chat_model(settings.llm)
     try:
         return await run_strategy_bench(args.cases, model)
@@ -100,9 +125,27 @@ async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
 
 async def _understanding(settings: Settings, args: argparse.Namespace) -> Figures:
     paths = args.cases or default_files()
+    if not _with_model(args):
+        with tempfile.TemporaryDirectory(prefix="whytree-understanding-") as scratch:
+            async with scratch_server() as dsn:
+                return await run_understanding_bench(paths, dsn=dsn, data_dir=Path(scratch))
+    times_without: list[float] = []
     with tempfile.TemporaryDirectory(prefix="whytree-understanding-") as scratch:
         async with scratch_server() as dsn:
-            return await run_understanding_bench(paths, dsn=dsn, data_dir=Path(scratch))
+            without = await run_understanding_bench(
+                paths, dsn=dsn, data_dir=Path(scratch), times=times_without
+            )
+    async with model_under_test(settings.llm, adversary=args.adversary) as under:
+        times_with: list[float] = []
+        used: list[Usage] = []
+        with tempfile.TemporaryDirectory(prefix="whytree-understanding-") as scratch:
+            async with scratch_server() as dsn:
+                with_model = await run_understanding_bench(
+                    paths, dsn=dsn, data_dir=Path(scratch), llm=under.llm,
+                    times=times_with, usage=used,
+                )  # fmt: skip
+        return side_by_side(without, with_model, under, times_without=times_without,
+                            times_with=times_with, extra_usage=sum(used, Usage()))  # fmt: skip
 
 
 async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
@@ -145,13 +188,29 @@ async def _scale(settings: Settings, args: argparse.Namespace) -> Figures:
 
 def _format_incidents(result: Figures) -> str:
     """The services suite's figures carry per-kind figures and the root accuracy too."""
+    if "with_model" in result:
+        return format_side_by_side(result)
     if "per_kind" in result:
         return format_services_report(result)
     return format_incidents_report(result)
 
 
 def _understanding_report(figures: Figures, args: argparse.Namespace) -> str:
+    if "with_model" in figures:
+        return format_side_by_side(figures)
     return format_understanding_report(figures, show_failures=args.show_failures)
+
+
+def _strategy_report(figures: Figures) -> str:
+    if "with_model" not in figures:
+        return format_strategy_report(figures)
+    without, with_model = figures["without_model"], figures["with_model"]
+    rules = without["heuristic"]["accuracy"]
+    model = (with_model.get("llm") or {}).get("accuracy")
+    usage = ", ".join(
+        f"{k} {with_model.get(k)}" for k in ("model_calls", "prompt_tokens", "completion_tokens")
+    )
+    return f"strategy accuracy without model {rules:.3f} · with model {model}\n{usage}"
 
 
 def _plain(fmt: Callable[[Figures], str]) -> Report:
@@ -165,7 +224,7 @@ BENCHES: dict[str, tuple[Runner, Report]] = {
     "incidents": (_incidents, _plain(_format_incidents)),
     "reflection": (_reflection, _plain(format_reflection_report)),
     "memory": (_memory, _plain(format_memory_report)),
-    "strategy": (_strategy, _plain(format_strategy_report)),
+    "strategy": (_strategy, _plain(_strategy_report)),
     "understanding": (_understanding, _understanding_report),
     "tree": (_tree, _plain(format_tree_report)),
     "alerts": (_alerts, _plain(format_alerts_report)),

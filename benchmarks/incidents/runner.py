@@ -2,8 +2,10 @@
 
 Each case directory (benchmarks/incidents/case.py) is loaded into a fresh
 `demo` schema and its question goes through `DeepAnalyst` with the runbook
-planner (no LLM). With a `chat_model`, the LLM planner plans instead, with the
-matching runbooks as guidance and the runbook planner as its fallback.
+planner (no LLM). With a `chat_model`, as whytree runs with a model: the question is
+routed first (StrategySelector; a case the model routes away from the deep path is
+scored as an error), then analysed by the runbooks first and the model in addition
+(RunbookFirstPlanner, the runbook planner as its fallback, the runbooks as guidance).
 
 Figures (`metrics.py` defines them exactly): AC@1, AC@3, accuracy on `none`
 cases, Brier score and ECE of the answer's confidence, and mean checks (tool
@@ -13,6 +15,7 @@ runs) per case.
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -29,12 +32,15 @@ from reasoning_core.models import Answer
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.planners.runbook_first import RunbookFirstPlanner
 from reasoning_core.ports import ChatModel, Planner
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet, load_runbooks
+from reasoning_core.strategy.selector import StrategySelector
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
-from reasoning_core.understanding import understand
+from reasoning_core.understanding import KnownNames, understand
+from reasoning_core.understanding.request import Request
 from storage.migrate import apply_migrations
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
@@ -43,6 +49,8 @@ from storage.trees import PgTreeStore
 #: `default_cases` writes this many cases: every scenario of the catalogue twice.
 DEFAULT_COUNT = 44
 _USER = 1
+#: STRATEGY_TIMEOUT_SEC's default: how long the routing call may take.
+ROUTING_TIMEOUT_SEC = 10.0
 
 
 class CountingTool:
@@ -72,8 +80,11 @@ async def run_incidents_bench(
     dsn: str,
     chat_model: ChatModel | None = None,
     reflection: ReflectionSettings | None = None,
+    times: list[float] | None = None,
 ) -> dict[str, Any]:
     """Run every case under `cases_dir` on the database `dsn`; the figures and per-case rows.
+
+    `times` (when given) gets each case's wall time in seconds, routing included.
 
     The database gets the migrations (trees are saved) and a `demo` schema that
     is replaced case by case; `reflection` turns reflection checkpoints on (None:
@@ -94,6 +105,7 @@ async def run_incidents_bench(
         for path in paths:
             case = read_case(path)
             await load_case_dir(pool, path)
+            started = time.monotonic()
             results.append(
                 await _run_case(
                     path.name,
@@ -105,6 +117,8 @@ async def run_incidents_bench(
                     reflection=reflection,
                 )
             )
+            if times is not None:
+                times.append(time.monotonic() - started)
     finally:
         await sql.close()
         await pool.close()
@@ -127,11 +141,15 @@ async def _run_case(
     planner: Planner = runbook
     fallback: Planner | None = None
     guidance = None
+    request = understand(case.question, await _known_names(pool), language=case.language)
     if chat_model is not None:
+        if not await _routed_deep(chat_model, request):
+            return CaseResult.of(name, case, None, checks=tool.runs)
         schema = await sql.describe_schema(("demo",))
-        planner = LLMPlanner(chat_model, schema_description=schema, tools=("sql",))
+        model = LLMPlanner(chat_model, schema_description=schema, tools=("sql",))
+        planner = RunbookFirstPlanner(runbook, model)
         fallback = runbook
-        guidance = runbook_guidance(runbooks, understand(case.question), language=case.language)
+        guidance = runbook_guidance(runbooks, request, language=case.language)
     analyst = DeepAnalyst(
         tree_store=PgTreeStore(pool), planner=planner, fallback_planner=fallback, tools=tools,
         reflection=reflection, critic=chat_model,
@@ -144,6 +162,28 @@ async def _run_case(
         if isinstance(event, AnswerEvent):
             answer = event.answer
     return CaseResult.of(name, case, answer, checks=tool.runs)
+
+
+async def _known_names(pool: asyncpg.Pool[Any]) -> KnownNames:
+    """The case's cells and sites, as the bot's catalogue links them."""
+    rows = await pool.fetch("SELECT cellname, site FROM demo.cells")
+    return KnownNames(
+        names={
+            "cell": {r["cellname"].lower(): r["cellname"] for r in rows},
+            "site": {r["site"].lower(): r["site"] for r in rows},
+        },
+        parents={"cell": {r["cellname"]: r["site"] for r in rows}},
+    )
+
+
+async def _routed_deep(chat_model: ChatModel, request: Request) -> bool:
+    """Whether whytree, with this model, takes the question to the deep path."""
+    selector = StrategySelector(
+        chat_model=chat_model, enabled=True, timeout_sec=ROUTING_TIMEOUT_SEC,
+        cache_ttl_sec=0, cache_size=0,
+    )  # fmt: skip
+    decision, _, _ = await selector.decide_and_understand(request, user_id=_USER, project="bench")
+    return decision.strategy == "deep"
 
 
 def format_incidents_report(result: Mapping[str, Any]) -> str:

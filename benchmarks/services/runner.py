@@ -19,6 +19,7 @@ import asyncio
 import random
 import shutil
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -36,8 +37,11 @@ from demo.services.prometheus import unavailable_reason as prometheus_unavailabl
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Tree
+from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.planners.runbook_first import RunbookFirstPlanner
+from reasoning_core.ports import ChatModel, Planner
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import RunbookSet, load_runbooks
 from reasoning_core.tools.base import Tool
@@ -80,8 +84,17 @@ def root_service(tree: Tree | None) -> str | None:
     return None
 
 
-async def run_services_bench(cases_dir: Path, *, dsn: str) -> dict[str, Any]:
+async def run_services_bench(
+    cases_dir: Path,
+    *,
+    dsn: str,
+    chat_model: ChatModel | None = None,
+    times: list[float] | None = None,
+) -> dict[str, Any]:
     """Run every case under `cases_dir` (trees saved in the database `dsn`); the figures.
+
+    With a `chat_model`, the runbooks first and the model in addition (RunbookFirstPlanner);
+    `times` (when given) gets each case's wall time in seconds.
 
     Keys: cases, ac_at_1, ac_at_3, none_accuracy, brier, ece, mean_checks, per_kind
     {kind: {cases, ac_at_1, ac_at_3, brier, ece, mean_checks}}, root_accuracy,
@@ -101,15 +114,25 @@ async def run_services_bench(cases_dir: Path, *, dsn: str) -> dict[str, Any]:
     try:
         for path in find_cases(Path(cases_dir)):
             case = read_case(path)
-            result, root = await _run_case(path.name, case, pool=pool, runbooks=runbooks)
+            started = time.monotonic()
+            result, root = await _run_case(
+                path.name, case, pool=pool, runbooks=runbooks, chat_model=chat_model
+            )
             rows.append((case, result, root))
+            if times is not None:
+                times.append(time.monotonic() - started)
     finally:
         await pool.close()
     return summarise(rows)
 
 
 async def _run_case(
-    name: str, case: ServicesCase, *, pool: asyncpg.Pool[Any], runbooks: RunbookSet
+    name: str,
+    case: ServicesCase,
+    *,
+    pool: asyncpg.Pool[Any],
+    runbooks: RunbookSet,
+    chat_model: ChatModel | None = None,
 ) -> tuple[CaseResult, str | None]:
     scratch = Path(tempfile.mkdtemp(prefix="whytree-bench-tsdb-"))
     end = datetime.now(UTC).replace(second=0, microsecond=0)
@@ -121,8 +144,15 @@ async def _run_case(
             tools: Mapping[str, Tool] = {"prometheus": tool}
             known = await EntityCatalogue(sources=runbooks.name_sources, tools=tools).snapshot()
             tool.runs = 0  # the catalogue's query is not one of the case's checks
-            planner = RunbookPlanner(runbooks, tools=tools, clock=lambda: now)
-            analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
+            runbook = RunbookPlanner(runbooks, tools=tools, clock=lambda: now)
+            planner: Planner = runbook
+            if chat_model is not None:
+                model = LLMPlanner(chat_model, tools=("prometheus",))
+                planner = RunbookFirstPlanner(runbook, model)
+            analyst = DeepAnalyst(
+                tree_store=PgTreeStore(pool), planner=planner, tools=tools,
+                fallback_planner=runbook if planner is not runbook else None, critic=chat_model,
+            )  # fmt: skip
             request = understand(case.question, known, language=case.language)
             ctx = PlanningContext(
                 question=case.question, goal=case.question, language=case.language,

@@ -27,6 +27,7 @@ open a clarifying question), then sends the case's question to the same chat.
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -37,10 +38,10 @@ import asyncpg
 import yaml
 from pydantic import BaseModel, ConfigDict, Field
 
-from bot.config import load_settings
+from bot.config import LLMSettings, load_settings
 from bot.wiring.app import open_runtime
 from demo.setup import load_demo_dataset
-from reasoning_core.models import Answer, Question
+from reasoning_core.models import Answer, Question, Usage
 from reasoning_core.service import ReasoningService
 from reasoning_core.understanding import KnownNames, understand
 
@@ -145,13 +146,30 @@ def read_cases(path: Path) -> list[Case]:
 
 
 async def run_understanding_bench(
-    paths: Sequence[Path], *, dsn: str, data_dir: Path
+    paths: Sequence[Path],
+    *,
+    dsn: str,
+    data_dir: Path,
+    llm: LLMSettings | None = None,
+    times: list[float] | None = None,
+    usage: list[Usage] | None = None,
 ) -> dict[str, Any]:
     """Figures per file ({"cases", "accuracy", ...}); the first file's at the top level.
 
-    ``holdout`` names the holdout file when it is among `paths`, else None.
+    ``holdout`` names the holdout file when it is among `paths`, else None. Without `llm`
+    no model is used (whatever the environment says); with it, that model. `times` and
+    `usage` (when given) get each case's wall time and each answer's model usage.
     """
-    settings = load_settings(env_file=None, database_url=dsn, whytree_data_dir=data_dir)
+    model: dict[str, Any] = {"openai_base_url": None, "openai_api_key": None}
+    if llm is not None:
+        model = {
+            "openai_base_url": llm.base_url,
+            "openai_api_key": llm.api_key.get_secret_value() if llm.api_key else None,
+            "llm_model": llm.model,
+            "llm_timeout_sec": llm.timeout_sec,
+            "llm_max_retries": llm.max_retries,
+        }
+    settings = load_settings(env_file=None, database_url=dsn, whytree_data_dir=data_dir, **model)
     by_file: dict[str, dict[str, Any]] = {}
     async with open_runtime(settings) as runtime:
         await load_demo_dataset(runtime.pool, seed=DEMO_SEED)
@@ -160,7 +178,12 @@ async def run_understanding_bench(
         chats = _Chats()
         for path in paths:
             cases = read_cases(path)
-            results = [await _run(runtime.service, case, chats, known) for case in cases]
+            results = []
+            for case in cases:
+                started = time.monotonic()
+                results.append(await _run(runtime.service, case, chats, known, usage))
+                if times is not None:
+                    times.append(time.monotonic() - started)
             by_file[path.name] = figures(results)
     first = next(iter(by_file.values()))
     holdout = HOLDOUT.name if any(_is_holdout(p) for p in paths) else None
@@ -183,15 +206,25 @@ async def _known_names(pool: asyncpg.Pool[Any]) -> KnownNames:
     )
 
 
-async def _run(service: ReasoningService, case: Case, chats: _Chats, known: KnownNames) -> Result:
+async def _run(
+    service: ReasoningService,
+    case: Case,
+    chats: _Chats,
+    known: KnownNames,
+    usage: list[Usage] | None = None,
+) -> Result:
     chat = chats.new()
     merged: bool | None = None
     skip_merge = False
     if case.pending is not None:
         opened = await _ask(service, case.pending.goal, chat)
+        if usage is not None:
+            usage.append(opened.usage)
         if opened.strategy != "clarify":
             skip_merge = True  # the goal needed no question: there is nothing to answer
     answer = await _ask(service, case.question, chat)
+    if usage is not None:
+        usage.append(answer.usage)
     if case.pending is not None and not skip_merge:
         merged = _took_as_answer(answer, case)
     # The names the service read: a reply taken as the answer is read with its goal.

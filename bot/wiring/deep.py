@@ -26,6 +26,7 @@ from reasoning_core.explore.budgets import Budgets
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.planners.runbook_first import RunbookFirstPlanner
 from reasoning_core.ports import ChatModel, Planner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet
@@ -56,8 +57,9 @@ async def open_deep(
     chat_model: ChatModel | None,
     runbooks: Callable[[], RunbookSet],
 ) -> AsyncIterator[tuple[DeepPath, EntityCatalogue]]:
-    """The deep path: the LLM planner with the runbook planner as its fallback and
-    runbooks as guidance, or the runbook planner alone when no LLM is configured;
+    """The deep path: the runbooks first and the model in addition (RunbookFirstPlanner,
+    with the runbook planner as its fallback and runbooks as the model's guidance), or the
+    runbook planner alone when no LLM is configured;
     and the catalogue of the names the data knows, read through the same tools.
 
     `runbooks` is read on every use, so /reload_runbooks takes effect at once. A running
@@ -72,9 +74,10 @@ async def open_deep(
         if chat_model is not None:
             schema = await _describe(sql)
             gate = partial(refusal_reason, schemas=tool_settings.sql_schemas)
-            planner = LLMPlanner(
+            model = LLMPlanner(
                 chat_model, schema_description=schema, tools=tuple(tools), sql_gate=gate
             )
+            planner = RunbookFirstPlanner(runbook, model)  # the runbooks decide, the model adds
 
             def guidance(request: Request, language: str) -> str | None:
                 return runbook_guidance(

@@ -29,7 +29,7 @@ from reasoning_core.explore.policy import ExplorationPolicy
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Answer, Language, Synthesis, Tree, as_language
 from reasoning_core.ports import ChatModel, Planner, TreeEvent, TreeJournal, TreeStore
-from reasoning_core.ports.planning import PlanningContext
+from reasoning_core.ports.planning import MODEL_KEY_PREFIX, PlanningContext
 from reasoning_core.reflection.reflector import ReflectionSettings, Reflector
 from reasoning_core.reflection.report import (
     apply_not_established,
@@ -57,6 +57,9 @@ _WORDS: dict[str, str] = {
     "no_start": N_("the analysis could not start: {error}"),
     "broke": N_("the analysis failed: {error}"),
     "reason": N_("deep analysis of competing hypotheses"),
+    "model_part": N_(
+        "From the language model: the hypotheses {titles}, their checks and readings."
+    ),
 }
 
 
@@ -240,6 +243,10 @@ def deep_answer(
     if unsettled is not None:
         shown = [*report.evidence, *report.not_checked, *report.recommendations]
         text += "\n\n" + render_not_established(unsettled, language=language, shown=shown)
+    if tree is not None and (titles := model_hypotheses(tree)):
+        text += "\n\n" + gettext(language, _WORDS["model_part"]).format(
+            titles="; ".join(f"«{t}»" for t in titles)
+        )
     return Answer(
         strategy="deep",
         text=text,
@@ -251,6 +258,16 @@ def deep_answer(
         planner=planner,
         language=as_language(language),
     )
+
+
+def model_hypotheses(tree: Tree) -> list[str]:
+    """The titles of the hypotheses a language model added beside a runbook's."""
+    return [
+        node.title
+        for node in tree.nodes.values()
+        if node.node_type == "hypothesis"
+        and str(node.context.get("key", "")).startswith(MODEL_KEY_PREFIX)
+    ]
 
 
 async def _close(manager: TreeManager, status: str) -> None:

@@ -4,7 +4,9 @@ What a planner proposes and what the explorer gives it (`PlanningContext`, `Plan
 `HypothesisProposal`, `CheckProposal`) is the port's contract, in ports/planning.py,
 re-exported here. ``llm/`` is
 the planner over a chat model, with matching runbooks as guidance; ``runbook/``
-plans from YAML runbooks with no model, and is the LLM planner's fallback.
+plans from YAML runbooks with no model, and is the LLM planner's fallback;
+``runbook_first`` is what runs with a model configured: the runbooks plan, check and
+judge, and the model only adds (hypotheses on a revision, the reading of its own checks).
 """
 
 from reasoning_core.ports.planning import (

@@ -27,6 +27,10 @@ from reasoning_core.tools.base import ToolRequest
 from reasoning_core.understanding.parse import understand
 from reasoning_core.understanding.request import Request
 
+#: The key prefix of a hypothesis a language model proposed beside a runbook's
+#: (planners/runbook_first.py); the report says which parts came from the model.
+MODEL_KEY_PREFIX = "llm_"
+
 
 class HypothesisProposal(BaseModel):
     """A candidate cause. `key` is stable across runs (e.g. "technical")."""

@@ -5,7 +5,10 @@ Order of precedence:
 1. the layer is off (STRATEGY_ENABLED=false) -> quick, source "heuristic";
 2. a prompt-injection or exfiltration attempt (secrets, the system prompt:
    ``exfiltration``) -> the heuristic's decline, without any LLM call (the
-   message never reaches a model it tries to subvert);
+   message never reaches a model it tries to subvert); likewise every question the
+   rules are sure of (`sure_of`: any decline, small talk, an incident question naming a
+   cell, site or service the data has, with a symptom or a "why"): no routing call, so neither
+   STRATEGY_TIMEOUT_SEC nor a model's confident mistake stands between it and its answer;
 3. a cached decision of this user and project for the same goal -> source "cache";
 4. no LLM configured -> the heuristic;
 5. the LLM path under `timeout_sec`; a timeout, an `LLMError` or an invalid answer
@@ -60,6 +63,9 @@ RULES_CONFIDENT = 0.6
 _LLM_TIMEOUT = N_("The language model did not answer in time; chosen by keyword rules.")
 _LLM_FAILED = N_("The language model gave no usable answer; chosen by keyword rules.")
 _DISABLED = N_("The strategy layer is off (STRATEGY_ENABLED=false): answering directly.")
+_DECLINE_NOT_FOLLOWED = N_(
+    "The language model wanted to decline; the rules see nothing to decline, so they chose."
+)
 
 #: Fits a system prompt and a user turn into the context budget with this turn's
 #: history and recalled memory.
@@ -131,9 +137,13 @@ class StrategySelector:
         (the rules' request unchanged without a model call)."""
         if not self._enabled:
             return _disabled_decision(request), Usage(), request
-        if self._llm is None or request.decline in _DECLINED_BEFORE_ANY_MODEL:
-            decision = decide_heuristically(request, recent_entities=recent_entities)
-            return decision, Usage(), request
+        rules = decide_heuristically(request, recent_entities=recent_entities)
+        if (
+            self._llm is None
+            or request.decline in _DECLINED_BEFORE_ANY_MODEL
+            or (self._rules_first and sure_of(request, rules))
+        ):
+            return rules, Usage(), request
         key = cache_key(request.text, user_id=user_id, project=project)
         cached = self._cache.get(key)
         if cached is not None:
@@ -147,12 +157,17 @@ class StrategySelector:
             logger.warning(
                 "strategy: LLM timed out after %.1fs; using the heuristic", self._timeout
             )
-            return _fallback(request, recent_entities, _LLM_TIMEOUT), Usage(), request
+            why = _LLM_TIMEOUT
         except (LLMError, ValueError) as e:  # ValueError covers pydantic's ValidationError
             logger.warning("strategy: LLM path failed (%s); using the heuristic", _describe(e))
-            return _fallback(request, recent_entities, _LLM_FAILED), Usage(), request
-        self._cache.put(key, decision)
-        return decision, usage, refine(request, parsed, known or KnownNames())
+            why = _LLM_FAILED
+        else:
+            if not _declines_alone(decision, rules):
+                self._cache.put(key, decision)
+                return decision, usage, refine(request, parsed, known or KnownNames())
+            logger.info("strategy: the model declined what the rules do not; the rules decide")
+            return _fallback(request, recent_entities, _DECLINE_NOT_FOLLOWED), usage, request
+        return _fallback(request, recent_entities, why), Usage(), request
 
     async def route(
         self,
@@ -169,6 +184,8 @@ class StrategySelector:
         """The decision as `decide_and_understand` gives it, in the fewest model round
         trips: for a message the rules take for quick, none or one that also answers."""
         rules = decide_heuristically(request, recent_entities=recent_entities)
+        if self._enabled and self._rules_first and sure_of(request, rules):
+            return Routed(rules, Usage(), request)  # no routing call: the rules are sure
         likely_quick = rules.strategy == "quick"
         cached = self._cache.get(cache_key(request.text, user_id=user_id, project=project))
         if not (self._enabled and self._model is not None and likely_quick) or cached:
@@ -193,10 +210,40 @@ class StrategySelector:
         except (LLMError, ValueError) as e:  # the quick call that follows may still work
             logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
             return Routed(_fallback(request, recent_entities, _LLM_FAILED), Usage(), request)
+        if _declines_alone(routed.decision, rules):
+            logger.info("strategy: the model declined what the rules do not; the rules decide")
+            decision = _fallback(request, recent_entities, _DECLINE_NOT_FOLLOWED)
+            return Routed(decision, routed.usage, request)
         key = cache_key(request.text, user_id=user_id, project=project)
         self._cache.put(key, routed.decision)
         parsed = refine(request, routed.parsed, known or KnownNames())
         return Routed(routed.decision, routed.usage, parsed, routed.answer)
+
+
+def sure_of(request: Request, rules: StrategyDecision) -> bool:
+    """Whether the rules' decision stands without asking a model: a decline, small talk,
+    or a diagnostic question (a symptom, or asking why or what happened) that names a
+    cell, site or service the data has (or, without a list of names, names one after its
+    kind word: "cell 10291")."""
+    if rules.strategy == "decline":
+        return True
+    signals = request.signals
+    if rules.strategy == "quick":
+        return signals.social and not signals.symptom
+    asks_why = signals.causal or signals.analytic or signals.vague_incident
+    if rules.strategy != "deep" or not (signals.symptom or asks_why):
+        return False
+    return any(
+        m.kind != "name" and (m.known is True or (m.known is None and m.labelled))
+        for m in request.mentions
+    )
+
+
+def _declines_alone(decision: StrategyDecision, rules: StrategyDecision) -> bool:
+    """A model's decline of a message the rules see nothing to decline in: not followed.
+    What whytree declines (changes, commands, secrets, attacks, injection) the rules
+    recognise before any model; a model that declines more is over-cautious or subverted."""
+    return decision.strategy == "decline" and rules.strategy != "decline"
 
 
 def _disabled_decision(request: Request) -> StrategyDecision:

@@ -202,7 +202,14 @@ async def test_llm_decisions_decline_deep_and_clarify(
             telegram.push_message(CHAT, question, user_id=USER)
             replies.append(await asking)
     decline, deep, clarify = replies
-    assert "I only read data." in decline.text
+    # a decline is the rules' call: the model is not asked, its reason is not shown
+    assert "I only read data; I can't change" in decline.text
+    routed_messages = [
+        str(r["messages"][-1]["content"]).split("<message>")[-1]
+        for r in llm.requests
+        if is_strategy_request(r)
+    ]
+    assert not any("wipe the prod" in m for m in routed_messages)
     assert "Deep analysis" in deep.text and "A bad deploy of checkout" in deep.text
     assert planner.calls["hypotheses"] == 1
     assert [t for t, _ in buttons(clarify)][:2] == ["checkout", "payments"]
@@ -229,9 +236,9 @@ async def test_strategy_llm_failure_falls_back_to_the_heuristic(
         llm_timeout_sec=3,
     )
     async with running_bot(settings, telegram):
-        telegram.push_message(CHAT, "delete the users table now", user_id=USER)
+        telegram.push_message(CHAT, "why is it failing with 5xx?", user_id=USER)
         [reply] = await telegram.wait_for_messages(CHAT, 1, timeout=15)
-    assert "can't change or delete" in reply.text  # the heuristic's decline
+    assert reply.text.startswith("❓")  # the rules ask for what is missing
     assert "using the heuristic" in caplog.text
 
 

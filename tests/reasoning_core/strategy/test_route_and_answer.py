@@ -98,12 +98,20 @@ async def test_without_rules_first_a_definition_is_routed_by_the_model() -> None
     assert routed.answer.confidence == 0.9, "no answer_confidence: the routing confidence"
 
 
-async def test_a_diagnostic_question_keeps_the_routing_call() -> None:
+async def test_a_diagnostic_question_the_rules_are_unsure_of_keeps_the_routing_call() -> None:
     def script(messages: Sequence[ChatMessage]) -> Reply:
         assert messages[0].content == prompts.STRATEGY_SYSTEM
         return json.dumps({"strategy": "deep", "confidence": 0.9})
 
     model = ScriptedChatModel(script)
-    routed = await selector_route(_selector(model), "Why did traffic drop on cell 10291?")
-    assert routed.decision.strategy == "deep"
+    routed = await selector_route(_selector(model), "Why is the checkout slow since Monday?")
     assert len(model.calls) == 1
+    assert routed.decision.strategy == "deep" and routed.decision.source == "llm"
+
+
+async def test_a_question_the_rules_are_sure_of_makes_no_routing_call() -> None:
+    """A cell named after its kind word and a symptom: deep, whatever a model would say."""
+    model = _model({"strategy": "decline", "confidence": 0.97, "reason": "nothing is wrong"})
+    routed = await selector_route(_selector(model), "Why did traffic drop on cell 10291?")
+    assert model.calls == []
+    assert routed.decision.strategy == "deep" and routed.decision.source == "heuristic"
