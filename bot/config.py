@@ -333,6 +333,13 @@ class ApiSettings(SettingsGroup):
     alert_concurrency: int = Field(2, ge=1, le=64, validation_alias="ALERT_CONCURRENCY")
     alert_queue_max: int = Field(1000, ge=1, le=1_000_000, validation_alias="ALERT_QUEUE_MAX")
     alert_max_bytes: int = Field(1 << 20, ge=1024, le=64 << 20, validation_alias="ALERT_MAX_BYTES")
+    #: Who may silence, acknowledge, re-investigate (bot/alerts/permissions.py owns the syntax).
+    alert_actions_by: str = Field("default:chat_admins", validation_alias="ALERT_ACTIONS_BY")
+    alertmanager_url: EmptyIsNone[str] = Field(None, validation_alias="ALERTMANAGER_URL")
+    alertmanager_token: EmptyIsNone[SecretStr] = Field(None, validation_alias="ALERTMANAGER_TOKEN")
+    alertmanager_basic_auth: EmptyIsNone[SecretStr] = Field(
+        None, validation_alias="ALERTMANAGER_BASIC_AUTH"
+    )
 
 
 class ObservabilitySettings(SettingsGroup):

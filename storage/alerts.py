@@ -27,8 +27,8 @@ from storage.errors import translated
 
 _COLUMNS = (
     "id, dedup_key, alertname, runbook, parameters, question, language, chats, status,"
-    " attempts, answer, report_html, messages, resolved_at, resolved_posted, created_at,"
-    " updated_at"
+    " attempts, answer, report_html, matchers, messages, resolved_at, resolved_posted,"
+    " created_at, updated_at"
 )
 
 _REPEAT = """
@@ -39,8 +39,8 @@ _REPEAT = """
 
 _OPEN = """
     INSERT INTO alert_analyses (dedup_key, alertname, runbook, parameters, question,
-                                language, chats, report_html)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+                                language, chats, report_html, matchers)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
     ON CONFLICT (dedup_key) WHERE resolved_at IS NULL DO UPDATE
         SET chats = ARRAY(SELECT DISTINCT c FROM unnest(alert_analyses.chats || EXCLUDED.chats) c),
             updated_at = now()
@@ -107,6 +107,7 @@ class PgAlertStore:
                 analysis.language,
                 analysis.chats,
                 analysis.report_html,
+                analysis.matchers,
             )
             assert row is not None
             await conn.execute(_LINK, fingerprint, row["id"], starts_at)

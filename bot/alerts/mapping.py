@@ -95,7 +95,12 @@ class AlertMapping(_Strict):
                 return Refusal(kind="bad_label", alertname=name, label=source.label)
             params[param] = value
         question = {lang: text.format(**params) for lang, text in rule.question.items()}
-        return Investigation(runbook=rule.runbook, parameters=params, questions=question)
+        identifying = {"alertname": name, **rule.labels}
+        for source in rule.parameters.values():
+            identifying[source.label] = labels[source.label]
+        return Investigation(
+            runbook=rule.runbook, parameters=params, questions=question, labels=identifying
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +110,9 @@ class Investigation:
     runbook: str
     parameters: dict[str, str]
     questions: dict[Literal["en", "ru"], str] = field(default_factory=dict)
+    #: The labels every alert of this analysis carries with these values: alertname, the
+    #: rule's labels and the parameters' labels (a silence's matchers, no wider).
+    labels: dict[str, str] = field(default_factory=dict)
 
     @property
     def key(self) -> str:

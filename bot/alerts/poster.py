@@ -13,6 +13,7 @@ from datetime import datetime
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
+from bot.alerts.buttons import report_keyboard
 from bot.alerts.words import resolved_html
 from bot.replies.report_chart import ReportCharts
 from bot.replies.sending import send_answer, send_html
@@ -50,7 +51,10 @@ class AlertPoster:
         posted: list[PostedMessage] = []
         for chat_id in analysis.chats:
             try:
-                [first, *_] = await send_html(self._bot, chat_id, header, max_messages=1)
+                [first, *_] = await send_html(
+                    self._bot, chat_id, header, max_messages=1,
+                    reply_markup=report_keyboard(analysis.id, analysis.language),
+                )  # fmt: skip
                 posted.append(PostedMessage(chat_id=chat_id, message_id=first.message_id))
                 if answer is not None:
                     await send_answer(

@@ -123,14 +123,14 @@ class AlertReceiver:
             return NewAlertAnalysis(
                 dedup_key=found.key, alertname=alert.name, runbook=found.runbook,
                 parameters=found.parameters, question=found.question(language),
-                language=language, chats=chats, report_html=header,
+                language=language, chats=chats, report_html=header, matchers=found.labels,
             )  # fmt: skip
         if self._mapping.unmapped == "ignore":
             return None
         return NewAlertAnalysis(
             dedup_key=f"{found.kind}:{alert.fingerprint}", alertname=alert.name,
             question=_refusal_note(found, language), language=language, chats=chats,
-            report_html=header,
+            report_html=header, matchers=dict(alert.labels),
         )  # fmt: skip
 
     async def _resolve(self, alert: Alert) -> int:

@@ -26,6 +26,9 @@ from bot.alerts import (
     WebhookCredentials,
     load_mapping,
 )
+from bot.alerts.actions import AlertActions
+from bot.alerts.alertmanager import AlertmanagerClient
+from bot.alerts.permissions import ActionPermissions
 from bot.config import ApiSettings, Settings
 from bot.http_api import ApiGate, ApiRoutes, JobBoard
 from bot.operations.http_server import local_url, parse_listen, serve
@@ -34,6 +37,7 @@ from bot.replies.report_chart import ReportCharts
 from bot.telegram.middlewares.access import AccessMiddleware
 from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
+from storage.alert_actions import PgAlertActionStore
 from storage.alerts import PgAlertStore
 from storage.api_keys import PgApiJobStore, PgApiKeyStore
 from storage.leases import PgRateHits
@@ -112,6 +116,29 @@ async def api_server(
             yield ApiServer(url=url, alerts=store, worker=worker, board=board)
         finally:
             await board.aclose()
+
+
+def alert_actions(runtime: EdgeParts) -> AlertActions:
+    """The buttons' and commands' actions on alerts (silences through ALERTMANAGER_URL)."""
+    api = runtime.settings.api
+    return AlertActions(
+        store=PgAlertActionStore(runtime.pool),
+        audit=runtime.ops.audit,
+        client=alertmanager_client(api),
+        permissions=ActionPermissions.parse(api.alert_actions_by),
+        admin_ids=runtime.ops.admin_ids,
+    )
+
+
+def alertmanager_client(api: ApiSettings) -> AlertmanagerClient | None:
+    """ALERTMANAGER_URL with its credentials; None when it is not set."""
+    if api.alertmanager_url is None:
+        return None
+    return AlertmanagerClient(
+        api.alertmanager_url,
+        token=_secret(api.alertmanager_token),
+        basic=_secret(api.alertmanager_basic_auth),
+    )
 
 
 def api_keys(pool: asyncpg.Pool[Any]) -> ApiKeyStore:

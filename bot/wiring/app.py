@@ -48,6 +48,7 @@ from bot.replies.report_chart import ReportCharts
 from bot.replies.sending import send_answer
 from bot.telegram.handlers import (
     admin,
+    alerts,
     clarify,
     common,
     errors,
@@ -67,7 +68,7 @@ from bot.telegram.webhook import build_webhook_app, webhook_path
 from bot.trees.chart import TreeCharts
 from bot.trees.page import AnalysisPages, TreeLinks
 from bot.trees.picture import TreePictures
-from bot.wiring.api import api_server
+from bot.wiring.api import alert_actions, api_server
 from bot.wiring.deep import open_deep, open_tools
 from bot.wiring.demo_prometheus import with_demo_prometheus
 from bot.wiring.instrumented import InstrumentedChatModel, MeteredReasoningService
@@ -434,6 +435,7 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         clarify.create_router(),
         trees.create_router(),
         memory.create_router(memories=runtime.memories, projects=runtime.projects),
+        alerts.create_router(alert_actions(runtime)),
         questions.create_router(),
         admin.create_router(runtime.ops.audit),
         fallback.create_router(),

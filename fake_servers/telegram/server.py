@@ -301,10 +301,12 @@ class FakeTelegramServer:
         """The language `user_id`'s Telegram app is set to, sent with their updates."""
         self.state.user_languages[user_id] = language_code
 
-    def push_callback(self, chat_id: int, user_id: int, data: str, message_id: int) -> int:
+    def push_callback(
+        self, chat_id: int, user_id: int, data: str, message_id: int, *, username: str | None = None
+    ) -> int:
         """Queue a button press on the bot's message `message_id`; returns the update_id."""
         query = self.state.callback_query(
-            chat_id=chat_id, user_id=user_id, data=data, message_id=message_id
+            chat_id=chat_id, user_id=user_id, data=data, message_id=message_id, username=username
         )
         return self._push({"callback_query": query})
 

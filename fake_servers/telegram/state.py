@@ -79,6 +79,8 @@ class TelegramState:
         self._message_ids: dict[int, itertools.count[int]] = {}
         self._serial = itertools.count(1)
         self._callbacks: dict[str, bool] = {}  # id -> answered
+        #: chat id -> the users who are its administrators (getChatMember)
+        self.admins: dict[int, set[int]] = {}
         self.methods: dict[str, Callable[[dict[str, Any]], Any]] = {
             "getme": self.get_me,
             "sendmessage": self.send_message,
@@ -89,6 +91,7 @@ class TelegramState:
             "deletemessage": self.delete_message,
             "sendchataction": self.send_chat_action,
             "answercallbackquery": self.answer_callback_query,
+            "getchatmember": self.get_chat_member,
             "setmycommands": self.set_my_commands,
             "getmycommands": lambda _: self.commands,
             "deletewebhook": self.delete_webhook,
@@ -218,8 +221,9 @@ class TelegramState:
         }
 
     def callback_query(
-        self, *, chat_id: int, user_id: int, data: str, message_id: int
-    ) -> dict[str, Any]:
+        self, *, chat_id: int, user_id: int, data: str, message_id: int,
+        username: str | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
         """A button press on one of the bot's messages."""
         query_id = f"cbq{next(self._serial)}"
         self._callbacks[query_id] = False
@@ -232,7 +236,10 @@ class TelegramState:
         }
         return {
             "id": query_id,
-            "from": user_json(user_id, language_code=self.user_languages.get(user_id, "en")),
+            "from": user_json(
+                user_id, username=username,
+                language_code=self.user_languages.get(user_id, "en"),
+            ),  # fmt: skip
             "chat_instance": f"ci{chat_id}",
             "message": copy.deepcopy(message),
             "data": data,
@@ -386,6 +393,18 @@ class TelegramState:
             )
         self._callbacks[query_id] = True
         return True
+
+    def get_chat_member(self, params: dict[str, Any]) -> dict[str, Any]:
+        """An administrator (``creator``) for the users in `admins`, else a member."""
+        chat_id = self._chat_id(params)
+        self.chat(chat_id)
+        user_id = int(params.get("user_id") or 0)
+        if user_id <= 0:
+            raise _bad_request("invalid user_id specified")
+        user = user_json(user_id)
+        if user_id in self.admins.get(chat_id, set()):
+            return {"status": "creator", "user": user, "is_anonymous": False}
+        return {"status": "member", "user": user}
 
     def set_my_commands(self, params: dict[str, Any]) -> bool:
         commands = params.get("commands")

@@ -30,6 +30,8 @@ from reasoning_core.ports.admin import (
     UsageStore,
 )
 from reasoning_core.ports.alerts import (
+    AlertAction,
+    AlertActionStore,
     AlertAnalysis,
     AlertStore,
     FiringOutcome,
@@ -94,6 +96,8 @@ __all__ = [
     "DEFAULT_PROJECT",
     "Account",
     "AccountStore",
+    "AlertAction",
+    "AlertActionStore",
     "AlertAnalysis",
     "AlertStore",
     "AnswerStream",

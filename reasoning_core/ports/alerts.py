@@ -38,6 +38,9 @@ class NewAlertAnalysis(BaseModel):
     #: The first line of the report (the alert and its labels, as HTML); the report
     #: posted becomes the header a resolved notification edits.
     report_html: str | None = None
+    #: The labels that identify the group (alertname + the mapping's keys): a silence's
+    #: equality matchers, never wider than this analysis.
+    matchers: dict[str, str] = Field(default_factory=dict)
 
 
 class AlertAnalysis(NewAlertAnalysis):
@@ -101,4 +104,73 @@ class AlertStore(Protocol):
 
     async def counts(self) -> dict[str, int]:
         """Analyses by status, and ``fingerprints``: for benchmarks and metrics."""
+        ...
+
+
+AlertActionKind = Literal["silence", "ack"]
+AlertActionState = Literal["pending", "active", "expired"]
+
+
+class AlertAction(BaseModel):
+    """A silence whytree made in Alertmanager, or an acknowledgement, in one chat."""
+
+    id: int
+    analysis_id: int | None
+    chat_id: int
+    kind: AlertActionKind
+    state: AlertActionState
+    user_id: int
+    user_name: str
+    silence_id: str | None = None
+    matchers: dict[str, str] = Field(default_factory=dict)
+    ends_at: datetime | None = None
+    created_at: datetime | None = None
+
+
+class AlertActionStore(Protocol):
+    """``alert_actions`` and the reads of ``alert_analyses`` the chat's buttons need."""
+
+    async def analysis(self, analysis_id: int) -> AlertAnalysis | None: ...
+
+    async def firing_in_chat(self, chat_id: int) -> builtins.list[AlertAnalysis]:
+        """Unresolved analyses routed to this chat (its routes only)."""
+        ...
+
+    async def claim_silence(
+        self,
+        *,
+        analysis_id: int | None,
+        chat_id: int,
+        user_id: int,
+        user_name: str,
+        matchers: dict[str, str],
+        ends_at: datetime,
+    ) -> tuple[AlertAction, bool]:
+        """A pending silence row, or (the existing pending/active one, False)."""
+        ...
+
+    async def activate_silence(self, action_id: int, silence_id: str) -> AlertAction: ...
+
+    async def drop_pending(self, action_id: int) -> None:
+        """Alertmanager refused: the pending row goes (nothing is recorded)."""
+        ...
+
+    async def acknowledge(
+        self, *, analysis_id: int, chat_id: int, user_id: int, user_name: str
+    ) -> tuple[AlertAction, bool]:
+        """The acknowledgement, and whether it is new (False: someone was first)."""
+        ...
+
+    async def actions(self, chat_id: int) -> builtins.list[AlertAction]:
+        """Pending and active rows of the chat, oldest first."""
+        ...
+
+    async def action(self, action_id: int) -> AlertAction | None: ...
+
+    async def investigate_again(self, analysis_id: int) -> bool:
+        """Queue a posted (or failed) unresolved analysis again; False if it is running."""
+        ...
+
+    async def expire(self, action_id: int) -> bool:
+        """Mark a silence expired; False if it already was."""
         ...
