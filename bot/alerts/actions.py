@@ -132,15 +132,12 @@ class AlertActions:
         self, bot: Bot, *, analysis_id: int, hours: int, chat_id: int, message_id: int,
         user: User, language: str,
     ) -> Outcome:  # fmt: skip
-        if hours not in SILENCE_HOURS:
-            return Outcome(gettext(language, "That silence length is not offered."))
         analysis = await self._routed(analysis_id, chat_id)
-        if analysis is None:
-            return Outcome(gettext(language, "That alert is not known in this chat."))
-        if not analysis.matchers or not all(_LABEL_NAME.fullmatch(k) for k in analysis.matchers):
-            return Outcome(gettext(language, "This alert cannot be silenced from here."))
-        if not await self.may_act(bot, chat_id, user.id):
-            return Outcome(gettext(language, "You may not act on alerts in this chat."))
+        refusal = await self._silence_refusal(
+            bot, analysis=analysis, hours=hours, chat_id=chat_id, user=user, language=language
+        )
+        if refusal is not None or analysis is None:
+            return Outcome(refusal or "")
         if self._client is None:
             return Outcome(gettext(language, "ALERTMANAGER_URL is not set: no silences."))
         ends_at = datetime.now(UTC) + timedelta(hours=hours)
@@ -172,6 +169,21 @@ class AlertActions:
                            f"silence {silence_id} until {ends_at.isoformat()}")  # fmt: skip
         await self._edit_header(bot, analysis, chat_id, language)
         return Outcome(_who_and_when(action, language))
+
+    async def _silence_refusal(
+        self, bot: Bot, *, analysis: AlertAnalysis | None, hours: int, chat_id: int, user: User,
+        language: str,
+    ) -> str | None:  # fmt: skip
+        """Why this press creates no silence (checked before Alertmanager is called)."""
+        if hours not in SILENCE_HOURS:
+            return gettext(language, "That silence length is not offered.")
+        if analysis is None:
+            return gettext(language, "That alert is not known in this chat.")
+        if not analysis.matchers or not all(_LABEL_NAME.fullmatch(k) for k in analysis.matchers):
+            return gettext(language, "This alert cannot be silenced from here.")
+        if not await self.may_act(bot, chat_id, user.id):
+            return gettext(language, "You may not act on alerts in this chat.")
+        return None
 
     async def acknowledge(
         self, bot: Bot, *, analysis_id: int, chat_id: int, user: User, language: str
@@ -338,7 +350,8 @@ class AlertActions:
         )  # fmt: skip
         try:
             silence_id = await self._client.create_silence(
-                labels, ends_at=ends_at, created_by=f"{name} (Telegram user {user.id}) via whytree",
+                labels, ends_at=ends_at,
+                created_by=f"{name} (Telegram user {user.id}) via whytree",
                 comment=f"Silenced with /silence from Telegram chat {chat_id}",
             )  # fmt: skip
         except AlertmanagerError as e:

@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 
 from bot.config import Settings
+from bot.doctor.alertmanager import check_alertmanager
 from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
 from bot.doctor.sources import check_port, check_prometheus, check_runbooks, check_sql
 from bot.doctor.telegram import check_telegram
+from bot.wiring.api import alertmanager_client
 from bot.wiring.app import Inspection, open_inspection
 from reasoning_core.errors import StoreError
 from reasoning_core.runbooks import load_runbooks
@@ -32,6 +34,9 @@ async def run_doctor(settings: Settings, *, limit_sec: float = DEFAULT_LIMIT_SEC
         load_runbooks, [settings.deep.runbooks_dir] if settings.deep.runbooks_dir else []
     )
     findings.extend(check_edge(settings.api, runbooks.runbooks.keys()))
+    findings.append(
+        await check_alertmanager(alertmanager_client(settings.api), limit_sec=limit_sec)
+    )
     return findings
 
 

@@ -302,7 +302,13 @@ class FakeTelegramServer:
         self.state.user_languages[user_id] = language_code
 
     def push_callback(
-        self, chat_id: int, user_id: int, data: str, message_id: int, *, username: str | None = None
+        self,
+        chat_id: int,
+        user_id: int,
+        data: str,
+        message_id: int,
+        *,
+        username: str | None = None,
     ) -> int:
         """Queue a button press on the bot's message `message_id`; returns the update_id."""
         query = self.state.callback_query(

@@ -29,6 +29,7 @@ from bot.alerts.alertmanager_runner import (
     stop,
 )
 from bot.alerts.buttons import AlertCallback
+from bot.doctor.alertmanager import PROBE_ALERTNAME, check_alertmanager
 from demo.dataset import ExampleQuestion
 from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
 from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
@@ -144,8 +145,10 @@ async def test_a_group_is_reported_silenced_once_acknowledged_and_scoped(
             am_alert(cell_b, team="radio"),
         ])  # fmt: skip
         await telegram.wait_for(
-            lambda: header(telegram, OPS, cell_a) is not None
-            and header(telegram, RADIO, cell_b) is not None,
+            lambda: (
+                header(telegram, OPS, cell_a) is not None
+                and header(telegram, RADIO, cell_b) is not None
+            ),
             timeout=60,
         )
         head_a = header(telegram, OPS, cell_a)
@@ -172,7 +175,9 @@ async def test_a_group_is_reported_silenced_once_acknowledged_and_scoped(
         again = await press(lab_, OPS, msg_a, AlertCallback(a="s", i=id_a, h=1))
         assert again.startswith("🔕 Silenced by @user4201 at"), again
         [silence] = await ours(am)
-        matchers = {m["name"]: (m["value"], m["isEqual"], m["isRegex"]) for m in silence["matchers"]}
+        matchers = {
+            m["name"]: (m["value"], m["isEqual"], m["isRegex"]) for m in silence["matchers"]
+        }
         assert matchers == {"alertname": ("CellTrafficDrop", True, False),
                             "cell": (cell_a, True, False)}  # fmt: skip
         assert silence["createdBy"].startswith("@user4201")
@@ -211,7 +216,9 @@ async def test_a_group_is_reported_silenced_once_acknowledged_and_scoped(
         # is gone from the list.
         listed = await command(lab_, OPS, "/silences")
         assert f"cell={cell_a}" in listed
-        assert await command(lab_, RADIO, "/silences") == "No silence made from this chat is active."
+        assert (
+            await command(lab_, RADIO, "/silences") == "No silence made from this chat is active."
+        )
 
         audit = await rows(database_url, "SELECT action, admin_id FROM audit_entries ORDER BY id")
         assert [(r["action"], r["admin_id"]) for r in audit] == [
@@ -232,3 +239,19 @@ async def test_a_group_is_reported_silenced_once_acknowledged_and_scoped(
         )
         assert recorded == []
         assert telegram.edits(RADIO, msg_b) == []
+
+
+async def test_doctor_checks_the_real_alertmanager_and_leaves_no_silence() -> None:
+    async with running_alertmanager("http://127.0.0.1:9/alerts/alertmanager", token=TOKEN) as am:
+        found = await check_alertmanager(am.client, limit_sec=5)
+        assert found.status == "ok", found
+        assert "version 0." in found.detail and "created and expired" in found.detail
+        probes = await am.client.silences()
+        assert [s["status"]["state"] for s in probes] == ["expired"]
+        assert {m["name"]: m["value"] for m in probes[0]["matchers"]}["alertname"] == (
+            PROBE_ALERTNAME
+        )
+        await stop(am)
+        found = await check_alertmanager(am.client, limit_sec=5)
+    assert (found.status, found.required) == ("fail", False)
+    assert "did not answer" in found.detail and TOKEN not in found.detail

@@ -17,6 +17,7 @@ import pytest
 from benchmarks.harness.polling_bot import harness_settings
 from bot.config import Settings, load_settings
 from bot.doctor import Finding, exit_code, render_json, render_table, run_doctor
+from bot.doctor.alertmanager import ALERTMANAGER
 from bot.wiring.startup import announce_bot, llm_warning, started_text
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
@@ -76,6 +77,9 @@ async def test_everything_configured_and_working(
         )  # fmt: skip
         findings = await run_doctor(settings, limit_sec=5)
     parts = _by_part(findings)
+    # Alertmanager is checked against the real one in tests/bot/test_alertmanager_e2e.py.
+    assert parts.pop(ALERTMANAGER).status == "off"
+    findings = list(parts.values())
     assert [f for f in findings if f.status != "ok"] == [], render_table(findings)
     assert parts["alert receiver"].detail == "2 alert rule(s) mapped"
     assert "migrations current" in parts["database"].detail
@@ -200,6 +204,7 @@ async def test_nothing_configured_is_not_a_failure(database_url: str, tmp_path: 
         "Prometheus (PROMETHEUS_URL)",
         "metrics port (METRICS_PORT)",
         "HTTP API (API_LISTEN)",
+        ALERTMANAGER,
     ):
         assert parts[part].status == "off", part
     assert "TELEGRAM_BOT_TOKEN" in parts["Telegram"].fix

@@ -27,26 +27,8 @@ def create_router(actions: AlertActions) -> Router:
         if query.message is None:
             await query.answer(gettext(language, "That alert is not known in this chat."))
             return
-        chat_id, message_id = query.message.chat.id, query.message.message_id
-        user, data = query.from_user, callback_data
-        outcome: Outcome
-        if data.a == "s":
-            outcome = await actions.silence(
-                bot, analysis_id=data.i, hours=data.h, chat_id=chat_id, message_id=message_id,
-                user=user, language=language,
-            )  # fmt: skip
-        elif data.a == "k":
-            outcome = await actions.acknowledge(
-                bot, analysis_id=data.i, chat_id=chat_id, user=user, language=language
-            )
-        elif data.a == "r":
-            outcome = await actions.again(
-                bot, analysis_id=data.i, chat_id=chat_id, user=user, language=language
-            )
-        else:
-            outcome = await actions.expire(
-                bot, action_id=data.i, chat_id=chat_id, user=user, language=language
-            )
+        chat_id = query.message.chat.id
+        outcome = await _outcome(actions, bot, query, callback_data, language)
         await query.answer(outcome.notice[:_NOTICE_CHARS], show_alert=outcome.message is not None)
         if outcome.message is not None:
             await bot.send_message(chat_id, outcome.message, reply_markup=outcome.keyboard)
@@ -75,3 +57,26 @@ def create_router(actions: AlertActions) -> Router:
     router.message.register(silences_command, Command("silences"))
     router.message.register(silence_command, Command("silence"))
     return router
+
+
+async def _outcome(
+    actions: AlertActions, bot: Bot, query: CallbackQuery, data: AlertCallback, language: str
+) -> Outcome:
+    assert query.message is not None
+    chat_id, message_id, user = query.message.chat.id, query.message.message_id, query.from_user
+    if data.a == "s":
+        return await actions.silence(
+            bot, analysis_id=data.i, hours=data.h, chat_id=chat_id, message_id=message_id,
+            user=user, language=language,
+        )  # fmt: skip
+    if data.a == "k":
+        return await actions.acknowledge(
+            bot, analysis_id=data.i, chat_id=chat_id, user=user, language=language
+        )
+    if data.a == "r":
+        return await actions.again(
+            bot, analysis_id=data.i, chat_id=chat_id, user=user, language=language
+        )
+    return await actions.expire(
+        bot, action_id=data.i, chat_id=chat_id, user=user, language=language
+    )
