@@ -99,6 +99,11 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
     alerts.add_argument("--alerts", type=int, default=500, help="alerts in the burst")
     alerts.add_argument("--distinct", type=int, default=20, help="distinct cells alerted")
     alerts.add_argument("--group", type=int, default=10, help="alerts per notification")
+    alerts.add_argument(
+        "--via-alertmanager",
+        action="store_true",
+        help="through a real Alertmanager, then press the 1 h silence under every report",
+    )
     alerts.add_argument("--json", action="store_true")
     understanding = bench.add_parser(
         "understanding", help="questions as people type them, answered end to end"

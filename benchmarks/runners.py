@@ -14,7 +14,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.alerts import format_alerts_report, run_alerts_bench
+from benchmarks.alerts import (
+    format_alerts_report,
+    run_alerts_bench,
+    run_alerts_via_alertmanager,
+)
 from benchmarks.chaos import format_chaos_report, run_chaos
 from benchmarks.deep import format_deep_report, run_deep_bench
 from benchmarks.incidents.runner import (
@@ -151,6 +155,11 @@ async def _understanding(settings: Settings, args: argparse.Namespace) -> Figure
 async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
     """The half of the alerts sent at once, then all again (Alertmanager's repeats)."""
     async with scratch_server() as dsn:
+        if args.via_alertmanager:
+            return await run_alerts_via_alertmanager(
+                dsn=dsn, alerts=max(1, args.alerts // 2), distinct=max(1, args.distinct),
+                group=max(1, args.group),
+            )  # fmt: skip
         return await run_alerts_bench(
             dsn=dsn, alerts=max(1, args.alerts // 2), distinct=max(1, args.distinct),
             group=max(1, args.group),
