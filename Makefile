@@ -6,7 +6,9 @@ STAMP  := $(VENV)/.installed
 
 # Debian packages: Graphviz and fonts draw the reasoning tree (run and test); Prometheus
 # (prometheus + promtool) serves the services demo and its tests — whytree starts its own
-# server on a free loopback port, never the package's system service; Chromium and its
+# server on a free loopback port, never the package's system service; Alertmanager
+# (prometheus-alertmanager) is started the same way by the alert tests, the alerts bench
+# (bot/alerts/alertmanager_runner.py; installed with the lab's packages below); Chromium and its
 # driver open the analysis page in the browser tests (test only). Installed when missing
 # and possible (root with apt-get), else one line says so and the set-up goes on.
 RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core prometheus

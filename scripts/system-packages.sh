@@ -17,7 +17,7 @@ for package in "$@"; do
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-why="tree pictures fall back to text, the services demo (Prometheus) is not built; tests that need them are skipped"
+why="tree pictures fall back to text, the services demo (Prometheus) is not built, no local Alertmanager for the alert tests; tests that need them are skipped"
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
     echo "whytree: system packages missing: ${missing[*]} (install them with apt-get as root; until then $why)" >&2
     exit 0
