@@ -255,3 +255,53 @@ async def test_doctor_checks_the_real_alertmanager_and_leaves_no_silence() -> No
         found = await check_alertmanager(am.client, limit_sec=5)
     assert (found.status, found.required) == ("fail", False)
     assert "did not answer" in found.detail and TOKEN not in found.detail
+
+
+async def test_silence_command_expire_now_and_a_silence_ended_in_alertmanager(
+    database_url: str, telegram: FakeTelegramServer, cells: list[str]
+) -> None:
+    async with lab(database_url, telegram) as lab_:
+        am = lab_.am
+        # Bad input is refused before Alertmanager is called.
+        for bad in ('/silence DiskFull host=db-1",x=~".* 1h', "/silence DiskFull host=db-1 99d",
+                    "/silence DiskFull host 1h", "/silence 1h"):  # fmt: skip
+            reply = await command(lab_, OPS, bad)
+            assert reply.startswith("Usage: /silence"), (bad, reply)
+        assert await command(lab_, OPS, "/silence DiskFull host=db-1 2h", user=MEMBER) == (
+            "You may not act on alerts in this chat."
+        )
+        assert await am.client.silences() == []
+
+        reply = await command(lab_, OPS, "/silence DiskFull host=db-1 2h")
+        assert reply.startswith("🔕 Silenced alertname=DiskFull, host=db-1 until ")
+        reply = await command(lab_, OPS, "/silence DiskFull host=db-2 1h")
+        [one, two] = sorted(await ours(am), key=lambda s: s["endsAt"])
+        assert {m["name"]: m["value"] for m in two["matchers"]} == {
+            "alertname": "DiskFull", "host": "db-1"
+        }  # fmt: skip
+
+        # /silences: both, each with "Expire now"; the other chat sees none.
+        listed = await command(lab_, OPS, "/silences")
+        assert "host=db-1" in listed and "host=db-2" in listed
+        buttons = telegram.sent_messages(OPS)[-1].params["reply_markup"]["inline_keyboard"]
+        expire_ids = [AlertCallback.unpack(row[0]["callback_data"]).i for row in buttons]
+        assert len(expire_ids) == 2
+        # Another chat cannot expire this chat's silence (forged data), a member may not.
+        notice = await press(lab_, RADIO, 1, AlertCallback(a="x", i=expire_ids[0]))
+        assert notice == "That silence is not known in this chat."
+        notice = await press(lab_, OPS, 1, AlertCallback(a="x", i=expire_ids[0]), user=MEMBER)
+        assert notice == "You may not act on alerts in this chat."
+        assert len(await ours(am)) == 2
+        notice = await press(lab_, OPS, 1, AlertCallback(a="x", i=expire_ids[0]))
+        assert notice == "Silence expired."
+        assert len(await ours(am)) == 1
+
+        # The other one is expired in Alertmanager's UI: /silences shows its real state.
+        [left] = await ours(am)
+        await am.client.expire(left["id"])
+        assert await command(lab_, OPS, "/silences") == "No silence made from this chat is active."
+        states = [r["state"] for r in await rows(database_url, "SELECT state FROM alert_actions")]
+        assert states == ["expired", "expired"]
+        audit = await rows(database_url, "SELECT action FROM audit_entries ORDER BY id")
+        assert [r["action"] for r in audit] == ["alert_silence", "alert_silence", "alert_expire"]
+        assert one["id"] != two["id"]
