@@ -99,6 +99,13 @@ FLAT_VALUES: dict[str, Any] = {
 }
 #: Variables added after the flat settings (not in the old .env.example: their defaults).
 ADDED_SINCE = {"LLM_PSEUDONYMIZE"}
+#: Variables added since the flat settings, with their defaults (issue 30: acting on alerts).
+ADDED_VALUES: dict[str, Any] = {
+    "ALERT_ACTIONS_BY": "default:chat_admins",
+    "ALERTMANAGER_URL": None,
+    "ALERTMANAGER_TOKEN": None,
+    "ALERTMANAGER_BASIC_AUTH": None,
+}
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {
     "METRICS_PORT": 9108,  # a copied .env serves /metrics
@@ -125,8 +132,9 @@ def test_the_old_env_example_reads_as_the_flat_settings_did(clean_env: Path) -> 
     shutil.copy(OLD_ENV_EXAMPLE, clean_env / ".env")
     settings = load_settings()
     read = {v.name for v in variables() if v.old_name_of is None}
-    assert read - ADDED_SINCE == set(FLAT_VALUES)  # no variable lost, none invented
+    assert read - ADDED_SINCE == set(FLAT_VALUES) | set(ADDED_VALUES)  # none lost or invented
     assert {name: value_of(settings, name) for name in FLAT_VALUES} == FLAT_VALUES
+    assert {name: value_of(settings, name) for name in ADDED_VALUES} == ADDED_VALUES
 
 
 def test_every_group_reads_dot_env_and_the_environment_wins(
