@@ -5,6 +5,12 @@ to any aiohttp application), the payload models, the mapping file (alert -> runb
 parameters), ALERT_CHATS routing, the workers that run the analyses, and the posting
 and "resolved" edits of the reports. Deduplication and the queue live in PostgreSQL
 (`AlertStore`, storage/alerts.py); the analyses are the reasoning service's.
+
+Also owns acting on alerts from the chat: the report's buttons (buttons.py), silences,
+acknowledgements and the /alerts, /silences, /silence listings (actions.py; who may act:
+ALERT_ACTIONS_BY, permissions.py), Alertmanager's API v2 (alertmanager.py), and a real
+Alertmanager process on loopback for tests, `whytree bench alerts --via-alertmanager`
+and the live lab (alertmanager_runner.py).
 """
 
 from bot.alerts.auth import WebhookCredentials
