@@ -8,12 +8,19 @@ from __future__ import annotations
 
 from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
-from aiogram.types import CallbackQuery, Message
+from aiogram.types import BotCommand, CallbackQuery, Message
 
 from bot.alerts.actions import AlertActions, Outcome
 from bot.alerts.buttons import AlertCallback
 from bot.telegram.language import user_language
-from reasoning_core.i18n import gettext
+from reasoning_core.i18n import N_, gettext
+
+#: For the command menu (setMyCommands) and /help.
+ALERT_COMMANDS = [
+    BotCommand(command="alerts", description=N_("Firing alerts of this chat and their state")),
+    BotCommand(command="silences", description=N_("Silences made from this chat")),
+    BotCommand(command="silence", description=N_("Silence an alert: /silence Name [label=value] 1h")),
+]
 
 #: Telegram shows at most 200 characters in a callback's notice.
 _NOTICE_CHARS = 200

@@ -8,6 +8,7 @@ from aiogram.types import BotCommand, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.telegram.handlers.admin import admin_help
+from bot.telegram.handlers.alerts import ALERT_COMMANDS
 from bot.telegram.handlers.memory import MEMORY_COMMANDS
 from bot.telegram.handlers.usage import USAGE_COMMAND
 from reasoning_core.i18n import N_, gettext
@@ -20,6 +21,7 @@ COMMANDS = [
     BotCommand(command="cancel", description=N_("Drop a pending clarifying question")),
     *MEMORY_COMMANDS,
     USAGE_COMMAND,
+    *ALERT_COMMANDS,
 ]
 
 #: The command menu for Telegram apps set to Russian (setMyCommands with language_code "ru").
