@@ -20,6 +20,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from benchmarks.harness.polling_bot import RunningBot, harness_settings, running_bot
 from bot.alerts.alertmanager_runner import (
     RunningAlertmanager,
     Timing,
@@ -31,8 +32,7 @@ from bot.alerts.alertmanager_runner import (
 from bot.alerts.buttons import AlertCallback
 from bot.doctor.alertmanager import PROBE_ALERTNAME, check_alertmanager
 from demo.dataset import ExampleQuestion
-from tests.fakes.bot_harness import RunningBot, harness_settings, running_bot
-from tests.fakes.telegram_server import FakeTelegramServer, RecordedCall
+from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 
 pytestmark = [
     pytest.mark.slow,
