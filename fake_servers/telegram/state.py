@@ -237,9 +237,10 @@ class TelegramState:
         return {
             "id": query_id,
             "from": user_json(
-                user_id, username=username,
+                user_id,
+                username=username,
                 language_code=self.user_languages.get(user_id, "en"),
-            ),  # fmt: skip
+            ),
             "chat_instance": f"ci{chat_id}",
             "message": copy.deepcopy(message),
             "data": data,

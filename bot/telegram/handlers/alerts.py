@@ -19,7 +19,9 @@ from reasoning_core.i18n import N_, gettext
 ALERT_COMMANDS = [
     BotCommand(command="alerts", description=N_("Firing alerts of this chat and their state")),
     BotCommand(command="silences", description=N_("Silences made from this chat")),
-    BotCommand(command="silence", description=N_("Silence an alert: /silence Name [label=value] 1h")),
+    BotCommand(
+        command="silence", description=N_("Silence an alert: /silence Name [label=value] 1h")
+    ),
 ]
 
 #: Telegram shows at most 200 characters in a callback's notice.
