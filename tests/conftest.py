@@ -13,6 +13,8 @@ import asyncpg
 import pytest
 from hypothesis import settings as hypothesis_settings
 
+from demo.dataset import ExampleQuestion, example_questions, generate_demo
+from demo.loader import load_demo
 from fake_servers.telegram.server import USER_VISIBLE, internal_leaks
 from storage.embedded import EmbeddedPostgres
 from storage.pool import create_pool
@@ -123,3 +125,18 @@ async def cell_days_sql(database_url: str) -> AsyncIterator[PgSqlTool]:
     tool = await PgSqlTool.connect(database_url, statement_timeout_ms=300, max_rows=50)
     yield tool
     await tool.close()
+
+
+@pytest.fixture
+async def examples(database_url: str) -> dict[str, ExampleQuestion]:
+    """The demo dataset in the test database; one example question per kind of incident."""
+    dataset = generate_demo(7)
+    pool = await create_pool(database_url)
+    try:
+        await load_demo(pool, dataset)
+    finally:
+        await pool.close()
+    by_kind: dict[str, ExampleQuestion] = {}
+    for example in example_questions(dataset):
+        by_kind.setdefault(f"{example.kind}/{example.detail}", example)
+    return by_kind

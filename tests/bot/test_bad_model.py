@@ -10,12 +10,10 @@ from typing import Any
 import pytest
 
 from benchmarks.harness.polling_bot import harness_settings, running_bot
-from demo.dataset import ExampleQuestion, example_questions, generate_demo
-from demo.loader import load_demo
+from demo.dataset import ExampleQuestion
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
-from storage.pool import create_pool
 from tests.bot.replies import replies, wait_for_replies
 
 pytestmark = pytest.mark.slow  # a bot per model, and deadlines waited out
@@ -39,20 +37,6 @@ BAD_MODELS: dict[str, tuple[Reply, str]] = {
     "endless stream": (Reply.endless(), "did not answer within"),
     "30 s stall": (Reply.text('{"strategy": "deep"}', delay=30), "did not answer within"),
 }
-
-
-@pytest.fixture
-async def examples(database_url: str) -> dict[str, ExampleQuestion]:
-    dataset = generate_demo(7)
-    pool = await create_pool(database_url)
-    try:
-        await load_demo(pool, dataset)
-    finally:
-        await pool.close()
-    by_kind: dict[str, ExampleQuestion] = {}
-    for example in example_questions(dataset):
-        by_kind.setdefault(f"{example.kind}/{example.detail}", example)
-    return by_kind
 
 
 def _settings(database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer) -> Any:

@@ -11,30 +11,13 @@ from pathlib import Path
 import pytest
 
 from benchmarks.harness.polling_bot import harness_settings, running_bot
-from demo.dataset import ExampleQuestion, example_questions, generate_demo
-from demo.loader import load_demo
+from demo.dataset import ExampleQuestion
 from fake_servers.telegram.server import FakeTelegramServer
-from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
 
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-async def examples(database_url: str) -> dict[str, ExampleQuestion]:
-    """The demo dataset in the test database; one example question per kind of incident."""
-    dataset = generate_demo(7)
-    pool = await create_pool(database_url)
-    try:
-        await load_demo(pool, dataset)
-    finally:
-        await pool.close()
-    by_kind: dict[str, ExampleQuestion] = {}
-    for example in example_questions(dataset):
-        by_kind.setdefault(f"{example.kind}/{example.detail}", example)
-    return by_kind
 
 
 async def test_telegram_investigations_without_an_llm(

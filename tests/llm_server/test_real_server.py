@@ -15,10 +15,8 @@ from benchmarks.harness.polling_bot import harness_settings, running_bot
 from bot.config import LLMSettings
 from bot.doctor.llm import check_llm
 from bot.doctor.report import render_table
-from demo.dataset import ExampleQuestion, example_questions, generate_demo
-from demo.loader import load_demo
+from demo.dataset import ExampleQuestion
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
-from storage.pool import create_pool
 from tests.bot.replies import replies, wait_for_replies
 from tests.llm_server.proxy import RecordingProxy
 from tests.llm_server.server import MODEL, LlamaServer, start_server
@@ -48,20 +46,6 @@ def _shown(telegram: FakeTelegramServer, chat: int) -> list[RecordedCall]:
 def _assert_clean(calls: list[RecordedCall]) -> None:
     for call in calls:
         assert not any(word in call.text for word in INTERNALS), call.text
-
-
-@pytest.fixture
-async def examples(database_url: str) -> dict[str, ExampleQuestion]:
-    dataset = generate_demo(7)
-    pool = await create_pool(database_url)
-    try:
-        await load_demo(pool, dataset)
-    finally:
-        await pool.close()
-    by_kind: dict[str, ExampleQuestion] = {}
-    for example in example_questions(dataset):
-        by_kind.setdefault(f"{example.kind}/{example.detail}", example)
-    return by_kind
 
 
 async def test_doctor_names_the_servers_dialect_in_readable_lines(llama: LlamaServer) -> None:
