@@ -3,6 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# `make run` needs only the product; the dev extras (linters, the test model server that
+# builds for ~10 min on a fresh machine) come with `make test`.
+RUN_STAMP := $(VENV)/.installed-run
 
 # Debian packages: Graphviz and fonts draw the reasoning tree (run and test); Prometheus
 # (prometheus + promtool) serves the services demo and its tests — whytree starts its own
@@ -45,10 +48,16 @@ $(STAMP): pyproject.toml
 		--prefer-binary -e ".[dev]"
 	touch $(STAMP)
 
+$(RUN_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e .
+	touch $(RUN_STAMP)
+
 ## Set up and run whytree: demo data, the doctor's table (a required part failing stops here;
 ## no token or LLM is "not configured", not a failure), then the Telegram bot if
 ## TELEGRAM_BOT_TOKEN is set, else the terminal chat.
-run: $(STAMP)
+run: $(RUN_STAMP)
 	@bash scripts/system-packages.sh $(RUN_SYSTEM_PACKAGES)
 	$(BIN)/whytree demo
 	$(BIN)/whytree doctor
