@@ -34,8 +34,10 @@ BAD_MODELS: dict[str, tuple[Reply, str]] = {
     "wrong language": (Reply.text("Das ist eine Antwort auf Deutsch, ohne JSON."), "prose"),
     "unknown tool": (Reply.tool_call("rm_rf", {"path": "/"}), "called a tool (rm_rf)"),
     "arguments off the schema": (Reply.tool_call("sql", {"qurey": 7}), "called a tool (sql)"),
-    "endless stream": (Reply.endless(), "did not answer within"),
-    "30 s stall": (Reply.text('{"strategy": "deep"}', delay=30), "did not answer within"),
+    # The routing call is the one the model gets (a matching runbook plans without it): its
+    # deadline, STRATEGY_TIMEOUT_SEC, ends the wait.
+    "endless stream": (Reply.endless(), "timed out"),
+    "30 s stall": (Reply.text('{"strategy": "deep"}', delay=30), "timed out"),
 }
 
 
@@ -47,6 +49,9 @@ def _settings(database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAISe
         llm_timeout_sec=LLM_TIMEOUT,
         llm_max_retries=0,
         strategy_timeout_sec=2,
+        # The routing call is made even for a question the rules are sure of (they would
+        # not ask the model at all): here the model must be asked, and misbehave.
+        strategy_rules_first=False,
     )
 
 
