@@ -82,7 +82,8 @@ async def test_llm_path_is_scored_when_a_model_is_given(tmp_path: Path) -> None:
     assert llm["precision"]["quick"] == 0.5
     assert llm["recall"]["decline"] is None  # no decline case: undefined, not zero
     assert result["heuristic"]["accuracy"] == 1.0
-    assert len(model.calls) == 3
+    # The rules are sure of the first two (a linked cell and a symptom; small talk): no call.
+    assert len(model.calls) == 1
 
 
 def test_report_shows_figures_and_the_confusion_matrix() -> None:
