@@ -163,8 +163,15 @@ async def test_with_pseudonyms_no_real_name_reaches_the_server(
     example = examples["technical/availability"]
     private = (example.cellname, "10.20.30.40", "ops@example.org")
     async with RecordingProxy(llama.base_url) as proxy:
+        # STRATEGY_RULES_FIRST off: the cell question, which the rules are sure of, is routed
+        # by the model too, so its prompt (with the cell's placeholder) reaches the server.
         settings = _settings(
-            database_url, telegram, proxy.base_url, llm_pseudonymize=True, llm_timeout_sec=20
+            database_url,
+            telegram,
+            proxy.base_url,
+            llm_pseudonymize=True,
+            llm_timeout_sec=20,
+            strategy_rules_first=False,
         )
         async with running_bot(settings, telegram):
             telegram.push_message(CHAT, example.en)
