@@ -66,6 +66,9 @@ _DISABLED = N_("The strategy layer is off (STRATEGY_ENABLED=false): answering di
 _DECLINE_NOT_FOLLOWED = N_(
     "The language model wanted to decline; the rules see nothing to decline, so they chose."
 )
+_QUICK_NOT_FOLLOWED = N_(
+    "The language model wanted a quick answer to an incident question; the rules chose."
+)
 
 #: Fits a system prompt and a user turn into the context budget with this turn's
 #: history and recalled memory.
@@ -162,11 +165,17 @@ class StrategySelector:
             logger.warning("strategy: LLM path failed (%s); using the heuristic", _describe(e))
             why = _LLM_FAILED
         else:
-            if not _declines_alone(decision, rules):
+            overruled = _not_followed(decision, rules, request)
+            if overruled is None:
                 self._cache.put(key, decision)
                 return decision, usage, refine(request, parsed, known or KnownNames())
-            logger.info("strategy: the model declined what the rules do not; the rules decide")
-            return _fallback(request, recent_entities, _DECLINE_NOT_FOLLOWED), usage, request
+            logger.info(
+                "strategy: the model chose %s, the rules %s; the rules decide (%s)",
+                decision.strategy,
+                rules.strategy,
+                overruled,
+            )
+            return _fallback(request, recent_entities, overruled), usage, request
         return _fallback(request, recent_entities, why), Usage(), request
 
     async def route(
@@ -210,9 +219,14 @@ class StrategySelector:
         except (LLMError, ValueError) as e:  # the quick call that follows may still work
             logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
             return Routed(_fallback(request, recent_entities, _LLM_FAILED), Usage(), request)
-        if _declines_alone(routed.decision, rules):
-            logger.info("strategy: the model declined what the rules do not; the rules decide")
-            decision = _fallback(request, recent_entities, _DECLINE_NOT_FOLLOWED)
+        overruled = _not_followed(routed.decision, rules, request)
+        if overruled is not None:
+            logger.info(
+                "strategy: the model chose %s, the rules %s; the rules decide",
+                routed.decision.strategy,
+                rules.strategy,
+            )
+            decision = _fallback(request, recent_entities, overruled)
             return Routed(decision, routed.usage, request)
         key = cache_key(request.text, user_id=user_id, project=project)
         self._cache.put(key, routed.decision)
@@ -237,6 +251,23 @@ def sure_of(request: Request, rules: StrategyDecision) -> bool:
         m.kind != "name" and (m.known is True or (m.known is None and m.labelled))
         for m in request.mentions
     )
+
+
+def _not_followed(
+    decision: StrategyDecision, rules: StrategyDecision, request: Request
+) -> str | None:
+    """Why the model's decision is not followed (None: it is). The model may choose where
+    the rules are unsure, never in a direction that makes the answer worse: it may not
+    decline what the rules see nothing to decline in, nor wave an incident question (a
+    symptom, or asking why or what happened) that the rules would investigate or clarify
+    off to a quick answer, which could only guess the cause."""
+    if _declines_alone(decision, rules):
+        return _DECLINE_NOT_FOLLOWED
+    if decision.strategy == "quick" and rules.strategy in ("deep", "clarify"):
+        signals = request.signals
+        if signals.symptom or signals.causal or signals.analytic or signals.vague_incident:
+            return _QUICK_NOT_FOLLOWED
+    return None
 
 
 def _declines_alone(decision: StrategyDecision, rules: StrategyDecision) -> bool:

@@ -4,7 +4,9 @@ With an LLM, the strategy call also returns what the message asks (intent,
 direction, the things it names, the period). Nothing of it is trusted as is:
 unknown values are dropped, names must look like names (no spaces, quotes or
 punctuation beyond ``_ . -``) and are linked against the data like any other
-name, and a request the rules decline stays declined. When the model says
+name, and a request the rules decline stays declined. The model adds what the
+rules did not find (an intent where they saw only chat, a name, a period); it
+never replaces what they did find (a diagnosis stays one). When the model says
 nothing usable, the rules' parse stands unchanged.
 """
 
@@ -84,11 +86,16 @@ def refine(request: Request, parsed: ModelParse | None, known: KnownNames) -> Re
     dates = request.dates
     if dates.start is None and parsed.period:
         dates = find_dates(parsed.period)
-    intent = request.intent if request.decline is not None else parsed.intent or request.intent
+    intent = request.intent
+    if request.decline is None and request.intent == "chat" and parsed.intent is not None:
+        intent = parsed.intent  # the rules found no intent: the model's reading may add one
+    direction = request.direction
+    if direction in (None, "any") and parsed.direction is not None:
+        direction = parsed.direction
     return request.model_copy(
         update={
             "intent": intent,
-            "direction": parsed.direction or request.direction,
+            "direction": direction,
             "mentions": mentions,
             "dates": dates,
             "source": "llm",

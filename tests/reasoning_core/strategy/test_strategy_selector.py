@@ -349,3 +349,26 @@ async def test_a_models_decline_of_what_the_rules_do_not_decline_is_not_followed
     assert decision.uncertainty_reason is not None and "wanted to decline" in (
         decision.uncertainty_reason
     )
+
+
+async def test_a_models_quick_answer_to_an_incident_question_is_not_followed() -> None:
+    """A model waving an incident question the rules are unsure of off to a quick answer
+    (which could only guess the cause): the rules' deep analysis stands."""
+    model = _always(_json(strategy="quick", confidence=0.97, reason="It is DNS."))
+    decision, _ = await _selector(model).decide(understand(INCIDENT), user_id=1, project="p")
+    assert len(model.calls) == 1
+    assert decision.strategy == "deep" and decision.source == "heuristic"
+    assert decision.uncertainty_reason is not None
+    assert "quick answer to an incident question" in decision.uncertainty_reason
+
+
+async def test_the_model_may_still_choose_where_the_rules_are_unsure() -> None:
+    """Not every change of the rules' mind is a downgrade: a model may clarify an incident
+    question naming a bare number, and answer quickly what has no symptom and asks no why."""
+    clarify = _always(_json(strategy="clarify", questions=[{"text": "Which cell?"}]))
+    decision, _ = await _selector(clarify).decide(understand(INCIDENT), user_id=1, project="p")
+    assert (decision.strategy, decision.source) == ("clarify", "llm")
+    quick = _always(_json(strategy="quick", reason="A count."))
+    plain = understand("how many cells are there in the north region?")
+    decision, _ = await _selector(quick).decide(plain, user_id=1, project="p")
+    assert (decision.strategy, decision.source) == ("quick", "llm")

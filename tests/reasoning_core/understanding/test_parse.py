@@ -195,6 +195,17 @@ def test_the_models_reading_is_validated_and_linked() -> None:
     assert refine(declined, ModelParse(intent="diagnose"), KNOWN).intent == "act"
 
 
+def test_the_model_adds_to_the_rules_reading_and_never_replaces_it() -> None:
+    diagnosis = understand("why did traffic drop on cell 10291 yesterday", KNOWN)
+    assert diagnosis.intent == "diagnose" and diagnosis.direction == "drop"
+    chatty = ModelParse(intent="chat", direction="rise")  # confidently wrong
+    refined = refine(diagnosis, chatty, KNOWN)
+    assert (refined.intent, refined.direction) == ("diagnose", "drop")
+    small_talk = understand("hello there", KNOWN)
+    assert small_talk.intent == "chat"
+    assert refine(small_talk, ModelParse(intent="explain"), KNOWN).intent == "explain"
+
+
 def test_a_question_is_parsed_once_per_snapshot_of_names() -> None:
     names = KnownNames(names={"cell": {"10291": "10291"}}, parents={"cell": {}})
     first = understand("why did 10291 drop", names)
