@@ -29,7 +29,7 @@ from bot.alerts.buttons import AlertCallback
 from bot.doctor.alertmanager import PROBE_ALERTNAME, check_alertmanager
 from demo.dataset import ExampleQuestion
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
-from tests.bot.alertmanager_front import AlertmanagerFront, firing
+from tests.bot.alertmanager_front import AlertmanagerFront, firing, minute_ago, resolved
 
 pytestmark = [
     pytest.mark.slow,
@@ -285,3 +285,67 @@ async def test_silence_command_expire_now_and_a_silence_ended_in_alertmanager(
     audit = await rows(database_url, "SELECT action FROM audit_entries ORDER BY id")
     assert [r["action"] for r in audit] == ["alert_silence", "alert_silence", "alert_expire"]
     assert one["id"] != two["id"]
+
+
+async def test_investigate_again_reports_to_the_chat_that_pressed_only(
+    alertmanager: AlertmanagerFront,
+    telegram: FakeTelegramServer,
+    database_url: str,
+    cells: list[str],
+) -> None:
+    # One alert routed to both chats (team=radio and severity=page).
+    settings = harness_settings(
+        database_url=database_url, telegram=telegram, llm_base_url=None,
+        alert_chats=f"team=radio:{RADIO},severity=page:{OPS}", **alertmanager.bot_settings,
+    )  # fmt: skip
+    telegram.state.admins = {OPS: {ADMIN}, RADIO: {ADMIN}}
+    async with running_bot(settings, telegram) as bot:
+        lab = Lab(bot=bot, am=alertmanager.am, telegram=telegram, dsn=database_url)
+        labels = {"alertname": "CellTrafficDrop", "cell": cells[0], "severity": "page",
+                  "team": "radio"}  # fmt: skip
+        await alertmanager.push(firing(labels))
+
+        def headers(chat: int) -> list[RecordedCall]:
+            return [m for m in telegram.sent_messages(chat)
+                    if m.text.startswith("🔔 <b>CellTrafficDrop</b>")]  # fmt: skip
+
+        async def posted(reports_in_radio: int) -> bool:
+            """Posted, with its chart (sent last), `reports_in_radio` times in RADIO."""
+            found = await rows(database_url, "SELECT status FROM alert_analyses")
+            return (
+                [r["status"] for r in found] == ["posted"]
+                and len(headers(RADIO)) == len(telegram.sent_photos(RADIO)) == reports_in_radio
+                and len(telegram.sent_photos(OPS)) == 1
+            )
+
+        await alertmanager.wait_until("the report posted", lambda: posted(1))
+        [first_ops], [first_radio] = headers(OPS), headers(RADIO)
+        analysis = analysis_id(first_radio)
+        ops_posts = len(telegram.sent_messages(OPS)), len(telegram.sent_photos(OPS))
+
+        notice = await press(lab, RADIO, int(first_radio.result["message_id"]),
+                             AlertCallback(a="r", i=analysis))  # fmt: skip
+        assert notice == "Investigating again; a new report will follow."
+        await alertmanager.wait_until("the new report posted", lambda: posted(2))
+        # The new report is in the chat where the button was pressed; the other chat
+        # keeps its report and gets nothing new.
+        assert (len(telegram.sent_messages(OPS)), len(telegram.sent_photos(OPS))) == ops_posts
+        [_, again_radio] = headers(RADIO)
+        assert again_radio.text == first_radio.text  # the header says it once, as before
+        [stored] = await rows(
+            database_url, "SELECT messages FROM alert_analyses WHERE id = $1", analysis
+        )
+        assert {(m["chat_id"], m["message_id"]) for m in json.loads(stored["messages"])} == {
+            (OPS, first_ops.result["message_id"]), (RADIO, again_radio.result["message_id"])
+        }  # fmt: skip
+
+        # Resolving edits the report each chat shows: OPS's first, RADIO's new one.
+        await alertmanager.push(resolved(labels, at=minute_ago()))
+        await telegram.wait_for(
+            lambda: bool(telegram.edits(OPS)) and bool(telegram.edits(RADIO)), timeout=60
+        )
+        [ops_edit] = telegram.edits(OPS)
+        [radio_edit] = telegram.edits(RADIO)
+        assert ops_edit.params["message_id"] == first_ops.result["message_id"]
+        assert radio_edit.params["message_id"] == again_radio.result["message_id"]
+        assert ops_edit.text.startswith("✅ Resolved at")
