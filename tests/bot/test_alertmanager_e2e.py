@@ -22,11 +22,9 @@ from benchmarks.harness.polling_bot import RunningBot, harness_settings, running
 from bot.alerts.alertmanager_runner import (
     RunningAlertmanager,
     alertmanager_binary,
-    running_alertmanager,
     stop,
 )
 from bot.alerts.buttons import AlertCallback
-from bot.doctor.alertmanager import PROBE_ALERTNAME, check_alertmanager
 from demo.dataset import ExampleQuestion
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from tests.bot.alertmanager_front import AlertmanagerFront, firing, minute_ago, resolved
@@ -217,22 +215,6 @@ async def test_a_group_is_reported_silenced_once_acknowledged_and_scoped(
     recorded = await rows(database_url, "SELECT * FROM alert_actions WHERE analysis_id = $1", id_b)
     assert recorded == []
     assert telegram.edits(RADIO, msg_b) == []
-
-
-async def test_doctor_checks_the_real_alertmanager_and_leaves_no_silence() -> None:
-    async with running_alertmanager("http://127.0.0.1:9/alerts/alertmanager", token=TOKEN) as am:
-        found = await check_alertmanager(am.client, limit_sec=5)
-        assert found.status == "ok", found
-        assert "version 0." in found.detail and "created and expired" in found.detail
-        probes = await am.client.silences()
-        assert [s["status"]["state"] for s in probes] == ["expired"]
-        assert {m["name"]: m["value"] for m in probes[0]["matchers"]}["alertname"] == (
-            PROBE_ALERTNAME
-        )
-        await stop(am)
-        found = await check_alertmanager(am.client, limit_sec=5)
-    assert (found.status, found.required) == ("fail", False)
-    assert "did not answer" in found.detail and TOKEN not in found.detail
 
 
 async def test_silence_command_expire_now_and_a_silence_ended_in_alertmanager(
