@@ -182,9 +182,7 @@ async def test_unmapped_and_injected_alerts_are_noted_once_never_run(
 
 
 @pytest.fixture
-async def bot(
-    database_url: str, telegram: FakeTelegramServer, drop_cells: list[str]
-) -> AsyncIterator[RunningBot]:
+async def bot(database_url: str, telegram: FakeTelegramServer) -> AsyncIterator[RunningBot]:
     """A bot whose webhook hand-made bad calls are sent to (no Alertmanager sends those)."""
     settings = harness_settings(
         database_url=database_url,
