@@ -28,7 +28,7 @@ from storage.errors import translated
 _COLUMNS = (
     "id, dedup_key, alertname, runbook, parameters, question, language, chats, status,"
     " attempts, answer, report_html, matchers, messages, resolved_at, resolved_posted,"
-    " created_at, updated_at"
+    " again_chat, created_at, updated_at"
 )
 
 _REPEAT = """
@@ -159,7 +159,7 @@ class PgAlertStore:
     ) -> AlertAnalysis:
         row = await self._pool.fetchrow(
             f"""UPDATE alert_analyses SET status = 'posted', answer = $2, report_html = $3,
-                       messages = $4, updated_at = now()
+                       messages = $4, again_chat = NULL, updated_at = now()
                 WHERE id = $1 RETURNING {_COLUMNS}""",
             analysis_id,
             None if answer is None else answer.model_dump(mode="json"),

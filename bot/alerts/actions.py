@@ -209,7 +209,7 @@ class AlertActions:
             return Outcome(gettext(language, "That alert is not known in this chat."))
         if not await self.may_act(bot, chat_id, user.id):
             return Outcome(gettext(language, "You may not act on alerts in this chat."))
-        if not await self._store.investigate_again(analysis.id):
+        if not await self._store.investigate_again(analysis.id, chat_id):
             return Outcome(gettext(language, "This alert is being investigated already."))
         await self._record(user.id, chat_id, "alert_again", f"analysis {analysis.id}", "queued")
         return Outcome(gettext(language, "Investigating again; a new report will follow."))

@@ -53,10 +53,14 @@ class AlertmanagerClient:
     ) -> None:
         self.url = url.rstrip("/")
         self._headers: dict[str, str] = {}
+        #: Which credentials are sent (never their value): for the doctor's line.
+        self.credentials = "no credentials"
         if token:
             self._headers["Authorization"] = f"Bearer {token}"
+            self.credentials = "bearer token (ALERTMANAGER_TOKEN)"
         elif basic:
             self._headers["Authorization"] = "Basic " + base64.b64encode(basic.encode()).decode()
+            self.credentials = "basic auth (ALERTMANAGER_BASIC_AUTH)"
         self._timeout = aiohttp.ClientTimeout(total=timeout_sec)
 
     async def _call(self, method: str, path: str, *, json: Any = None) -> Any:

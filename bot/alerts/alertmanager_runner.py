@@ -106,11 +106,19 @@ class RunningAlertmanager:
 
     async def notifications_sent(self) -> int:
         """Webhook notifications Alertmanager has sent (its own metric)."""
+        return await self._webhook_metric("alertmanager_notifications_total")
+
+    async def requests_failed(self) -> int:
+        """Webhook requests the receiver did not take (a 503, say, or no answer):
+        Alertmanager sends each again with a backoff (its own metric)."""
+        return await self._webhook_metric("alertmanager_notification_requests_failed_total")
+
+    async def _webhook_metric(self, name: str) -> int:
         async with aiohttp.ClientSession() as http, http.get(f"{self.url}/metrics") as resp:
             text = await resp.text()
         total = 0.0
         for line in text.splitlines():
-            if line.startswith('alertmanager_notifications_total{integration="webhook"'):
+            if line.startswith(f"{name}{{") and 'integration="webhook"' in line:
                 total += float(line.rsplit(" ", 1)[1])
         return int(total)
 

@@ -8,6 +8,7 @@ edits, so the edit never has to fit a long report again.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from datetime import datetime
 
 from aiogram import Bot
@@ -43,13 +44,19 @@ class AlertPoster:
         self._max_messages = max_messages
 
     async def post(
-        self, analysis: AlertAnalysis, header: str, answer: Answer | None
+        self,
+        analysis: AlertAnalysis,
+        header: str,
+        answer: Answer | None,
+        *,
+        chats: Sequence[int] | None = None,
     ) -> list[PostedMessage]:
-        """The header (and the report, if any) in every chat; the header messages sent.
+        """The header (and the report, if any) in every chat (or in `chats` only); the
+        header messages sent.
 
         A chat that refuses is logged and skipped; `AlertPostError` when all do."""
         posted: list[PostedMessage] = []
-        for chat_id in analysis.chats:
+        for chat_id in analysis.chats if chats is None else chats:
             try:
                 [first, *_] = await send_html(
                     self._bot, chat_id, header, max_messages=1,
@@ -68,12 +75,15 @@ class AlertPoster:
             raise AlertPostError(f"no chat took the report of alert analysis {analysis.id}")
         return posted
 
-    async def post_charts(self, analysis: AlertAnalysis, answer: Answer) -> None:
-        """The report's chart in every chat, once the report is posted and recorded (a
-        chart never holds back the report or its record; failures are logged there)."""
+    async def post_charts(
+        self, analysis: AlertAnalysis, answer: Answer, *, chats: Sequence[int] | None = None
+    ) -> None:
+        """The report's chart in every chat (or in `chats`), once the report is posted and
+        recorded (a chart never holds back the report or its record; failures are logged
+        there)."""
         if self._charts is None:
             return
-        for chat_id in analysis.chats:
+        for chat_id in analysis.chats if chats is None else chats:
             await self._charts.send(self._bot, chat_id, answer)
 
     async def mark_resolved(self, analysis: AlertAnalysis, at: datetime) -> int:

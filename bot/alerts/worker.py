@@ -86,14 +86,16 @@ class AlertWorker:
                 log.error("investigating alert analysis %s (%s) failed: %s", analysis.id,
                           analysis.alertname, e)  # fmt: skip
                 answer, header = None, _header(analysis, failed=True)
-            messages = await self._poster.post(analysis, header, answer)
+            chats = _report_chats(analysis)
+            messages = await self._poster.post(analysis, header, answer, chats=chats)
+            kept = [m for m in analysis.messages if m.chat_id not in chats]  # their reports
             done = await self._store.posted(
-                analysis.id, answer=answer, report_html=header, messages=messages
+                analysis.id, answer=answer, report_html=header, messages=[*kept, *messages]
             )
             if done.resolved_at is not None and await self._store.take_resolved_edit(done.id):
                 await self._poster.mark_resolved(done, done.resolved_at)
             if answer is not None:
-                await self._poster.post_charts(analysis, answer)
+                await self._poster.post_charts(analysis, answer, chats=chats)
         except (ReasoningError, AlertPostError) as e:
             log.error("alert analysis %s (%s) failed: %s", analysis.id, analysis.alertname, e)
             await self._failed(analysis, str(e))
@@ -135,10 +137,22 @@ class AlertWorker:
                 log.warning("heartbeat of alert analysis %s failed: %s", analysis_id, e)
 
 
+def _report_chats(analysis: AlertAnalysis) -> list[int]:
+    """Where the report goes: the chat that pressed "Investigate again" only (the others
+    keep the report they have), else every chat the alert routes to."""
+    if analysis.again_chat is not None and analysis.again_chat in analysis.chats:
+        return [analysis.again_chat]
+    return list(analysis.chats)
+
+
 def _header(analysis: AlertAnalysis, *, failed: bool = False) -> str:
-    """The stored header (the receiver wrote it with the alert's labels) plus the note."""
+    """The stored header (the receiver wrote it with the alert's labels) plus the note.
+    A report posted before stored its header with the note as its last line: an
+    investigation again replaces that note rather than adding a second one."""
     language = analysis.language
     base = analysis.report_html or ""
+    if analysis.messages:
+        base = base.rsplit("\n", 1)[0]
     if failed:
         return f"{base}\n{note_html('failed', language)}"
     if analysis.runbook is not None:

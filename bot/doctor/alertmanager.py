@@ -1,22 +1,25 @@
-"""ALERTMANAGER_URL: reachable, Alertmanager's API v2, credentials, silences possible.
+"""ALERTMANAGER_URL: reachable, Alertmanager's API v2, credentials, silences readable.
 
-Whether silences can be created is checked by doing it: a one-minute silence on a
-label no alert carries (``alertname="whytree_doctor_probe"`` and a random
-``whytree_probe`` value) is created and expired at once, so it silences nothing.
+The doctor changes nothing in Alertmanager: it reads ``GET /api/v2/status`` (reachable,
+API v2, version, cluster state) and ``GET /api/v2/silences`` with whytree's credentials
+(ALERTMANAGER_TOKEN / ALERTMANAGER_BASIC_AUTH). A 401 or 403 on either is its own line,
+naming the call and the credentials sent. No silence is created, so the line says that
+creating one was not tried: a proxy may let whytree read and still refuse
+``POST /api/v2/silences``, which the first 🔕 press then reports in the chat.
 """
 
 from __future__ import annotations
 
 import asyncio
-import uuid
-from datetime import UTC, datetime, timedelta
 
 from bot.alerts.alertmanager import AlertmanagerClient, AlertmanagerError
 from bot.doctor.report import Finding
 
 ALERTMANAGER = "Alertmanager (ALERTMANAGER_URL)"
-PROBE_ALERTNAME = "whytree_doctor_probe"
 _AUTH_REFUSED = (401, 403)
+_NOT_FOUND = 404
+_CREDENTIALS_FIX = "check ALERTMANAGER_TOKEN / ALERTMANAGER_BASIC_AUTH"
+_NO_CREDENTIALS_FIX = "set ALERTMANAGER_TOKEN or ALERTMANAGER_BASIC_AUTH to what it asks for"
 
 
 async def check_alertmanager(client: AlertmanagerClient | None, *, limit_sec: float) -> Finding:
@@ -26,27 +29,40 @@ async def check_alertmanager(client: AlertmanagerClient | None, *, limit_sec: fl
             "not configured: the report's silence buttons are off",
             "set ALERTMANAGER_URL (and its credentials) to silence from the chat",
         )
+    step = "GET /api/v2/status"
     try:
         async with asyncio.timeout(limit_sec):
             status = await client.status()
-            version = str((status.get("versionInfo") or {}).get("version", "?"))
-            probe = {"alertname": PROBE_ALERTNAME, "whytree_probe": uuid.uuid4().hex}
-            silence_id = await client.create_silence(
-                probe,
-                ends_at=datetime.now(UTC) + timedelta(minutes=1),
-                created_by="whytree doctor",
-                comment="whytree doctor: can silences be created? (expired at once)",
-            )
-            await client.expire(silence_id)
+            step = "GET /api/v2/silences"
+            silences = await client.silences()
     except TimeoutError:
-        return _fail(f"{client.url} did not answer in {limit_sec:g} s")
+        return _fail(f"{client.url} did not answer {step} in {limit_sec:g} s")
     except AlertmanagerError as e:
-        if e.status in _AUTH_REFUSED:
-            return _fail(f"{client.url} refused the credentials ({e.status})",
-                         "check ALERTMANAGER_TOKEN / ALERTMANAGER_BASIC_AUTH")  # fmt: skip
-        return _fail(str(e))
-    return Finding.ok(ALERTMANAGER, f"API v2, version {version}; a probe silence on "
-                      f"alertname={PROBE_ALERTNAME} was created and expired")  # fmt: skip
+        return _refused(client, step, e)
+    version = str((status.get("versionInfo") or {}).get("version", "?"))
+    cluster = str((status.get("cluster") or {}).get("status", "?"))
+    active = sum((s.get("status") or {}).get("state") == "active" for s in silences)
+    return Finding.ok(
+        ALERTMANAGER,
+        f"API v2, version {version}, cluster {cluster}; silences readable with "
+        f"{client.credentials} ({active} active); creating one not tried (the doctor "
+        "changes nothing: the first 🔕 press does)",
+    )
+
+
+def _refused(client: AlertmanagerClient, step: str, e: AlertmanagerError) -> Finding:
+    if e.status in _AUTH_REFUSED:
+        if client.credentials == "no credentials":
+            return _fail(f"{client.url} asks for credentials ({e.status} to {step}); none are "
+                         "set", _NO_CREDENTIALS_FIX)  # fmt: skip
+        return _fail(f"{client.url} refused the {client.credentials} ({e.status} to {step})",
+                     _CREDENTIALS_FIX)  # fmt: skip
+    if e.status == _NOT_FOUND or "API v2" in str(e) or "not JSON" in str(e):
+        why = f"{e.status} to {step}" if e.status else f"its answer to {step} is not API v2's"
+        return _fail(f"{client.url} is not Alertmanager's API v2 ({why})",
+                     "set ALERTMANAGER_URL to Alertmanager's base URL (API v2: "
+                     "Alertmanager 0.16 or later)")  # fmt: skip
+    return _fail(str(e))
 
 
 def _fail(detail: str, fix: str = "check ALERTMANAGER_URL and that Alertmanager runs") -> Finding:

@@ -54,6 +54,8 @@ class AlertAnalysis(NewAlertAnalysis):
     messages: list[PostedMessage] = Field(default_factory=list)
     resolved_at: datetime | None = None
     resolved_posted: bool = False
+    #: "Investigate again" was pressed in this chat: the new report goes there only.
+    again_chat: int | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
 
@@ -167,8 +169,9 @@ class AlertActionStore(Protocol):
 
     async def action(self, action_id: int) -> AlertAction | None: ...
 
-    async def investigate_again(self, analysis_id: int) -> bool:
-        """Queue a posted (or failed) unresolved analysis again; False if it is running."""
+    async def investigate_again(self, analysis_id: int, chat_id: int) -> bool:
+        """Queue a posted (or failed) unresolved analysis again, its new report for
+        `chat_id` only; False if it is running."""
         ...
 
     async def expire(self, action_id: int) -> bool:

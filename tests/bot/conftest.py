@@ -4,11 +4,14 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from bot.alerts.alertmanager_runner import alertmanager_binary, free_port, running_alertmanager
+from bot.alerts.receiver import ALERTMANAGER_PATH
 from demo.dataset import ExampleQuestion, example_questions, generate_demo
 from demo.loader import load_demo
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
+from tests.bot.alertmanager_front import GROUP_BY, TIMING, WEBHOOK_TOKEN, AlertmanagerFront
 
 
 @pytest.fixture
@@ -33,3 +36,22 @@ async def demo_examples(database_url: str) -> list[ExampleQuestion]:
     finally:
         await pool.close()
     return example_questions(dataset)
+
+
+@pytest.fixture
+async def alertmanager(request: pytest.FixtureRequest) -> AsyncIterator[AlertmanagerFront]:
+    """A real Alertmanager whose receiver is the webhook of the bot the test starts with
+    ``**alertmanager.bot_settings``; ``@pytest.mark.alertmanager(group_by=..., timing=...)``
+    sets its grouping and timing (tests/bot/alertmanager_front.py)."""
+    if alertmanager_binary() is None:
+        pytest.skip("Alertmanager is not installed (Debian package prometheus-alertmanager)")
+    marker = request.node.get_closest_marker("alertmanager")
+    options = dict(marker.kwargs) if marker else {}
+    port = free_port()
+    async with running_alertmanager(
+        f"http://127.0.0.1:{port}{ALERTMANAGER_PATH}",
+        token=WEBHOOK_TOKEN,
+        group_by=options.get("group_by", GROUP_BY),
+        timing=options.get("timing", TIMING),
+    ) as am:
+        yield AlertmanagerFront(am=am, api_listen=f"127.0.0.1:{port}")

@@ -12,7 +12,6 @@ import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import aiohttp
 import pytest
 from PIL import Image
 
@@ -20,11 +19,10 @@ from benchmarks.harness.polling_bot import harness_settings, running_bot
 from demo.dataset import ExampleQuestion
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.dataset import build_scenario_tsdb, demo_scenario
-from fake_servers.alertmanager import alert, notification, post_alerts
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
+from tests.bot.alertmanager_front import AlertmanagerFront, firing
 from tests.bot.replies import wait_for_replies
 
-TOKEN = "glance-alert-token"
 ALERT_CHAT = -100777
 #: "−97%" and "since 26 Oct 21:00 (51 h)" / "с 26 окт. 21:00 (51 ч)".
 CHANGE = re.compile(r"[−+]\d+%")
@@ -95,20 +93,18 @@ async def test_telecom_reports_open_with_the_drop_and_carry_its_chart(
 
 
 async def test_an_alerts_report_names_its_subject_and_carries_the_chart(
-    database_url: str, telegram: FakeTelegramServer, demo_examples: list[ExampleQuestion]
+    database_url: str,
+    telegram: FakeTelegramServer,
+    demo_examples: list[ExampleQuestion],
+    alertmanager: AlertmanagerFront,
 ) -> None:
     cell = next(e.cellname for e in demo_examples if e.detail == "interference")
     settings = harness_settings(
         database_url=database_url, telegram=telegram, llm_base_url=None,
-        api_listen="127.0.0.1:0", alert_chats=f"default:{ALERT_CHAT}",
-        alert_webhook_token=TOKEN,
+        alert_chats=f"default:{ALERT_CHAT}", **alertmanager.bot_settings,
     )  # fmt: skip
-    async with running_bot(settings, telegram) as bot:
-        assert bot.api is not None
-        group = notification([alert({"alertname": "CellTrafficDrop", "cell": cell})])
-        async with aiohttp.ClientSession() as http:
-            status, _ = await post_alerts(http, bot.api.url, group, token=TOKEN)
-        assert status == 200
+    async with running_bot(settings, telegram):
+        await alertmanager.push(firing({"alertname": "CellTrafficDrop", "cell": cell}))
         await telegram.wait_for(lambda: len(telegram.sent_photos(ALERT_CHAT)) >= 1, timeout=60)
     report = report_of(telegram, ALERT_CHAT)
     line = first_line(report)
