@@ -35,6 +35,7 @@ from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.events import answer_of
 from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.planners.runbook.words import detail_of
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool, ToolRequest
@@ -147,40 +148,51 @@ async def investigate(
     return found, answer, tree
 
 
-#: (fault, alert, runbook, primary hypothesis, words the report must carry)
+#: (fault, alert, runbook, primary hypothesis, its alternative that held, words the report
+#: must carry: the cause and the component, as the fault file's `expected` says them)
 CASES = [
-    ("pg-lock", "HttpHighErrorRate", "http_service_trouble", "db_lock_waits", ["lock"]),
-    ("pg-lock", "BlackboxProbeFailed", "endpoint_probe", "db_lock_waits", ["lock"]),
-    ("pg-lock", "PostgresqlLongRunningTransaction", "postgres_trouble", "lock_contention",
-     ["lock"]),
+    ("pg-lock", "HttpHighErrorRate", "http_service_trouble", "db_lock_waits", None,
+     ["lock", "postgres"]),
+    ("pg-lock", "BlackboxProbeFailed", "endpoint_probe", "database", "locks",
+     ["lock", "postgres"]),
+    ("pg-lock", "PostgresqlLongRunningTransaction", "postgres_trouble", "lock_contention", None,
+     ["lock", "transaction"]),
     ("pg-connections", "PostgresqlTooManyConnections", "postgres_trouble",
-     "connections_exhausted", ["connection"]),
+     "connections_exhausted", None, ["connection", "postgres"]),
     ("pg-connections", "HttpHighErrorRate", "http_service_trouble", "db_connections",
-     ["connection"]),
-    ("pg-connections", "BlackboxProbeHttpFailure", "endpoint_probe", "db_connections",
-     ["connection"]),
-    ("slow-db", "HttpHighLatency", "http_service_trouble", "slow_db_path", ["db-proxy"]),
-    ("slow-db", "BlackboxProbeFailed", "endpoint_probe", "slow_db_path", ["db-proxy"]),
-    ("bad-release", "HttpHighErrorRate", "http_service_trouble", "bad_release",
+     "connections", ["connection", "postgres"]),
+    ("pg-connections", "BlackboxProbeHttpFailure", "endpoint_probe", "database", "connections",
+     ["connection", "postgres"]),
+    ("slow-db", "HttpHighLatency", "http_service_trouble", "slow_db_path", None,
+     ["slow", "db-proxy"]),
+    ("slow-db", "BlackboxProbeFailed", "endpoint_probe", "slow_db_path", None,
+     ["slow", "db-proxy"]),
+    ("bad-release", "HttpHighErrorRate", "http_service_trouble", "bad_release", None,
      ["release", "/checkout"]),
-    ("bad-release", "BlackboxProbeHttpFailure", "endpoint_probe", "bad_release", ["release"]),
-    ("web-killed", "TargetDown", "target_down", "process_down", ["down"]),
-    ("web-killed", "BlackboxProbeFailed", "endpoint_probe", "service_down", ["down", "web"]),
+    ("bad-release", "BlackboxProbeHttpFailure", "endpoint_probe", "bad_release", None,
+     ["release", "version"]),
+    ("web-killed", "TargetDown", "target_down", "process_down", None, ["down", "web"]),
+    ("web-killed", "BlackboxProbeFailed", "endpoint_probe", "service_down", None,
+     ["down", "web"]),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}")
 async def test_each_alert_ends_in_the_faults_cause(
-    pool: asyncpg.Pool[Any], lab: Lab, case: tuple[str, str, str, str, list[str]]
+    pool: asyncpg.Pool[Any], lab: Lab, case: tuple[str, str, str, str, str | None, list[str]]
 ) -> None:
-    fault, name, runbook, expected, words = case
+    fault, name, runbook, expected, detail, words = case
     start, _ = lab.faults[fault]
     found, answer, tree = await investigate(pool, lab, alert(lab, name), start + ALERT_AFTER)
     assert found.runbook == runbook
     assert answer.synthesis is not None, findings(answer, tree)
     assert answer.synthesis.primary.id == expected, findings(answer, tree)
+    if detail is not None:
+        assert tree is not None
+        assert detail_of(tree, answer.synthesis.primary.node_id) == detail, findings(answer, tree)
+    assert answer.confidence >= 0.6, findings(answer, tree)
     for word in words:
-        assert word in findings(answer, tree).lower(), findings(answer, tree)
+        assert word in answer.text.lower(), answer.text
 
 
 @pytest.mark.parametrize(
