@@ -10,7 +10,6 @@ alone can word the report's first line (`symptom_line`) in any language.
 from __future__ import annotations
 
 import re
-
 from datetime import UTC, datetime
 from typing import Any
 
