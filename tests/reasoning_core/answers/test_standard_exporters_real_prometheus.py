@@ -219,3 +219,50 @@ async def test_the_report_is_worded_in_russian_with_the_same_cause(
     assert answer.synthesis.primary.id == "db_lock_waits", findings(answer, tree)
     assert answer.language == "ru"
     assert "блокиров" in answer.text.lower(), answer.text
+
+
+# --- certificates: the lab probes plain HTTP, so these series are written as
+# blackbox_exporter publishes them for an https target (probe_ssl_earliest_cert_expiry:
+# the Unix time the earliest certificate of the served chain expires).
+
+CERT_NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+EXPIRING = "https://shop.example.com/health"
+FRESH = "https://api.example.com/health"
+
+
+@pytest.fixture(scope="session")
+async def certificates() -> AsyncIterator[str]:
+    scratch = Path(tempfile.mkdtemp(prefix="whytree-cert-tsdb-"))
+    try:
+        lines = []
+        for target, days in ((EXPIRING, 5), (FRESH, 80)):
+            expiry = (CERT_NOW + timedelta(days=days)).timestamp()
+            head = f'probe_ssl_earliest_cert_expiry{{instance="{target}",job="blackbox"}}'
+            for i in range(40):
+                at = (CERT_NOW - timedelta(seconds=15 * (39 - i))).timestamp()
+                lines.append(f"{head} {expiry:.0f} {at:.0f}")
+        text = scratch / "series.om"
+        text.write_text("\n".join(lines) + "\n# EOF\n", encoding="utf-8")
+        build_tsdb(text, scratch / "tsdb")
+        async with LocalPrometheus(scratch / "tsdb") as prom:
+            yield prom.url
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.mark.parametrize(("target", "expected"), [(EXPIRING, "not_renewed"), (FRESH, "none")])
+async def test_a_certificate_expiring_soon_is_named_with_its_days_left(
+    pool: asyncpg.Pool[Any], certificates: str, target: str, expected: str
+) -> None:
+    tool = PrometheusTool(certificates)
+    known = await EntityCatalogue(
+        sources=RUNBOOKS.name_sources, tools={"prometheus": tool}
+    ).snapshot()
+    lab = Lab(url=certificates, known=known, healthy_end=CERT_NOW, faults={}, names={})
+    labels = {"alertname": "BlackboxSslCertificateWillExpireSoon", "instance": target}
+    found, answer, tree = await investigate(pool, lab, labels, CERT_NOW)
+    assert found.runbook == "endpoint_certificate"
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == expected, findings(answer, tree)
+    if expected != "none":
+        assert "days until the certificate expires min 5.0 d" in findings(answer, tree)
