@@ -338,7 +338,12 @@ class ReasoningService:
         )
 
     async def investigate(
-        self, question: Question, *, parameters: Mapping[str, str], language: Language
+        self,
+        question: Question,
+        *,
+        parameters: Mapping[str, str],
+        language: Language,
+        runbook: str | None = None,
     ) -> AsyncIterator[Event]:
         """A deep analysis whose goal and parameters are already known (an alert mapped to a
         runbook): no strategy decision, no clarification, no session; the same events and
@@ -364,6 +369,7 @@ class ReasoningService:
             user_id=question.user_id,
             parameters=dict(parameters),
             request=request,
+            runbook=runbook,
         )
         run = self._deps.deep.run(
             ctx, decision, user_id=question.user_id, chat_id=question.chat_id

@@ -121,7 +121,10 @@ class AlertWorker:
         )
         answer: Answer | None = None
         events = self._service.investigate(
-            question, parameters=analysis.parameters, language=analysis.language
+            question,
+            parameters=analysis.parameters,
+            language=analysis.language,
+            runbook=analysis.runbook,
         )
         async for event in events:
             if isinstance(event, AnswerEvent):

@@ -87,6 +87,9 @@ class PlanningContext(BaseModel):
     memory: list[str] = Field(default_factory=list)
     #: The goal, parsed once (understanding); None in contexts saved before it existed.
     request: Request | None = None
+    #: The runbook chosen for this analysis (an alert mapping names it); None: the planner
+    #: matches the question against the runbooks.
+    runbook: str | None = None
 
     def parsed(self) -> Request:
         """The parsed goal (parsed now, without the data's names, if it was not before)."""

@@ -26,6 +26,8 @@ _LINES: dict[str, str] = {
     "change": N_("{label} {recent} vs {usual} baseline ({delta}, {hours} h)"),
     "within_noise": N_("; within normal variation (±{sigma})"),
     "few_pairs": N_("{label}: only {count} comparable samples (need {need})"),
+    "named": N_("; {by} {name}"),
+    "named_from": N_("; {by} {name}, from {onset} UTC"),
     "few_values": N_("{label}: only {count} samples (need {need})"),
     "zero_baseline": N_("{label}: the baseline is zero, no relative change"),
     "no_baseline": N_("{label}: no baseline data in the window"),

@@ -70,6 +70,7 @@ class RunbookMatch(BaseModel):
             now=now,
             recent_hours=spec.recent_hours,
             baseline_hours=spec.baseline_hours,
+            end_pad=timedelta(hours=spec.end_pad_hours),
             min_recent_hours=min_recent_hours,
         )
 
@@ -150,14 +151,18 @@ def _takes_any(runbook: Runbook, kinds: set[str]) -> bool:
     return not kinds or bool(taken & kinds)
 
 
-def match_runbook(runbook: Runbook, request: Request) -> RunbookMatch | None:
-    """Score one runbook against a parsed question; None when it does not match."""
+def match_runbook(
+    runbook: Runbook, request: Request, *, chosen: bool = False
+) -> RunbookMatch | None:
+    """Score one runbook against a parsed question; None when it does not match. `chosen`:
+    the runbook was named for this analysis (an alert's mapping), so it fits whatever
+    the question's words score."""
     triggers = runbook.triggers
     keywords = keyword_hits(fold(request.text), [*triggers.keywords.en, *triggers.keywords.ru])
     metrics = [m for m in triggers.metrics if m in request.metrics]
     kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
     score = len(keywords) + 2 * len(metrics) + 2 * len(kinds) + _unnamed(runbook, request, kinds)
-    if score < triggers.min_score:
+    if score < triggers.min_score and not chosen:
         return None
     params: dict[str, str] = {}
     missing: list[str] = []

@@ -197,6 +197,9 @@ class WindowSpec(_Strict):
 
     recent_hours: float = Field(default=72, gt=0)
     baseline_hours: float = Field(default=504, gt=0)
+    #: The recent window ends this long after the anchor (hourly data: the hour stamped
+    #: `now` is in; live metrics: a few seconds, so that `recent_hours` counts back from now).
+    end_pad_hours: float = Field(default=1, ge=0, le=24)
     anchor: Anchor | None = None
 
 

@@ -14,6 +14,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StringConstraints,
     field_validator,
     model_validator,
 )
@@ -119,6 +120,10 @@ class ThresholdRule(_Rule):
     #: "recent" keeps rows inside the recent window when rows carry a time column.
     scope: Literal["recent", "all"] = "recent"
     min_samples: int = Field(default=1, ge=1)
+    #: A label (row column) that splits the rows into series: each is judged on its own and
+    #: the one furthest beyond the limit speaks, named in the line with the time it first
+    #: crossed ("route /checkout, from 14:02"). None: all rows are one series.
+    by: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")] | None = None
 
 
 class RowsExistRule(_Rule):

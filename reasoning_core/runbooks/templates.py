@@ -2,7 +2,7 @@
 
 PromQL and URLs cannot bind parameters, so values are substituted into text.
 To keep a question from smuggling PromQL or a different host in, string values
-must be plain identifiers (letters, digits, ``_ . : -``); datetimes become Unix
+must be plain identifiers (letters, digits, ``_ . : - /``); datetimes become Unix
 seconds and timedeltas PromQL durations. URL values are percent-encoded.
 """
 
@@ -15,7 +15,9 @@ from typing import Any, Literal
 from urllib.parse import quote
 
 _PLACEHOLDER = re.compile(r"\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))")
-_SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.:-]{1,128}$")
+#: Letters, digits and ``_ . : - /`` (a host:port, a route "/checkout", a probe target URL
+#: "http://host:port/path"): nothing that can close a quoted label matcher or add syntax.
+_SAFE_VALUE = re.compile(r"^[A-Za-z0-9_.:/-]{1,128}$")
 
 
 class TemplateError(ValueError):

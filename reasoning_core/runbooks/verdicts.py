@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
 from statistics import median
 from typing import Any
 
@@ -303,6 +304,55 @@ def _in_scope(rows: Sequence[Row], column: str, window: TimeWindow) -> list[Row]
 
 
 def _threshold_rows(
+    rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow, language: str
+) -> Evidence:
+    if rule.by is None:
+        return _threshold_series(rule, rows, window, language)
+    groups: dict[str, list[Row]] = {}
+    for row in rows:
+        name = row.get(rule.by)
+        if name is not None and str(name) != "":
+            groups.setdefault(str(name), []).append(row)
+    if not groups:
+        return _threshold_series(rule, rows, window, language)
+    judged = [
+        (name, _threshold_series(rule, part, window, language)) for name, part in groups.items()
+    ]
+
+    def beyond(item: tuple[str, Evidence]) -> float:
+        data = item[1].data
+        if "value" not in data:
+            return -math.inf
+        level, limit = float(data["value"]), float(data["limit"])
+        return level - limit if rule.op == "above" else limit - level
+
+    name, evidence = max(judged, key=beyond)
+    if not evidence.has_data:
+        return evidence
+    onset = _first_crossing(rule, groups[name], window)
+    key = "named_from" if onset is not None else "named"
+    evidence.text += evidence_line(
+        key, language, by=rule.by, name=name, onset=onset.strftime("%H:%M") if onset else ""
+    )
+    evidence.data = {**evidence.data, "by": rule.by, "series_name": name}
+    if onset is not None:
+        evidence.data["onset"] = onset.isoformat()
+    return evidence
+
+
+def _first_crossing(
+    rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow
+) -> datetime | None:
+    """When the series first went beyond the limit inside the recent window (UTC), or None."""
+    for at, value in sorted(points(rows, time_column=rule.time_column, column=rule.value)):
+        if at < window.recent_start or at >= window.recent_end:
+            continue
+        if (value > rule.limit) if rule.op == "above" else (value < rule.limit):
+            return at
+    return None
+
+
+def _threshold_series(
     rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow, language: str
 ) -> Evidence:
     scoped = _in_scope(rows, rule.time_column, window) if rule.scope == "recent" else list(rows)

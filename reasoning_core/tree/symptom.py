@@ -9,6 +9,7 @@ alone can word the report's first line (`symptom_line`) in any language.
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from typing import Any
 
@@ -27,6 +28,7 @@ _WORDS: dict[str, str] = {
     "relative": N_("{label} {change} since {onset} ({hours}) vs the {days} days before"),
     "absolute": N_("{label} {recent} since {onset} (usual {usual})"),
     "threshold": N_("{label} {value} (limit {limit})"),
+    "threshold_named": N_("{label} {value} (limit {limit}); {by} {name}"),
     "no_down": N_("no drop found: {label} {change} over {hours} vs the {days} days before"),
     "no_up": N_("no rise found: {label} {recent} over {hours} (usual {usual})"),
     "hours": N_("{n} h"),
@@ -68,8 +70,13 @@ def _body(s: dict[str, Any], language: str) -> str | None:
         if "value" not in s or "limit" not in s:
             return None
         share = is_share(label)
-        return _word("threshold", language).format(
-            label=label, value=_number(s["value"], share), limit=_number(s["limit"], share)
+        named = s.get("by") and s.get("series_name")
+        return _word("threshold_named" if named else "threshold", language).format(
+            label=label,
+            value=_number(s["value"], share),
+            limit=_number(s["limit"], share),
+            by=s.get("by"),
+            name=s.get("series_name"),
         )
     share = is_share(label)
     values = {
@@ -93,8 +100,9 @@ def _word(key: str, language: str) -> str:
 
 
 def is_share(label: str) -> bool:
-    """Is this metric a share of a whole (shown as a percentage)?"""
-    return any(word in label.lower() for word in _SHARE_WORDS)
+    """Is this metric a share of a whole (shown as a percentage)? Words, not parts of
+    words: "5xx share" is one, "probe duration" is not."""
+    return any(re.search(rf"\b{word}", label.lower()) for word in _SHARE_WORDS)
 
 
 def _number(value: Any, share: bool) -> str:

@@ -26,6 +26,9 @@ DETAIL_TITLES: dict[str, str] = {
     "memory": N_("memory near the limit"),
     "oom": N_("OOM kills"),
     "crash_loop": N_("a crash loop (restarts)"),
+    "locks": N_("lock waits"),
+    "connections": N_("connection slots exhausted"),
+    "down": N_("down (not answering)"),
 }
 
 _HEADINGS: dict[str, str] = {

@@ -15,8 +15,13 @@ from bot.config import load_settings
 from bot.doctor.edge import check_edge
 from fake_servers.alertmanager import alert, notification
 from reasoning_core.errors import ConfigurationError
+from reasoning_core.models import Language
+from reasoning_core.planners.runbook.plan import best_match
+from reasoning_core.runbooks import load_runbooks
+from reasoning_core.understanding import understand
+from reasoning_core.understanding.catalogue import KnownNames
 
-RUNBOOKS = {"cell_traffic_drop", "service_error_spike"}
+RUNBOOKS = set(load_runbooks().runbooks)
 
 
 def test_the_bundled_mapping_maps_the_issue_examples() -> None:
@@ -29,6 +34,70 @@ def test_the_bundled_mapping_maps_the_issue_examples() -> None:
     service = mapping.resolve({"alertname": "HighErrorRate", "service": "checkout"})
     assert isinstance(service, Investigation) and service.runbook == "service_error_spike"
     assert cell.key != service.key
+
+
+TARGET = "https://shop.example.com:8443/health"
+#: Each alert of the endpoint, PostgreSQL and HTTP section, its labels as its rule writes
+#: them (samber/awesome-prometheus-alerts, lab/config.py), the runbook and the parameters.
+STANDARD_ALERTS = [
+    ("BlackboxProbeFailed", {"instance": TARGET, "job": "blackbox"}, "endpoint_probe",
+     {"target": TARGET}),
+    ("BlackboxSlowProbe", {"instance": TARGET, "job": "blackbox"}, "endpoint_probe",
+     {"target": TARGET}),
+    ("BlackboxProbeHttpFailure", {"instance": TARGET, "job": "blackbox"}, "endpoint_probe",
+     {"target": TARGET}),
+    ("BlackboxSslCertificateWillExpireSoon", {"instance": TARGET, "job": "blackbox"},
+     "endpoint_certificate", {"target": TARGET}),
+    ("TargetDown", {"job": "api", "namespace": "shop"}, "target_down", {"job": "api"}),
+    ("PostgresqlDown", {"instance": "db1:9187", "job": "postgres"}, "postgres_trouble",
+     {"instance": "db1:9187"}),
+    ("PostgresqlTooManyConnections", {"instance": "db1:9187", "server": "db1:5432"},
+     "postgres_trouble", {"instance": "db1:9187"}),
+    ("PostgresqlDeadLocks", {"instance": "db1:9187", "datname": "shop"}, "postgres_trouble",
+     {"instance": "db1:9187"}),
+    ("PostgresqlLongRunningTransaction", {"instance": "db1:9187", "state": "idle in transaction"},
+     "postgres_trouble", {"instance": "db1:9187"}),
+    ("PostgresqlReplicationLag", {"instance": "db2:9187"}, "postgres_trouble",
+     {"instance": "db2:9187"}),
+    ("HttpHighErrorRate", {"job": "api", "instance": "10.0.0.5:8080", "route": "/checkout"},
+     "http_service_trouble", {"job": "api"}),
+    ("HttpHighLatency", {"job": "api", "instance": "10.0.0.5:8080", "route": "/checkout"},
+     "http_service_trouble", {"job": "api"}),
+]  # fmt: skip
+#: The names the bot would know from Prometheus for these labels (label values).
+KNOWN = KnownNames(
+    names={
+        "target": {TARGET: TARGET},
+        "pg_instance": {"db1:9187": "db1:9187", "db2:9187": "db2:9187"},
+        "job": {"api": "api"},
+        "scrape_job": {"api": "api"},
+    }
+)
+
+
+@pytest.mark.parametrize("case", STANDARD_ALERTS, ids=lambda c: c[0])
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_standard_exporter_alerts_map_to_their_runbook_with_the_alerts_labels(
+    case: tuple[str, dict[str, str], str, dict[str, str]], language: Language
+) -> None:
+    name, labels, runbook, parameters = case
+    body = notification([alert({"alertname": name, "severity": "warning", **labels})])
+    [received] = parse_notification(json.dumps(body).encode()).alerts
+    found = load_mapping(None, runbooks=RUNBOOKS).resolve(received.labels)
+    assert isinstance(found, Investigation), found
+    assert (found.runbook, found.parameters) == (runbook, parameters)
+    # The planner runs the runbook the mapping names, whatever its question's words score
+    # (a probe URL in a question reads as "http" and a port number).
+    question = found.question(language)
+    request = understand(question, KNOWN, language=language)
+    assert best_match(load_runbooks(), request, found.runbook).runbook.id == runbook, question
+
+
+def test_a_probe_target_with_a_query_string_is_refused() -> None:
+    found = load_mapping(None).resolve(
+        {"alertname": "BlackboxProbeFailed", "instance": 'https://x/?q="} or vector(1)'}
+    )
+    assert found == Refusal(kind="bad_label", alertname="BlackboxProbeFailed", label="instance")
 
 
 @pytest.mark.parametrize(
@@ -130,5 +199,6 @@ def test_the_doctor_reads_the_api_and_alert_settings(tmp_path: Path) -> None:
     open_door = findings(api_listen=":8081", alert_chats="default:-1")
     assert open_door["alert receiver"] == ("fail", "no credentials: every alert call is refused")
     good = findings(api_listen=":8081", alert_chats="default:-1", alert_webhook_token="t")
-    assert good["alert receiver"] == ("ok", "2 alert rule(s) mapped")
+    mapped = len(load_mapping(None).alerts)
+    assert good["alert receiver"] == ("ok", f"{mapped} alert rule(s) mapped")
     assert good["HTTP API (API_LISTEN)"][1].startswith("0.0.0.0:8081")

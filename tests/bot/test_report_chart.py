@@ -91,6 +91,10 @@ def test_the_symptom_line_names_subject_change_and_window() -> None:
                           "scale": "absolute", "recent": 0.074, "baseline": 0.003,
                           "onset": "2024-05-01T14:02:00+00:00", "found": True}, "en")  # fmt: skip
     assert share == "checkout · 5xx ratio 7.4% since 1 May 14:02 (usual 0.3%)"
+    # "duration" holds the letters of "ratio" but is no share: seconds stay seconds.
+    probe = symptom_line({"subject": "http://x/", "label": "probe duration", "value": 3.001,
+                          "limit": 1.0}, "en")  # fmt: skip
+    assert probe == "http://x/ · probe duration 3 (limit 1)"
 
 
 async def test_charts_are_cached_per_tree_version() -> None:

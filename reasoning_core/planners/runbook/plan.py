@@ -30,6 +30,7 @@ from reasoning_core.planners.runbook.checks import (
     judge,
 )
 from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks.loader import match_runbook
 from reasoning_core.runbooks.rows import as_datetime, as_number
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 from reasoning_core.understanding.dates import DateSpan
@@ -79,8 +80,12 @@ class NoDataError(UnanswerableError):
     """The data source has no rows for what the question asks about."""
 
 
-def best_match(runbooks: RunbookSet, request: Request) -> RunbookMatch:
-    """The best-scoring runbook for the parsed question; NoRunbookError if none matches."""
+def best_match(runbooks: RunbookSet, request: Request, chosen: str | None = None) -> RunbookMatch:
+    """The runbook `chosen` for this analysis (an alert's mapping names it) when it is
+    loaded, else the best-scoring one for the parsed question; NoRunbookError if none."""
+    runbook = runbooks.get(chosen) if chosen else None
+    if runbook is not None and (match := match_runbook(runbook, request, chosen=True)):
+        return match
     matches = runbooks.match(request)
     if not matches:
         language = request.language

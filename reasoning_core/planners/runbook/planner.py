@@ -148,9 +148,12 @@ class RunbookPlanner:
         if known is not None:
             return self._follow_up(ctx, known)
         request = ctx.parsed()
-        match = best_match(self.runbooks, request)
+        match = best_match(self.runbooks, request, ctx.runbook)
         runbook = match.runbook
         params, missing = parameters_of(match, ctx.parameters)
+        if ctx.runbook == runbook.id:  # an alert's labels win over words read in its question
+            given = {p.name for p in runbook.parameters} & set(ctx.parameters)
+            params.update({name: str(ctx.parameters[name]) for name in given})
         if missing:
             raise await self._missing(match, missing)
         language = _language(match, ctx)

@@ -286,6 +286,15 @@ def test_prometheus_and_url_templates_refuse_unsafe_values() -> None:
     )
     with pytest.raises(TemplateError, match="plain identifier"):
         render_template(query, {"service": 'x"} or vector(1) #'}, kind="promql")
+    # A probe target URL or a route is a plain value; a quote, brace or space never is.
+    probe = 'probe_success{instance="$target"}'
+    target = "http://127.0.0.1:9115/checkout"
+    assert render_template(probe, {"target": target}, kind="promql") == (
+        f'probe_success{{instance="{target}"}}'
+    )
+    for hostile in ('http://x/"} or vector(1)', "http://x/a b", "http://x/?q=1", "/a\\"):
+        with pytest.raises(TemplateError, match="plain identifier"):
+            render_template(probe, {"target": hostile}, kind="promql")
     with pytest.raises(TemplateError, match="no value"):
         render_template(query, {}, kind="promql")
     url = render_template("https://h/health?svc=${service}", {"service": "a/b c"}, kind="url")

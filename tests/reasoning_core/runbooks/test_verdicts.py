@@ -254,6 +254,48 @@ def test_threshold_reads_prometheus_rows_in_the_recent_window() -> None:
     assert evaluate(rule, rows, WINDOW).confirmed is False  # the old 2.0 is out of the window
 
 
+def test_threshold_by_a_label_names_the_series_beyond_the_limit_and_when() -> None:
+    rule = RULE.validate_python(
+        {"rule": "threshold", "op": "above", "limit": 1, "margin": 1, "aggregate": "max",
+         "label": "p95", "unit": " s", "by": "route"}
+    )  # fmt: skip
+    now = datetime(2026, 11, 26, 14, 10, tzinfo=UTC)
+    window = resolve_window(DateSpan(), now=now, recent_hours=0.05, end_pad=timedelta(0))
+    at = [now - timedelta(seconds=s) for s in (150, 120, 90, 60, 30)]
+
+    def series(route: str, values: list[float]) -> dict[str, Any]:
+        return {
+            "metric": {"route": route},
+            "values": [[t.timestamp(), v] for t, v in zip(at, values, strict=True)],
+        }
+
+    rows = prometheus_rows([series("/items", [0.1, 0.2, 0.1, 0.9, 0.3]),
+                            series("/checkout", [0.1, 0.2, 2.5, 4.0, 3.9])])  # fmt: skip
+    evidence = evaluate(rule, rows, window)
+    assert evidence.confirmed is True
+    assert evidence.text == (
+        "p95 max 4.0 s vs limit 1.0 s (5 samples); route /checkout, from 14:08 UTC"
+    )
+    assert evidence.data["series_name"] == "/checkout" and evidence.data["onset"].startswith(
+        "2026-11-26T14:08:30"
+    )
+    ru = evaluate(rule, rows, window, language="ru")
+    assert ru.text.endswith("; route /checkout, с 14:08 UTC")
+    calm = prometheus_rows([series("/items", [0.1, 0.2, 0.1, 0.9, 0.3])])
+    refuted = evaluate(rule, calm, window)
+    assert refuted.confirmed is False and refuted.text.endswith("; route /items")
+    # Rows without the label are judged together, as without `by`.
+    assert evaluate(rule, prometheus_rows([{"metric": {}, "values": [[at[0].timestamp(), 2]]}]),
+                    window).confirmed is True  # fmt: skip
+
+
+def test_a_live_window_ends_at_its_anchor_plus_the_pad() -> None:
+    now = datetime(2026, 11, 26, 14, 10, tzinfo=UTC)
+    window = resolve_window(DateSpan(), now=now, recent_hours=0.05, end_pad=timedelta(seconds=18))
+    assert window.recent_end == now + timedelta(seconds=18)
+    assert window.recent_start == window.recent_end - timedelta(minutes=3)
+
+
 def test_rows_exist() -> None:
     assert rows_exist(2, min_rows=1).confirmed is True
     missing = rows_exist(0, min_rows=1, refute_confidence=0.4)

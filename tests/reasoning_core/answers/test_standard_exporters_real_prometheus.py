@@ -1,0 +1,268 @@
+"""The endpoint, PostgreSQL and HTTP runbooks against a real Prometheus over what the live
+lab's real exporters published while real faults ran.
+
+tests/data/lab/standard-exporters.om.gz was recorded once with
+`scripts/record_lab_series.py` (the lab up, healthy for 3 min, then pg-lock,
+pg-connections, slow-db, bad-release and web-killed one after another, 2 min apart);
+the events file says when each fault started and was cleared. One session turns it into
+TSDB blocks with promtool and starts `prometheus` over them. Each case is an alert the
+lab's rules fired during a fault, with the labels Alertmanager posted: the bundled alert
+mapping turns it into a question and parameters, and the analysis (DeepAnalyst, runbook
+planner, no LLM, trees in PostgreSQL) runs with its clock at the alert's time. It must
+end in the fault's cause — and, in a healthy window, in no cause.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import tempfile
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bot.alerts import load_mapping
+from bot.alerts.mapping import Investigation
+from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.prometheus import build_tsdb
+from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import answer_of
+from reasoning_core.models import Answer, Language, Tree
+from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.planners.runbook.words import detail_of
+from reasoning_core.ports.planning import PlanningContext
+from reasoning_core.runbooks import load_runbooks
+from reasoning_core.tools.base import Tool, ToolRequest
+from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.understanding import understand
+from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
+from storage.trees import PgTreeStore
+from tests.reasoning_core.answers.test_services_real_prometheus import findings
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
+
+DATA = Path(__file__).parents[2] / "data" / "lab"
+RUNBOOKS = load_runbooks()
+MAPPING = load_mapping(None, runbooks=set(RUNBOOKS.runbooks))
+#: When the alert is posted, after the fault started (the lab's rules fire within a minute).
+ALERT_AFTER = timedelta(seconds=75)
+
+
+@dataclass(frozen=True)
+class Lab:
+    """The served recording: its Prometheus, the faults' times, the names its series carry."""
+
+    url: str
+    known: KnownNames
+    healthy_end: datetime
+    faults: dict[str, tuple[datetime, datetime]]
+    names: dict[str, str]  # target, pg, job: the lab's label values, read from the data
+
+
+def _at(stamp: float) -> datetime:
+    return datetime.fromtimestamp(stamp, tz=UTC)
+
+
+@pytest.fixture(scope="session")
+async def lab() -> AsyncIterator[Lab]:
+    events = json.loads((DATA / "standard-exporters.events.json").read_text())
+    scratch = Path(tempfile.mkdtemp(prefix="whytree-lab-tsdb-"))
+    try:
+        text = scratch / "series.om"
+        with gzip.open(DATA / "standard-exporters.om.gz", "rb") as src, text.open("wb") as out:
+            shutil.copyfileobj(src, out)
+        build_tsdb(text, scratch / "tsdb")
+        async with LocalPrometheus(scratch / "tsdb") as prom:
+            tool = PrometheusTool(prom.url)
+            catalogue = EntityCatalogue(sources=RUNBOOKS.name_sources, tools={"prometheus": tool})
+            known = await catalogue.snapshot()
+            end = _at(events["end"])
+            names = {
+                "target": await _label(tool, "probe_success", "instance", end),
+                "pg": await _label(tool, "pg_up", "instance", end),
+                "job": await _label(tool, "http_requests_total", "job", end),
+            }
+            yield Lab(
+                url=prom.url,
+                known=known,
+                healthy_end=_at(events["healthy_end"]),
+                faults={f["name"]: (_at(f["start"]), _at(f["end"])) for f in events["faults"]},
+                names=names,
+            )
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+async def _label(tool: PrometheusTool, metric: str, label: str, at: datetime) -> str:
+    result = await tool.run(ToolRequest(query=f"group by ({label}) ({metric})", time=at))
+    assert result.ok and result.rows, (metric, result.error)
+    return str(result.rows[0]["metric"][label])
+
+
+def alert(lab: Lab, name: str) -> dict[str, str]:
+    """The labels the lab's rule for `name` puts on its alert (lab/config.py RULES)."""
+    n = lab.names
+    labels = {
+        "BlackboxProbeFailed": {"instance": n["target"], "job": "blackbox"},
+        "BlackboxSlowProbe": {"instance": n["target"], "job": "blackbox"},
+        "BlackboxProbeHttpFailure": {"instance": n["target"], "job": "blackbox"},
+        "PostgresqlDown": {"instance": n["pg"], "job": "postgres"},
+        "PostgresqlTooManyConnections": {"instance": n["pg"], "job": "postgres"},
+        "PostgresqlLongRunningTransaction": {"instance": n["pg"], "datname": "postgres"},
+        "HttpHighErrorRate": {"job": n["job"], "route": "/checkout"},
+        "HttpHighLatency": {"job": n["job"], "route": "/checkout"},
+        "TargetDown": {"job": n["job"]},
+    }[name]
+    return {"alertname": name, "severity": "warning", **labels}
+
+
+async def investigate(
+    pool: asyncpg.Pool[Any], lab: Lab, labels: dict[str, str], at: datetime,
+    language: Language = "en",
+) -> tuple[Investigation, Answer, Tree | None]:  # fmt: skip
+    """What the alert worker does: the mapping's question and parameters, one analysis."""
+    found = MAPPING.resolve(labels)
+    assert isinstance(found, Investigation), found
+    question = found.question(language)
+    tools: dict[str, Tool] = {"prometheus": PrometheusTool(lab.url)}
+    planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: at)
+    analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
+    request = understand(question, lab.known, language=language)
+    ctx = PlanningContext(
+        question=question, goal=question, language=language,
+        parameters=dict(found.parameters), request=request, runbook=found.runbook,
+    )  # fmt: skip
+    events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
+    answer = answer_of(events[-1])
+    assert answer is not None
+    tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
+    return found, answer, tree
+
+
+#: (fault, alert, runbook, primary hypothesis, its alternative that held, words the report
+#: must carry: the cause and the component, as the fault file's `expected` says them)
+CASES = [
+    ("pg-lock", "HttpHighErrorRate", "http_service_trouble", "db_lock_waits", None,
+     ["lock", "postgres"]),
+    ("pg-lock", "BlackboxProbeFailed", "endpoint_probe", "database", "locks",
+     ["lock", "postgres"]),
+    ("pg-lock", "PostgresqlLongRunningTransaction", "postgres_trouble", "lock_contention", None,
+     ["lock", "transaction"]),
+    ("pg-connections", "PostgresqlTooManyConnections", "postgres_trouble",
+     "connections_exhausted", None, ["connection", "postgres"]),
+    ("pg-connections", "HttpHighErrorRate", "http_service_trouble", "db_connections",
+     "connections", ["connection", "postgres"]),
+    ("pg-connections", "BlackboxProbeHttpFailure", "endpoint_probe", "database", "connections",
+     ["connection", "postgres"]),
+    ("slow-db", "HttpHighLatency", "http_service_trouble", "slow_db_path", None,
+     ["slow", "db-proxy"]),
+    ("slow-db", "BlackboxProbeFailed", "endpoint_probe", "slow_db_path", None,
+     ["slow", "db-proxy"]),
+    ("bad-release", "HttpHighErrorRate", "http_service_trouble", "bad_release", None,
+     ["release", "/checkout"]),
+    ("bad-release", "BlackboxProbeHttpFailure", "endpoint_probe", "bad_release", None,
+     ["release", "version"]),
+    ("web-killed", "TargetDown", "target_down", "process_down", None, ["down", "web"]),
+    ("web-killed", "BlackboxProbeFailed", "endpoint_probe", "service_down", None,
+     ["down", "web"]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"{c[0]}-{c[1]}")
+async def test_each_alert_ends_in_the_faults_cause(
+    pool: asyncpg.Pool[Any], lab: Lab, case: tuple[str, str, str, str, str | None, list[str]]
+) -> None:
+    fault, name, runbook, expected, detail, words = case
+    start, _ = lab.faults[fault]
+    found, answer, tree = await investigate(pool, lab, alert(lab, name), start + ALERT_AFTER)
+    assert found.runbook == runbook
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == expected, findings(answer, tree)
+    if detail is not None:
+        assert tree is not None
+        assert detail_of(tree, answer.synthesis.primary.node_id) == detail, findings(answer, tree)
+    assert answer.confidence >= 0.6, findings(answer, tree)
+    for word in words:
+        assert word in answer.text.lower(), answer.text
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["HttpHighErrorRate", "BlackboxProbeFailed", "PostgresqlTooManyConnections", "TargetDown"],
+)
+async def test_a_healthy_window_names_no_cause(
+    pool: asyncpg.Pool[Any], lab: Lab, name: str
+) -> None:
+    at = lab.healthy_end - timedelta(seconds=30)
+    _, answer, tree = await investigate(pool, lab, alert(lab, name), at)
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == "none", findings(answer, tree)
+
+
+async def test_the_report_is_worded_in_russian_with_the_same_cause(
+    pool: asyncpg.Pool[Any], lab: Lab
+) -> None:
+    start, _ = lab.faults["pg-lock"]
+    _, answer, tree = await investigate(
+        pool, lab, alert(lab, "HttpHighErrorRate"), start + ALERT_AFTER, "ru"
+    )
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == "db_lock_waits", findings(answer, tree)
+    assert answer.language == "ru"
+    assert "блокиров" in answer.text.lower(), answer.text
+
+
+# --- certificates: the lab probes plain HTTP, so these series are written as
+# blackbox_exporter publishes them for an https target (probe_ssl_earliest_cert_expiry:
+# the Unix time the earliest certificate of the served chain expires).
+
+CERT_NOW = datetime(2026, 11, 20, 12, 0, tzinfo=UTC)
+EXPIRING = "https://shop.example.com/health"
+FRESH = "https://api.example.com/health"
+
+
+@pytest.fixture(scope="session")
+async def certificates() -> AsyncIterator[str]:
+    scratch = Path(tempfile.mkdtemp(prefix="whytree-cert-tsdb-"))
+    try:
+        lines = []
+        for target, days in ((EXPIRING, 5), (FRESH, 80)):
+            expiry = (CERT_NOW + timedelta(days=days)).timestamp()
+            head = f'probe_ssl_earliest_cert_expiry{{instance="{target}",job="blackbox"}}'
+            for i in range(40):
+                at = (CERT_NOW - timedelta(seconds=15 * (39 - i))).timestamp()
+                lines.append(f"{head} {expiry:.0f} {at:.0f}")
+        text = scratch / "series.om"
+        text.write_text("\n".join(lines) + "\n# EOF\n", encoding="utf-8")
+        build_tsdb(text, scratch / "tsdb")
+        async with LocalPrometheus(scratch / "tsdb") as prom:
+            yield prom.url
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.mark.parametrize(("target", "expected"), [(EXPIRING, "not_renewed"), (FRESH, "none")])
+async def test_a_certificate_expiring_soon_is_named_with_its_days_left(
+    pool: asyncpg.Pool[Any], certificates: str, target: str, expected: str
+) -> None:
+    tool = PrometheusTool(certificates)
+    known = await EntityCatalogue(
+        sources=RUNBOOKS.name_sources, tools={"prometheus": tool}
+    ).snapshot()
+    lab = Lab(url=certificates, known=known, healthy_end=CERT_NOW, faults={}, names={})
+    labels = {"alertname": "BlackboxSslCertificateWillExpireSoon", "instance": target}
+    found, answer, tree = await investigate(pool, lab, labels, CERT_NOW)
+    assert found.runbook == "endpoint_certificate"
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == expected, findings(answer, tree)
+    if expected != "none":
+        assert "days until the certificate expires min 5.0 d" in findings(answer, tree)
