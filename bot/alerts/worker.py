@@ -19,6 +19,7 @@ from bot.alerts.words import note_html
 from reasoning_core.errors import ReasoningError, StoreError
 from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Question
+from reasoning_core.planners.runbook.checks import RUNBOOK_KEY
 from reasoning_core.ports import AlertAnalysis, AlertStore
 from reasoning_core.service import ReasoningService
 
@@ -118,8 +119,10 @@ class AlertWorker:
             text=analysis.question, user_id=ALERT_USER_ID, chat_id=analysis.chats[0]
         )
         answer: Answer | None = None
+        # The mapping chose the runbook: the question's words do not choose another one.
+        parameters = {**analysis.parameters, RUNBOOK_KEY: analysis.runbook}
         events = self._service.investigate(
-            question, parameters=analysis.parameters, language=analysis.language
+            question, parameters=parameters, language=analysis.language
         )
         async for event in events:
             if isinstance(event, AnswerEvent):

@@ -150,14 +150,17 @@ def _takes_any(runbook: Runbook, kinds: set[str]) -> bool:
     return not kinds or bool(taken & kinds)
 
 
-def match_runbook(runbook: Runbook, request: Request) -> RunbookMatch | None:
-    """Score one runbook against a parsed question; None when it does not match."""
+def match_runbook(
+    runbook: Runbook, request: Request, *, force: bool = False
+) -> RunbookMatch | None:
+    """Score one runbook against a parsed question; None when it does not match (`force`:
+    the runbook is already chosen, e.g. by an alert's mapping, whatever its score)."""
     triggers = runbook.triggers
     keywords = keyword_hits(fold(request.text), [*triggers.keywords.en, *triggers.keywords.ru])
     metrics = [m for m in triggers.metrics if m in request.metrics]
     kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
     score = len(keywords) + 2 * len(metrics) + 2 * len(kinds) + _unnamed(runbook, request, kinds)
-    if score < triggers.min_score:
+    if score < triggers.min_score and not force:
         return None
     params: dict[str, str] = {}
     missing: list[str] = []

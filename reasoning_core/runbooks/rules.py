@@ -119,6 +119,11 @@ class ThresholdRule(_Rule):
     #: "recent" keeps rows inside the recent window when rows carry a time column.
     scope: Literal["recent", "all"] = "recent"
     min_samples: int = Field(default=1, ge=1)
+    #: A label (column) whose values split the rows into series: the series furthest
+    #: beyond the limit is judged and named ("which process group", "which mountpoint").
+    name_by: str | None = Field(default=None, pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")
+    #: How the named thing is called in the evidence line (default: the label's name).
+    name_label: Label | None = None
 
 
 class RowsExistRule(_Rule):

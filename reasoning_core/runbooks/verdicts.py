@@ -24,7 +24,14 @@ from reasoning_core.runbooks.baseline import Direction, Pair, Scale
 from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
 from reasoning_core.runbooks.peers import peer_compare_rows
-from reasoning_core.runbooks.rows import Row, as_datetime, as_number, index_points, points
+from reasoning_core.runbooks.rows import (
+    Row,
+    as_datetime,
+    as_number,
+    group_rows,
+    index_points,
+    points,
+)
 from reasoning_core.runbooks.rules import (
     ChangeRule,
     DependencyWalkRule,
@@ -303,6 +310,40 @@ def _in_scope(rows: Sequence[Row], column: str, window: TimeWindow) -> list[Row]
 
 
 def _threshold_rows(
+    rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow, language: str
+) -> Evidence:
+    if rule.name_by is not None:
+        return _named_threshold_rows(rule, rule.name_by, rows, window, language)
+    return _one_threshold(rule, rows, window, language)
+
+
+def _named_threshold_rows(
+    rule: ThresholdRule, name_by: str, rows: Sequence[Row], window: TimeWindow, language: str
+) -> Evidence:
+    """Each value of the `name_by` label judged on its own; the one furthest beyond the
+    limit stands for the check, named in its line and in ``data["named"]``."""
+    groups = group_rows(rows, name_by)
+    if not groups:
+        return _one_threshold(rule, rows, window, language)
+    judged = [
+        (name, _one_threshold(rule, part, window, language)) for name, part in groups.items()
+    ]
+    with_data = [(name, e) for name, e in judged if e.confirmed is not None]
+    if not with_data:
+        return judged[0][1]
+
+    def beyond(item: tuple[str, Evidence]) -> float:
+        level = float(item[1].data["value"])
+        return level - rule.limit if rule.op == "above" else rule.limit - level
+
+    name, evidence = max(with_data, key=beyond)
+    called = rule.name_label.get(language) if rule.name_label else name_by
+    evidence.text = f"{called} {name}: {evidence.text}"
+    evidence.data = {**evidence.data, "named": name, "named_by": called}
+    return evidence
+
+
+def _one_threshold(
     rule: ThresholdRule, rows: Sequence[Row], window: TimeWindow, language: str
 ) -> Evidence:
     scoped = _in_scope(rows, rule.time_column, window) if rule.scope == "recent" else list(rows)

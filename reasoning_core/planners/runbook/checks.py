@@ -41,6 +41,9 @@ Role = Literal["for", "against", "gate"]
 
 #: Where the planner keeps its `PlanState` in `Plan.parameters` / `PlanningContext.parameters`.
 STATE_KEY = "runbook_plan"
+#: A runbook chosen before the analysis (an alert's mapping names it): in
+#: `PlanningContext.parameters` it overrides matching the question's words.
+RUNBOOK_KEY = "runbook_id"
 #: Rows a runbook check may read: hourly series of a cell and its peers over 4 weeks.
 DEFAULT_MAX_ROWS = 50_000
 _POSITIONAL = re.compile(r"\$(\d+)(?!\d)")

@@ -38,6 +38,7 @@ from reasoning_core.models import ClarifyingQuestion, Evidence, Language, Synthe
 from reasoning_core.planners.runbook.asking import which_one
 from reasoning_core.planners.runbook.checks import (
     DEFAULT_MAX_ROWS,
+    RUNBOOK_KEY,
     STATE_KEY,
     PlanState,
     Role,
@@ -62,6 +63,7 @@ from reasoning_core.planners.runbook.words import (
     detail_of,
     gate_evidence,
     hypothesis_proposal,
+    named_of,
     other_direction,
     recommendations,
     state_in_tree,
@@ -72,7 +74,14 @@ from reasoning_core.ports.planning import (
     Plan,
     PlanningContext,
 )
-from reasoning_core.runbooks import NONE_ID, Check, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks import (
+    NONE_ID,
+    Check,
+    Runbook,
+    RunbookMatch,
+    RunbookSet,
+    match_runbook,
+)
 from reasoning_core.tools.base import Tool, ToolResult
 from reasoning_core.tree.symptom import SYMPTOM_KEY
 from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
@@ -148,7 +157,7 @@ class RunbookPlanner:
         if known is not None:
             return self._follow_up(ctx, known)
         request = ctx.parsed()
-        match = best_match(self.runbooks, request)
+        match = self._chosen(ctx, request) or best_match(self.runbooks, request)
         runbook = match.runbook
         params, missing = parameters_of(match, ctx.parameters)
         if missing:
@@ -249,10 +258,12 @@ class RunbookPlanner:
         language = state.language
         primary = synthesis.primary
         detail = detail_of(tree, primary.node_id)
-        if detail is not None and primary.id != NONE_ID:
+        named = named_of(tree, primary.node_id)
+        if (detail is not None or named is not None) and primary.id != NONE_ID:
             base = runbook.hypothesis(primary.id).title.get(language)
-            name = detail_title(detail, language) or detail
-            primary = primary.model_copy(update={"title": primary_title(base, name)})
+            name = detail_title(detail, language) or detail if detail is not None else None
+            title = primary_title(base, ", ".join(n for n in (name, named) if n))
+            primary = primary.model_copy(update={"title": title})
         worded = synthesis.model_copy(
             update={
                 "primary": primary,
@@ -265,6 +276,12 @@ class RunbookPlanner:
         )
 
     # --- internals -------------------------------------------------------------------
+
+    def _chosen(self, ctx: PlanningContext, request: Request) -> RunbookMatch | None:
+        """The runbook named in the context (`RUNBOOK_KEY`, an alert's mapping), if loaded."""
+        chosen = ctx.parameters.get(RUNBOOK_KEY)
+        runbook = self.runbooks.get(chosen) if isinstance(chosen, str) else None
+        return match_runbook(runbook, request, force=True) if runbook is not None else None
 
     def _state(self, ctx: PlanningContext) -> PlanState:
         state = state_of(ctx.parameters)
