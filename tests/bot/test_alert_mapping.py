@@ -15,8 +15,9 @@ from bot.config import load_settings
 from bot.doctor.edge import check_edge
 from fake_servers.alertmanager import alert, notification
 from reasoning_core.errors import ConfigurationError
+from reasoning_core.runbooks import load_runbooks
 
-RUNBOOKS = {"cell_traffic_drop", "service_error_spike"}
+RUNBOOKS = set(load_runbooks().runbooks)
 
 
 def test_the_bundled_mapping_maps_the_issue_examples() -> None:
@@ -130,5 +131,55 @@ def test_the_doctor_reads_the_api_and_alert_settings(tmp_path: Path) -> None:
     open_door = findings(api_listen=":8081", alert_chats="default:-1")
     assert open_door["alert receiver"] == ("fail", "no credentials: every alert call is refused")
     good = findings(api_listen=":8081", alert_chats="default:-1", alert_webhook_token="t")
-    assert good["alert receiver"] == ("ok", "2 alert rule(s) mapped")
+    rules = len(load_mapping(None).alerts)
+    assert rules > 2
+    assert good["alert receiver"] == ("ok", f"{rules} alert rule(s) mapped")
     assert good["HTTP API (API_LISTEN)"][1].startswith("0.0.0.0:8081")
+
+
+HOST_ALERTS = [
+    ("HostHighCpuLoad", "host_cpu", {"instance": "web-1:9100"}),
+    ("HostOutOfMemory", "host_memory", {"instance": "web-1:9100"}),
+    ("HostMemoryUnderMemoryPressure", "host_memory", {"instance": "web-1:9100"}),
+    ("HostOomKillDetected", "host_memory", {"instance": "10.0.0.7:9100"}),
+    ("HostOutOfDiskSpace", "host_disk", {"instance": "web-1:9100"}),
+    ("HostDiskWillFillIn24Hours", "host_disk", {"instance": "web-1:9100"}),
+    ("HostOutOfInodes", "host_disk", {"instance": "web-1:9100"}),
+    ("HostUnusualDiskIoUtilization", "host_disk_io", {"instance": "web-1:9100"}),
+    ("HostDiskIoUtilization", "host_disk_io", {"instance": "web-1:9100"}),
+    ("HostNetworkReceiveErrors", "host_network", {"instance": "web-1:9100"}),
+    ("HostNetworkTransmitErrors", "host_network", {"instance": "web-1:9100"}),
+    ("HostClockSkew", "host_clock", {"instance": "web-1:9100"}),
+    ("HostClockNotSynchronising", "host_clock", {"instance": "web-1:9100"}),
+    ("ProcessHighCpu", "process_group", {"groupname": "nginx"}),
+    ("ProcessRestarted", "process_group", {"groupname": "nginx"}),
+]
+
+
+@pytest.mark.parametrize(("name", "runbook", "parameters"), HOST_ALERTS, ids=lambda v: str(v))
+def test_host_and_process_alerts_map_to_their_runbooks(
+    name: str, runbook: str, parameters: dict[str, str]
+) -> None:
+    """An Alertmanager payload of awesome-prometheus-alerts' host and process rules: the
+    alert's labels (instance, groupname; extra ones such as mountpoint or job ignored)
+    become the runbook's parameters, and the question names them in both languages."""
+    loaded = set(load_runbooks().runbooks)
+    mapping = load_mapping(None, runbooks=loaded)
+    labels = {"alertname": name, "severity": "warning", "job": "node",
+              "mountpoint": "/var/lib/postgresql", "device": "sda", **parameters}  # fmt: skip
+    body = json.dumps(notification([alert(labels)])).encode()
+    [parsed] = parse_notification(body).alerts
+    found = mapping.resolve(parsed.labels)
+    assert isinstance(found, Investigation)
+    assert (found.runbook, found.parameters) == (runbook, parameters)
+    assert runbook in loaded
+    [value] = parameters.values()
+    assert value in found.question("en") and value in found.question("ru")
+    assert found.question("en") != found.question("ru")
+
+
+def test_a_host_alert_with_a_hostile_instance_is_refused() -> None:
+    found = load_mapping(None).resolve(
+        {"alertname": "HostHighCpuLoad", "instance": 'web-1"} or vector(1) #'}
+    )
+    assert found == Refusal(kind="bad_label", alertname="HostHighCpuLoad", label="instance")

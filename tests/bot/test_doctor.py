@@ -15,6 +15,7 @@ import asyncpg
 import pytest
 
 from benchmarks.harness.polling_bot import harness_settings
+from bot.alerts import load_mapping
 from bot.config import Settings, load_settings
 from bot.doctor import Finding, exit_code, render_json, render_table, run_doctor
 from bot.doctor.alertmanager import ALERTMANAGER
@@ -81,7 +82,8 @@ async def test_everything_configured_and_working(
     assert parts.pop(ALERTMANAGER).status == "off"
     findings = list(parts.values())
     assert [f for f in findings if f.status != "ok"] == [], render_table(findings)
-    assert parts["alert receiver"].detail == "2 alert rule(s) mapped"
+    rules = len(load_mapping(None).alerts)
+    assert parts["alert receiver"].detail == f"{rules} alert rule(s) mapped"
     assert "migrations current" in parts["database"].detail
     assert parts["Telegram"].detail == "@doctor_test_bot — https://t.me/doctor_test_bot"
     assert parts["LLM"].detail.startswith("fake-model at http://127.0.0.1")

@@ -254,6 +254,37 @@ def test_threshold_reads_prometheus_rows_in_the_recent_window() -> None:
     assert evaluate(rule, rows, WINDOW).confirmed is False  # the old 2.0 is out of the window
 
 
+def test_threshold_by_label_judges_and_names_the_series_furthest_beyond() -> None:
+    rule = RULE.validate_python({
+        "rule": "threshold", "op": "above", "limit": 0.5, "margin": 0.1, "aggregate": "max",
+        "name_by": "groupname", "name_label": {"en": "process group", "ru": "группа процессов"},
+    })  # fmt: skip
+    at = [(WINDOW.recent_end - timedelta(minutes=m)).timestamp() for m in (3, 2, 1)]
+
+    def series(group: str, *values: float) -> dict[str, Any]:
+        return {"metric": {"groupname": group},
+                "values": [[t, str(v)] for t, v in zip(at, values, strict=True)]}  # fmt: skip
+
+    rows = prometheus_rows([series("db", 0.1, 0.2, 0.1), series("web", 0.3, 0.9, 0.8),
+                            series("load", 0.6, 0.4, 0.2)])  # fmt: skip
+    found = evaluate(rule, rows, WINDOW)
+    assert found.confirmed is True and found.data["named"] == "web"
+    assert found.text.startswith("process group web: value max 0.900")
+    assert evaluate(rule, rows, WINDOW, language="ru").text.startswith("группа процессов web:")
+    quiet = evaluate(rule, prometheus_rows([series("db", 0.1, 0.2, 0.1),
+                                            series("web", 0.3, 0.4, 0.3)]), WINDOW)  # fmt: skip
+    assert quiet.confirmed is False and quiet.data["named"] == "web"  # the nearest to the limit
+    below = RULE.validate_python({"rule": "threshold", "op": "below", "limit": 0.1,
+                                  "margin": 0.05, "aggregate": "min", "name_by": "mountpoint"})
+    disks = prometheus_rows([
+        {"metric": {"mountpoint": "/"}, "values": [[at[0], "0.4"]]},
+        {"metric": {"mountpoint": "/data"}, "values": [[at[0], "0.02"]]},
+    ])  # fmt: skip
+    full = evaluate(below, disks, WINDOW)
+    assert full.confirmed is True and full.text.startswith("mountpoint /data: ")
+    assert evaluate(below, [], WINDOW).confirmed is None
+
+
 def test_rows_exist() -> None:
     assert rows_exist(2, min_rows=1).confirmed is True
     missing = rows_exist(0, min_rows=1, refute_confidence=0.4)
