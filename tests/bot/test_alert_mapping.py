@@ -156,7 +156,7 @@ HOST_ALERTS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "runbook", "parameters"), HOST_ALERTS, ids=lambda v: str(v))
+@pytest.mark.parametrize(("name", "runbook", "parameters"), HOST_ALERTS, ids=str)
 def test_host_and_process_alerts_map_to_their_runbooks(
     name: str, runbook: str, parameters: dict[str, str]
 ) -> None:
