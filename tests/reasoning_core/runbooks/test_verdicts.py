@@ -274,8 +274,16 @@ def test_threshold_by_label_judges_and_names_the_series_furthest_beyond() -> Non
     quiet = evaluate(rule, prometheus_rows([series("db", 0.1, 0.2, 0.1),
                                             series("web", 0.3, 0.4, 0.3)]), WINDOW)  # fmt: skip
     assert quiet.confirmed is False and quiet.data["named"] == "web"  # the nearest to the limit
-    below = RULE.validate_python({"rule": "threshold", "op": "below", "limit": 0.1,
-                                  "margin": 0.05, "aggregate": "min", "name_by": "mountpoint"})
+    below = RULE.validate_python(
+        {
+            "rule": "threshold",
+            "op": "below",
+            "limit": 0.1,
+            "margin": 0.05,
+            "aggregate": "min",
+            "name_by": "mountpoint",
+        }
+    )
     disks = prometheus_rows([
         {"metric": {"mountpoint": "/"}, "values": [[at[0], "0.4"]]},
         {"metric": {"mountpoint": "/data"}, "values": [[at[0], "0.02"]]},
