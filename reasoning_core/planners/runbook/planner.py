@@ -281,7 +281,22 @@ class RunbookPlanner:
         """The runbook named in the context (`RUNBOOK_KEY`, an alert's mapping), if loaded."""
         chosen = ctx.parameters.get(RUNBOOK_KEY)
         runbook = self.runbooks.get(chosen) if isinstance(chosen, str) else None
-        return match_runbook(runbook, request, force=True) if runbook is not None else None
+        match = match_runbook(runbook, request, force=True) if runbook is not None else None
+        if match is None:
+            return None
+        # The mapping's values (an alert's labels) stand over what the question's words parse
+        # to: "127.0.0.1:9100" in the question must not become instance "9100".
+        given = {
+            p.name: str(value).strip()
+            for p in match.runbook.parameters
+            if isinstance(value := ctx.parameters.get(p.name), str | int) and str(value).strip()
+        }
+        return match.model_copy(
+            update={
+                "params": {**match.params, **given},
+                "missing": [name for name in match.missing if name not in given],
+            }
+        )
 
     def _state(self, ctx: PlanningContext) -> PlanState:
         state = state_of(ctx.parameters)
