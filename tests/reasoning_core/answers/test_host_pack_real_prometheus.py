@@ -1,8 +1,9 @@
 """The host and process-group runbooks against a real Prometheus over the exporters' output.
 
-`tests/data/host_pack/lab.om.gz` holds what the live lab's node_exporter and
+`tests/data/host_pack/lab*.om.gz` hold what the live lab's node_exporter and
 prometheus-process-exporter wrote while faults ran (recorded with `whytree lab`, the
-needed series only, every 10 s; `timeline.json` says when each fault began). A session
+needed series only, every 10 s; `timeline.json` says when each fault began and which
+alerts fired). A session
 turns it into TSDB blocks with promtool and starts `prometheus` over them; each case is an
 alert as Alertmanager would post it, mapped by the bundled mapping to its runbook and
 parameters, investigated by DeepAnalyst with the runbook planner (no LLM) at the moment the
@@ -67,9 +68,10 @@ class Case:
     says: tuple[str, ...] = ()
 
 
-NODE = TIMELINE["node_instance"]
-PROCESS = TIMELINE["process_instance"]
-DISK = TIMELINE["lab_disk"]
+LAB = TIMELINE["recordings"]["lab.om.gz"]
+WINNING = TIMELINE["recordings"]["lab-cpu.om.gz"]
+NODE, PROCESS, DISK = LAB["node_instance"], LAB["process_instance"], LAB["lab_disk"]
+MOMENTS = {**LAB["moments"], **WINNING["moments"]}
 
 CASES = [
     # The lab's memory leak: the web group grows under its cgroup limit, the OOM killer ends it.
@@ -80,13 +82,19 @@ CASES = [
          "disk-full", 45, "host_disk", "sudden_fill", ("disk", DISK)),
     # stress-ng in the web group while other work kept the shared machine's two cores busy:
     # the group got under half a core, the CPU went to processes outside the lab's groups.
-    Case("cpu-hog", {"alertname": "HostHighCpuLoad", "instance": NODE},
+    Case("cpu-hog-outside", {"alertname": "HostHighCpuLoad", "instance": NODE},
          "cpu-hog-priority", 50, "host_cpu", "outside_groups", ("cpu",)),
+    # stress-ng in the web group winning the CPU (the second recording): the group is named.
+    Case("cpu-hog", {"alertname": "HostHighCpuLoad", "instance": WINNING["node_instance"]},
+         "cpu-hog-winning", 50, "host_cpu", "process_group", ("cpu", "web")),
+    Case("group-cpu", {"alertname": "ProcessHighCpu", "groupname": "web",
+                       "instance": WINNING["process_instance"]},
+         "cpu-hog-winning", 55, "process_group", "cpu_hog", ("cpu",)),
     # The web service killed and held down 90 s by its keeper (the group's oldest process,
     # so its start time does not change): the group's process count fell.
     Case("web-killed", {"alertname": "ProcessRestarted", "groupname": "web",
                         "instance": PROCESS},
-         "web-killed", 60, "process_group", "crash_restart", ("killed", "127.0.0.1:36049")),
+         "web-killed", 75, "process_group", "crash_restart", ("killed", "127.0.0.1:36049")),
     # Nothing wrong yet (before the first fault): no cause.
     Case("quiet-memory", {"alertname": "HostOutOfMemory", "instance": NODE},
          "quiet", 0, "host_memory", "none"),
@@ -103,10 +111,11 @@ CASES = [
 async def prometheus_url() -> AsyncIterator[str]:
     scratch = Path(tempfile.mkdtemp(prefix="whytree-host-pack-"))
     try:
-        text = scratch / "lab.om"
-        with gzip.open(DATA / "lab.om.gz", "rb") as packed:
-            text.write_bytes(packed.read())
-        build_tsdb(text, scratch / "tsdb")
+        for name in TIMELINE["recordings"]:
+            text = scratch / name.removesuffix(".gz")
+            with gzip.open(DATA / name, "rb") as packed:
+                text.write_bytes(packed.read())
+            build_tsdb(text, scratch / "tsdb")
         async with LocalPrometheus(scratch / "tsdb") as prom:
             yield prom.url
     finally:
@@ -151,7 +160,7 @@ def findings(answer: Answer, tree: Tree | None) -> str:
 
 
 def moment(name: str, after_s: float) -> datetime:
-    return datetime.fromtimestamp(TIMELINE["moments"][name] + after_s, UTC)
+    return datetime.fromtimestamp(MOMENTS[name] + after_s, UTC)
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
