@@ -71,7 +71,8 @@ class Case:
 LAB = TIMELINE["recordings"]["lab.om.gz"]
 WINNING = TIMELINE["recordings"]["lab-cpu.om.gz"]
 NODE, PROCESS, DISK = LAB["node_instance"], LAB["process_instance"], LAB["lab_disk"]
-MOMENTS = {**LAB["moments"], **WINNING["moments"]}
+DEFAULTS = TIMELINE["recordings"]["node-defaults.om.gz"]
+MOMENTS = {**LAB["moments"], **WINNING["moments"], **DEFAULTS["moments"]}
 
 CASES = [
     # The lab's memory leak: the web group grows under its cgroup limit, the OOM killer ends it.
@@ -95,6 +96,17 @@ CASES = [
     Case("web-killed", {"alertname": "ProcessRestarted", "groupname": "web",
                         "instance": PROCESS},
          "web-killed", 75, "process_group", "crash_restart", ("killed", "127.0.0.1:36049")),
+    # node_exporter's default collectors on this machine: quiet disks and network, and a
+    # clock the kernel reports as not synchronised.
+    Case("quiet-disk-io", {"alertname": "HostUnusualDiskIoUtilization",
+                           "instance": DEFAULTS["node_instance"]},
+         "end", -5, "host_disk_io", "none"),
+    Case("quiet-network", {"alertname": "HostNetworkReceiveErrors",
+                           "instance": DEFAULTS["node_instance"]},
+         "end", -5, "host_network", "none"),
+    Case("clock-unsynchronised", {"alertname": "HostClockNotSynchronising",
+                                  "instance": DEFAULTS["node_instance"]},
+         "end", -5, "host_clock", "sync_stopped", ("synchronisation",)),
     # Nothing wrong yet (before the first fault): no cause.
     Case("quiet-memory", {"alertname": "HostOutOfMemory", "instance": NODE},
          "quiet", 0, "host_memory", "none"),
