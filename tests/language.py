@@ -20,7 +20,7 @@ TECHNICAL = frozenset({
     "rtwp", "5xx", "sql", "promql", "cpu", "p95", "p99", "oss", "tma", "http", "https", "api",
     "url", "id", "ids", "json", "llm", "ok", "whytree", "runbook", "runbooks", "telegram",
     "openai", "ollama", "vllm", "bs", "enodeb", "dbm", "db", "hour_stats", "demo", "cells",
-    "checkout", "payments", "prometheus", "alertmanager", "utc", "postgresql", "postgres",
+    "checkout", "payments", "prometheus", "alertmanager", "utc", "postgresql", "postgres", "oom",
 })
 # fmt: on
 

@@ -124,6 +124,8 @@ class ThresholdRule(_Rule):
     #: the one furthest beyond the limit speaks, named in the line with the time it first
     #: crossed ("route /checkout, from 14:02"). None: all rows are one series.
     by: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")] | None = None
+    #: How the `by` label is called in the evidence line and the report (default: its name).
+    name_label: Label | None = None
 
 
 class RowsExistRule(_Rule):

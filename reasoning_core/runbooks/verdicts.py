@@ -25,7 +25,14 @@ from reasoning_core.runbooks.baseline import Direction, Pair, Scale
 from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
 from reasoning_core.runbooks.peers import peer_compare_rows
-from reasoning_core.runbooks.rows import Row, as_datetime, as_number, index_points, points
+from reasoning_core.runbooks.rows import (
+    Row,
+    as_datetime,
+    as_number,
+    group_rows,
+    index_points,
+    points,
+)
 from reasoning_core.runbooks.rules import (
     ChangeRule,
     DependencyWalkRule,
@@ -308,11 +315,7 @@ def _threshold_rows(
 ) -> Evidence:
     if rule.by is None:
         return _threshold_series(rule, rows, window, language)
-    groups: dict[str, list[Row]] = {}
-    for row in rows:
-        name = row.get(rule.by)
-        if name is not None and str(name) != "":
-            groups.setdefault(str(name), []).append(row)
+    groups = {name: part for name, part in group_rows(rows, rule.by).items() if name != ""}
     if not groups:
         return _threshold_series(rule, rows, window, language)
     judged = [
@@ -331,10 +334,11 @@ def _threshold_rows(
         return evidence
     onset = _first_crossing(rule, groups[name], window)
     key = "named_from" if onset is not None else "named"
+    called = rule.name_label.get(language) if rule.name_label else rule.by
     evidence.text += evidence_line(
-        key, language, by=rule.by, name=name, onset=onset.strftime("%H:%M") if onset else ""
+        key, language, by=called, name=name, onset=onset.strftime("%H:%M") if onset else ""
     )
-    evidence.data = {**evidence.data, "by": rule.by, "series_name": name}
+    evidence.data = {**evidence.data, "by": called, "series_name": name}
     if onset is not None:
         evidence.data["onset"] = onset.isoformat()
     return evidence

@@ -202,3 +202,51 @@ def test_the_doctor_reads_the_api_and_alert_settings(tmp_path: Path) -> None:
     mapped = len(load_mapping(None).alerts)
     assert good["alert receiver"] == ("ok", f"{mapped} alert rule(s) mapped")
     assert good["HTTP API (API_LISTEN)"][1].startswith("0.0.0.0:8081")
+
+
+HOST_ALERTS = [
+    ("HostHighCpuLoad", "host_cpu", {"instance": "web-1:9100"}),
+    ("HostOutOfMemory", "host_memory", {"instance": "web-1:9100"}),
+    ("HostMemoryUnderMemoryPressure", "host_memory", {"instance": "web-1:9100"}),
+    ("HostOomKillDetected", "host_memory", {"instance": "10.0.0.7:9100"}),
+    ("HostOutOfDiskSpace", "host_disk", {"instance": "web-1:9100"}),
+    ("HostDiskWillFillIn24Hours", "host_disk", {"instance": "web-1:9100"}),
+    ("HostOutOfInodes", "host_disk", {"instance": "web-1:9100"}),
+    ("HostUnusualDiskIoUtilization", "host_disk_io", {"instance": "web-1:9100"}),
+    ("HostDiskIoUtilization", "host_disk_io", {"instance": "web-1:9100"}),
+    ("HostNetworkReceiveErrors", "host_network", {"instance": "web-1:9100"}),
+    ("HostNetworkTransmitErrors", "host_network", {"instance": "web-1:9100"}),
+    ("HostClockSkew", "host_clock", {"instance": "web-1:9100"}),
+    ("HostClockNotSynchronising", "host_clock", {"instance": "web-1:9100"}),
+    ("ProcessHighCpu", "process_group", {"groupname": "nginx"}),
+    ("ProcessRestarted", "process_group", {"groupname": "nginx"}),
+]
+
+
+@pytest.mark.parametrize(("name", "runbook", "parameters"), HOST_ALERTS, ids=str)
+def test_host_and_process_alerts_map_to_their_runbooks(
+    name: str, runbook: str, parameters: dict[str, str]
+) -> None:
+    """An Alertmanager payload of awesome-prometheus-alerts' host and process rules: the
+    alert's labels (instance, groupname; extra ones such as mountpoint or job ignored)
+    become the runbook's parameters, and the question names them in both languages."""
+    loaded = set(load_runbooks().runbooks)
+    mapping = load_mapping(None, runbooks=loaded)
+    labels = {"alertname": name, "severity": "warning", "job": "node",
+              "mountpoint": "/var/lib/postgresql", "device": "sda", **parameters}  # fmt: skip
+    body = json.dumps(notification([alert(labels)])).encode()
+    [parsed] = parse_notification(body).alerts
+    found = mapping.resolve(parsed.labels)
+    assert isinstance(found, Investigation)
+    assert (found.runbook, found.parameters) == (runbook, parameters)
+    assert runbook in loaded
+    [value] = parameters.values()
+    assert value in found.question("en") and value in found.question("ru")
+    assert found.question("en") != found.question("ru")
+
+
+def test_a_host_alert_with_a_hostile_instance_is_refused() -> None:
+    found = load_mapping(None).resolve(
+        {"alertname": "HostHighCpuLoad", "instance": 'web-1"} or vector(1) #'}
+    )
+    assert found == Refusal(kind="bad_label", alertname="HostHighCpuLoad", label="instance")

@@ -62,6 +62,7 @@ from reasoning_core.planners.runbook.words import (
     detail_of,
     gate_evidence,
     hypothesis_proposal,
+    named_of,
     other_direction,
     recommendations,
     state_in_tree,
@@ -72,7 +73,14 @@ from reasoning_core.ports.planning import (
     Plan,
     PlanningContext,
 )
-from reasoning_core.runbooks import NONE_ID, Check, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks import (
+    NONE_ID,
+    Check,
+    Runbook,
+    RunbookMatch,
+    RunbookSet,
+    match_runbook,
+)
 from reasoning_core.tools.base import Tool, ToolResult
 from reasoning_core.tree.symptom import SYMPTOM_KEY
 from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
@@ -252,10 +260,12 @@ class RunbookPlanner:
         language = state.language
         primary = synthesis.primary
         detail = detail_of(tree, primary.node_id)
-        if detail is not None and primary.id != NONE_ID:
+        named = named_of(tree, primary.node_id)
+        if (detail is not None or named is not None) and primary.id != NONE_ID:
             base = runbook.hypothesis(primary.id).title.get(language)
-            name = detail_title(detail, language) or detail
-            primary = primary.model_copy(update={"title": primary_title(base, name)})
+            name = detail_title(detail, language) or detail if detail is not None else None
+            title = primary_title(base, ", ".join(n for n in (name, named) if n))
+            primary = primary.model_copy(update={"title": title})
         worded = synthesis.model_copy(
             update={
                 "primary": primary,

@@ -12,7 +12,7 @@ from reasoning_core.models import Evidence, Language, Synthesis, Tree
 from reasoning_core.planners.runbook.checks import STATE_KEY, PlanState
 from reasoning_core.ports.planning import HypothesisProposal
 from reasoning_core.runbooks import NONE_ID, Check, Hypothesis, Runbook
-from reasoning_core.tree.walk import children, is_active
+from reasoning_core.tree.walk import children, descendants, is_active
 from reasoning_core.tree.wording import detail_title, gate_conclusion
 
 _P_MIN, _P_MAX = 0.01, 0.99
@@ -146,6 +146,19 @@ def detail_of(tree: Tree, node_id: str | None) -> str | None:
     if p <= best.prior or not isinstance(key, str):
         return None
     return detail_of_key(key)
+
+
+def named_of(tree: Tree, node_id: str | None) -> str | None:
+    """What the hypothesis' strongest confirmed check named (a threshold verdict with `by`:
+    "process group web", "disk /data"), or None."""
+    if node_id is None or node_id not in tree.nodes:
+        return None
+    named = [
+        (n.result.confidence, f"{n.result.data.get('by', '')} {n.result.data['series_name']}")
+        for n in descendants(tree, node_id)
+        if n.result is not None and n.result.confirmed and "series_name" in n.result.data
+    ]
+    return max(named)[1].strip() if named else None
 
 
 def state_in_tree(tree: Tree) -> PlanState | None:

@@ -141,4 +141,6 @@ def test_every_shipped_rule_names_its_quantity_in_russian() -> None:
             rule = check.verdict
             names = [rule.label.get("ru"), rule.unit.get("ru")]
             names += [rule.peers_label.get("ru")] if hasattr(rule, "peers_label") else []
+            named = getattr(rule, "name_label", None)
+            names += [named.get("ru")] if named is not None else []
             assert not english_words(" ".join(names)), (runbook.id, check.id, names)

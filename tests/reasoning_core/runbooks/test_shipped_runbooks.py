@@ -11,7 +11,7 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from reasoning_core.runbooks import compile_sql, evaluate, load_runbooks
+from reasoning_core.runbooks import compile_sql, evaluate, load_runbooks, match_runbook
 from reasoning_core.runbooks.rows import Row
 from reasoning_core.understanding import understand
 
@@ -98,3 +98,15 @@ async def test_cell_traffic_drop_runs_on_the_demo_schema(pool: Any) -> None:
         evidence["availability_drop"].text
         == "availability 40.0% vs 99.9% baseline (-59.9 pp, 41 h)"
     )
+
+
+def test_a_chosen_runbook_matches_whatever_the_question_says() -> None:
+    """An alert's mapping chooses the runbook: `force` matches it below its `min_score`
+    (a question with none of its words), and still reads the question's values."""
+    host_disk = load_runbooks().get("host_disk")
+    assert host_disk is not None
+    request = understand("please investigate")
+    assert match_runbook(host_disk, request) is None
+    forced = match_runbook(host_disk, request, chosen=True)
+    assert forced is not None and forced.runbook.id == "host_disk"
+    assert forced.missing == ["instance"]  # the mapping's parameters fill it (planner)

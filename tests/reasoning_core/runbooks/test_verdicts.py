@@ -296,6 +296,45 @@ def test_a_live_window_ends_at_its_anchor_plus_the_pad() -> None:
     assert window.recent_start == window.recent_end - timedelta(minutes=3)
 
 
+def test_threshold_by_label_names_the_series_in_its_own_words() -> None:
+    rule = RULE.validate_python({
+        "rule": "threshold", "op": "above", "limit": 0.5, "margin": 0.1, "aggregate": "max",
+        "by": "groupname", "name_label": {"en": "process group", "ru": "группа процессов"},
+    })  # fmt: skip
+    at = [(WINDOW.recent_end - timedelta(minutes=m)).timestamp() for m in (3, 2, 1)]
+
+    def series(group: str, *values: float) -> dict[str, Any]:
+        return {"metric": {"groupname": group},
+                "values": [[t, str(v)] for t, v in zip(at, values, strict=True)]}  # fmt: skip
+
+    rows = prometheus_rows([series("db", 0.1, 0.2, 0.1), series("web", 0.3, 0.9, 0.8),
+                            series("load", 0.6, 0.4, 0.2)])  # fmt: skip
+    found = evaluate(rule, rows, WINDOW)
+    assert found.confirmed is True and found.data["series_name"] == "web"
+    assert found.text.startswith("value max 0.900") and "; process group web" in found.text
+    assert "; группа процессов web" in evaluate(rule, rows, WINDOW, language="ru").text
+    quiet = evaluate(rule, prometheus_rows([series("db", 0.1, 0.2, 0.1),
+                                            series("web", 0.3, 0.4, 0.3)]), WINDOW)  # fmt: skip
+    assert quiet.confirmed is False and quiet.data["series_name"] == "web"  # the nearest to the limit
+    below = RULE.validate_python(
+        {
+            "rule": "threshold",
+            "op": "below",
+            "limit": 0.1,
+            "margin": 0.05,
+            "aggregate": "min",
+            "by": "mountpoint",
+        }
+    )
+    disks = prometheus_rows([
+        {"metric": {"mountpoint": "/"}, "values": [[at[0], "0.4"]]},
+        {"metric": {"mountpoint": "/data"}, "values": [[at[0], "0.02"]]},
+    ])  # fmt: skip
+    full = evaluate(below, disks, WINDOW)
+    assert full.confirmed is True and "; mountpoint /data" in full.text
+    assert evaluate(below, [], WINDOW).confirmed is None
+
+
 def test_rows_exist() -> None:
     assert rows_exist(2, min_rows=1).confirmed is True
     missing = rows_exist(0, min_rows=1, refute_confidence=0.4)
