@@ -200,6 +200,8 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
     """
     if parameter.source == "date":
         return request.dates.start.text if request.dates.start else None
+    if parameter.source == "label":
+        return _label_named(parameter, request)
     if parameter.source != "entity":
         return None
     kind = parameter.entity_kind
@@ -210,6 +212,18 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
     if len({m.value for m in found}) != 1:
         return None
     return found[0].value
+
+
+def _label_named(parameter: Parameter, request: Request) -> str | None:
+    """A subject label: the only candidate left (discovery keeps those present), or the one
+    the question names ("… by pod_name"); None: the default, else the clarifying question."""
+    if len(parameter.labels) == 1:
+        return parameter.labels[0]
+    text = request.text.lower()
+    named = [
+        label for label in parameter.labels if re.search(rf"(?<!\w){re.escape(label)}(?!\w)", text)
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 def keyword_hits(folded: str, keywords: Iterable[str]) -> list[str]:
