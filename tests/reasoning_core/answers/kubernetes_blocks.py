@@ -62,12 +62,17 @@ class Cluster:
         self.series[name][key] = [value(i) for i in range(MINUTES)]
 
     def counter(
-        self, name: str, labels: dict[str, str], per_minute: Callable[[int], float]
+        self,
+        name: str,
+        labels: dict[str, str],
+        per_minute: Callable[[int], float],
+        alive: range = range(MINUTES),
     ) -> None:
+        """A counter from its increments; no series outside `alive` (a container's life)."""
         total, values = 0.0, []
         for i in range(MINUTES):
-            total += per_minute(i)
-            values.append(total)
+            total += per_minute(i) if i in alive else 0.0
+            values.append(total if i in alive else None)
         self.add(name, labels, lambda i: values[i])
 
     def noise(self, scale: float) -> float:
@@ -118,7 +123,7 @@ def add_pod(cluster: Cluster, pod: Pod) -> None:
         cluster.add(
             "kube_pod_status_phase",
             {**base, **uid, "phase": phase},
-            lambda i, p=phase: float(pod.phase(i) == p),
+            _is(pod.phase, phase),
         )
     if pod.unschedulable:
         cluster.add("kube_pod_status_unschedulable", {**base, **uid}, lambda i: 1)
@@ -137,7 +142,7 @@ def add_pod(cluster: Cluster, pod: Pod) -> None:
         cluster.add(
             "kube_pod_container_status_waiting_reason",
             {**container, "reason": reason},
-            lambda i, r=reason: 1 if pod.waiting(i) == r else None,
+            _waits(pod.waiting, reason),
         )
     for resource, unit, limit in (
         ("memory", "byte", pod.memory_limit),
@@ -146,7 +151,7 @@ def add_pod(cluster: Cluster, pod: Pod) -> None:
         cluster.add(
             "kube_pod_container_resource_limits",
             {**container, "node": "node-1", "resource": resource, "unit": unit},
-            lambda i, v=limit: v,
+            _const(limit),
         )
     if pod.memory is None:
         return
@@ -162,23 +167,43 @@ def add_pod(cluster: Cluster, pod: Pod) -> None:
         cluster.add(
             "container_memory_working_set_bytes",
             cadvisor,
-            lambda i, a=alive: memory(i) * pod.memory_limit if i in a else None,
+            _alive(alive, lambda i: memory(i) * pod.memory_limit),
         )
         cluster.counter(
             "container_cpu_usage_seconds_total",
             {**cadvisor, "cpu": "total"},
-            lambda i, a=alive: pod.cpu(i) * 60 if i in a else 0.0,
+            lambda i: pod.cpu(i) * 60,
+            alive,
         )
         cluster.counter(
             "container_cpu_cfs_periods_total",
             cadvisor,
-            lambda i, a=alive: 600.0 if i in a else 0.0,
+            lambda i: 600.0,
+            alive,
         )
         cluster.counter(
             "container_cpu_cfs_throttled_periods_total",
             cadvisor,
-            lambda i, a=alive: 600.0 * pod.throttled(i) if i in a else 0.0,
+            lambda i: 600.0 * pod.throttled(i),
+            alive,
         )
+
+
+def _is(phase: Callable[[int], str], wanted: str) -> Callable[[int], float]:
+    return lambda i: float(phase(i) == wanted)
+
+
+def _waits(waiting: Callable[[int], str | None], reason: str) -> Callable[[int], float | None]:
+    return lambda i: 1.0 if waiting(i) == reason else None
+
+
+def _const(value: float) -> Callable[[int], float]:
+    return lambda i: value
+
+
+def _alive(alive: range, value: Callable[[int], float]) -> Callable[[int], float | None]:
+    """A gauge of one container: no series outside its life."""
+    return lambda i: value(i) if i in alive else None
 
 
 def _lives(kills: list[int]) -> list[tuple[int, int]]:
@@ -304,8 +329,9 @@ def build(end: datetime) -> Cluster:
         add_pod(cluster, pod)
     last = MINUTES - 1
     add_volume(cluster, "data-postgres-0", lambda i: 0.45 - 0.40 * i / last)
+    burst = MINUTES - 40  # the last 40 minutes write half the volume
     add_volume(
-        cluster, "logs-loki-0", lambda i: 0.6 if i < MINUTES - 40 else 0.6 - 0.52 * (i - (MINUTES - 40)) / 39
+        cluster, "logs-loki-0", lambda i: 0.6 if i < burst else 0.6 - 0.52 * (i - burst) / 39
     )
     add_volume(cluster, "data-redis-0", lambda i: 0.7)
     add_volume(cluster, "uploads-0", lambda i: 0.6, inodes_free=0.04)
@@ -349,8 +375,9 @@ def cases() -> list[Case]:
     pod("k8s_pending_pod", "frontend-7c6b5a4d3-p0o9i", "image_pull", *stuck)
     pod("k8s_pending_pod", "settings-9d8c7b6a5-l1k2j", "config_error", *stuck)
     pod("k8s_pending_pod", "web-6b7f9c8d5-h2k4q", "none", *stuck)
-    for claim, expected in (("data-postgres-0", "steady_growth"), ("logs-loki-0", "write_burst"),
-                            ("uploads-0", "inodes_exhausted"), ("data-redis-0", "none")):  # fmt: skip
+    claims = (("data-postgres-0", "steady_growth"), ("logs-loki-0", "write_burst"),
+              ("uploads-0", "inodes_exhausted"), ("data-redis-0", "none"))  # fmt: skip
+    for claim, expected in claims:
         out.append(Case("k8s_pvc_filling", "persistentvolumeclaim", claim, expected,
                         f"Why is PVC {claim} in namespace {ns} filling up?",
                         f"Почему заполняется PVC {claim} в namespace {ns}?"))  # fmt: skip
@@ -358,5 +385,5 @@ def cases() -> list[Case]:
                           ("web", "none")):  # fmt: skip
         out.append(Case("k8s_hpa_maxed", "horizontalpodautoscaler", hpa, expected,
                         f"Why is HPA {hpa} in namespace {ns} maxed out?",
-                        f"Почему HPA {hpa} в namespace {ns} упёрся в максимум реплик?"))  # fmt: skip
+                        f"Почему HPA {hpa} в namespace {ns} упёрся в максимум?"))  # fmt: skip
     return out
