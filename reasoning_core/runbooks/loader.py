@@ -216,14 +216,21 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
 
 def _label_named(parameter: Parameter, request: Request) -> str | None:
     """A subject label: the only candidate left (discovery keeps those present), or the one
-    the question names ("… by pod_name"); None: the default, else the clarifying question."""
+    the question names as a label ("by label pod_name", "`pod_name`", "метка pod_name", or
+    a reply that is just the name); None: the default, else the clarifying question."""
     if len(parameter.labels) == 1:
         return parameter.labels[0]
-    text = request.text.lower()
-    named = [
-        label for label in parameter.labels if re.search(rf"(?<!\w){re.escape(label)}(?!\w)", text)
-    ]
+    text = request.text.strip().lower()
+    named = [label for label in parameter.labels if text == label or _as_label(label, text)]
     return named[0] if len(named) == 1 else None
+
+
+def _as_label(label: str, text: str) -> bool:
+    name = re.escape(label)
+    word = r"(?:labels?|метк\w*)"
+    return bool(
+        re.search(rf"`{name}`|(?<!\w){word}\s+{name}(?!\w)|(?<!\w){name}\s+{word}(?!\w)", text)
+    )
 
 
 def keyword_hits(folded: str, keywords: Iterable[str]) -> list[str]:
