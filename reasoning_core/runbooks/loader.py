@@ -99,11 +99,21 @@ class RunbookMatch(BaseModel):
         for parameter in self.runbook.parameters:
             if parameter.name in self.missing and parameter.question is not None:
                 text = parameter.question.get(self.language)
-                asks = parameter.entity_kind if parameter.source == "entity" else parameter.name
                 questions.append(
-                    ClarifyingQuestion(text=text, options=parameter.options, asks=asks)
+                    ClarifyingQuestion(
+                        text=text, options=parameter.options, asks=asks_for(parameter)
+                    )
                 )
         return questions[:3]
+
+
+def asks_for(parameter: Parameter) -> str:
+    """What a parameter's clarifying question asks for: its entity kind; for a subject
+    label, "subject" (the reply names a label, not an entity: it is read again with the
+    question, see `_label_named`); else its name."""
+    if parameter.source == "entity":
+        return parameter.entity_kind
+    return "subject" if parameter.source == "label" else parameter.name
 
 
 class RunbookSet:
@@ -217,12 +227,18 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
 def _label_named(parameter: Parameter, request: Request) -> str | None:
     """A subject label: the only candidate left (discovery keeps those present), or the one
     the question names as a label ("by label pod_name", "`pod_name`", "метка pod_name", or
-    a reply that is just the name); None: the default, else the clarifying question."""
+    the reply to its clarifying question: the name alone, after the question); None: the
+    default, else the clarifying question."""
     if len(parameter.labels) == 1:
         return parameter.labels[0]
     text = request.text.strip().lower()
-    named = [label for label in parameter.labels if text == label or _as_label(label, text)]
+    named = [lb for lb in parameter.labels if _replied(lb, text) or _as_label(lb, text)]
     return named[0] if len(named) == 1 else None
+
+
+def _replied(label: str, text: str) -> bool:
+    """The text is the label alone, or a question followed by it (a reply read with it)."""
+    return text == label or bool(re.search(rf"[?.!]\s+{re.escape(label)}[.!]?$", text))
 
 
 def _as_label(label: str, text: str) -> bool:

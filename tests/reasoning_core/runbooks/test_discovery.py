@@ -94,8 +94,10 @@ def test_two_subject_labels_present_are_named_by_the_question_or_asked() -> None
     assert asked.runbook.id == "k8s_cpu_throttling" and asked.missing == ["pod_label"]
     [question] = asked.clarifying_questions()
     assert "pod or pod_name" in question.text and question.options == ["pod", "pod_name"]
+    assert question.asks == "subject"  # the reply names a label, read again with the question
     for text in (
         "why is pod api-1 in namespace shop cpu throttled? (label pod_name)",
+        "why is pod api-1 in namespace shop cpu throttled? pod_name",  # the reply, read with it
         "why is pod api-1 in namespace shop cpu throttled, by `pod_name`?",
     ):
         [named] = live.match(_question(text))[:1]
