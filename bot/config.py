@@ -265,6 +265,10 @@ class DeepSettings(SettingsGroup):
     entity_names_ttl_sec: float = Field(
         300.0, ge=0, le=86_400, validation_alias="ENTITY_NAMES_TTL_SEC"
     )
+    #: How often the runbooks are re-checked against what Prometheus has (0: at start only).
+    runbook_discovery_ttl_sec: float = Field(
+        600.0, ge=0, le=86_400, validation_alias="RUNBOOK_DISCOVERY_TTL_SEC"
+    )
     max_plan_revisions: int = Field(1, ge=0, le=5, validation_alias="MAX_PLAN_REVISIONS")
     reflection_every: int = Field(3, ge=0, le=100, validation_alias="REFLECTION_EVERY")
     runbooks_dir: EmptyIsNone[Path] = Field(None, validation_alias="RUNBOOKS_DIR")

@@ -12,6 +12,7 @@ The tree::
     ├── UnanswerableError           the question cannot be analysed as asked (no data, no
     │                               runbook, an unusable value): its message is for the user
     ├── ToolError                   a data-source check failed (read-only SQL, HTTP, Prometheus)
+    │   └── CatalogueError          Prometheus' metric names/metadata could not be read
     ├── TreeError                   a refused tree operation (unknown node, wrong type, duplicate)
     └── StoreError                  persistence failed (raised by storage adapters)
         ├── StoreUnavailableError   the database cannot be reached (down, connection lost)
@@ -65,6 +66,10 @@ class LLMResponseError(LLMError):
 
 class ToolError(ReasoningError):
     """A data-source tool failed; the message is safe to show to the user."""
+
+
+class CatalogueError(ToolError):
+    """Prometheus' metric names, metadata or label names could not be read (discovery)."""
 
 
 class OutsideDataError(ReasoningError):

@@ -9,6 +9,7 @@ import socket
 from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
+from bot.doctor.discovery import PART, discover_runbooks, runbook_finding
 from bot.doctor.report import Finding
 from reasoning_core.errors import ToolError
 from reasoning_core.runbooks import RunbookSet
@@ -78,8 +79,23 @@ async def check_runbooks(
         Finding.fail(f"runbook {error.file}", "invalid, skipped", f"fix it: {error}"[:300])
         for error in runbooks.errors
     ]
+    try:
+        async with asyncio.timeout(limit_sec * 3):
+            found, summary = await discover_runbooks(runbooks, tools)
+    except TimeoutError:
+        found = None
+        summary = Finding.fail(
+            PART, "Prometheus did not list its metrics in time", "check PROMETHEUS_URL",
+            required=False,
+        )  # fmt: skip
+    if summary is not None:
+        findings.append(summary)
     for runbook in runbooks.runbooks.values():
-        findings.append(await _runbook_data(runbook, tools, limit_sec))
+        status = found.statuses.get(runbook.id) if found else None
+        if status is not None and status.uses_metrics:
+            findings.append(runbook_finding(f"runbook {runbook.id}", status))
+        else:
+            findings.append(await _runbook_data(runbook, tools, limit_sec))
     return findings
 
 

@@ -9,6 +9,7 @@ TOOLS_SQL_ALLOW_UNSAFE=true. http_check and prometheus are added only when confi
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -18,6 +19,7 @@ from typing import Any
 import asyncpg
 
 from bot.config import DeepSettings, ToolsSettings
+from bot.wiring.discovery import LiveRunbooks
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.answers.deep_jobs import DeepJobRunner
 from reasoning_core.answers.deep_path import DeepPath, Guidance
@@ -30,6 +32,7 @@ from reasoning_core.planners.runbook_first import RunbookFirstPlanner
 from reasoning_core.ports import ChatModel, Planner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet
+from reasoning_core.runbooks.discovery import CatalogueReader
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
 from reasoning_core.tools.prometheus import PrometheusTool
@@ -62,12 +65,23 @@ async def open_deep(
     runbook planner alone when no LLM is configured;
     and the catalogue of the names the data knows, read through the same tools.
 
-    `runbooks` is read on every use, so /reload_runbooks takes effect at once. A running
+    `runbooks` is read on every use, so /reload_runbooks takes effect at once; questions
+    see only those live against Prometheus (bot/wiring/discovery.py). A running
     job's lease is renewed every `heartbeat_sec`.
     """
     sql = await _sql_tool(tool_settings, pool, dsn)
+    discovering: asyncio.Task[None] | None = None
     try:
         tools = _tools(tool_settings, sql)
+        prometheus = tools.get("prometheus")
+        found = LiveRunbooks(
+            runbooks,
+            prometheus if isinstance(prometheus, CatalogueReader) else None,
+            ttl_sec=deep.runbook_discovery_ttl_sec,
+        )
+        await found.refresh()  # on start-up, then every TTL
+        discovering = asyncio.create_task(found.run())
+        runbooks = found.live
         runbook = RunbookPlanner(runbooks, tools=tools)
         planner: Planner = runbook
         guidance: Guidance | None = None
@@ -113,6 +127,8 @@ async def open_deep(
         )
         yield path, catalogue
     finally:
+        if discovering is not None:
+            discovering.cancel()
         if sql is not None:
             await sql.close()
 

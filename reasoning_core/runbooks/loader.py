@@ -100,11 +100,21 @@ class RunbookMatch(BaseModel):
         for parameter in self.runbook.parameters:
             if parameter.name in self.missing and parameter.question is not None:
                 text = parameter.question.get(self.language)
-                asks = parameter.entity_kind if parameter.source == "entity" else parameter.name
                 questions.append(
-                    ClarifyingQuestion(text=text, options=parameter.options, asks=asks)
+                    ClarifyingQuestion(
+                        text=text, options=parameter.options, asks=asks_for(parameter)
+                    )
                 )
         return questions[:3]
+
+
+def asks_for(parameter: Parameter) -> str:
+    """What a parameter's clarifying question asks for: its entity kind; for a subject
+    label, "subject" (the reply names a label, not an entity: it is read again with the
+    question, see `_label_named`); else its name."""
+    if parameter.source == "entity":
+        return parameter.entity_kind
+    return "subject" if parameter.source == "label" else parameter.name
 
 
 class RunbookSet:
@@ -205,6 +215,8 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
     """
     if parameter.source == "date":
         return request.dates.start.text if request.dates.start else None
+    if parameter.source == "label":
+        return _label_named(parameter, request)
     if parameter.source != "entity":
         return None
     kind = parameter.entity_kind
@@ -215,6 +227,31 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
     if len({m.value for m in found}) != 1:
         return None
     return found[0].value
+
+
+def _label_named(parameter: Parameter, request: Request) -> str | None:
+    """A subject label: the only candidate left (discovery keeps those present), or the one
+    the question names as a label ("by label pod_name", "`pod_name`", "метка pod_name", or
+    the reply to its clarifying question: the name alone, after the question); None: the
+    default, else the clarifying question."""
+    if len(parameter.labels) == 1:
+        return parameter.labels[0]
+    text = request.text.strip().lower()
+    named = [lb for lb in parameter.labels if _replied(lb, text) or _as_label(lb, text)]
+    return named[0] if len(named) == 1 else None
+
+
+def _replied(label: str, text: str) -> bool:
+    """The text is the label alone, or a question followed by it (a reply read with it)."""
+    return text == label or bool(re.search(rf"[?.!]\s+{re.escape(label)}[.!]?$", text))
+
+
+def _as_label(label: str, text: str) -> bool:
+    name = re.escape(label)
+    word = r"(?:labels?|метк\w*)"
+    return bool(
+        re.search(rf"`{name}`|(?<!\w){word}\s+{name}(?!\w)|(?<!\w){name}\s+{word}(?!\w)", text)
+    )
 
 
 def keyword_hits(folded: str, keywords: Iterable[str]) -> list[str]:

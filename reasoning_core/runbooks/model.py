@@ -34,6 +34,8 @@ MetricName = Annotated[
 IMPLICIT_PARAMETERS = (*WINDOW_PARAMETERS, "step")
 #: The synthesis id a runbook's gate answers with when the data shows nothing to explain.
 NONE_ID = "none"
+#: Metric types as Prometheus' metadata API names them (`metric_types:` in a runbook).
+MetricType = Literal["counter", "gauge", "histogram", "summary"]
 
 
 class FieldError(ValueError):
@@ -142,7 +144,7 @@ class Parameter(_Strict):
     """A value a check needs: from the question (entity, date) or a constant."""
 
     name: Identifier
-    source: Literal["entity", "date", "constant"]
+    source: Literal["entity", "date", "constant", "label"]
     #: The entity kind an entity parameter takes (default: its name), from triggers.entities.
     kind: Identifier | None = None
     default: str | None = None
@@ -151,6 +153,13 @@ class Parameter(_Strict):
     options: list[str] = Field(default_factory=list, max_length=4)
     #: Read-only SQL whose first column suggests options (window parameters only).
     options_query: str | None = None
+    #: `source: label`: the label names that may name the subject, in order of preference
+    #: (`[pod, pod_name]`); discovery keeps those the series of metric `of` carry.
+    labels: list[Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")]] = Field(
+        default_factory=list, max_length=4
+    )
+    #: `source: label`: the key (in the runbook's `metrics`) of the metric carrying the label.
+    of: Identifier | None = None
 
     @field_validator("options_query")
     @classmethod
@@ -170,6 +179,13 @@ class Parameter(_Strict):
             raise FieldError("default", "a constant parameter needs a default")
         if self.required and self.question is None:
             raise FieldError("question", "a required parameter needs a clarifying question")
+        if self.source == "label":
+            if not self.labels or self.of is None:
+                raise FieldError("labels", "a label parameter names its candidate labels and `of`")
+            if self.default is not None and self.default not in self.labels:
+                raise FieldError("default", "the default must be one of the candidate labels")
+        elif self.labels or self.of is not None:
+            raise FieldError("labels", "only a `source: label` parameter has labels and `of`")
         return self
 
     @property
@@ -288,6 +304,9 @@ class Runbook(_Strict):
     checks: list[Check] = Field(min_length=1)
     #: Metric names the PromQL templates use as ``$key`` — map them to your exporters' names.
     metrics: dict[Identifier, MetricName] = Field(default_factory=dict)
+    #: Optional: the type each metric key must have (from Prometheus' metadata); a metric of
+    #: another type turns the runbook off at discovery instead of being queried wrongly.
+    metric_types: dict[Identifier, MetricType] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _references(self) -> Runbook:
@@ -312,6 +331,12 @@ class Runbook(_Strict):
         return self
 
     def _check_templates(self) -> None:
+        for name in self.metric_types:
+            if name not in self.metrics:
+                raise FieldError(f"metric_types.{name}", "not a key of `metrics`")
+        for i, parameter in enumerate(self.parameters):
+            if parameter.of is not None and parameter.of not in self.metrics:
+                raise FieldError(f"parameters[{i}].of", f"{parameter.of!r} is not in `metrics`")
         for name in self.metrics:
             if name in IMPLICIT_PARAMETERS or name in {p.name for p in self.parameters}:
                 raise FieldError(f"metrics.{name}", "a metric key must not be a parameter name")

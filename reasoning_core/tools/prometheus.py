@@ -16,6 +16,7 @@ from typing import Any
 
 import aiohttp
 
+from reasoning_core.errors import CatalogueError
 from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
 
 #: Points a range query asks for when the request gives no step.
@@ -72,6 +73,40 @@ class PrometheusTool:
             )
             return self._failed(kind, error, started)
         return self._result(payload, started)
+
+    async def metric_names(self) -> list[str]:
+        """Every metric name Prometheus has (``/api/v1/label/__name__/values``)."""
+        data = await self._api("/api/v1/label/__name__/values", {})
+        return [str(name) for name in data] if isinstance(data, list) else []
+
+    async def metric_types(self) -> dict[str, str]:
+        """Metric family -> type (counter, gauge, ...) from ``/api/v1/metadata``; empty for
+        series that were never scraped (TSDB blocks carry no metadata)."""
+        data = await self._api("/api/v1/metadata", {})
+        types: dict[str, str] = {}
+        for name, entries in (data or {}).items() if isinstance(data, dict) else ():
+            kinds = {str(e.get("type")) for e in entries if isinstance(e, dict)}
+            if len(kinds) == 1:  # targets disagreeing say nothing
+                types[str(name)] = kinds.pop()
+        return types
+
+    async def label_names(self, metric: str) -> list[str]:
+        """The label names the series of one metric carry (``/api/v1/labels?match[]=``)."""
+        data = await self._api("/api/v1/labels", {"match[]": f'{{__name__="{metric}"}}'})
+        return [str(name) for name in data] if isinstance(data, list) else []
+
+    async def _api(self, path: str, params: dict[str, str]) -> Any:
+        """The `data` of one metadata endpoint; `CatalogueError` naming what went wrong."""
+        try:
+            payload, status = await self._get(path, params, self._timeout)
+        except TimeoutError as e:
+            raise CatalogueError(f"Prometheus did not answer within {self._timeout:g} s") from e
+        except aiohttp.ClientError as e:
+            raise CatalogueError(f"Prometheus could not be reached: {e}") from e
+        if not isinstance(payload, dict) or payload.get("status") != "success":
+            reason = payload.get("error") if isinstance(payload, dict) else None
+            raise CatalogueError(f"Prometheus answered {path} with HTTP {status}: {reason or '?'}")
+        return payload.get("data")
 
     async def _get(
         self, path: str, params: dict[str, str], limit_sec: float

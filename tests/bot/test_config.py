@@ -105,6 +105,7 @@ ADDED_VALUES: dict[str, Any] = {
     "ALERTMANAGER_URL": None,
     "ALERTMANAGER_TOKEN": None,
     "ALERTMANAGER_BASIC_AUTH": None,
+    "RUNBOOK_DISCOVERY_TTL_SEC": 600.0,  # issue 29: runbooks discovered from Prometheus
 }
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {

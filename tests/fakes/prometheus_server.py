@@ -1,4 +1,6 @@
-"""A stand-in for Prometheus' HTTP API (/api/v1/query and /api/v1/query_range) over real HTTP.
+"""A stand-in for Prometheus' HTTP API (/api/v1/query and /api/v1/query_range, and the
+metric catalogue discovery reads: /api/v1/label/__name__/values, /api/v1/metadata,
+/api/v1/labels) over real HTTP.
 
 Series are scripted per PromQL text as functions of time, so instant and range
 queries both answer from the same script; unknown queries return an empty
@@ -34,6 +36,10 @@ class FakePrometheus:
     series: dict[str, list[_Series]] = field(default_factory=dict)
     errors: dict[str, tuple[int, str, str]] = field(default_factory=dict)
     requests: list[tuple[str, dict[str, str]]] = field(default_factory=list)
+    #: Metric name -> the label names its series carry (the catalogue's names and labels).
+    metrics: dict[str, list[str]] = field(default_factory=dict)
+    #: Metric family -> type, as /api/v1/metadata gives it (counter, gauge, ...).
+    types: dict[str, str] = field(default_factory=dict)
     _runner: web.AppRunner | None = None
     _port: int = 0
 
@@ -68,6 +74,9 @@ class FakePrometheus:
         app = web.Application()
         app.router.add_route("*", "/api/v1/query", self._instant)
         app.router.add_route("*", "/api/v1/query_range", self._range)
+        app.router.add_get("/api/v1/label/__name__/values", self._names)
+        app.router.add_get("/api/v1/metadata", self._metadata)
+        app.router.add_get("/api/v1/labels", self._labels)
         self._runner = web.AppRunner(app, shutdown_timeout=0.1)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -130,6 +139,24 @@ class FakePrometheus:
             for s in self.series.get(query, [])
         ]
         return _success("matrix", result)
+
+    async def _names(self, request: web.Request) -> web.Response:
+        await self._params(request)
+        return web.json_response({"status": "success", "data": sorted(self.metrics)})
+
+    async def _metadata(self, request: web.Request) -> web.Response:
+        await self._params(request)
+        data = {n: [{"type": kind, "help": "", "unit": ""}] for n, kind in self.types.items()}
+        return web.json_response({"status": "success", "data": data})
+
+    async def _labels(self, request: web.Request) -> web.Response:
+        params = await self._params(request)
+        match = params.get("match[]", "")
+        names = {"__name__"}
+        for metric, labels in self.metrics.items():
+            if match in ("", f'{{__name__="{metric}"}}'):
+                names.update(labels)
+        return web.json_response({"status": "success", "data": sorted(names)})
 
 
 def _text(value: float) -> str:

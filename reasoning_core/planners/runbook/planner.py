@@ -79,8 +79,8 @@ from reasoning_core.runbooks import (
     Runbook,
     RunbookMatch,
     RunbookSet,
-    match_runbook,
 )
+from reasoning_core.runbooks.loader import asks_for
 from reasoning_core.tools.base import Tool, ToolResult
 from reasoning_core.tree.symptom import SYMPTOM_KEY
 from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
@@ -305,7 +305,7 @@ class RunbookPlanner:
             ClarifyingQuestion(
                 text=p.question.get(match.language),
                 options=options.get(p.name, []),
-                asks=p.entity_kind if p.source == "entity" else p.name,
+                asks=asks_for(p),
             )
             for p in runbook.parameters
             if p.name in missing and p.question is not None

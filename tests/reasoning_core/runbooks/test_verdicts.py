@@ -315,7 +315,7 @@ def test_threshold_by_label_names_the_series_in_its_own_words() -> None:
     assert "; группа процессов web" in evaluate(rule, rows, WINDOW, language="ru").text
     quiet = evaluate(rule, prometheus_rows([series("db", 0.1, 0.2, 0.1),
                                             series("web", 0.3, 0.4, 0.3)]), WINDOW)  # fmt: skip
-    assert quiet.confirmed is False and quiet.data["series_name"] == "web"  # the nearest to the limit
+    assert quiet.confirmed is False and quiet.data["series_name"] == "web"  # nearest the limit
     below = RULE.validate_python(
         {
             "rule": "threshold",

@@ -1,0 +1,222 @@
+"""Discovery: which runbooks the configured Prometheus can serve (docs/runbooks.md, "Discovery").
+
+`read_catalogue` reads what Prometheus has — metric names
+(``/api/v1/label/__name__/values``), their types (``/api/v1/metadata``) and the
+label names of the metrics that name a subject — through a `CatalogueReader`
+(the prometheus tool). `judge` then decides per runbook, after the runbook's own
+`metrics:` mapping:
+
+* **live** when every metric its gate checks use exists (without a gate: every
+  metric of its checks); metrics of other checks that are missing are listed
+  (those checks come back inconclusive);
+* **off** when a gate metric is missing, when a metric's type (from the metadata)
+  differs from the runbook's `metric_types` (a gauge where a counter is expected
+  is refused, not queried wrongly), or when none of a subject label's candidates
+  is on its metric;
+* a `source: label` parameter keeps the candidate labels present: one left is the
+  label; several left are for the question to name, else the clarifying question.
+
+A runbook that names no metrics (SQL runbooks such as `cell_traffic_drop`) is not
+affected. A metric without metadata (never scraped: TSDB blocks) has no known type
+and is taken as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Protocol, runtime_checkable
+
+from reasoning_core.runbooks.loader import RunbookSet
+from reasoning_core.runbooks.model import Parameter, Runbook
+from reasoning_core.runbooks.templates import template_parameter_names
+
+#: Suffixes a sample name adds to its metric family's name (metadata is per family).
+_FAMILY_SUFFIXES = ("_total", "_bucket", "_count", "_sum", "_created", "_info")
+
+
+@runtime_checkable
+class CatalogueReader(Protocol):
+    """What Prometheus has (implemented by `reasoning_core.tools.prometheus.PrometheusTool`);
+    each method raises `CatalogueError` when Prometheus cannot say."""
+
+    async def metric_names(self) -> list[str]: ...
+
+    async def metric_types(self) -> dict[str, str]: ...
+
+    async def label_names(self, metric: str) -> list[str]: ...
+
+
+@dataclass(frozen=True)
+class MetricCatalogue:
+    """Metric names, their types by family, and the label names of the metrics asked about."""
+
+    names: frozenset[str]
+    types: Mapping[str, str] = field(default_factory=dict)
+    labels: Mapping[str, frozenset[str]] = field(default_factory=dict)
+
+    def type_of(self, metric: str) -> str | None:
+        """The metric's type from the metadata (its own name, else its family's); None when
+        unknown (no metadata, or ``unknown``)."""
+        candidates = [metric] + [
+            metric.removesuffix(suffix) for suffix in _FAMILY_SUFFIXES if metric.endswith(suffix)
+        ]
+        for name in candidates:
+            kind = self.types.get(name)
+            if kind and kind != "unknown":
+                return kind
+        return None
+
+
+async def read_catalogue(reader: CatalogueReader, runbooks: Iterable[Runbook]) -> MetricCatalogue:
+    """Read names and types, and the label names of every metric a subject label is read from."""
+    names = frozenset(await reader.metric_names())
+    types = await reader.metric_types()
+    wanted = {
+        runbook.metrics[p.of]
+        for runbook in runbooks
+        for p in runbook.parameters
+        if p.source == "label" and p.of is not None and p.of in runbook.metrics
+    }
+    labels = {m: frozenset(await reader.label_names(m)) for m in sorted(wanted & names)}
+    return MetricCatalogue(names=names, types=types, labels=labels)
+
+
+@dataclass(frozen=True)
+class RunbookStatus:
+    """What discovery found for one runbook."""
+
+    runbook: str
+    live: bool
+    #: Metric names the runbook maps that Prometheus does not have.
+    missing: tuple[str, ...] = ()
+    #: Why the runbook is off (empty when live).
+    reasons: tuple[str, ...] = ()
+    #: `source: label` parameter -> the candidate labels present on its metric.
+    labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    #: False for a runbook that names no metrics (not affected by discovery).
+    uses_metrics: bool = True
+
+    def line(self) -> str:
+        """One readable line: live (with what is missing) or off and why."""
+        if not self.uses_metrics:
+            return "live (no Prometheus metrics to discover)"
+        if not self.live:
+            return "off: " + "; ".join(self.reasons)
+        found = ", ".join(f"{name} by {'/'.join(ls)}" for name, ls in self.labels.items())
+        text = "live" + (f" ({found})" if found else "")
+        if self.missing:
+            text += f"; missing {', '.join(self.missing)} (their checks stay inconclusive)"
+        return text
+
+
+def judge(runbook: Runbook, catalogue: MetricCatalogue) -> RunbookStatus:
+    """Is the runbook live against this catalogue, and with which subject labels?"""
+    if not runbook.metrics:
+        return RunbookStatus(runbook=runbook.id, live=True, uses_metrics=False)
+    used = _used_keys(runbook)
+    needed = _needed_keys(runbook) or used
+    absent = [runbook.metrics[k] for k in used if runbook.metrics[k] not in catalogue.names]
+    missing = tuple(dict.fromkeys(absent))
+    reasons = [
+        f"no metric {runbook.metrics[key]}"
+        for key in needed
+        if runbook.metrics[key] not in catalogue.names
+    ]
+    for key, expected in runbook.metric_types.items():
+        metric = runbook.metrics[key]
+        found = catalogue.type_of(metric)
+        if key in used and metric in catalogue.names and found and found != expected:
+            reasons.append(f"{metric} is a {found}, the runbook expects a {expected}")
+    labels: dict[str, tuple[str, ...]] = {}
+    for parameter in runbook.parameters:
+        if parameter.source != "label" or parameter.of is None:
+            continue
+        metric = runbook.metrics[parameter.of]
+        carried = catalogue.labels.get(metric)
+        if carried is None:
+            continue  # the metric is missing (said above) or its labels were not read
+        present = tuple(label for label in parameter.labels if label in carried)
+        if not present:
+            reasons.append(f"no label {' or '.join(parameter.labels)} on {metric}")
+        labels[parameter.name] = present
+    return RunbookStatus(
+        runbook=runbook.id,
+        live=not reasons,
+        missing=missing,
+        reasons=tuple(dict.fromkeys(reasons)),
+        labels=labels,
+    )
+
+
+def _used_keys(runbook: Runbook) -> list[str]:
+    """Metric keys the runbook's checks name, in order of first use."""
+    keys: dict[str, None] = {}
+    for check in runbook.checks:
+        for name in check.parameter_names():
+            if name in runbook.metrics:
+                keys[name] = None
+    for parameter in runbook.parameters:
+        if parameter.of is not None:
+            keys[parameter.of] = None
+    return list(keys)
+
+
+def _needed_keys(runbook: Runbook) -> list[str]:
+    """Metric keys the gate checks name: without them there is nothing to explain."""
+    if runbook.gate is None:
+        return []
+    keys: dict[str, None] = {}
+    for check_id in runbook.gate.checks:
+        for name in template_parameter_names(runbook.check(check_id).query or ""):
+            if name in runbook.metrics:
+                keys[name] = None
+    return list(keys)
+
+
+@dataclass(frozen=True)
+class Discovery:
+    """Every runbook's status against one catalogue, read at `read_at`."""
+
+    statuses: Mapping[str, RunbookStatus]
+    read_at: datetime
+
+    def live(self, runbooks: RunbookSet) -> RunbookSet:
+        """The runbooks to match questions against: the live ones (and those discovery did
+        not judge: loaded since), with each subject label narrowed to the labels present."""
+        kept: list[Runbook] = []
+        for runbook in runbooks.runbooks.values():
+            status = self.statuses.get(runbook.id)
+            if status is None:
+                kept.append(runbook)
+            elif status.live:
+                kept.append(_narrowed(runbook, status))
+        return RunbookSet(kept, runbooks.errors)
+
+    def off(self) -> list[RunbookStatus]:
+        return [s for s in self.statuses.values() if not s.live]
+
+
+def discover(runbooks: RunbookSet, catalogue: MetricCatalogue) -> Discovery:
+    """Judge every loaded runbook against the catalogue."""
+    return Discovery(
+        statuses={r.id: judge(r, catalogue) for r in runbooks.runbooks.values()},
+        read_at=datetime.now(UTC),
+    )
+
+
+def _narrowed(runbook: Runbook, status: RunbookStatus) -> Runbook:
+    if not status.labels:
+        return runbook
+    parameters = [_narrow(p, status.labels.get(p.name)) for p in runbook.parameters]
+    return runbook.model_copy(update={"parameters": parameters})
+
+
+def _narrow(parameter: Parameter, present: tuple[str, ...] | None) -> Parameter:
+    if not present or parameter.source != "label":
+        return parameter
+    default = present[0] if len(present) == 1 else None
+    return parameter.model_copy(
+        update={"labels": list(present), "default": default, "options": list(present)}
+    )
