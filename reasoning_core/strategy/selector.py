@@ -259,13 +259,15 @@ def _not_followed(
     """Why the model's decision is not followed (None: it is). The model may choose where
     the rules are unsure, never in a direction that makes the answer worse: it may not
     decline what the rules see nothing to decline in, nor wave an incident question (a
-    symptom, or asking why or what happened) that the rules would investigate or clarify
-    off to a quick answer, which could only guess the cause."""
+    symptom, asking why or what happened, or asking to check a named thing) that the rules
+    would investigate or clarify off to a quick answer, which runs no check and could only
+    guess."""
     if _declines_alone(decision, rules):
         return _DECLINE_NOT_FOLLOWED
     if decision.strategy == "quick" and rules.strategy in ("deep", "clarify"):
         signals = request.signals
-        if signals.symptom or signals.causal or signals.analytic or signals.vague_incident:
+        asks_why = signals.causal or signals.analytic or signals.vague_incident
+        if request.intent == "diagnose" or signals.symptom or asks_why:
             return _QUICK_NOT_FOLLOWED
     return None
 
