@@ -85,4 +85,7 @@ async def test_every_answer_path_says_why_it_is_unsure(database_url: str) -> Non
     assert deep.strategy == "deep" and deep.tree_id and deep.confidence < 0.5
     assert deep.uncertainty_reason and "not established" in deep.uncertainty_reason
     assert answers["clarify"].strategy == "clarify"
-    assert answers["resumed"].strategy == "quick" and answers["resumed"].confidence < 0.7
+    # the model's quick answer to "it's broken again" + "checkout" (a named service with a
+    # symptom) is not followed: the rules investigate, and say why they chose
+    resumed = answers["resumed"]
+    assert resumed.strategy == "deep" and resumed.tree_id, resumed
