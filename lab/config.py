@@ -19,8 +19,12 @@ RULES: dict[str, Any] = {
             "rules": [
                 {
                     "alert": "HostHighCpuLoad",
-                    "expr": '(avg by (instance) (rate(node_cpu_seconds_total{mode!="idle"}[1m])))'
-                    " > .80",
+                    # The busy share of the host's CPU: the non-idle modes summed (each mode
+                    # averaged over the CPUs). An `avg by (instance)` over all modes, as older
+                    # copies of the collection write it, divides by the number of modes too
+                    # and never reaches 0.8.
+                    "expr": "sum by (instance) (avg by (mode, instance) "
+                    '(rate(node_cpu_seconds_total{mode!="idle"}[1m]))) > .80',
                     "for": "20s",
                     "labels": {"severity": "warning"},
                     "annotations": {
