@@ -26,22 +26,13 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.alerts import load_mapping
 from bot.alerts.mapping import Investigation
 from bot.alerts.payload import parse_notification
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.prometheus import build_tsdb
 from fake_servers.alertmanager import alert, notification
-from reasoning_core.answers.deep_analyst import DeepAnalyst
-from reasoning_core.events import answer_of
 from reasoning_core.models import Answer, Language, Tree
-from reasoning_core.planners.runbook.planner import RunbookPlanner
-from reasoning_core.ports.planning import PlanningContext
-from reasoning_core.runbooks import load_runbooks
-from reasoning_core.tools.base import Tool
-from reasoning_core.tools.prometheus import PrometheusTool
-from reasoning_core.understanding import understand
-from storage.trees import PgTreeStore
+from tests.reasoning_core.answers.alert_analysis import MAPPING, analyse_alert, findings
 
 pytestmark = [
     pytest.mark.slow,
@@ -50,8 +41,6 @@ pytestmark = [
 
 DATA = Path(__file__).parents[2] / "data" / "host_pack"
 TIMELINE: dict[str, Any] = json.loads((DATA / "timeline.json").read_text(encoding="utf-8"))
-RUNBOOKS = load_runbooks()
-MAPPING = load_mapping(None, runbooks=set(RUNBOOKS.runbooks))
 
 
 @dataclass(frozen=True)
@@ -146,28 +135,7 @@ async def investigate(
     pool: asyncpg.Pool[Any], url: str, found: Investigation, now: datetime, language: Language
 ) -> tuple[Answer, Tree | None]:
     """As the alert worker does: the mapped runbook and parameters, the question's words."""
-    tools: dict[str, Tool] = {"prometheus": PrometheusTool(url)}
-    planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: now)
-    analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
-    question = found.question(language)
-    ctx = PlanningContext(
-        question=question, goal=question, language=language,
-        parameters=found.parameters, runbook=found.runbook,
-        request=understand(question, language=language),
-    )  # fmt: skip
-    events = [e async for e in analyst.run(ctx, user_id=-1, chat_id=5)]
-    answer = answer_of(events[-1])
-    assert answer is not None, events[-1]
-    tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
-    return answer, tree
-
-
-def findings(answer: Answer, tree: Tree | None) -> str:
-    lines = [answer.text]
-    for node in tree.nodes.values() if tree else []:
-        if node.result is not None:
-            lines.append(f"{node.title}: {node.result.confirmed} {node.result.text}")
-    return "\n".join(lines)
+    return await analyse_alert(pool, url, found, now, language=language)
 
 
 def moment(name: str, after_s: float) -> datetime:

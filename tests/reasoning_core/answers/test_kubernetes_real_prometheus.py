@@ -33,8 +33,9 @@ from reasoning_core.tools.prometheus import PrometheusTool
 from reasoning_core.understanding import understand
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from storage.trees import PgTreeStore
+from tests.reasoning_core.answers.alert_analysis import findings
 from tests.reasoning_core.answers.kubernetes_blocks import Case, build, cases
-from tests.reasoning_core.answers.test_services_real_prometheus import Served, findings
+from tests.reasoning_core.answers.test_services_real_prometheus import Served
 
 pytestmark = [
     pytest.mark.slow,

@@ -36,6 +36,7 @@ from reasoning_core.tools.prometheus import PrometheusTool
 from reasoning_core.understanding import understand
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from storage.trees import PgTreeStore
+from tests.reasoning_core.answers.alert_analysis import findings
 
 pytestmark = [
     pytest.mark.slow,
@@ -98,15 +99,6 @@ async def ask(
     assert events[-1].kind == "answer" and answer is not None
     tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
     return answer, tree
-
-
-def findings(answer: Answer, tree: Tree | None) -> str:
-    """The answer and every check's evidence line (the failure message)."""
-    lines = [answer.text]
-    for node in tree.nodes.values() if tree else []:
-        if node.result is not None:
-            lines.append(f"{node.title}: {node.result.confirmed} {node.result.text}")
-    return "\n".join(lines)
 
 
 def root_of(tree: Tree | None) -> str | None:

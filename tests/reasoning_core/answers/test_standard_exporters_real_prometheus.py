@@ -27,23 +27,15 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.alerts import load_mapping
 from bot.alerts.mapping import Investigation
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.prometheus import build_tsdb
-from reasoning_core.answers.deep_analyst import DeepAnalyst
-from reasoning_core.events import answer_of
 from reasoning_core.models import Answer, Language, Tree
-from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook.words import detail_of
-from reasoning_core.ports.planning import PlanningContext
-from reasoning_core.runbooks import load_runbooks
-from reasoning_core.tools.base import Tool, ToolRequest
+from reasoning_core.tools.base import ToolRequest
 from reasoning_core.tools.prometheus import PrometheusTool
-from reasoning_core.understanding import understand
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
-from storage.trees import PgTreeStore
-from tests.reasoning_core.answers.test_services_real_prometheus import findings
+from tests.reasoning_core.answers.alert_analysis import MAPPING, RUNBOOKS, analyse_alert, findings
 
 pytestmark = [
     pytest.mark.slow,
@@ -51,8 +43,6 @@ pytestmark = [
 ]
 
 DATA = Path(__file__).parents[2] / "data" / "lab"
-RUNBOOKS = load_runbooks()
-MAPPING = load_mapping(None, runbooks=set(RUNBOOKS.runbooks))
 #: When the alert is posted, after the fault started (the lab's rules fire within a minute).
 ALERT_AFTER = timedelta(seconds=75)
 
@@ -132,19 +122,9 @@ async def investigate(
     """What the alert worker does: the mapping's question and parameters, one analysis."""
     found = MAPPING.resolve(labels)
     assert isinstance(found, Investigation), found
-    question = found.question(language)
-    tools: dict[str, Tool] = {"prometheus": PrometheusTool(lab.url)}
-    planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: at)
-    analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
-    request = understand(question, lab.known, language=language)
-    ctx = PlanningContext(
-        question=question, goal=question, language=language,
-        parameters=dict(found.parameters), request=request, runbook=found.runbook,
-    )  # fmt: skip
-    events = [e async for e in analyst.run(ctx, user_id=5, chat_id=5)]
-    answer = answer_of(events[-1])
-    assert answer is not None
-    tree = await PgTreeStore(pool).load(answer.tree_id) if answer.tree_id else None
+    answer, tree = await analyse_alert(
+        pool, lab.url, found, at, language=language, known=lab.known
+    )
     return found, answer, tree
 
 
