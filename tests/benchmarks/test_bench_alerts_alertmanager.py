@@ -6,15 +6,9 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.alerts import format_alerts_report, run_alerts_via_alertmanager
-from bot.alerts.alertmanager_runner import alertmanager_binary
+from tests.bot.alertmanager_front import NEEDS_ALERTMANAGER
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        alertmanager_binary() is None,
-        reason="Alertmanager is not installed (Debian package prometheus-alertmanager)",
-    ),
-]
+pytestmark = [pytest.mark.slow, NEEDS_ALERTMANAGER]
 
 
 async def test_a_small_burst_through_alertmanager_is_reported_and_silenced(

@@ -20,7 +20,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.alerts.alertmanager_runner import RunningAlertmanager, Timing, log_tail
+import pytest
+
+from bot.alerts.alertmanager_runner import (
+    RunningAlertmanager,
+    Timing,
+    alertmanager_binary,
+    log_tail,
+)
+
+NOT_INSTALLED = "Alertmanager is not installed (Debian package prometheus-alertmanager)"
+#: The skip mark of a test that needs the real Alertmanager.
+NEEDS_ALERTMANAGER = pytest.mark.skipif(alertmanager_binary() is None, reason=NOT_INSTALLED)
 
 WEBHOOK_TOKEN = "am-webhook-token-for-tests"
 GROUP_BY = ("alertname", "cell")

@@ -11,7 +11,13 @@ from demo.loader import load_demo
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import create_pool
-from tests.bot.alertmanager_front import GROUP_BY, TIMING, WEBHOOK_TOKEN, AlertmanagerFront
+from tests.bot.alertmanager_front import (
+    GROUP_BY,
+    NOT_INSTALLED,
+    TIMING,
+    WEBHOOK_TOKEN,
+    AlertmanagerFront,
+)
 
 
 @pytest.fixture
@@ -44,7 +50,7 @@ async def alertmanager(request: pytest.FixtureRequest) -> AsyncIterator[Alertman
     ``**alertmanager.bot_settings``; ``@pytest.mark.alertmanager(group_by=..., timing=...)``
     sets its grouping and timing (tests/bot/alertmanager_front.py)."""
     if alertmanager_binary() is None:
-        pytest.skip("Alertmanager is not installed (Debian package prometheus-alertmanager)")
+        pytest.skip(NOT_INSTALLED)
     marker = request.node.get_closest_marker("alertmanager")
     options = dict(marker.kwargs) if marker else {}
     port = free_port()

@@ -21,21 +21,20 @@ import pytest
 from benchmarks.harness.polling_bot import RunningBot, harness_settings, running_bot
 from bot.alerts.alertmanager_runner import (
     RunningAlertmanager,
-    alertmanager_binary,
     stop,
 )
 from bot.alerts.buttons import AlertCallback
 from demo.dataset import ExampleQuestion
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
-from tests.bot.alertmanager_front import AlertmanagerFront, firing, minute_ago, resolved
+from tests.bot.alertmanager_front import (
+    NEEDS_ALERTMANAGER,
+    AlertmanagerFront,
+    firing,
+    minute_ago,
+    resolved,
+)
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        alertmanager_binary() is None,
-        reason="Alertmanager is not installed (Debian package prometheus-alertmanager)",
-    ),
-]
+pytestmark = [pytest.mark.slow, NEEDS_ALERTMANAGER]
 
 TOKEN = "am-webhook-token-for-tests"
 OPS, RADIO = -100111, -100222

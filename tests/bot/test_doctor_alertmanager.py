@@ -15,20 +15,14 @@ from aiohttp import web
 from bot.alerts.alertmanager import AlertmanagerClient
 from bot.alerts.alertmanager_runner import (
     RunningAlertmanager,
-    alertmanager_binary,
     running_alertmanager,
     stop,
 )
 from bot.doctor.alertmanager import check_alertmanager
 from bot.doctor.report import Finding
+from tests.bot.alertmanager_front import NEEDS_ALERTMANAGER
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(
-        alertmanager_binary() is None,
-        reason="Alertmanager is not installed (Debian package prometheus-alertmanager)",
-    ),
-]
+pytestmark = [pytest.mark.slow, NEEDS_ALERTMANAGER]
 
 TOKEN = "am-webhook-token-for-tests"
 #: The proxy's users: "user:password" -> the paths each may call.
