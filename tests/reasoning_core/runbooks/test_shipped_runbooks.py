@@ -11,6 +11,9 @@ import random
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
+
+from reasoning_core.planners.runbook.plan import best_match
 from reasoning_core.runbooks import compile_sql, evaluate, load_runbooks, match_runbook
 from reasoning_core.runbooks.rows import Row
 from reasoning_core.understanding import understand
@@ -110,3 +113,17 @@ def test_a_chosen_runbook_matches_whatever_the_question_says() -> None:
     forced = match_runbook(host_disk, request, chosen=True)
     assert forced is not None and forced.runbook.id == "host_disk"
     assert forced.missing == ["instance"]  # the mapping's parameters fill it (planner)
+
+
+@pytest.mark.parametrize(
+    ("question", "runbook"),
+    [
+        ("some service is getting cpu throttled", "service_saturation"),
+        ("у сервиса троттлинг CPU", "service_saturation"),
+        ("pod api-1 in namespace shop is cpu throttled", "k8s_cpu_throttling"),
+    ],
+)
+def test_the_kind_a_question_speaks_of_chooses_among_packs(question: str, runbook: str) -> None:
+    """The same symptom in two packs: the runbook whose subject the question says comes
+    first, so "which service?" is asked for a service, "which pod?" for a pod."""
+    assert best_match(load_runbooks(), understand(question)).runbook.id == runbook
