@@ -69,6 +69,9 @@ _DECLINE_NOT_FOLLOWED = N_(
 _QUICK_NOT_FOLLOWED = N_(
     "The language model wanted a quick answer to an incident question; the rules chose."
 )
+_DEEP_NOT_FOLLOWED = N_(
+    "The language model wanted to investigate before knowing what; the rules ask first."
+)
 
 #: Fits a system prompt and a user turn into the context budget with this turn's
 #: history and recalled memory.
@@ -165,10 +168,11 @@ class StrategySelector:
             logger.warning("strategy: LLM path failed (%s); using the heuristic", _describe(e))
             why = _LLM_FAILED
         else:
-            overruled = _not_followed(decision, rules, request)
+            understood = refine(request, parsed, known or KnownNames())
+            overruled = _not_followed(decision, rules, understood)
             if overruled is None:
                 self._cache.put(key, decision)
-                return decision, usage, refine(request, parsed, known or KnownNames())
+                return decision, usage, understood
             logger.info(
                 "strategy: the model chose %s, the rules %s; the rules decide (%s)",
                 decision.strategy,
@@ -247,10 +251,7 @@ def sure_of(request: Request, rules: StrategyDecision) -> bool:
     asks_why = signals.causal or signals.analytic or signals.vague_incident
     if rules.strategy != "deep" or not (signals.symptom or asks_why):
         return False
-    return any(
-        m.kind != "name" and (m.known is True or (m.known is None and m.labelled))
-        for m in request.mentions
-    )
+    return _names_known(request)
 
 
 def _not_followed(
@@ -261,7 +262,8 @@ def _not_followed(
     decline what the rules see nothing to decline in, nor wave an incident question (a
     symptom, asking why or what happened, or asking to check a named thing) that the rules
     would investigate or clarify off to a quick answer, which runs no check and could only
-    guess."""
+    guess; nor investigate what the rules would ask about first when neither its reading
+    nor theirs names the thing to investigate."""
     if _declines_alone(decision, rules):
         return _DECLINE_NOT_FOLLOWED
     if decision.strategy == "quick" and rules.strategy in ("deep", "clarify"):
@@ -269,7 +271,18 @@ def _not_followed(
         asks_why = signals.causal or signals.analytic or signals.vague_incident
         if request.intent == "diagnose" or signals.symptom or asks_why:
             return _QUICK_NOT_FOLLOWED
+    if decision.strategy == "deep" and rules.strategy == "clarify" and not _names_known(request):
+        return _DEEP_NOT_FOLLOWED
     return None
+
+
+def _names_known(request: Request) -> bool:
+    """Whether the question (as the rules and the model read it) names a cell, site or
+    service the data has (or, without a list of names, one after its kind word)."""
+    return any(
+        m.kind != "name" and (m.known is True or (m.known is None and m.labelled))
+        for m in request.mentions
+    )
 
 
 def _declines_alone(decision: StrategyDecision, rules: StrategyDecision) -> bool:

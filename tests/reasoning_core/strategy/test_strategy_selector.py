@@ -372,3 +372,25 @@ async def test_the_model_may_still_choose_where_the_rules_are_unsure() -> None:
     plain = understand("how many cells are there in the north region?")
     decision, _ = await _selector(quick).decide(plain, user_id=1, project="p")
     assert (decision.strategy, decision.source) == ("quick", "llm")
+
+
+async def test_a_models_deep_analysis_of_what_nobody_named_is_not_followed() -> None:
+    """The rules ask which service before investigating "it's broken again"; a model that
+    investigates at once, naming nothing either, is not followed. A model whose reading
+    names a known cell may investigate."""
+    vague = understand("it's broken again")
+    model = _always(_json(strategy="deep", confidence=0.97, reason="Let's dig in."))
+    decision, _ = await _selector(model).decide(vague, user_id=1, project="p")
+    assert len(model.calls) == 1
+    assert decision.strategy == "clarify" and decision.source == "heuristic"
+    assert decision.uncertainty_reason is not None
+    assert "before knowing what" in decision.uncertainty_reason
+    names = KnownNames(names={"cell": {"10291": "10291"}}, parents={"cell": {}})
+    reading = {"intent": "diagnose", "entities": [{"kind": "cell", "name": "10291"}]}
+    named = _always(_json(strategy="deep", request=reading))
+    request = understand("traffic is low on the cell from my alert", names)
+    decision, _, understood = await _selector(named).decide_and_understand(
+        request, user_id=1, project="p", known=names
+    )
+    assert (decision.strategy, decision.source) == ("deep", "llm")
+    assert [m.value for m in understood.known("cell")] == ["10291"]
