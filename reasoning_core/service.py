@@ -259,6 +259,11 @@ class ReasoningService:
         recall = await self._recall(turn, goal_request, query=goal)
         yield _memory_event(recall)
         decision, usage, request = await self._select(turn, request, known)
+        # The goal is what the user asked and then answered, in their words: a model's
+        # restatement of it must not drop them ("nothing needs to be investigated").
+        decision = decision.model_copy(
+            update={"restated_goal": " ".join(clar.question_with_answers(pending).split())}
+        )
         decision = await self._require_details(turn, recall, decision, request)
         yield _selected(decision)
         assumptions: list[str] = []

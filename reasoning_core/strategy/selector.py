@@ -69,6 +69,9 @@ _DECLINE_NOT_FOLLOWED = N_(
 _QUICK_NOT_FOLLOWED = N_(
     "The language model wanted a quick answer to an incident question; the rules chose."
 )
+_CLARIFY_NOT_FOLLOWED = N_(
+    "The language model wanted to ask something else first; the rules have what they need."
+)
 _DEEP_NOT_FOLLOWED = N_(
     "The language model wanted to investigate before knowing what; the rules ask first."
 )
@@ -169,7 +172,7 @@ class StrategySelector:
             why = _LLM_FAILED
         else:
             understood = refine(request, parsed, known or KnownNames())
-            overruled = _not_followed(decision, rules, understood)
+            overruled = _not_followed(decision, rules, request, understood)
             if overruled is None:
                 self._cache.put(key, decision)
                 return decision, usage, understood
@@ -223,7 +226,7 @@ class StrategySelector:
         except (LLMError, ValueError) as e:  # the quick call that follows may still work
             logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
             return Routed(_fallback(request, recent_entities, _LLM_FAILED), Usage(), request)
-        overruled = _not_followed(routed.decision, rules, request)
+        overruled = _not_followed(routed.decision, rules, request, request)
         if overruled is not None:
             logger.info(
                 "strategy: the model chose %s, the rules %s; the rules decide",
@@ -255,23 +258,34 @@ def sure_of(request: Request, rules: StrategyDecision) -> bool:
 
 
 def _not_followed(
-    decision: StrategyDecision, rules: StrategyDecision, request: Request
+    decision: StrategyDecision, rules: StrategyDecision, request: Request, understood: Request
 ) -> str | None:
     """Why the model's decision is not followed (None: it is). The model may choose where
-    the rules are unsure, never in a direction that makes the answer worse: it may not
+    the rules are unsure, never in a direction that makes the answer worse (`request` is
+    the rules' reading, `understood` the model's added to it): it may not
     decline what the rules see nothing to decline in, nor wave an incident question (a
     symptom, asking why or what happened, or asking to check a named thing) that the rules
     would investigate or clarify off to a quick answer, which runs no check and could only
-    guess; nor investigate what the rules would ask about first when neither its reading
-    nor theirs names the thing to investigate."""
+    guess; nor ask first about an incident question whose subject the rules have (or
+    replace their question about a name the data lacks, which offers the names it has);
+    nor investigate what the rules would ask about first when neither its reading nor
+    theirs names the thing to investigate."""
     if _declines_alone(decision, rules):
         return _DECLINE_NOT_FOLLOWED
-    if decision.strategy == "quick" and rules.strategy in ("deep", "clarify"):
-        signals = request.signals
-        asks_why = signals.causal or signals.analytic or signals.vague_incident
-        if request.intent == "diagnose" or signals.symptom or asks_why:
-            return _QUICK_NOT_FOLLOWED
-    if decision.strategy == "deep" and rules.strategy == "clarify" and not _names_known(request):
+    signals = request.signals
+    asks_why = signals.causal or signals.analytic or signals.vague_incident
+    incident = request.intent == "diagnose" or signals.symptom or asks_why
+    if decision.strategy == "quick" and rules.strategy in ("deep", "clarify") and incident:
+        return _QUICK_NOT_FOLLOWED
+    # named in this message (not only earlier: "it's broken again" may mean another thing)
+    named = not request.refers_back and any(m.kind != "name" for m in request.mentions)
+    if decision.strategy == "clarify" and rules.strategy == "deep" and incident and named:
+        return _CLARIFY_NOT_FOLLOWED  # the rules have what to investigate, and where
+    unknown = any(m.known is False for m in request.mentions)
+    if decision.strategy == "clarify" and rules.strategy == "clarify" and unknown:
+        return _CLARIFY_NOT_FOLLOWED  # the rules' question names what the data has
+    blind = not _names_known(understood)
+    if decision.strategy == "deep" and rules.strategy == "clarify" and blind:
         return _DEEP_NOT_FOLLOWED
     return None
 

@@ -70,20 +70,25 @@ async def test_llm_path_is_scored_when_a_model_is_given(tmp_path: Path) -> None:
         "cases:\n"
         "  - {question: 'why did traffic drop on cell 12345?', expected: deep, language: en}\n"
         "  - {question: 'hello', expected: quick, language: en}\n"
-        "  - {question: 'why is it slow', expected: clarify, language: en}\n",
+        "  - {question: 'why is it slow', expected: clarify, language: en}\n"
+        "  - {question: 'how many cells carry over 10000 GB a day?', expected: quick,"
+        " language: en}\n",
         encoding="utf-8",
     )
     model = ScriptedChatModel(_answer_from_label)
     result = await run_strategy_bench(cases, model)
     llm = result["llm"]
-    assert llm["accuracy"] == pytest.approx(2 / 3, abs=1e-3)
-    assert llm["confusion"]["clarify"]["quick"] == 1
-    assert llm["recall"]["clarify"] == 0.0
-    assert llm["precision"]["quick"] == 0.5
+    # The model's quick for "why is it slow" is not followed (an incident question the rules
+    # would clarify); its deep for the count is: that one is scored wrong.
+    assert llm["accuracy"] == pytest.approx(3 / 4, abs=1e-3)
+    assert llm["confusion"]["clarify"]["clarify"] == 1
+    assert llm["confusion"]["quick"]["deep"] == 1
+    assert llm["recall"]["quick"] == 0.5
+    assert llm["precision"]["deep"] == 0.5
     assert llm["recall"]["decline"] is None  # no decline case: undefined, not zero
     assert result["heuristic"]["accuracy"] == 1.0
     # The rules are sure of the first two (a linked cell and a symptom; small talk): no call.
-    assert len(model.calls) == 1
+    assert len(model.calls) == 2
 
 
 def test_report_shows_figures_and_the_confusion_matrix() -> None:

@@ -173,13 +173,15 @@ async def test_a_restart_between_question_and_answer(
 async def test_llm_decisions_decline_deep_and_clarify(
     database_url: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
 ) -> None:
+    # "it's broken again" first: after the checkout question the rules would take "again"
+    # for checkout, and a model's "which service?" would not be followed.
     verdicts = {
-        "please wipe the prod database": decision("decline", reason="I only read data."),
-        "why is checkout failing with 5xx?": decision("deep"),
         "it's broken again": decision(
             "clarify",
             questions=[{"text": "Which service?", "options": ["checkout", "payments"]}],
         ),
+        "please wipe the prod database": decision("decline", reason="I only read data."),
+        "why is checkout failing with 5xx?": decision("deep"),
     }
 
     def strategy(request: dict[str, Any]) -> dict[str, Any]:
@@ -201,7 +203,7 @@ async def test_llm_decisions_decline_deep_and_clarify(
             asking = _next_message(telegram)
             telegram.push_message(CHAT, question, user_id=USER)
             replies.append(await asking)
-    decline, deep, clarify = replies
+    clarify, decline, deep = replies
     # a decline is the rules' call: the model is not asked, its reason is not shown
     assert "I only read data; I can't change" in decline.text
     routed_messages = [

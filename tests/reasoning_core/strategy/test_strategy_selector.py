@@ -363,11 +363,19 @@ async def test_a_models_quick_answer_to_an_incident_question_is_not_followed() -
 
 
 async def test_the_model_may_still_choose_where_the_rules_are_unsure() -> None:
-    """Not every change of the rules' mind is a downgrade: a model may clarify an incident
-    question naming a bare number, and answer quickly what has no symptom and asks no why."""
-    clarify = _always(_json(strategy="clarify", questions=[{"text": "Which cell?"}]))
-    decision, _ = await _selector(clarify).decide(understand(INCIDENT), user_id=1, project="p")
+    """Not every change of the rules' mind is a downgrade: a model may ask its own question
+    where the rules would ask one about a question naming nothing, and answer quickly what
+    has no symptom and asks no why. Where the rules have an incident's subject, its
+    clarifying question is not followed."""
+    clarify = _always(_json(strategy="clarify", questions=[{"text": "Since when?"}]))
+    vague = understand("why is everything so slow today?")
+    decision, _ = await _selector(clarify).decide(vague, user_id=1, project="p")
     assert (decision.strategy, decision.source) == ("clarify", "llm")
+    decision, _ = await _selector(clarify).decide(understand(INCIDENT), user_id=1, project="p")
+    assert (decision.strategy, decision.source) == ("deep", "heuristic")
+    assert decision.uncertainty_reason and "the rules have what they need" in (
+        decision.uncertainty_reason
+    )
     quick = _always(_json(strategy="quick", reason="A count."))
     plain = understand("how many cells are there in the north region?")
     decision, _ = await _selector(quick).decide(plain, user_id=1, project="p")
