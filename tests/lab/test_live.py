@@ -1,5 +1,6 @@
 """The live lab end to end: two real faults, each alert travels Prometheus → Alertmanager →
-whytree's receiver, and a message reaches the fake chat; `down` leaves no process."""
+whytree's receiver, and the first message in the fake chat names the fault's cause and
+component (lab/bench.py's scoring); `down` leaves no process."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.live import bot_for_lab
-from lab.bench import TOKEN, firing_alerts
+from lab.bench import TOKEN, firing_alerts, score
 from lab.fault import clear, find_fault, inject
 from lab.lab import Lab, free_port, missing_packages
 from lab.processes import group_alive
@@ -55,7 +56,7 @@ async def _two_faults(lab: Lab, database_url: str) -> None:
             status = lab.status()
             assert status.up and not status.dead, status
             am = f"http://127.0.0.1:{lab.read()['ports']['alertmanager']}"
-            for name in ("bad-release", "web-killed"):
+            for name in ("pg-connections", "web-killed"):
                 before = await firing_alerts(am)
                 t0 = time.monotonic()
                 await asyncio.to_thread(inject, lab, find_fault(name))
@@ -64,8 +65,10 @@ async def _two_faults(lab: Lab, database_url: str) -> None:
                     return await firing_alerts(am) - before
 
                 await _until(f"alert for {name}", fired, 120)
-                said = await _until(f"message for {name}", lambda t0=t0: messages_since(t0), 120)
-                assert said, name
+                await _until(f"message for {name}", lambda t0=t0: messages_since(t0), 120)
+                first = messages_since(t0)[0][1]
+                cause_ok, component_ok = score(find_fault(name), first)
+                assert cause_ok and component_ok, (name, first)  # the standard-exporter pack
                 await asyncio.to_thread(clear, lab)
                 await asyncio.sleep(10)
         finally:
