@@ -262,32 +262,34 @@ def _not_followed(
 ) -> str | None:
     """Why the model's decision is not followed (None: it is). The model may choose where
     the rules are unsure, never in a direction that makes the answer worse (`request` is
-    the rules' reading, `understood` the model's added to it): it may not
-    decline what the rules see nothing to decline in, nor wave an incident question (a
-    symptom, asking why or what happened, or asking to check a named thing) that the rules
-    would investigate or clarify off to a quick answer, which runs no check and could only
-    guess; nor ask first about an incident question whose subject the rules have (or
-    replace their question about a name the data lacks, which offers the names it has);
-    nor investigate what the rules would ask about first when neither its reading nor
-    theirs names the thing to investigate."""
-    if _declines_alone(decision, rules):
-        return _DECLINE_NOT_FOLLOWED
+    the rules' reading, `understood` the model's added to it). Not followed:
+
+    - a decline of what the rules see nothing to decline in;
+    - a quick answer to an incident question (a symptom, a why, "check 10331") the rules
+      would investigate or clarify: it runs no check and could only guess;
+    - a clarifying question about a general question the rules answer (the answer may say
+      what it assumes), or about an incident question whose subject this message names;
+    - a clarifying question instead of the rules' about a name the data lacks (theirs
+      offers the names it has);
+    - a deep analysis where the rules would ask first and neither reading names the thing.
+    """
     signals = request.signals
     asks_why = signals.causal or signals.analytic or signals.vague_incident
     incident = request.intent == "diagnose" or signals.symptom or asks_why
-    if decision.strategy == "quick" and rules.strategy in ("deep", "clarify") and incident:
-        return _QUICK_NOT_FOLLOWED
     # named in this message (not only earlier: "it's broken again" may mean another thing)
     named = not request.refers_back and any(m.kind != "name" for m in request.mentions)
-    if decision.strategy == "clarify" and rules.strategy == "deep" and incident and named:
-        return _CLARIFY_NOT_FOLLOWED  # the rules have what to investigate, and where
     unknown = any(m.known is False for m in request.mentions)
-    if decision.strategy == "clarify" and rules.strategy == "clarify" and unknown:
-        return _CLARIFY_NOT_FOLLOWED  # the rules' question names what the data has
     blind = not _names_known(understood)
-    if decision.strategy == "deep" and rules.strategy == "clarify" and blind:
-        return _DEEP_NOT_FOLLOWED
-    return None
+    model, own = decision.strategy, rules.strategy
+    vetoes = (
+        (_declines_alone(decision, rules), _DECLINE_NOT_FOLLOWED),
+        (model == "quick" and own in ("deep", "clarify") and incident, _QUICK_NOT_FOLLOWED),
+        (model == "clarify" and own == "quick" and not incident, _CLARIFY_NOT_FOLLOWED),
+        (model == "clarify" and own == "deep" and incident and named, _CLARIFY_NOT_FOLLOWED),
+        (model == "clarify" and own == "clarify" and unknown, _CLARIFY_NOT_FOLLOWED),
+        (model == "deep" and own == "clarify" and blind, _DEEP_NOT_FOLLOWED),
+    )
+    return next((why for vetoed, why in vetoes if vetoed), None)
 
 
 def _names_known(request: Request) -> bool:

@@ -402,3 +402,13 @@ async def test_a_models_deep_analysis_of_what_nobody_named_is_not_followed() -> 
     )
     assert (decision.strategy, decision.source) == ("deep", "llm")
     assert [m.value for m in understood.known("cell")] == ["10291"]
+
+
+async def test_a_models_clarifying_question_to_a_general_question_is_not_followed() -> None:
+    """"How does PromQL rate() work?" has nothing to clarify before an investigation: the
+    rules' quick answer stands (it may say what it assumes)."""
+    model = _always(_json(strategy="clarify", questions=[{"text": "Which planet?"}]))
+    general = understand("how does PromQL rate() work")
+    decision, _ = await _selector(model).decide(general, user_id=1, project="p")
+    assert len(model.calls) == 1
+    assert (decision.strategy, decision.source) == ("quick", "heuristic")
