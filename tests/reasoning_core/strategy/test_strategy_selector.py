@@ -405,7 +405,7 @@ async def test_a_models_deep_analysis_of_what_nobody_named_is_not_followed() -> 
 
 
 async def test_a_models_clarifying_question_to_a_general_question_is_not_followed() -> None:
-    """"How does PromQL rate() work?" has nothing to clarify before an investigation: the
+    """A general question ("how does PromQL rate() work?") has nothing to clarify: the
     rules' quick answer stands (it may say what it assumes)."""
     model = _always(_json(strategy="clarify", questions=[{"text": "Which planet?"}]))
     general = understand("how does PromQL rate() work")
