@@ -147,11 +147,12 @@ class RunbookSet:
     def match(self, request: Request) -> list[RunbookMatch]:
         """Runbooks whose triggers score at least their `min_score`, best first; a runbook
         that takes the kind of thing the question names ("cell 27718") comes before those
-        that do not, so its "which cell?" is asked, never another runbook's "which service?";
+        that do not (named after its kind, or a name the data has: "why is auth slow"), so its
+        "which cell?" is asked, never another runbook's "which service?";
         likewise for a kind said without a name ("some service is throttled": the service
         runbook's "which service?", not a Kubernetes runbook's "which pod?")."""
         matches = [m for r in self.runbooks.values() if (m := match_runbook(r, request))]
-        named = {m.kind for m in request.mentions if m.labelled} | set(request.kinds)
+        named = {m.kind for m in request.mentions if m.labelled or m.known} | set(request.kinds)
         return sorted(
             matches, key=lambda m: (not _takes_any(m.runbook, named), -m.score, m.runbook.id)
         )

@@ -17,6 +17,7 @@ from reasoning_core.planners.runbook.plan import best_match
 from reasoning_core.runbooks import compile_sql, evaluate, load_runbooks, match_runbook
 from reasoning_core.runbooks.rows import Row
 from reasoning_core.understanding import understand
+from reasoning_core.understanding.catalogue import KnownNames
 
 START = datetime(2026, 9, 14, tzinfo=UTC)
 HOURS = 28 * 24
@@ -127,3 +128,16 @@ def test_the_kind_a_question_speaks_of_chooses_among_packs(question: str, runboo
     """The same symptom in two packs: the runbook whose subject the question says comes
     first, so "which service?" is asked for a service, "which pod?" for a pod."""
     assert best_match(load_runbooks(), understand(question)).runbook.id == runbook
+
+
+def test_a_known_name_chooses_the_runbook_that_takes_it() -> None:
+    """ "Why is the API of auth slow?" with auth a known service: the service runbook, which
+    takes the service, comes before the HTTP runbook, which would ask for a job."""
+    known = KnownNames(names={"service": {"auth": "auth"}}, parents={"service": {}})
+    request = understand("why is the API of auth slow?", known)
+    match = best_match(load_runbooks(), request)
+    assert (match.runbook.id, match.params, match.missing) == (
+        "service_error_spike",
+        {"service": "auth"},
+        [],
+    )
