@@ -53,6 +53,16 @@ def names_cause(text: str) -> bool:
     return not ("no runbook" in low or "not established" in low)
 
 
+#: How an alert's header message begins (bot/alerts/words.py): it names the alert and its
+#: labels, not a cause, so it is never scored; the report follows it as its own message.
+ALERT_HEADER = "🔔"
+
+
+def first_report(messages: list[tuple[float, str]]) -> tuple[float, str] | None:
+    """The first message that is whytree's report, not an alert's header."""
+    return next((m for m in messages if not m[1].lstrip().startswith(ALERT_HEADER)), None)
+
+
 def score(fault: Fault, text: str | None) -> tuple[bool, bool]:
     """(right cause, right component) for the first message after the fault."""
     if text is None or fault.nothing_wrong or not names_cause(text):
@@ -111,9 +121,8 @@ async def _one(
         if alert_at is not None or fault.nothing_wrong:
             deadline = time.monotonic() + (_REPORT_WAIT_S if alert_at else 1.0)
             while time.monotonic() < deadline:
-                got = messages_since(t0)
-                if got:
-                    report = got[0]
+                report = first_report(messages_since(t0))
+                if report is not None:
                     break
                 await asyncio.sleep(1.0)
     finally:
@@ -122,7 +131,7 @@ async def _one(
         # Whatever whytree said during the window (and the settling after it) is counted.
         await asyncio.sleep(settle)
         said = messages_since(t0)
-        report = said[0] if said else None
+        report = said[0] if said else None  # any message at all is counted against it
     else:
         await asyncio.sleep(settle)
     text = report[1] if report else None

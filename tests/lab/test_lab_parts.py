@@ -9,6 +9,7 @@ import pytest
 import yaml
 
 from lab import config
+from lab.bench import first_report, score
 from lab.fault import (
     FAULTS_DIR,
     FaultFileError,
@@ -108,3 +109,16 @@ def test_every_listener_is_on_loopback() -> None:
     names = {r["alert"] for g in config.RULES["groups"] for r in g["rules"]}
     assert {"HostHighCpuLoad", "HostOomKillDetected", "HostOutOfDiskSpace", "TargetDown",
             "BlackboxProbeFailed", "PostgresqlTooManyConnections"} <= names  # fmt: skip
+
+
+def test_the_bench_scores_the_report_never_the_alerts_header() -> None:
+    """The header names the alert and its labels ("PostgresqlTooManyConnections … postgres"),
+    which would pass for the cause: only the report that follows it is scored."""
+    fault = find_fault("pg-connections")
+    header = "🔔 <b>PostgresqlTooManyConnections</b> is firing: instance=pg:9187, job=postgres"
+    assert score(fault, header) == (True, True)  # why the header must never be scored
+    report = "Primary cause: lock waits on PostgreSQL — confidence high (0.91)"
+    messages = [(1.0, header), (2.0, report)]
+    assert first_report(messages) == (2.0, report)
+    assert score(fault, report) == (False, True)
+    assert first_report([(1.0, header)]) is None

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.live import bot_for_lab
-from lab.bench import TOKEN, firing_alerts, score
+from lab.bench import TOKEN, firing_alerts, first_report, score
 from lab.fault import clear, find_fault, inject
 from lab.lab import Lab, free_port, missing_packages
 from lab.processes import group_alive
@@ -65,10 +65,12 @@ async def _two_faults(lab: Lab, database_url: str) -> None:
                     return await firing_alerts(am) - before
 
                 await _until(f"alert for {name}", fired, 120)
-                await _until(f"message for {name}", lambda t0=t0: messages_since(t0), 120)
-                first = messages_since(t0)[0][1]
-                cause_ok, component_ok = score(find_fault(name), first)
-                assert cause_ok and component_ok, (name, first)  # the standard-exporter pack
+                got = await _until(
+                    f"report for {name}", lambda t0=t0: first_report(messages_since(t0)), 120
+                )
+                assert isinstance(got, tuple)
+                cause_ok, component_ok = score(find_fault(name), got[1])
+                assert cause_ok and component_ok, (name, got[1])  # the standard-exporter pack
                 await asyncio.to_thread(clear, lab)
                 await asyncio.sleep(10)
         finally:
