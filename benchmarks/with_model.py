@@ -22,8 +22,9 @@ from bot.wiring.app import build_chat_model
 from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.llm.openai_model import OpenAIChatModel
+from reasoning_core.llm.streaming import complete_streamed
 from reasoning_core.models import Usage
-from reasoning_core.ports import ChatMessage, ChatModel, Completion, ToolSpec
+from reasoning_core.ports import ChatMessage, ChatModel, Completion, TextSink, ToolSpec
 
 #: The adversary's fake server answers as fast as it can; the client waits this long at most.
 _ADVERSARY_TIMEOUT_SEC = 10.0
@@ -70,7 +71,28 @@ class CountingChatModel:
         self._owner.usage = self._owner.usage + completion.usage
         return completion
 
-    def __getattr__(self, name: str) -> Any:  # stream, capabilities, aclose: passed through
+    async def stream(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        on_text: TextSink,
+        json_mode: bool = False,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """A streamed completion (quick answers, route-and-answer), counted like the rest."""
+        completion = await complete_streamed(
+            self._inner,
+            messages,
+            on_text=on_text,
+            json_mode=json_mode,
+            schema=schema,
+            max_tokens=max_tokens,
+        )
+        self._owner.usage = self._owner.usage + completion.usage
+        return completion
+
+    def __getattr__(self, name: str) -> Any:  # capabilities, aclose: passed through
         return getattr(self._inner, name)
 
 

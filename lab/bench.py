@@ -5,7 +5,9 @@ The real bot (runbook planner, no LLM; PROMETHEUS_URL = the lab's Prometheus) ru
 scratch PostgreSQL with its receiver on a free loopback port; a lab is started in a
 scratch directory with Alertmanager posting there. For each fault and round: inject,
 wait for an alert to fire in Alertmanager (up to the fault's `show_s` + 60 s), wait for
-whytree's message in the chat (up to 120 s more), clear, let the lab settle (30 s).
+whytree's message in the chat (up to 120 s more), clear, let the lab settle: 30 s, then
+until Alertmanager holds no alert that was not firing before the first fault (at most
+4 min more), so that a fault never inherits the last one's open alert group.
 
 Scoring: a fault's round is right on the cause when the first message after the fault
 names one of its `cause_terms`, and right on the component when it names the expected
@@ -16,6 +18,7 @@ that names a cause is a false cause.
 from __future__ import annotations
 
 import asyncio
+import logging
 import statistics
 import tempfile
 import time
@@ -27,11 +30,14 @@ import aiohttp
 from lab.fault import Fault, clear, inject, load_faults
 from lab.lab import Lab
 
+logger = logging.getLogger(__name__)
+
 CHAT = -100777
 TOKEN = "bench-live-token"
 _ALERT_WAIT_MARGIN_S = 60.0
 _REPORT_WAIT_S = 120.0
 _SETTLE_S = 30.0
+_SETTLE_LIMIT_S = 240.0
 
 
 async def firing_alerts(alertmanager_url: str) -> set[str]:
@@ -89,13 +95,14 @@ async def run_live_bench(
                 ports = lab.read()["ports"]
                 am = f"http://127.0.0.1:{ports['alertmanager']}"
                 await asyncio.sleep(settle)
+                quiet = await firing_alerts(am)  # what fires with no fault (ideally nothing)
                 for round_ in range(rounds):
                     for fault in faults:
-                        results.append(
-                            await _one(
-                                lab, fault, am, messages_since, round_=round_, settle=settle
-                            )
+                        row = await _one(
+                            lab, fault, am, messages_since, round_=round_, settle=settle
                         )
+                        results.append(row)
+                        await _settle(am, quiet, limit=0.0 if quick else _SETTLE_LIMIT_S)
             finally:
                 await asyncio.to_thread(lab.down)
     return summarise(faults, rounds, results)
@@ -136,6 +143,11 @@ async def _one(
         await asyncio.sleep(settle)
     text = report[1] if report else None
     cause_ok, component_ok = score(fault, text)
+    logger.info(
+        "live: %s round %d: alerts %s; cause %s, component %s; report: %s",
+        fault.name, round_, sorted(new) or "-", cause_ok, component_ok,
+        (text or "(none)")[:600].replace("\n", " | "),
+    )  # fmt: skip
     return {
         "fault": fault.name,
         "round": round_,
@@ -149,6 +161,19 @@ async def _one(
         "component_ok": component_ok,
         "false_cause": fault.nothing_wrong and text is not None and names_cause(text),
     }
+
+
+async def _settle(am: str, quiet: set[str], *, limit: float) -> None:
+    """Wait (at most `limit` s) until Alertmanager holds no alert beyond the `quiet` ones."""
+    deadline = time.monotonic() + limit
+    while True:
+        left = await firing_alerts(am) - quiet
+        if not left:
+            return
+        if time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(2.0)
+    logger.warning("live: still firing after %.0f s of settling: %s", limit, sorted(left))
 
 
 def _quantile(values: list[float], q: int) -> float | None:

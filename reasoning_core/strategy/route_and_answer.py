@@ -5,10 +5,17 @@ of a strategy decision and its parse of the message. A quick answer is streamed
 while it is written; for any other strategy the answer is empty and the flow goes
 on with the decision, as after a routing call. So a quick question costs one model
 round trip instead of two.
+
+The call is bounded twice: the model must have written its strategy within the
+strategy's timeout (STRATEGY_TIMEOUT_SEC, as a routing call is), else the call is given
+up and the rules decide; once it has, the answer may take as long as any model call
+(LLM_TIMEOUT_SEC, the client's own bound) and `ROUTE_AND_ANSWER_MAX_TOKENS`.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +38,9 @@ from reasoning_core.understanding.request import Request
 
 _STRATEGY = re.compile(r'"strategy"\s*:\s*"([^"]*)"')
 _QUICK_WORDS = frozenset({"quick", "direct", "simple", "answer", "fast"})
+
+#: The strategy decision's own bound (600, llm_selector) and room for a quick answer.
+ROUTE_AND_ANSWER_MAX_TOKENS = 1200
 
 
 class RouteAnswerWire(StrategyWire):
@@ -88,13 +98,33 @@ async def route_and_answer(
     *,
     recent_entities: Sequence[str] = (),
     stream: AnswerStream | None = None,
-    max_tokens: int | None = None,
+    decide_within: float | None = None,
+    max_tokens: int | None = ROUTE_AND_ANSWER_MAX_TOKENS,
 ) -> RoutedAnswer:
-    """One structured call; raises `LLMError` (and pydantic's `ValueError`) like routing."""
-    sink = answer_sink(stream, when=_quick_so_far) if stream is not None else None
-    wire, usage = await complete_json(
-        model, messages, RouteAnswerWire, max_tokens=max_tokens, on_text=sink
+    """One structured call; raises `LLMError` (and pydantic's `ValueError`) like routing,
+    and `TimeoutError` when the model has not written its strategy within
+    `decide_within` seconds (the call is cancelled then)."""
+    decided = asyncio.Event()
+    shown = answer_sink(stream, when=_quick_so_far) if stream is not None else None
+
+    async def on_text(raw: str) -> None:
+        if _STRATEGY.search(raw):
+            decided.set()
+        if shown is not None:
+            await shown(raw)
+
+    call = asyncio.ensure_future(
+        complete_json(model, messages, RouteAnswerWire, max_tokens=max_tokens, on_text=on_text)
     )
+    try:
+        if decide_within is not None:
+            await _strategy_in_time(call, decided, decide_within)
+        wire, usage = await call
+    finally:
+        if not call.done():
+            call.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await call
     decision = to_decision(wire, request, recent_entities=recent_entities)
     answer = None
     if decision.strategy == "quick" and wire.answer.strip():
@@ -107,6 +137,22 @@ async def route_and_answer(
             decision.language,
         )
     return RoutedAnswer(decision, usage, wire.request, answer)
+
+
+async def _strategy_in_time(
+    call: asyncio.Future[Any], decided: asyncio.Event, seconds: float
+) -> None:
+    """Return once the model has written its strategy (or the call has ended), or raise
+    `TimeoutError` after `seconds` without either."""
+    waiter = asyncio.ensure_future(decided.wait())
+    try:
+        done, _ = await asyncio.wait(
+            {call, waiter}, timeout=seconds, return_when=asyncio.FIRST_COMPLETED
+        )
+    finally:
+        waiter.cancel()
+    if not done:
+        raise TimeoutError(f"the model wrote no strategy within {seconds:.1f}s")
 
 
 def _quick_so_far(raw: str) -> bool:

@@ -42,7 +42,7 @@ from reasoning_core.ports import AnswerStream, ChatMessage, ChatModel
 from reasoning_core.strategy.cache import DecisionCache, cache_key
 from reasoning_core.strategy.heuristic import decide_heuristically, normalise_text
 from reasoning_core.strategy.llm_selector import LLMStrategySelector
-from reasoning_core.strategy.route_and_answer import route_and_answer, user_turn
+from reasoning_core.strategy.route_and_answer import RoutedAnswer, route_and_answer, user_turn
 from reasoning_core.understanding.catalogue import KnownNames
 from reasoning_core.understanding.from_model import refine
 from reasoning_core.understanding.request import Request
@@ -218,14 +218,11 @@ class StrategySelector:
         if self._rules_first and rules.confidence >= RULES_CONFIDENT and names_only:
             return Routed(rules, Usage(), request)
         turn = user_turn(request, recent_entities=recent_entities, recent_context=recent_context)
-        messages = fit(prompts.ROUTE_AND_ANSWER_SYSTEM, turn)
-        try:
-            routed = await route_and_answer(
-                self._model, messages, request, recent_entities=recent_entities, stream=stream
-            )
-        except (LLMError, ValueError) as e:  # the quick call that follows may still work
-            logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
-            return Routed(_fallback(request, recent_entities, _LLM_FAILED), Usage(), request)
+        routed = await self._route_and_answer(
+            fit(prompts.ROUTE_AND_ANSWER_SYSTEM, turn), request, recent_entities, stream
+        )
+        if isinstance(routed, str):  # the call failed: the rules decide
+            return Routed(_fallback(request, recent_entities, routed), Usage(), request)
         overruled = _not_followed(routed.decision, rules, request, request)
         if overruled is not None:
             logger.info(
@@ -239,6 +236,34 @@ class StrategySelector:
         self._cache.put(key, routed.decision)
         parsed = refine(request, routed.parsed, known or KnownNames())
         return Routed(routed.decision, routed.usage, parsed, routed.answer)
+
+    async def _route_and_answer(
+        self,
+        messages: Sequence[ChatMessage],
+        request: Request,
+        recent_entities: Sequence[str],
+        stream: AnswerStream | None,
+    ) -> RoutedAnswer | str:
+        """The model's routed answer, or why the rules decide instead (timeout, failure)."""
+        assert self._model is not None  # route() asks only with a model
+        try:
+            return await route_and_answer(
+                self._model,
+                messages,
+                request,
+                recent_entities=recent_entities,
+                stream=stream,
+                decide_within=self._timeout,
+            )
+        except TimeoutError:
+            logger.warning(
+                "strategy: the model wrote no strategy within %.1fs; using the rules",
+                self._timeout,
+            )
+            return _LLM_TIMEOUT
+        except (LLMError, ValueError) as e:  # the quick call that follows may still work
+            logger.warning("strategy: route-and-answer failed (%s); using the rules", _describe(e))
+            return _LLM_FAILED
 
 
 def sure_of(request: Request, rules: StrategyDecision) -> bool:

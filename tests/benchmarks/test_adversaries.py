@@ -23,7 +23,9 @@ from bot.wiring.app import open_runtime
 from demo.setup import load_demo_dataset
 from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.llm import prompts
+from reasoning_core.llm.streaming import complete_streamed
 from reasoning_core.models import Question
+from reasoning_core.ports import ChatMessage
 
 NO_MODEL = LLMSettings.model_validate({})
 
@@ -132,3 +134,22 @@ async def test_a_runbook_settled_deep_answer_waits_for_at_most_one_model_call(
     assert answer.synthesis.primary.id.split(".")[0] == "technical"
     assert server.request_count <= 1, [prompt_kind(r) for r in server.requests]
     assert ECHOED not in answer.text and "DNS" not in answer.text
+
+
+async def test_streamed_answers_count_toward_the_with_model_tokens() -> None:
+    """Quick answers and route-and-answer calls stream: their tokens are counted too."""
+    async with model_under_test(NO_MODEL, adversary="quick") as under:
+        shown: list[str] = []
+
+        async def on_text(text: str) -> None:
+            shown.append(text)
+
+        completion = await complete_streamed(
+            under.model,
+            [ChatMessage(role="user", content="What is DNS?")],
+            on_text=on_text,
+        )
+        figures = under.figures()
+    assert shown and shown[-1] == completion.text
+    assert figures["model_calls"] == 1
+    assert figures["completion_tokens"] == completion.usage.completion_tokens > 0

@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Sequence
 
+from fake_servers.openai.replies import Reply as ServerReply
+from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.errors import LLMHTTPError
 from reasoning_core.llm import prompts
+from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.ports import ChatMessage
+from reasoning_core.strategy.route_and_answer import ROUTE_AND_ANSWER_MAX_TOKENS
 from reasoning_core.strategy.selector import Routed, StrategySelector
 from reasoning_core.understanding import understand
 from tests.fakes.scripted import Reply, ScriptedChatModel
@@ -115,3 +120,62 @@ async def test_a_question_the_rules_are_sure_of_makes_no_routing_call() -> None:
     routed = await selector_route(_selector(model), "Why did traffic drop on cell 10291?")
     assert model.calls == []
     assert routed.decision.strategy == "deep" and routed.decision.source == "heuristic"
+
+
+# Over real HTTP: the OpenAI client and a fake server that writes at a set pace.
+
+_ROUTED_QUICK = {
+    "strategy": "quick",
+    "answer": "Resolvers look names up, " + "and cache what they found " * 12,
+    "answer_confidence": 0.8,
+    "confidence": 0.9,
+}
+
+
+async def _route_over_http(
+    server: FakeOpenAIServer, *, strategy_timeout: float
+) -> tuple[Routed, float]:
+    chat = OpenAIChatModel(base_url=server.base_url, api_key="test", model="fake", timeout=30)
+    selector = StrategySelector(
+        chat_model=chat,
+        enabled=True,
+        timeout_sec=strategy_timeout,
+        cache_ttl_sec=60,
+        cache_size=10,
+    )
+    started = time.monotonic()
+    try:
+        routed = await selector_route(selector, PLAIN)
+    finally:
+        await chat.aclose()
+    return routed, time.monotonic() - started
+
+
+async def test_the_answer_may_outlast_the_strategy_timeout_once_the_strategy_is_written() -> None:
+    """The strategy comes first and fast; the answer after it takes ~2 s, the strategy
+    timeout is 0.5 s: the answer is still the model's, not cut off by the routing bound."""
+    async with FakeOpenAIServer(tokens_per_s=40) as server:  # ~100 tokens: ~2.5 s
+        server.queue(ServerReply.json(_ROUTED_QUICK))
+        routed, took = await _route_over_http(server, strategy_timeout=0.5)
+    assert routed.decision.source == "llm"
+    assert routed.answer is not None and routed.answer.text.startswith("Resolvers look")
+    assert took > 0.5, "the whole answer took longer than the strategy's bound"
+    assert server.request_count == 1
+
+
+async def test_a_model_that_writes_no_strategy_in_time_leaves_the_decision_to_the_rules() -> None:
+    """A slow first token: after the strategy timeout the rules decide, the call is given up."""
+    async with FakeOpenAIServer(latency=3.0) as server:
+        server.queue(ServerReply.json(_ROUTED_QUICK))
+        routed, took = await _route_over_http(server, strategy_timeout=0.5)
+    assert routed.decision.source == "heuristic"
+    assert routed.answer is None, "the quick call follows"
+    assert took < 2.5, f"waited {took:.1f}s for a strategy bounded at 0.5 s"
+
+
+async def test_route_and_answer_asks_for_a_bounded_number_of_tokens() -> None:
+    async with FakeOpenAIServer() as server:
+        server.queue(ServerReply.json(_ROUTED_QUICK))
+        await _route_over_http(server, strategy_timeout=5)
+        sent = server.requests[-1]
+    assert sent["max_tokens"] == ROUTE_AND_ANSWER_MAX_TOKENS
