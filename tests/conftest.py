@@ -128,15 +128,21 @@ async def cell_days_sql(database_url: str) -> AsyncIterator[PgSqlTool]:
 
 
 @pytest.fixture
-async def examples(database_url: str) -> dict[str, ExampleQuestion]:
-    """The demo dataset in the test database; one example question per kind of incident."""
+async def demo_examples(database_url: str) -> list[ExampleQuestion]:
+    """The demo dataset (seed 7) loaded into the test's database; its example questions."""
     dataset = generate_demo(7)
     pool = await create_pool(database_url)
     try:
         await load_demo(pool, dataset)
     finally:
         await pool.close()
+    return example_questions(dataset)
+
+
+@pytest.fixture
+def examples(demo_examples: list[ExampleQuestion]) -> dict[str, ExampleQuestion]:
+    """The demo dataset in the test database; one example question per kind of incident."""
     by_kind: dict[str, ExampleQuestion] = {}
-    for example in example_questions(dataset):
+    for example in demo_examples:
         by_kind.setdefault(f"{example.kind}/{example.detail}", example)
     return by_kind

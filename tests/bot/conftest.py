@@ -6,11 +6,8 @@ import pytest
 
 from bot.alerts.alertmanager_runner import alertmanager_binary, free_port, running_alertmanager
 from bot.alerts.receiver import ALERTMANAGER_PATH
-from demo.dataset import ExampleQuestion, example_questions, generate_demo
-from demo.loader import load_demo
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
-from storage.pool import create_pool
 from tests.bot.alertmanager_front import (
     GROUP_BY,
     NOT_INSTALLED,
@@ -30,18 +27,6 @@ async def telegram() -> AsyncIterator[FakeTelegramServer]:
 async def llm() -> AsyncIterator[FakeOpenAIServer]:
     async with FakeOpenAIServer() as server:
         yield server
-
-
-@pytest.fixture
-async def demo_examples(database_url: str) -> list[ExampleQuestion]:
-    """The demo dataset (seed 7) loaded into the test's database; its example questions."""
-    dataset = generate_demo(7)
-    pool = await create_pool(database_url)
-    try:
-        await load_demo(pool, dataset)
-    finally:
-        await pool.close()
-    return example_questions(dataset)
 
 
 @pytest.fixture
