@@ -21,10 +21,10 @@ from bot.config import LLMSettings
 from bot.wiring.app import build_chat_model
 from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.errors import ConfigurationError
+from reasoning_core.llm.observed import ObservedChatModel
 from reasoning_core.llm.openai_model import OpenAIChatModel
-from reasoning_core.llm.streaming import complete_streamed
 from reasoning_core.models import Usage
-from reasoning_core.ports import ChatMessage, ChatModel, Completion, TextSink, ToolSpec
+from reasoning_core.ports import ChatModel
 
 #: The adversary's fake server answers as fast as it can; the client waits this long at most.
 _ADVERSARY_TIMEOUT_SEC = 10.0
@@ -49,48 +49,14 @@ class ModelUnderTest:
         }
 
 
-class CountingChatModel:
-    """A chat model that sums the usage of every completion it passes on."""
+class CountingChatModel(ObservedChatModel):
+    """A chat model that sums the usage of every completion it passes on, streamed or not."""
 
     def __init__(self, inner: ChatModel, owner: ModelUnderTest) -> None:
-        self._inner = inner
-        self._owner = owner
+        async def count(spent: Usage) -> None:
+            owner.usage = owner.usage + spent
 
-    async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        json_mode: bool = False,
-        schema: dict[str, Any] | None = None,
-        tools: Sequence[ToolSpec] = (),
-        max_tokens: int | None = None,
-    ) -> Completion:
-        completion = await self._inner.complete(
-            messages, json_mode=json_mode, schema=schema, tools=tools, max_tokens=max_tokens
-        )
-        self._owner.usage = self._owner.usage + completion.usage
-        return completion
-
-    async def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        on_text: TextSink,
-        json_mode: bool = False,
-        schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion:
-        """A streamed completion (quick answers, route-and-answer), counted like the rest."""
-        completion = await complete_streamed(
-            self._inner,
-            messages,
-            on_text=on_text,
-            json_mode=json_mode,
-            schema=schema,
-            max_tokens=max_tokens,
-        )
-        self._owner.usage = self._owner.usage + completion.usage
-        return completion
+        super().__init__(inner, on_usage=count)
 
     def __getattr__(self, name: str) -> Any:  # capabilities, aclose: passed through
         return getattr(self._inner, name)

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
-from typing import Any, cast
+from typing import cast
 
 from bot.operations.billing import charge
 from bot.operations.metrics import Metrics
@@ -24,15 +24,11 @@ from reasoning_core.errors import (
     LLMTimeoutError,
 )
 from reasoning_core.events import AnswerEvent, Event
-from reasoning_core.llm.streaming import complete_streamed
+from reasoning_core.llm.observed import ObservedChatModel
 from reasoning_core.models import Answer, Question, Usage
 from reasoning_core.ports import (
     AnswerStream,
-    ChatMessage,
     ChatModel,
-    Completion,
-    TextSink,
-    ToolSpec,
     UsageStore,
 )
 from reasoning_core.service import Deps, ReasoningService
@@ -50,65 +46,22 @@ def _outcome(error: LLMError) -> str:
     return "error"
 
 
-class InstrumentedChatModel:
+class InstrumentedChatModel(ObservedChatModel):
     """A `ChatModel` that measures and bills every call of the model it wraps."""
 
     def __init__(
         self, inner: ChatModel, *, metrics: Metrics, usage: UsageStore | None = None
     ) -> None:
-        self._inner = inner
-        self._metrics = metrics
-        self._usage = usage
+        async def measure_and_bill(spent: Usage) -> None:
+            metrics.observe_llm("ok", spent)
+            if usage is not None:
+                await charge(usage, spent)
 
-    async def complete(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        json_mode: bool = False,
-        schema: dict[str, Any] | None = None,
-        tools: Sequence[ToolSpec] = (),
-        max_tokens: int | None = None,
-    ) -> Completion:
-        try:
-            completion = await self._inner.complete(
-                messages, json_mode=json_mode, schema=schema, tools=tools, max_tokens=max_tokens
-            )
-        except LLMError as e:
-            self._metrics.observe_llm(_outcome(e))
-            raise
-        self._metrics.observe_llm("ok", completion.usage)
-        await self._bill(completion.usage)
-        return completion
-
-    async def stream(
-        self,
-        messages: Sequence[ChatMessage],
-        *,
-        on_text: TextSink,
-        json_mode: bool = False,
-        schema: dict[str, Any] | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion:
-        """Streamed when the wrapped model streams, else its complete reply at once."""
-        try:
-            completion = await complete_streamed(
-                self._inner,
-                messages,
-                on_text=on_text,
-                json_mode=json_mode,
-                schema=schema,
-                max_tokens=max_tokens,
-            )
-        except LLMError as e:
-            self._metrics.observe_llm(_outcome(e))
-            raise
-        self._metrics.observe_llm("ok", completion.usage)
-        await self._bill(completion.usage)
-        return completion
-
-    async def _bill(self, usage: Usage) -> None:
-        if self._usage is not None:
-            await charge(self._usage, usage)
+        super().__init__(
+            inner,
+            on_usage=measure_and_bill,
+            on_error=lambda error: metrics.observe_llm(_outcome(error)),
+        )
 
 
 class MeteredReasoningService(ReasoningService):
