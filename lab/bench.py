@@ -9,9 +9,11 @@ whytree's message in the chat (up to 120 s more), clear, let the lab settle: 30 
 until Alertmanager holds no alert that was not firing before the first fault (at most
 4 min more), so that a fault never inherits the last one's open alert group.
 
-Scoring: a fault's round is right on the cause when the first message after the fault
-names one of its `cause_terms`, and right on the component when it names the expected
-component; a "no runbook" message names no cause. In a nothing-wrong window any message
+Scoring: a fault's round is right on the cause when the primary cause of whytree's first
+report after the fault (never the alert's header before it, never the secondary factors or
+evidence below it) names one of its `cause_terms`, and right on the component when its
+headline or primary cause names the expected component; a "no runbook" or "not
+established" report names no cause. In a nothing-wrong window any message
 that names a cause is a false cause.
 """
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import statistics
 import tempfile
 import time
@@ -53,9 +56,18 @@ async def firing_alerts(alertmanager_url: str) -> set[str]:
     return {str(a["labels"].get("alertname", "")) for a in alerts}
 
 
+def lead(text: str) -> tuple[str, str]:
+    """(headline, primary cause) of a report: its first two paragraphs (one paragraph is
+    both). AC@1 is the primary cause's: secondary factors and evidence lines below it may
+    name other causes, and are never scored."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    headline = paragraphs[0] if paragraphs else ""
+    return headline, paragraphs[1] if len(paragraphs) > 1 else headline
+
+
 def names_cause(text: str) -> bool:
     """Does whytree's message name a cause (not only "no runbook" or "not established")?"""
-    low = text.lower()
+    low = " ".join(lead(text)).lower()
     return not ("no runbook" in low or "not established" in low)
 
 
@@ -70,12 +82,15 @@ def first_report(messages: list[tuple[float, str]]) -> tuple[float, str] | None:
 
 
 def score(fault: Fault, text: str | None) -> tuple[bool, bool]:
-    """(right cause, right component) for the first message after the fault."""
+    """(right cause, right component) for whytree's report: the cause named in its primary
+    cause, the component in its headline or primary cause."""
     if text is None or fault.nothing_wrong or not names_cause(text):
         return False, False
-    low = text.lower()
-    cause = any(term in low for term in fault.cause_terms)
-    component = bool(fault.component) and str(fault.component).lower() in low
+    headline, primary = lead(text)
+    cause = any(term in primary.lower() for term in fault.cause_terms)
+    component = bool(fault.component) and str(fault.component).lower() in (
+        f"{headline}\n{primary}".lower()
+    )
     return cause, component
 
 

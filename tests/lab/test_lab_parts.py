@@ -122,3 +122,26 @@ def test_the_bench_scores_the_report_never_the_alerts_header() -> None:
     assert first_report(messages) == (2.0, report)
     assert score(fault, report) == (False, True)
     assert first_report([(1.0, header)]) is None
+
+
+def test_the_bench_scores_the_primary_cause_not_the_evidence_below_it() -> None:
+    """AC@1 is the primary cause's: a secondary factor or an evidence line that names the
+    fault's cause does not make a wrong primary cause right."""
+    fault = find_fault("pg-lock")
+    wrong = (
+        "<b>web · p95 latency 4.58 (limit 1); route /checkout</b>\n\n"
+        "<b>Primary cause:</b> PostgreSQL connections exhausted: instance pg:9187\n\n"
+        "<b>Secondary factors</b>\n• PostgreSQL lock waits (0.80)\n\n"
+        "<b>Evidence</b>\n• confirmed: lock waits last 9.0 vs limit 2.5"
+    )
+    assert score(fault, wrong) == (False, True), "postgres named in the primary cause"
+    right = wrong.replace("connections exhausted", "lock waits")
+    assert score(fault, right) == (True, True)
+    unsure = right.replace(
+        "<b>Primary cause:</b>", "<b>Cause not established — best candidate:</b>"
+    )
+    assert score(fault, unsure) == (False, False)
+    assert score(find_fault("cpu-hog"), "<b>web · CPU cores 1.6</b>\n\nThe group eats CPU") == (
+        True,
+        True,
+    ), "the component may be the headline's subject"
