@@ -6,9 +6,12 @@ label names of the metrics that name a subject — through a `CatalogueReader`
 (the prometheus tool). `judge` then decides per runbook, after the runbook's own
 `metrics:` mapping:
 
-* **live** when every metric its gate checks use exists (without a gate: every
-  metric of its checks); metrics of other checks that are missing are listed
-  (those checks come back inconclusive);
+* **live** when every gate check can run (without a gate: every metric of its checks
+  exists): a gate check whose query offers alternatives at its top level (`A or B`:
+  prometheus_client's metrics or OpenTelemetry's) runs when one alternative has all
+  its metrics (a part that only supplies a default, `or on () vector(0)`, is none);
+  metrics of other checks that are missing are listed (their checks come back
+  inconclusive);
 * **off** when a gate metric is missing, when a metric's type (from the metadata)
   differs from the runbook's `metric_types` (a gauge where a counter is expected
   is refused, not queried wrongly), or when none of a subject label's candidates
@@ -23,6 +26,7 @@ and is taken as it is.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -31,6 +35,12 @@ from typing import Protocol, runtime_checkable
 from reasoning_core.runbooks.loader import RunbookSet
 from reasoning_core.runbooks.model import Parameter, Runbook
 from reasoning_core.runbooks.templates import template_parameter_names
+
+#: A part of a query that only supplies a default (`or on () vector(0)`, `or on () (0 *
+#: max(kube_pod_info))`): it begins with `vector(` or `0 *` (after `on (…)` and parentheses)
+#: or ends with `* 0`. Not an alternative source of the data.
+_DEFAULT_HEAD = re.compile(r"^\s*(?:on\s*\([^)]*\)\s*)?[\s(]*(?:vector\(|0\s*\*)")
+_DEFAULT_TAIL = re.compile(r"\*\s*0[\s)]*$")
 
 #: Suffixes a sample name adds to its metric family's name (metadata is per family).
 _FAMILY_SUFFIXES = ("_total", "_bucket", "_count", "_sum", "_created", "_info")
@@ -116,14 +126,12 @@ def judge(runbook: Runbook, catalogue: MetricCatalogue) -> RunbookStatus:
     if not runbook.metrics:
         return RunbookStatus(runbook=runbook.id, live=True, uses_metrics=False)
     used = _used_keys(runbook)
-    needed = _needed_keys(runbook) or used
     absent = [runbook.metrics[k] for k in used if runbook.metrics[k] not in catalogue.names]
     missing = tuple(dict.fromkeys(absent))
-    reasons = [
-        f"no metric {runbook.metrics[key]}"
-        for key in needed
-        if runbook.metrics[key] not in catalogue.names
-    ]
+    if runbook.gate is None:
+        reasons = [f"no metric {metric}" for metric in missing]
+    else:
+        reasons = _gate_reasons(runbook, catalogue)
     for key, expected in runbook.metric_types.items():
         metric = runbook.metrics[key]
         found = catalogue.type_of(metric)
@@ -163,16 +171,55 @@ def _used_keys(runbook: Runbook) -> list[str]:
     return list(keys)
 
 
-def _needed_keys(runbook: Runbook) -> list[str]:
-    """Metric keys the gate checks name: without them there is nothing to explain."""
-    if runbook.gate is None:
-        return []
-    keys: dict[str, None] = {}
+def _gate_reasons(runbook: Runbook, catalogue: MetricCatalogue) -> list[str]:
+    """Why the gate cannot run: per gate check with no alternative whose metrics all exist,
+    the metrics missing ("no metric A", or "no metric A or B" across alternatives)."""
+    assert runbook.gate is not None
+    reasons: list[str] = []
     for check_id in runbook.gate.checks:
-        for name in template_parameter_names(runbook.check(check_id).query or ""):
-            if name in runbook.metrics:
-                keys[name] = None
-    return list(keys)
+        alternatives = [
+            keys
+            for part in top_level_alternatives(runbook.check(check_id).query or "")
+            if not (_DEFAULT_HEAD.search(part) or _DEFAULT_TAIL.search(part))
+            and (keys := [k for k in template_parameter_names(part) if k in runbook.metrics])
+        ]
+        absent = [
+            [runbook.metrics[k] for k in keys if runbook.metrics[k] not in catalogue.names]
+            for keys in alternatives
+        ]
+        if not alternatives or any(not names for names in absent):
+            continue
+        if len(absent) == 1:
+            reasons += [f"no metric {name}" for name in absent[0]]
+        else:
+            reasons.append(
+                "no metric " + " or ".join(dict.fromkeys(_absent_phrase(a) for a in absent))
+            )
+    return reasons
+
+
+def _absent_phrase(names: list[str]) -> str:
+    """One alternative's missing metrics, as a phrase."""
+    return " and ".join(dict.fromkeys(names))
+
+
+def top_level_alternatives(query: str) -> list[str]:
+    """The parts of a PromQL query joined by `or` outside any parentheses or brackets
+    (the whole query when there is no such `or`)."""
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    for match in re.finditer(r"[()\[\]{}]|\bor\b", query):
+        token = match.group()
+        if token in "([{":
+            depth += 1
+        elif token in ")]}":
+            depth -= 1
+        elif depth == 0:
+            parts.append(query[start : match.start()])
+            start = match.end()
+    parts.append(query[start:])
+    return parts
 
 
 @dataclass(frozen=True)

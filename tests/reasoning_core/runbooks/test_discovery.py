@@ -48,6 +48,37 @@ def test_a_missing_metric_outside_the_gate_leaves_the_runbook_live_and_is_listed
     assert "missing kube_pod_container_status_last_terminated_reason" in status.line()
 
 
+HTTP = RUNBOOKS.runbooks["http_service_trouble"]
+PROMETHEUS_CLIENT = {"http_requests_total", "http_request_duration_seconds_bucket"}
+OPENTELEMETRY = {
+    "http_server_request_duration_seconds_count",
+    "http_server_request_duration_seconds_bucket",
+}
+
+
+@pytest.mark.parametrize("flavour", [PROMETHEUS_CLIENT, OPENTELEMETRY], ids=["client", "otel"])
+def test_a_gate_check_with_alternatives_runs_on_either_exporters_metrics(
+    flavour: set[str],
+) -> None:
+    """The HTTP runbook's gate reads prometheus_client's metrics `or` OpenTelemetry's: a
+    service that exports one of them (the lab's web service: prometheus_client) is live."""
+    names = (everything().names - PROMETHEUS_CLIENT - OPENTELEMETRY) | flavour
+    status = judge(HTTP, MetricCatalogue(names=frozenset(names)))
+    assert status.live, status.reasons
+    other = (PROMETHEUS_CLIENT | OPENTELEMETRY) - flavour
+    assert set(status.missing) == other, "the other flavour is listed as missing"
+
+
+def test_a_gate_check_with_no_alternative_present_is_off_and_names_them_all() -> None:
+    names = everything().names - PROMETHEUS_CLIENT - OPENTELEMETRY
+    status = judge(HTTP, MetricCatalogue(names=frozenset(names)))
+    assert not status.live
+    assert (
+        "no metric http_requests_total or http_server_request_duration_seconds_count"
+        in status.reasons
+    )
+
+
 def test_a_gauge_where_a_counter_is_expected_is_refused_with_the_reason() -> None:
     catalogue = MetricCatalogue(
         names=everything().names,
