@@ -16,8 +16,9 @@ from bot.doctor.edge import check_edge
 from fake_servers.alertmanager import alert, notification
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.models import Language
-from reasoning_core.planners.runbook.plan import best_match
+from reasoning_core.planners.runbook.plan import NoRunbookError, best_match
 from reasoning_core.runbooks import load_runbooks
+from reasoning_core.runbooks.loader import RunbookSet
 from reasoning_core.understanding import understand
 from reasoning_core.understanding.catalogue import KnownNames
 
@@ -91,6 +92,28 @@ def test_standard_exporter_alerts_map_to_their_runbook_with_the_alerts_labels(
     question = found.question(language)
     request = understand(question, KNOWN, language=language)
     assert best_match(load_runbooks(), request, found.runbook).runbook.id == runbook, question
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_an_alert_whose_runbook_discovery_switched_off_gets_no_other_runbooks_guess(
+    language: Language,
+) -> None:
+    """HttpHighErrorRate maps to the HTTP runbook; with it off, "Why does web answer 5xx?"
+    must not go to the words' best match (the simulator's runbook read "answer" as a
+    service): the analysis says the alert's runbook is off."""
+    found = load_mapping(None, runbooks=RUNBOOKS).resolve(
+        {"alertname": "HttpHighErrorRate", "job": "web", "instance": "127.0.0.1:8080"}
+    )
+    assert isinstance(found, Investigation) and found.runbook == "http_service_trouble"
+    runbooks = load_runbooks()
+    live = RunbookSet(
+        [r for r in runbooks.runbooks.values() if r.id != found.runbook], runbooks.errors
+    )
+    request = understand(found.question(language), KNOWN, language=language)
+    with pytest.raises(NoRunbookError) as caught:
+        best_match(live, request, found.runbook)
+    assert "http_service_trouble" in str(caught.value)
+    assert ("doctor" in str(caught.value)) and (("off" in str(caught.value)) == (language == "en"))
 
 
 def test_a_probe_target_with_a_query_string_is_refused() -> None:

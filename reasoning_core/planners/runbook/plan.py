@@ -42,6 +42,10 @@ log = logging.getLogger(__name__)
 _MESSAGES: dict[str, str] = {
     "no_runbook": N_("no runbook matches this question (runbooks: {known})"),
     "none_loaded": N_("none loaded"),
+    "chosen_off": N_(
+        "the runbook {runbook} this alert maps to is off: the Prometheus lacks its metrics "
+        "(whytree doctor lists what is missing)"
+    ),
     "no_tool": N_("the {name} tool is not configured, so this runbook cannot run"),
     "lacks": N_("data source lacks a table or column"),
     "no_anchor": N_("could not read the data's latest time: {error}"),
@@ -81,11 +85,15 @@ class NoDataError(UnanswerableError):
 
 
 def best_match(runbooks: RunbookSet, request: Request, chosen: str | None = None) -> RunbookMatch:
-    """The runbook `chosen` for this analysis (an alert's mapping names it) when it is
-    loaded, else the best-scoring one for the parsed question; NoRunbookError if none."""
-    runbook = runbooks.get(chosen) if chosen else None
-    if runbook is not None and (match := match_runbook(runbook, request, chosen=True)):
-        return match
+    """The runbook `chosen` for this analysis (an alert's mapping names it), else the
+    best-scoring one for the parsed question; NoRunbookError if none, or if the chosen one
+    is not among the runbooks (discovery switched it off)."""
+    if chosen:
+        runbook = runbooks.get(chosen)
+        if runbook is None:  # switched off by discovery: another runbook's words would guess
+            raise NoRunbookError(_message("chosen_off", request.language, runbook=chosen))
+        if match := match_runbook(runbook, request, chosen=True):
+            return match
     matches = runbooks.match(request)
     if not matches:
         language = request.language
