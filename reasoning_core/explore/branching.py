@@ -27,8 +27,12 @@ from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import checks_under, focused, hypotheses_under
 from reasoning_core.explore.stopping import StopSignal
 from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
+from reasoning_core.tree.aggregation import ceiling
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import is_active
+
+#: A hypothesis this close to its ceiling is held there (float rounding aside).
+_AT_CEILING = 1e-6
 
 
 class Brancher:
@@ -54,7 +58,8 @@ class Brancher:
         self._budgets = budgets
 
     def should_branch(self, node_id: str) -> bool:
-        """An active, checked, undecided hypothesis with room below it, while work may start."""
+        """An active, checked, undecided hypothesis with room below it, while work may start.
+        One held at its ceiling is as decided as its evidence can make it: no branching."""
         tree = self._manager.tree
         node = tree.nodes[node_id]
         p = node.confidence if node.confidence is not None else node.prior
@@ -62,6 +67,7 @@ class Brancher:
             self._stop.reason is None
             and is_active(node)
             and is_undecided(p, self._policy)
+            and ceiling(node) - p > _AT_CEILING
             and node.depth + 2 <= self._budgets.depth_limit
             and bool(checks_under(tree, node_id))
         )

@@ -31,6 +31,7 @@ def hypothesis_context(
         "proposal": proposal.model_dump(mode="json"),
         "planner": planner,
         "plan_parameters": _jsonable(parameters),
+        "ceiling": proposal.ceiling,
     }
 
 

@@ -6,8 +6,12 @@ With a model configured, the deep path plans with this planner (the `Planner` po
   exactly as without a model: the runbook's hypotheses, its checks, its verdict rules,
   and the confidence of the aggregation; no model call before the checks run;
 - the model adds hypotheses the runbook does not have only on a revision (the runbook's
-  were refuted, or nothing was established): they are keyed ``llm_...``, their checks
-  are the model's, and the model interprets those checks and no other;
+  were refuted, nothing was established, or two ran close): they are keyed ``llm_...``,
+  their checks are the model's, and the model interprets those checks and no other.
+  No verdict rule backs those readings, so such a hypothesis's p is capped at
+  `MODEL_ONLY_MAX`, below "established": it is reported as the model's candidate and
+  can never outrank a cause the runbook's rules established (a confidently wrong model
+  once turned a close race between two runbook causes into its own "DNS" at 1.00);
 - the model words the recommendations only for a cause it proposed (the runbook words
   its own), and never chooses the primary cause: the numbers do;
 - a question no runbook matches (or whose runbook's tables or tools are not there) is
@@ -35,11 +39,15 @@ from reasoning_core.ports.planning import (
     PlanningContext,
 )
 from reasoning_core.tools.base import ToolResult
+from reasoning_core.tree.synthesis import ESTABLISHED_MIN
 
 log = logging.getLogger(__name__)
 
 MODEL_PREFIX = MODEL_KEY_PREFIX
 _KEY_MAX = 64
+#: The highest p of a hypothesis the model added beside a runbook's: a candidate, below
+#: ESTABLISHED_MIN and so below any cause the runbook's verdict rules established.
+MODEL_ONLY_MAX = ESTABLISHED_MIN - 0.05
 
 
 class RunbookFirstPlanner:
@@ -72,7 +80,11 @@ class RunbookFirstPlanner:
             log.info("the model added no hypothesis to the revision: %s", e)
             return plan
         taken = {h.key for h in plan.hypotheses} | set(ctx.excluded_hypotheses)
-        extra = [h for h in _tagged(added).hypotheses if h.key not in taken]
+        extra = [
+            h.model_copy(update={"ceiling": MODEL_ONLY_MAX, "prior": min(h.prior, MODEL_ONLY_MAX)})
+            for h in _tagged(added).hypotheses
+            if h.key not in taken
+        ]
         return plan.model_copy(update={"hypotheses": [*plan.hypotheses, *extra]})
 
     async def propose_checks(

@@ -45,6 +45,10 @@ class HypothesisProposal(BaseModel):
     #: sub-hypotheses at once, so aggregation combines them by noisy-OR; checks are
     #: then asked for the children (the leaves), not for this hypothesis.
     children: list[HypothesisProposal] = Field(default_factory=list, max_length=10)
+    #: The highest p its evidence may give it (aggregation clamps to it). Below 1 for a
+    #: hypothesis whose checks only a language model reads beside a runbook's: no verdict
+    #: rule backs its readings, so it stays a candidate (planners/runbook_first.py).
+    ceiling: float = Field(default=1.0, ge=0.01, le=1.0)
 
 
 class CheckProposal(BaseModel):

@@ -21,6 +21,8 @@ The semantics of ARCHITECTURE.md, "Aggregation semantics", made exact:
   weights stay finite.
   Both steps are monotone, so more confirming evidence anywhere below never
   lowers a hypothesis, and with prior 0.5 a refutation mirrors a confirmation.
+  Last, p is clamped to the hypothesis's `ceiling` (1 unless its planner set one:
+  a language model's hypothesis beside a runbook's stays below "established").
 - **Rejected and pruned** nodes, and everything under them, count for nothing;
   so do inconclusive results.
 - **Root.** The root's hypotheses compete: the primary is the highest p, and the
@@ -139,7 +141,14 @@ def hypothesis_confidence(tree: Tree, node: Node) -> float:
     subs = [c for c in active if c.node_type == "hypothesis"]
     base = noisy_or(stored_or_computed(tree, s) for s in subs) if subs else node.prior
     shift = sum(weight(evidence_signal(tree, c)) for c in active if c.node_type in EVIDENCE_TYPES)
-    return clamp_p(sigmoid(logit(base) + shift))
+    return clamp_p(min(ceiling(node), sigmoid(logit(base) + shift)))
+
+
+def ceiling(node: Node) -> float:
+    """The highest p a hypothesis may reach: its planner's `HypothesisProposal.ceiling`
+    (1.0 when it set none, as in trees stored before ceilings existed)."""
+    value = node.context.get("ceiling", 1.0)
+    return float(value) if isinstance(value, int | float) and 0.0 < value <= 1.0 else 1.0
 
 
 def stored_or_computed(tree: Tree, node: Node) -> float:

@@ -94,9 +94,7 @@ def _few_understanding_cases(tmp_path: Path) -> Path:
 
 
 @pytest.mark.slow
-# quick, clarify, echo and wrong-causes still move questions the rules are unsure of
-# (issue #27, left open): `whytree bench understanding --adversary quick` 0.970 -> 0.571.
-@pytest.mark.parametrize("name", ["decline", "cautious"])
+@pytest.mark.parametrize("name", sorted(ADVERSARIES))
 async def test_understanding_stays_right_with_each_adversary(
     name: str, tmp_path: Path, database_url: str
 ) -> None:
@@ -107,6 +105,25 @@ async def test_understanding_stays_right_with_each_adversary(
             [few], dsn=database_url, data_dir=tmp_path / "b", llm=under.llm
         )
     assert with_model["accuracy"] >= without["accuracy"] - 0.02, with_model["wrong"]
+
+
+@pytest.mark.slow
+async def test_a_models_own_cause_never_outranks_the_runbooks_in_a_close_race(
+    tmp_path: Path, database_url: str
+) -> None:
+    """Two runbook causes run close (0.76 / 0.75), reflection asks the model, and the model
+    adds "DNS misconfiguration", which its own reading confirms at 0.97: it stays a
+    candidate below "established", and the runbook's cause is the answer."""
+    race = [c for c in read_cases(HOLDOUT.parent / "retired_holdout_4.yaml") if c.id == "d030"]
+    path = tmp_path / "race.yaml"
+    path.write_text(yaml.safe_dump([c.model_dump(exclude_defaults=True) for c in race]))
+    async with model_under_test(NO_MODEL, adversary="wrong-causes") as under:
+        result = await run_understanding_bench(
+            [path], dsn=database_url, data_dir=tmp_path / "b", llm=under.llm
+        )
+        asked = [prompt_kind(r) for r in under.server.requests] if under.server else []
+    assert "hypotheses" in asked and "interpret_all" in asked, asked  # the model did add one
+    assert result["accuracy"] == 1.0, result["wrong"]
 
 
 @pytest.mark.slow

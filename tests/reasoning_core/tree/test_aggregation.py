@@ -17,6 +17,7 @@ from reasoning_core.models import Evidence, Node, NodeType, Tree
 from reasoning_core.tree.aggregation import (
     NO_DATA_CAP,
     K,
+    ceiling,
     logit,
     recompute_all,
     recompute_ancestors,
@@ -381,3 +382,41 @@ def test_a_runbook_key_becomes_the_ranked_id() -> None:
         node.id,
         "Availability outage",
     )
+
+
+@given(
+    st.floats(0.05, 0.95),
+    st.lists(st.floats(0.0, 1.0), min_size=1, max_size=6),
+    st.floats(0.1, 0.9),
+)
+def test_a_hypothesis_never_rises_above_its_ceiling(
+    ceiling_p: float, confirmations: list[float], runbook_p: float
+) -> None:
+    """A capped hypothesis (a model's candidate beside a runbook's) stays at or below its
+    ceiling however much its own readings confirm it, and never outranks an uncapped one
+    above that ceiling."""
+    tree = new_tree()
+    capped, _ = add_node(
+        tree,
+        NewNode("root", "DNS", "hypothesis", context={"key": "llm_dns", "ceiling": ceiling_p}),
+        max_depth=5,
+        now=NOW,
+    )
+    for c in confirmations:
+        check(tree, capped.id, Evidence(confirmed=True, confidence=c, has_data=True))
+    runbook = add(tree, "root", "hypothesis", prior=runbook_p)
+    assert p(tree, capped.id) <= ceiling_p
+    if runbook_p > ceiling_p:
+        assert synthesize(tree).primary.node_id == runbook
+
+
+def test_a_ceiling_that_is_not_a_probability_is_no_ceiling() -> None:
+    tree = new_tree()
+    odd, _ = add_node(
+        tree,
+        NewNode("root", "x", "hypothesis", context={"ceiling": "high"}),
+        max_depth=5,
+        now=NOW,
+    )
+    check(tree, odd.id, Evidence(confirmed=True, confidence=0.9, has_data=True))
+    assert ceiling(odd) == 1.0 and p(tree, odd.id) > 0.9
