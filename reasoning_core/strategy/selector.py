@@ -293,7 +293,9 @@ def _not_followed(
     - a quick answer to an incident question (a symptom, a why, "check 10331") the rules
       would investigate or clarify: it runs no check and could only guess;
     - a clarifying question about a general question the rules answer (the answer may say
-      what it assumes), or about an incident question whose subject this message names;
+      what it assumes; a question about how things work or what usually causes a symptom
+      is general though it names the symptom), or about an incident question whose
+      subject this message names;
     - a clarifying question instead of the rules' about a name the data lacks (theirs
       offers the names it has);
     - a deep analysis where the rules would ask first and neither reading names the thing.
@@ -303,13 +305,16 @@ def _not_followed(
     incident = request.intent == "diagnose" or signals.symptom or asks_why
     # named in this message (not only earlier: "it's broken again" may mean another thing)
     named = not request.refers_back and any(m.kind != "name" for m in request.mentions)
+    # "how does CPU throttling work", "typical reasons a cell loses traffic": knowledge
+    knowledge = (signals.framed_as_definition or signals.in_general) and not _names_known(request)
+    general = not incident or knowledge
     unknown = any(m.known is False for m in request.mentions)
     blind = not _names_known(understood)
     model, own = decision.strategy, rules.strategy
     vetoes = (
         (_declines_alone(decision, rules), _DECLINE_NOT_FOLLOWED),
         (model == "quick" and own in ("deep", "clarify") and incident, _QUICK_NOT_FOLLOWED),
-        (model == "clarify" and own == "quick" and not incident, _CLARIFY_NOT_FOLLOWED),
+        (model == "clarify" and own == "quick" and general, _CLARIFY_NOT_FOLLOWED),
         (model == "clarify" and own == "deep" and incident and named, _CLARIFY_NOT_FOLLOWED),
         (model == "clarify" and own == "clarify" and unknown, _CLARIFY_NOT_FOLLOWED),
         (model == "deep" and own == "clarify" and blind, _DEEP_NOT_FOLLOWED),

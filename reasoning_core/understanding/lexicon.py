@@ -96,6 +96,8 @@ DEFINITION = re.compile(
     r"|^(?:what|what's) (?:is|are) (?!(?:the |an? )?(?:problem|issue|matter|deal|status"
     r"|situation|wrong|going on|happening|up|cause|reason)\b)(?:an? |the )?(?:[\w.-]+ ){0,2}"
     r"[\w.-]+(?: exactly| again| actually| anyway)?\??$"
+    r"|^what's (?!(?:the |an? )?(?:problem|issue|matter|deal|status|situation|wrong|going on"
+    r"|happening|up|with|cause|reason|behind)\b)(?:an? |the )?[a-z][\w.-]*\??$"
     r"|^define\b|\bstands? for\b|\bdefinition of\b|\bdifference between\b"
     r"|\bwhat does [\w\s.'\"«»-]{1,40} mean\b|^explain (?:what|the meaning|the difference)\b"
     r"|^(?:объясни|поясни)\w*,? (?:что|чем)\b"
@@ -133,6 +135,13 @@ HOW_TO = re.compile(
 
 # --- diagnostic: causes, analysis, symptoms ----------------------------------------
 
+#: Asking why a thing matters, not why something happened: "what's RTWP and why does it
+#: matter", "зачем это нужно". Read away before the causal words and definitions.
+SIGNIFICANCE = re.compile(
+    r",? ?(?:and )?why (?:does|do|would|should|is|are) (?:it|this|that|they|these|those) "
+    r"(?:matter|important)\b\??|,? ?(?:and )?why (?:it|this|that) matters\b\??"
+    r"|,? ?(?:и )?(?:почему|зачем) (?:это|он[аио]?) (?:важн\w*|нужн\w*)\??"
+)
 CAUSAL = words(
     "why", r"what caused", r"causes?d?", r"reasons?", r"root[ -]cause", "how come",
     r"what(?:'s| is) behind", r"what led to", r"responsible for", "почему", "отчего", "откуда",

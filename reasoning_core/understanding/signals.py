@@ -65,6 +65,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         lx.EXPLAIN.search(folded) or lx.DOMAIN.search(folded) or lx.TIME_HINT.search(folded)
     )
     core = lx.LEAD_IN.sub("", folded)  # "wait, what is rtwp": the question after the lead-in
+    plain = lx.SIGNIFICANCE.sub("", core).strip()  # "what's rtwp and why does it matter"
     # "hey team, 10331 looks odd": a greeting before a question about a named thing does
     # not make it small talk ("hello there", "привет, а ты кто" stay small talk)
     greeting = bool(lx.GREETING.search(folded)) and not (names and core != folded)
@@ -73,7 +74,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
     )
     return Signals(
         entities=tuple(names),
-        causal=bool(lx.CAUSAL.search(folded)),
+        causal=bool(lx.CAUSAL.search(lx.SIGNIFICANCE.sub("", folded))),
         analytic=bool(lx.ANALYTIC.search(folded)) or compare,
         symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),
         vague_incident=bool(lx.VAGUE_INCIDENT.search(folded))
@@ -84,7 +85,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         ),
         domain=bool(lx.DOMAIN.search(folded)),
         framed_as_definition=any(
-            p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core}
+            p.search(text) for p in (lx.DEFINITION, lx.HOW_TO) for text in {folded, core, plain}
         ),
         in_general=bool(lx.IN_GENERAL.search(folded)),
         social=social,

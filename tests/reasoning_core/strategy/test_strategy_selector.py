@@ -404,11 +404,24 @@ async def test_a_models_deep_analysis_of_what_nobody_named_is_not_followed() -> 
     assert [m.value for m in understood.known("cell")] == ["10291"]
 
 
-async def test_a_models_clarifying_question_to_a_general_question_is_not_followed() -> None:
+@pytest.mark.parametrize(
+    "text",
+    [
+        "how does PromQL rate() work",
+        # general though they name a symptom or a product: knowledge, not an incident
+        "как работает балансировка нагрузки в nginx",
+        "what are the common causes of packet loss",
+        "difference between jitter and latency?",
+        "what's SINR and why does it matter",
+    ],
+)
+async def test_a_models_clarifying_question_to_a_general_question_is_not_followed(
+    text: str,
+) -> None:
     """A general question ("how does PromQL rate() work?") has nothing to clarify: the
     rules' quick answer stands (it may say what it assumes)."""
     model = _always(_json(strategy="clarify", questions=[{"text": "Which planet?"}]))
-    general = understand("how does PromQL rate() work")
+    general = understand(text)
     decision, _ = await _selector(model).decide(general, user_id=1, project="p")
     assert len(model.calls) == 1
     assert (decision.strategy, decision.source) == ("quick", "heuristic")

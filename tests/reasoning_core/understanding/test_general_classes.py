@@ -35,6 +35,29 @@ def test_causes_asked_about_in_general_are_knowledge(text: str) -> None:
 @pytest.mark.parametrize(
     "text",
     [
+        "what's SINR and why does it matter",
+        "what is VoLTE, and why is it important?",
+        "whats prach",
+        "что такое SINR и зачем это нужно",
+    ],
+)
+def test_asking_why_a_thing_matters_is_a_definition_not_a_diagnosis(text: str) -> None:
+    request = understand(text, KNOWN)
+    assert request.intent == "explain"
+    assert request.signals.framed_as_definition and not request.signals.causal
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["why does it matter that 10291 dropped?", "what's wrong with 10291", "what's 10291 doing"],
+)
+def test_why_it_matters_never_hides_an_incident(text: str) -> None:
+    assert understand(text, KNOWN).intent == "diagnose"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
         "какие бывают причины падения трафика на 10291",  # a real cell: diagnose it
         "what can cause 5xx on checkout",  # a service named
         "what could cause traffic to drop since yesterday",  # a period: an incident
