@@ -65,6 +65,14 @@ def add(tree: Tree, parent: str, node_type: NodeType, *, prior: float = 0.5) -> 
     return node.id
 
 
+def add_keyed(tree: Tree, title: str, context: dict[str, object]) -> Node:
+    """A hypothesis under the root with a planner's context (its key, its ceiling)."""
+    node, _ = add_node(
+        tree, NewNode("root", title, "hypothesis", context=context), max_depth=5, now=NOW
+    )
+    return node
+
+
 def check(tree: Tree, hypothesis: str, evidence: Evidence, status: Closing = "completed") -> str:
     node_id = add(tree, hypothesis, "verification")
     set_result(tree, node_id, evidence)
@@ -370,12 +378,7 @@ def test_an_empty_or_fully_rejected_tree_concludes_nothing() -> None:
 
 def test_a_runbook_key_becomes_the_ranked_id() -> None:
     tree = new_tree()
-    node, _ = add_node(
-        tree,
-        NewNode("root", "Availability outage", "hypothesis", context={"key": "technical"}),
-        max_depth=5,
-        now=NOW,
-    )
+    node = add_keyed(tree, "Availability outage", {"key": "technical"})
     s = synthesize(tree)
     assert (s.primary.id, s.primary.node_id, s.primary.title) == (
         "technical",
@@ -396,12 +399,7 @@ def test_a_hypothesis_never_rises_above_its_ceiling(
     ceiling however much its own readings confirm it, and never outranks an uncapped one
     above that ceiling."""
     tree = new_tree()
-    capped, _ = add_node(
-        tree,
-        NewNode("root", "DNS", "hypothesis", context={"key": "llm_dns", "ceiling": ceiling_p}),
-        max_depth=5,
-        now=NOW,
-    )
+    capped = add_keyed(tree, "DNS", {"key": "llm_dns", "ceiling": ceiling_p})
     for c in confirmations:
         check(tree, capped.id, Evidence(confirmed=True, confidence=c, has_data=True))
     runbook = add(tree, "root", "hypothesis", prior=runbook_p)
@@ -412,11 +410,6 @@ def test_a_hypothesis_never_rises_above_its_ceiling(
 
 def test_a_ceiling_that_is_not_a_probability_is_no_ceiling() -> None:
     tree = new_tree()
-    odd, _ = add_node(
-        tree,
-        NewNode("root", "x", "hypothesis", context={"ceiling": "high"}),
-        max_depth=5,
-        now=NOW,
-    )
+    odd = add_keyed(tree, "x", {"ceiling": "high"})
     check(tree, odd.id, Evidence(confirmed=True, confidence=0.9, has_data=True))
     assert ceiling(odd) == 1.0 and p(tree, odd.id) > 0.9
