@@ -75,6 +75,9 @@ _CLARIFY_NOT_FOLLOWED = N_(
 _DEEP_NOT_FOLLOWED = N_(
     "The language model wanted to investigate before knowing what; the rules ask first."
 )
+_GENERAL_NOT_INVESTIGATED = N_(
+    "The language model wanted to investigate a general question; the rules answer it."
+)
 
 #: Fits a system prompt and a user turn into the context budget with this turn's
 #: history and recalled memory.
@@ -298,7 +301,8 @@ def _not_followed(
       subject this message names;
     - a clarifying question instead of the rules' about a name the data lacks (theirs
       offers the names it has);
-    - a deep analysis where the rules would ask first and neither reading names the thing.
+    - a deep analysis where the rules would ask first and neither reading names the thing,
+      or of a general question ("what is RTWP?"): there is nothing to check.
     """
     signals = request.signals
     asks_why = signals.causal or signals.analytic or signals.vague_incident
@@ -318,6 +322,7 @@ def _not_followed(
         (model == "clarify" and own == "deep" and incident and named, _CLARIFY_NOT_FOLLOWED),
         (model == "clarify" and own == "clarify" and unknown, _CLARIFY_NOT_FOLLOWED),
         (model == "deep" and own == "clarify" and blind, _DEEP_NOT_FOLLOWED),
+        (model == "deep" and own == "quick" and knowledge, _GENERAL_NOT_INVESTIGATED),
     )
     return next((why for vetoed, why in vetoes if vetoed), None)
 

@@ -382,6 +382,22 @@ async def test_the_model_may_still_choose_where_the_rules_are_unsure() -> None:
     assert (decision.strategy, decision.source) == ("quick", "llm")
 
 
+@pytest.mark.parametrize(
+    "text", ["what is SINR?", "what does PRB utilisation mean", "что такое VoLTE"]
+)
+async def test_a_models_deep_analysis_of_a_general_question_is_not_followed(text: str) -> None:
+    """A definition names no incident: a model that wants to investigate it would plan
+    checks of nothing; the rules' quick answer stands and says why."""
+    model = _always(_json(strategy="deep", confidence=0.97, reason="Let's dig in."))
+    decision, _ = await _selector(model).decide(understand(text), user_id=1, project="p")
+    assert len(model.calls) == 1
+    assert (decision.strategy, decision.source) == ("quick", "heuristic")
+    assert decision.uncertainty_reason is not None
+    assert "general question" in decision.uncertainty_reason or (
+        "общего вопроса" in decision.uncertainty_reason
+    )
+
+
 async def test_a_models_deep_analysis_of_what_nobody_named_is_not_followed() -> None:
     """The rules ask which service before investigating "it's broken again"; a model that
     investigates at once, naming nothing either, is not followed. A model whose reading
