@@ -124,6 +124,8 @@ IN_GENERAL = re.compile(
 LEAD_IN = re.compile(
     r"^(?:(?:wait|hmm+|h?um+|uh+|oh|ah|ok(?:ay)?|so|well|btw|by the way|also|and|actually"
     r"|quick question|one more thing|sorry|hey|hi|hello|guys|folks|team|ps|p\.s\.|@\w+"
+    r"|ignore that|forget (?:it|that)|never ?mind|nvm|scratch that|забудь\w*|забей|неважно"
+    r"|проехали"
     r"|слушай\w*|кстати|стоп|погоди|подожди|хм+|эм+|а|и|ну|так|ладно|ок|окей|вопрос"
     r"|извини\w*|ребят\w*|коллеги|привет\w*|еще вопрос|и еще)(?:[\s,.!:;-]+|\s*-\s*))+(?=\S)"
 )
