@@ -21,6 +21,7 @@ from reasoning_core.answers.fixed import (
     deep_busy_answer,
     llm_failure_answer,
     no_llm_answer,
+    no_runbook_answer,
 )
 from reasoning_core.answers.quick import answer_quickly, as_written
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
@@ -308,7 +309,12 @@ class ReasoningService:
                 else:
                     yield event
             return
-        answer = early or await self._quick(turn, recall, decision.language, stream)
+        if early is None and request.intent == "diagnose" and self._deps.chat_model is None:
+            # An incident question no runbook fits (`_require_details`) is no small talk.
+            known = await self._known_names()
+            answer = no_runbook_answer(known.names, decision.language)
+        else:
+            answer = early or await self._quick(turn, recall, decision.language, stream)
         if answer.error and answer.error != "llm_not_configured":
             yield ErrorEvent(message=answer.error)
         answer = _decided(answer, decision, assumptions)

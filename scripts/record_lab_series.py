@@ -7,12 +7,20 @@ Starts a lab in a scratch directory, lets it run healthy, injects each fault in 
 (cleared after its duration, then a settling pause), exports the series the endpoint,
 PostgreSQL and HTTP runbooks read (query_range at the scrape interval) and stops the lab.
 The events file records when each fault started and was cleared (Unix seconds).
+
+    python scripts/record_lab_series.py --all-runbooks OUT.om.gz OUT.events.json [FAULT ...]
+
+records every series whose metric name a shipped runbook reads (the names in the runbooks'
+text that the lab's Prometheus has), for tests that ask about the whole lab (the question
+path: tests/reasoning_core/answers/test_questions_real_prometheus.py).
 """
 
 from __future__ import annotations
 
 import gzip
+import importlib.resources
 import json
+import re
 import sys
 import tempfile
 import time
@@ -42,6 +50,20 @@ SELECTORS = [
 ]
 
 
+def runbook_selectors(url: str) -> list[str]:
+    """One selector of every metric name a shipped runbook's text names and Prometheus has."""
+    text = " ".join(
+        f.read_text(encoding="utf-8")
+        for f in importlib.resources.files("runbooks").iterdir()
+        if f.name.endswith(".yaml")
+    )
+    named = set(re.findall(r"[a-zA-Z_:][a-zA-Z0-9_:]*", text))
+    with urllib.request.urlopen(f"{url}/api/v1/label/__name__/values", timeout=60) as r:
+        present = set(json.load(r)["data"])
+    extra = {"up", "scrape_duration_seconds", "scrape_samples_scraped", "node_uname_info"}
+    return [f'{{__name__="{name}"}}' for name in sorted((named & present) | extra)]
+
+
 def _query_range(url: str, selector: str, start: float, end: float) -> list[dict[str, Any]]:
     params = urllib.parse.urlencode(
         {"query": selector, "start": start, "end": end, "step": SCRAPE_S}
@@ -55,9 +77,11 @@ def _labels(metric: dict[str, str]) -> str:
     return "{" + ",".join(pairs) + "}" if pairs else ""
 
 
-def export(url: str, start: float, end: float, out: Path) -> int:
+def export(
+    url: str, start: float, end: float, out: Path, selectors: list[str] | None = None
+) -> int:
     families: dict[str, list[str]] = {}
-    for selector in SELECTORS:
+    for selector in selectors or SELECTORS:
         for series in _query_range(url, selector, start, end):
             metric = dict(series["metric"])
             name = metric["__name__"]
@@ -75,7 +99,9 @@ def export(url: str, start: float, end: float, out: Path) -> int:
 
 
 def main() -> None:
-    out, events_out, *names = sys.argv[1:]
+    args = sys.argv[1:]
+    every = "--all-runbooks" in args
+    out, events_out, *names = [a for a in args if a != "--all-runbooks"]
     faults = [find_fault(n) for n in names or FAULTS]
     done: list[dict[str, Any]] = []
     events: dict[str, Any] = {"scrape_s": SCRAPE_S, "faults": done}
@@ -84,6 +110,7 @@ def main() -> None:
         lab.up(receiver_url="http://127.0.0.1:9/alerts/alertmanager", token=None)
         try:
             url = f"http://127.0.0.1:{lab.read()['ports']['prometheus']}"
+            print(f"prometheus: {url}", flush=True)  # noqa: T201
             start = time.time()
             events["start"] = start
             time.sleep(HEALTHY_S)
@@ -99,7 +126,7 @@ def main() -> None:
                 time.sleep(SETTLE_S)
             end = time.time()
             events["end"] = end
-            n = export(url, start, end, Path(out))
+            n = export(url, start, end, Path(out), runbook_selectors(url) if every else None)
             print(f"{n} samples", flush=True)  # noqa: T201
         finally:
             lab.down()

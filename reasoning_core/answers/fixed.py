@@ -8,6 +8,8 @@ an admin (reasoning_core/error_ids.py).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from reasoning_core.errors import LLMError, LLMTimeoutError
 from reasoning_core.i18n import N_, gettext, ngettext
 from reasoning_core.models import Answer, StrategyDecision, as_language
@@ -25,6 +27,62 @@ def no_llm_answer(language: str = "en") -> Answer:
         confidence=0.0,
         uncertainty_reason=gettext(language, "no language model is configured"),
         error="llm_not_configured",
+        language=as_language(language),
+    )
+
+
+#: What the things a question can name are called, by the kind of name (runbooks declare
+#: the kinds; an undeclared kind is shown as its id).
+_KIND_WORDS: dict[str, str] = {
+    "cell": N_("cells"),
+    "site": N_("sites"),
+    "service": N_("services"),
+    "job": N_("HTTP services (job)"),
+    "route": N_("routes"),
+    "scrape_job": N_("scrape jobs"),
+    "process_group": N_("process groups"),
+    "pg_instance": N_("PostgreSQL"),
+    "host": N_("hosts"),
+    "target": N_("probed endpoints"),
+    "pod": N_("pods"),
+    "namespace": N_("namespaces"),
+}
+_MAX_KINDS_LISTED = 6
+_MAX_NAMES_LISTED = 5
+_NO_RUNBOOK = N_(
+    "No runbook of mine fits this question, and no language model is configured to "
+    "investigate it openly, so I have not looked yet. What I can investigate here: {names}. "
+    "Ask about one of them and say what is wrong (errors, slow, down, restarts, CPU, "
+    "memory, disk, connections, locks)."
+)
+_NO_RUNBOOK_NO_NAMES = N_(
+    "No runbook of mine fits this question, and no language model is configured to "
+    "investigate it openly, so I have not looked yet. Name the part of the system and what "
+    "is wrong (errors, slow, down, restarts, CPU, memory, disk, connections, locks)."
+)
+
+
+def no_runbook_answer(known: Mapping[str, Mapping[str, str]], language: str = "en") -> Answer:
+    """An incident question no runbook fits, without a model: never "no language model"
+    small talk; it says what whytree can investigate here, named as the data names it."""
+    listed = []
+    for kind, names in known.items():
+        if not names or len(listed) >= _MAX_KINDS_LISTED:
+            continue
+        shown = sorted(set(names.values()))
+        more = "…" if len(shown) > _MAX_NAMES_LISTED else ""
+        label = gettext(language, _KIND_WORDS[kind]) if kind in _KIND_WORDS else kind
+        listed.append(f"{label} {', '.join(shown[:_MAX_NAMES_LISTED])}{more}")
+    text = (
+        gettext(language, _NO_RUNBOOK).format(names="; ".join(listed))
+        if listed
+        else gettext(language, _NO_RUNBOOK_NO_NAMES)
+    )
+    return Answer(
+        strategy="quick",
+        text=text,
+        confidence=0.0,
+        uncertainty_reason=gettext(language, "no runbook fits this question"),
         language=as_language(language),
     )
 

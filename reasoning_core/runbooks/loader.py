@@ -158,6 +158,11 @@ class RunbookSet:
         )
 
 
+def _said_or_named(request: Request) -> set[str]:
+    """The kinds a question names a known thing of, or speaks of ("the host")."""
+    return {m.kind for m in request.mentions if m.known} | set(request.kinds)
+
+
 def _takes_any(runbook: Runbook, kinds: set[str]) -> bool:
     """Does the runbook take a parameter of one of these entity kinds (or are there none)?"""
     taken = {p.kind or p.name for p in runbook.parameters if p.source == "entity"}
@@ -175,6 +180,13 @@ def match_runbook(
     metrics = [m for m in triggers.metrics if m in request.metrics]
     kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
     score = len(keywords) + 2 * len(metrics) + 2 * len(kinds) + _unnamed(runbook, request, kinds)
+    if (
+        triggers.checkup
+        and request.checkup
+        and (said := _said_or_named(request))
+        and _takes_any(runbook, said)
+    ):
+        score = max(score, triggers.min_score)
     if score < triggers.min_score and not chosen:
         return None
     params: dict[str, str] = {}
@@ -227,6 +239,8 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
     declared = runbook.triggers.entities.get(kind)
     if not found and declared is not None and declared.values is not None:
         found = request.known("id")
+    if not found:
+        return request.implied(kind)  # the only one the data has: one PostgreSQL, one host
     if len({m.value for m in found}) != 1:
         return None
     return found[0].value

@@ -128,6 +128,10 @@ class Triggers(_Strict):
     entities: dict[Identifier, EntityKind] = Field(default_factory=dict)
     #: Score needed to match: one per keyword found, two per metric and per entity kind named.
     min_score: float = Field(default=2.0, gt=0)
+    #: It answers "is anything wrong with X?" for the kinds it takes: a health check naming
+    #: such a thing matches it whatever its words score, and the first such runbook whose
+    #: gate finds something answers (planners/runbook/planner.py).
+    checkup: bool = False
 
     @field_validator("entities", mode="before")
     @classmethod

@@ -50,6 +50,18 @@ class KnownNames:
         """The kinds that have a list of names."""
         return [kind for kind, names in self.names.items() if names]
 
+    @property
+    def sole(self) -> dict[str, str]:
+        """kind -> its name, for the kinds the data has exactly one name of."""
+        return {kind: next(iter(names.values())) for kind, names in self.names.items()
+                if len(names) == 1}  # fmt: skip
+
+    def suggest_any(self, typed: str, *, limit: int = 3) -> list[str]:
+        """The known names of any kind closest to `typed`."""
+        every = {low: name for names in self.names.values() for low, name in names.items()}
+        close = difflib.get_close_matches(typed.lower(), list(every), n=limit, cutoff=0.5)
+        return [every[c] for c in close] or sorted(set(every.values()))[:limit]
+
     def lookup(self, token: str) -> list[tuple[str, str]]:
         """Every (kind, name) the token is, case-insensitively."""
         lowered = token.lower()
@@ -122,6 +134,8 @@ class EntityCatalogue:
             kind_parents = parents.setdefault(source.kind, {})
             for value, parent in rows:
                 kind_names[value.lower()] = value
+                if value.startswith("/") and len(value) > 1:  # a route: "/checkout", "checkout"
+                    kind_names.setdefault(value[1:].lower(), value)
                 if parent:
                     kind_parents[value] = parent
         return KnownNames(names=names, parents=parents)

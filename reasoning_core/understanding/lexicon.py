@@ -165,6 +165,12 @@ VAGUE_INCIDENT = re.compile(
     r"|something(?:'s| is)? (?:wrong|off|broken|weird|not right)|is everything (?:ok|fine)"
     r"|что (?:случилось|произошло|происходит|не так|сломалось|за фигня|там)"
     r"|что-то (?:не так|сломал\w*|странное)|все ли (?:в порядке|ок)"
+    # a health check: "is anything wrong with web?", "с web всё нормально?", "проверь хост"
+    r"|(?:anything|something) (?:wrong|broken|off|odd) (?:with|on|in)\b"
+    r"|\b(?:is|are|was) (?:\S+ ){1,3}(?:ok|okay|fine|healthy|alright|all right)\b"
+    r"|\b(?:check|health-?check) (?:on )?(?:the )?(?:host|box|server|service|database|db|web)"
+    r"|(?<![\w-])все (?:ли )?(?:ок|окей|норм|нормально|хорошо|в порядке|живо|работает)\b"
+    r"|(?<![\w-])провер(?:ь|ьте|ить) (?:\S+ )?(?:хост|сервер|сервис|базу|бд|web|postgres)"
 )
 #: Asking what the matter is with something: "what's with X", "how's 10291 doing", "что с
 #: 10219", "чё там с сотой", "как там 10291" — an incident question only when X is a name or
@@ -202,6 +208,13 @@ SYMPTOM_EN = words(
     r"di(?:e|ed|es|ing)", "📉", "📈",
     r"tank(?:s|ed|ing)?", r"(?:problems?|issues?|trouble) (?:with|on|in|at)",
     r"(?:zero|no) (?:traffic|requests|data|calls|orders|users|connections)",
+    # the exporters' words, as on-call engineers type them
+    r"kill(?:ed|s|ing)?", r"oom-?kill\w*", "full", r"no (?:space|room|free)",
+    r"out of (?:memory|space|disk|inodes|connections|slots|file descriptors)",
+    r"too many (?:clients|connections|open files)", r"eat(?:s|ing)", r"hog(?:s|ging)?",
+    r"through the roof", r"maxed(?: out)?", r"pegged", r"at 100 ?%", r"refus\w*",
+    r"(?:not|stopped|isn't|is not) answering", r"unresponsive", r"keeps? restarting",
+    r"crash ?-?loop\w*", r"flaky", r"blocked", r"locked", r"overheat\w*",
 )
 SYMPTOM_RU = words(
     r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",
@@ -221,9 +234,18 @@ SYMPTOM_RU = words(
     r"сдулс\w*", r"не пашет", r"глюк\w*", r"перегру[жз]\w*", r"жр(?:ет|ут|ал\w*)",
     r"куша(?:ет|ют)", r"съ(?:ел|ела|ели|едает|едают)",
     r"(?:проблем\w*|неполад\w*|неисправн\w*) (?:с|со|на|в|у)",
+    # the exporters' words, as on-call engineers type them
+    r"(?:кончил|законч|закончил|исчерпа)\w*", r"забит\w*", r"нет места", r"переполн\w*",
+    r"убил\w*", r"убит\w*", r"убива\w*", r"теч(?:ет|ем|ут)", r"утека\w*",
+    r"еле (?:отвеча|работа|шевел|дыш|жив)\w*", r"не пуска\w*", r"не (?:принима|пуска)\w*",
+    r"под потолок", r"на (?:100|сто) ?%", r"в полк\w*", r"гре(?:ет|ют|ется|ются)\w*",
+    r"перезагружа\w*", r"блокир\w*", r"блокиров\w*", r"ждет", r"ждут",
 )
 DOMAIN = words(
     r"traffic", r"services?", r"servers?", r"hosts?", r"cells?", r"sites?", "database", "db",
+    r"postgres(?:ql)?", r"disks?", r"memory", "cpu", r"process(?:es)?", r"connections?",
+    r"баз(?:а|ы|е|у|ой)", r"постгре?с\w*", r"диск\w*", r"памят\w*", r"процесс\w*",
+    r"коннект\w*", r"подключени\w*", r"соединени\w*",
     r"apis?", r"apps?", r"application", r"queues?", r"deploy\w*", r"releases?", r"clusters?",
     r"network", r"users?", r"conversions?", r"orders?", r"revenue", r"sales", r"signups?",
     r"metrics?", r"numbers", r"kpis?", r"dashboards?", r"alerts?", r"requests?",

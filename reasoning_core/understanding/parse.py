@@ -96,6 +96,8 @@ _SERVICE_PLACES = tuple(
         r"|timing out|throwing|returning|отдает|отдаёт|тормозит|падает|лежит|сыпет)",
     )
 )
+#: The first places of `_SERVICE_PLACES` name a service with a word for it ("service X").
+_LABELLED_PLACES = 2
 _NOT_SERVICES = frozenset(
     """
     a an the is are was were be been has have had do does did why what when where which who how
@@ -244,12 +246,31 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
         decline=decline,
         signals=signals,
         complete=_complete(folded, intent, signals, mentions, metrics),
-        kinds=[k for k, pattern in KIND_WORDS.items() if pattern.search(folded)],
+        kinds=_kinds_said(folded, mentions),
         new_topic=NEW_TOPIC.search(folded) is not None,
         refers_back=BACK_REFERENCE.search(folded) is not None
         and not signals.social
         and not any(m.kind != "name" for m in mentions),
+        sole=names.sole,
     )
+
+
+def _kinds_said(folded: str, mentions: Sequence[Mention]) -> list[str]:
+    """Kinds the question speaks of without naming one ("the host", "some service"). A kind
+    word that labels a name the data has under another kind ("сервис web", where web is a
+    job and a process group) names that thing: its kind is not said without a name."""
+    said = []
+    for kind, pattern in KIND_WORDS.items():
+        found = list(pattern.finditer(folded))
+        if found and not all(_labels_known(folded, m.end(), mentions) for m in found):
+            said.append(kind)
+    return said
+
+
+def _labels_known(folded: str, end: int, mentions: Sequence[Mention]) -> bool:
+    after = folded[end:].lstrip(" :#№\"'«`")
+    word = _TOKEN.match(after)
+    return word is not None and any(m.known and m.value.lower() == word.group(0) for m in mentions)
 
 
 def _typed_and_logged(clean: str) -> tuple[list[str], list[str]]:
@@ -364,6 +385,8 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
         hits = known.lookup(token.text)
         if label is not None and any(kind == label for kind, _ in hits):
             hits = [(kind, name) for kind, name in hits if kind == label]
+        elif label is not None and known.names.get(label):
+            hits = []  # "the host load": a word after a kind word, not another kind's name
         if hits:
             found += [
                 Mention(
@@ -401,12 +424,15 @@ def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | Non
 def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
     found: list[Mention] = []
     called: set[str] = set()  # named as what another service calls: "timeouts to auth"
-    for pattern in (*_SERVICE_PLACES, _COMMON_SERVICES):
+    for place, pattern in enumerate((*_SERVICE_PLACES, _COMMON_SERVICES)):
         for m in pattern.finditer(folded):
             name = m.group("name").strip(".-_").replace(" ", "-")  # "api gateway"
             if _not_a_service(name) or name in taken:
                 continue
-            found.append(_service(name, known))
+            mention = _service(name, known, labelled=place < _LABELLED_PLACES)
+            if mention is None:
+                continue
+            found.append(mention)
             if _CALLED.search(folded[: m.start("name")]):
                 called.add(found[-1].value.lower())
     # "gateway" found where "api gateway" stands is part of that one name
@@ -430,7 +456,17 @@ def _not_a_service(name: str) -> bool:
     return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense or kind_word
 
 
-def _service(name: str, known: KnownNames) -> Mention:
+def _service(name: str, known: KnownNames, *, labelled: bool) -> Mention | None:
+    """A word where a service name stands. The data lists no services but other names
+    (a Prometheus of exporters, no `service` label): "writes failing" names no service; "service
+    foo" is an unknown name, with the nearest names the data has."""
+    if "service" not in known.kinds and known.kinds:
+        if not labelled:
+            return None
+        return Mention(
+            kind="service", value=name, known=False, labelled=True,
+            suggestions=known.suggest_any(name),
+        )  # fmt: skip
     if "service" not in known.kinds:
         return Mention(kind="service", value=name)
     hits = [n for kind, n in known.lookup(name) if kind == "service"]

@@ -68,6 +68,9 @@ class Request(BaseModel):
     kinds: list[str] = Field(default_factory=list)
     #: It says it is about something else ("separate thing", "другой вопрос", "forget that").
     new_topic: bool = False
+    #: kind -> the only name the data has of that kind (one PostgreSQL, one host): what a
+    #: question means when it names none ("у postgres кончились коннекты", "на хосте").
+    sole: dict[str, str] = Field(default_factory=dict)
     source: Source = "rules"
 
     def known(self, kind: str) -> list[Mention]:
@@ -83,6 +86,13 @@ class Request(BaseModel):
         found = self.known(kind)
         return found[0].value if found else None
 
+    def implied(self, kind: str) -> str | None:
+        """The data's only name of `kind` when the question names none of that kind (not
+        even an unknown one: "postgres db2" is asked about, never replaced), else None."""
+        if any(m.kind == kind for m in self.mentions):
+            return None
+        return self.sole.get(kind)
+
     @property
     def about_earlier(self) -> bool:
         """It points back and says what changed ("why is it dropping", "трафик на ней
@@ -90,6 +100,18 @@ class Request(BaseModel):
         says too little to be tied to one."""
         said = bool(self.metrics) or self.direction not in (None, "any")
         return self.refers_back and said
+
+    @property
+    def checkup(self) -> bool:
+        """ "Is anything wrong with web?", "проверь хост, всё ок?": an incident question
+        that names no symptom — look at everything and say what was found."""
+        return (
+            self.intent == "diagnose"
+            and not self.metrics
+            and self.direction in (None, "any")
+            and not self.signals.causal  # "why does postgres refuse connections" has a symptom
+            and (self.signals.vague_incident or self.direction == "any")
+        )
 
     @property
     def names(self) -> list[str]:

@@ -36,13 +36,17 @@ METRICS: dict[str, re.Pattern[str]] = {
     "latency": words(
         "latency", r"slow\w*", r"p9\d", "p50", "response time", r"time[sd]? ?-?outs?",
         "timing out", r"задерж\w*", r"латентн\w*", r"тормоз\w*", r"медлен\w*", r"таймаут\w*",
-        r"время ответа", r"отклик\w*",
+        r"время ответа", r"отклик\w*", r"еле (?:отвеча|работа|шевел)\w*",
+        r"(?:takes?|taking|took) (?:\S+ )?seconds", r"по (?:несколько|\d+) секунд\w*",
     ),
     "restarts": words(
         r"restart\w*", r"crash\w*", "oom", r"crash ?loop\w*", r"рестарт\w*", r"перезапуск\w*",
-        r"пада(?:ют|ет) поды",
+        r"пада(?:ют|ет) поды", r"oom-?kill\w*", r"перезагружа\w*",
     ),
-    "saturation": words(r"cpu", r"memory", r"ram", r"throttl\w*", r"памят\w*", r"процессор\w*"),
+    "saturation": words(
+        r"cpu", r"memory", r"ram", r"throttl\w*", r"памят\w*", r"процессор\w*",
+        r"load averages?", "loadavg", r"(?:cpu|host|server|system) load", r"load is",
+    ),
 }
 
 #: direction -> the words that say it (checked in this order: the first that matches wins).
@@ -131,6 +135,17 @@ KIND_WORDS: dict[str, re.Pattern[str]] = {
         r"services?", "svc", r"microservices?", r"apps?", r"application", r"сервис\w*",
         r"микросервис\w*", r"приложени\w*",
     ),
+    # The kinds the standard exporters' runbooks take (node_exporter's host, postgres_exporter's
+    # instance, process-exporter's group): "the host", "this box", "на хосте", "база".
+    "host": words(
+        r"hosts?", r"box(?:es)?", r"servers?", r"machines?", r"nodes?", r"vms?", r"хост\w*",
+        r"сервер\w*", r"машин(?:а|ы|е|у|ой)?", r"тачк\w*", r"виртуалк\w*",
+    ),
+    "pg_instance": words(
+        r"postgres(?:ql)?", "pg", r"databases?", "db", r"постгре?с\w*", r"баз(?:а|ы|е|у|ой)",
+        r"баз\w* данных", "бд", "субд",
+    ),
+    "process_group": words(r"process(?:es)?", r"process groups?", r"процесс(?:а|ы|ов|е|ом)?"),
 }
 
 #: A question pointing back at an earlier one: "again", "like yesterday", "как вчера".

@@ -33,7 +33,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from reasoning_core.errors import ReasoningError
+from reasoning_core.errors import ReasoningError, UnanswerableError
 from reasoning_core.models import ClarifyingQuestion, Evidence, Language, Synthesis, Tree
 from reasoning_core.planners.runbook.asking import which_one
 from reasoning_core.planners.runbook.checks import (
@@ -157,6 +157,8 @@ class RunbookPlanner:
             return self._follow_up(ctx, known)
         request = ctx.parsed()
         match = best_match(self.runbooks, request, ctx.runbook)
+        if ctx.runbook is None and request.checkup:
+            match = await self._checkup(request, ctx, match)
         runbook = match.runbook
         params, missing = parameters_of(match, ctx.parameters)
         if ctx.runbook == runbook.id:  # an alert's labels win over words read in its question
@@ -190,6 +192,41 @@ class RunbookPlanner:
             if (ctx.previous_failure or not h.fallback) and h.id not in ctx.excluded_hypotheses
         ]
         return Plan(hypotheses=hypotheses, parameters=parameters)
+
+    async def _checkup(
+        self, request: Request, ctx: PlanningContext, first: RunbookMatch
+    ) -> RunbookMatch:
+        """A health check ("is anything wrong with web?"): the first checkup runbook that
+        fits whose gate finds something (errors, a restart, a full disk); `first` when every
+        gate finds the part healthy, or none can run."""
+        fitting = [m for m in self.runbooks.match(request) if m.runbook.triggers.checkup]
+        # a runbook whose own words the question uses first ("how is postgres doing?")
+        for match in sorted(fitting, key=lambda m: not m.keywords):
+            params, missing = parameters_of(match, ctx.parameters)
+            if missing:
+                continue
+            try:
+                state = await self._fresh_state(match, params, ctx)
+                found = await run_gate(match.runbook, state, self._tools)
+            except UnanswerableError as e:  # no data for this part: the next one may have
+                log.info("checkup: %s cannot run: %s", match.runbook.id, e)
+                continue
+            if not gate_refuted(found):
+                return match
+        return first
+
+    async def _fresh_state(
+        self, match: RunbookMatch, params: dict[str, str], ctx: PlanningContext
+    ) -> PlanState:
+        language = _language(match, ctx)
+        anchor, _ = await find_data_span(match.runbook, params, self._tools, self._clock, language)
+        return PlanState(
+            runbook=match.runbook.id,
+            language=language,
+            params=params,
+            anchor=anchor,
+            window=match.window(anchor),
+        )
 
     def _follow_up(self, ctx: PlanningContext, state: PlanState) -> Plan:
         """A later call (branching, revision): only fallbacks, and only on a revision."""
