@@ -132,6 +132,15 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
     )
     live.add_argument("--faults", type=Path, default=None, help="a folder of fault files")
     live.add_argument("--rounds", type=int, default=3)
+    live.add_argument(
+        "--ask",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="FILE",
+        help="ask a question file's questions while each fault runs (the question path); "
+        "repeat for several files, scored apart (lab/questions/)",
+    )
     live.add_argument("--json", action="store_true")
     scale = bench.add_parser("scale", help="webhook throughput with 1, 2, 4 replicas")
     scale.add_argument("--replicas", default="1,2,4", help="replica counts, comma-separated")

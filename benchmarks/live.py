@@ -4,15 +4,21 @@ PROMETHEUS_URL set to the lab's Prometheus."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 from benchmarks.harness.polling_bot import free_port, harness_settings, running_bot
+from bot.config import load_settings
+from bot.terminal import question, touch_local_user
+from bot.wiring.app import open_runtime
 from fake_servers.telegram.server import FakeTelegramServer
+from lab.asking import Ask, QuestionSet, run_ask_bench
 from lab.bench import CHAT, TOKEN, run_live_bench
 from lab.lab import Lab
+from reasoning_core.models import Answer
 
 
 @asynccontextmanager
@@ -50,3 +56,42 @@ async def run_live(dsn: str, *, faults_dir: Path | None, rounds: int) -> dict[st
         return bot_for_lab(dsn, lab, prometheus_port)
 
     return await run_live_bench(bot_factory=factory, faults_dir=faults_dir, rounds=rounds)
+
+
+#: The questions of `--ask` go to chats of their own (no earlier question's context).
+_FIRST_ASK_CHAT = -7_000_000
+
+
+@asynccontextmanager
+async def service_for_lab(dsn: str, prometheus_port: int) -> AsyncIterator[Ask]:
+    """The chat's service (no model, runbook planner) on a scratch PostgreSQL, PROMETHEUS_URL
+    the lab's: what `whytree ask` and the chat answer with."""
+    settings = load_settings(
+        env_file=None,
+        database_url=dsn,
+        prometheus_url=f"http://127.0.0.1:{prometheus_port}",
+        openai_api_key=None,
+        openai_base_url=None,
+    )
+    chats = itertools.count(_FIRST_ASK_CHAT, -1)  # a chat of its own for every question
+    async with open_runtime(settings) as runtime:
+        await touch_local_user(runtime.users)
+
+        async def ask(text: str) -> Answer:
+            return await runtime.service.answer(question(text, chat_id=next(chats)))
+
+        yield ask
+
+
+async def run_live_ask(
+    dsn: str, *, sets: list[QuestionSet], faults_dir: Path | None
+) -> dict[str, Any]:
+    from lab import lab as lab_module  # noqa: PLC0415
+
+    prometheus_port = lab_module.free_port()
+
+    def factory(lab: Lab) -> Any:
+        lab.reserved = {"prometheus": prometheus_port}
+        return service_for_lab(dsn, prometheus_port)
+
+    return await run_ask_bench(service_factory=factory, sets=sets, faults_dir=faults_dir)

@@ -26,7 +26,7 @@ from benchmarks.incidents.runner import (
     format_incidents_report,
     run_incidents_bench,
 )
-from benchmarks.live import run_live
+from benchmarks.live import run_live, run_live_ask
 from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
@@ -44,6 +44,7 @@ from benchmarks.understanding.runner import (
 from benchmarks.with_model import format_side_by_side, model_under_test, side_by_side
 from bot.config import Settings
 from bot.wiring.app import build_chat_model
+from lab.asking import format_ask_report, load_questions
 from lab.bench import format_live_report
 from reasoning_core.models import Usage
 
@@ -168,7 +169,14 @@ async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
 
 async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
     async with scratch_server() as dsn:
+        if args.ask:
+            sets = [load_questions(path) for path in args.ask]
+            return await run_live_ask(dsn, sets=sets, faults_dir=args.faults)
         return await run_live(dsn, faults_dir=args.faults, rounds=max(1, args.rounds))
+
+
+def _live_report(figures: Figures, args: argparse.Namespace) -> str:
+    return format_ask_report(figures) if args.ask else format_live_report(figures)
 
 
 async def _tree(settings: Settings, args: argparse.Namespace) -> Figures:
@@ -239,5 +247,5 @@ BENCHES: dict[str, tuple[Runner, Report]] = {
     "alerts": (_alerts, _plain(format_alerts_report)),
     "chaos": (_chaos, _plain(format_chaos_report)),
     "scale": (_scale, _plain(format_scale_report)),
-    "live": (_live, _plain(format_live_report)),
+    "live": (_live, _live_report),
 }

@@ -65,10 +65,14 @@ def lead(text: str) -> tuple[str, str]:
     return headline, paragraphs[1] if len(paragraphs) > 1 else headline
 
 
+#: How a report says it names no cause, in English and Russian.
+NO_CAUSE = ("no runbook", "not established", "ни один мой ранбук", "не установлена")
+
+
 def names_cause(text: str) -> bool:
     """Does whytree's message name a cause (not only "no runbook" or "not established")?"""
     low = " ".join(lead(text)).lower()
-    return not ("no runbook" in low or "not established" in low)
+    return not any(phrase in low for phrase in NO_CAUSE)
 
 
 #: How an alert's header message begins (bot/alerts/words.py): it names the alert and its
@@ -117,7 +121,7 @@ async def run_live_bench(
                             lab, fault, am, messages_since, round_=round_, settle=settle
                         )
                         results.append(row)
-                        await _settle(am, quiet, limit=0.0 if quick else _SETTLE_LIMIT_S)
+                        await settle_alerts(am, quiet, limit=0.0 if quick else _SETTLE_LIMIT_S)
             finally:
                 await asyncio.to_thread(lab.down)
     return summarise(faults, rounds, results)
@@ -178,7 +182,7 @@ async def _one(
     }
 
 
-async def _settle(am: str, quiet: set[str], *, limit: float) -> None:
+async def settle_alerts(am: str, quiet: set[str], *, limit: float) -> None:
     """Wait (at most `limit` s) until Alertmanager holds no alert beyond the `quiet` ones."""
     deadline = time.monotonic() + limit
     while True:

@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -157,21 +158,29 @@ async def open_database(
 
 @asynccontextmanager
 async def open_runtime(
-    settings: Settings, *, observe: QueryObserver | None = None
+    settings: Settings,
+    *,
+    observe: QueryObserver | None = None,
+    data_clock: Callable[[], datetime] | None = None,
 ) -> AsyncIterator[Runtime]:
     """Database (embedded unless DATABASE_URL is set), migrations, stores, LLM, service;
     the services demo's Prometheus when PROMETHEUS_URL is not set (bot/wiring/demo_prometheus.py);
-    `observe` sees every statement sent to the database."""
+    `observe` sees every statement sent to the database. `data_clock`: the moment the data
+    is read at (the checks' "now" and the names' moment), for replaying a recorded
+    Prometheus; the wall clock when None."""
     async with (
         with_demo_prometheus(settings) as served,
-        _open_runtime(served, observe=observe) as runtime,
+        _open_runtime(served, observe=observe, data_clock=data_clock) as runtime,
     ):
         yield runtime
 
 
 @asynccontextmanager
 async def _open_runtime(
-    settings: Settings, *, observe: QueryObserver | None = None
+    settings: Settings,
+    *,
+    observe: QueryObserver | None = None,
+    data_clock: Callable[[], datetime] | None = None,
 ) -> AsyncIterator[Runtime]:
     chat_model = build_chat_model(settings.llm)
     try:
@@ -200,6 +209,7 @@ async def _open_runtime(
                 dsn=dsn,
                 chat_model=llm,
                 runbooks=lambda: ops.runbooks.current,
+                data_clock=data_clock,
             ) as (deep, catalogue):
                 runtime = _wire(settings, pool, llm, ops, deep, catalogue=catalogue)
                 await runtime.service.purge_memory(ttl_days=settings.memory.ttl_days)

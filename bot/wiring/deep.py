@@ -13,6 +13,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from datetime import datetime
 from functools import partial
 from typing import Any
 
@@ -59,6 +60,7 @@ async def open_deep(
     dsn: str,
     chat_model: ChatModel | None,
     runbooks: Callable[[], RunbookSet],
+    data_clock: Callable[[], datetime] | None = None,
 ) -> AsyncIterator[tuple[DeepPath, EntityCatalogue]]:
     """The deep path: the runbooks first and the model in addition (RunbookFirstPlanner,
     with the runbook planner as its fallback and runbooks as the model's guidance), or the
@@ -67,7 +69,8 @@ async def open_deep(
 
     `runbooks` is read on every use, so /reload_runbooks takes effect at once; questions
     see only those live against Prometheus (bot/wiring/discovery.py). A running
-    job's lease is renewed every `heartbeat_sec`.
+    job's lease is renewed every `heartbeat_sec`. `data_clock` pins the moment the checks
+    and the names are read at (a recorded Prometheus); None: now.
     """
     sql = await _sql_tool(tool_settings, pool, dsn)
     discovering: asyncio.Task[None] | None = None
@@ -82,7 +85,11 @@ async def open_deep(
         await found.refresh()  # on start-up, then every TTL
         discovering = asyncio.create_task(found.run())
         runbooks = found.live
-        runbook = RunbookPlanner(runbooks, tools=tools)
+        runbook = (
+            RunbookPlanner(runbooks, tools=tools, clock=data_clock)
+            if data_clock is not None
+            else RunbookPlanner(runbooks, tools=tools)
+        )
         planner: Planner = runbook
         guidance: Guidance | None = None
         if chat_model is not None:
@@ -124,6 +131,7 @@ async def open_deep(
             sources=lambda: runbooks().name_sources(),
             tools=tools,
             ttl_sec=deep.entity_names_ttl_sec,
+            moment=data_clock,
         )
         yield path, catalogue
     finally:

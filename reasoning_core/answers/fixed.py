@@ -65,7 +65,7 @@ _NO_RUNBOOK_NO_NAMES = N_(
 def no_runbook_answer(known: Mapping[str, Mapping[str, str]], language: str = "en") -> Answer:
     """An incident question no runbook fits, without a model: never "no language model"
     small talk; it says what whytree can investigate here, named as the data names it."""
-    listed = []
+    listed: list[str] = []
     for kind, names in known.items():
         if not names or len(listed) >= _MAX_KINDS_LISTED:
             continue

@@ -179,7 +179,9 @@ def match_runbook(
     keywords = keyword_hits(fold(request.text), [*triggers.keywords.en, *triggers.keywords.ru])
     metrics = [m for m in triggers.metrics if m in request.metrics]
     kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
-    score = len(keywords) + 2 * len(metrics) + 2 * len(kinds) + _unnamed(runbook, request, kinds)
+    score: float = (
+        len(keywords) + 2 * len(metrics) + 2 * len(kinds) + _unnamed(runbook, request, kinds)
+    )
     if (
         triggers.checkup
         and request.checkup

@@ -16,6 +16,7 @@ import logging
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from reasoning_core.tools.base import Tool, ToolRequest
 
@@ -55,12 +56,6 @@ class KnownNames:
         """kind -> its name, for the kinds the data has exactly one name of."""
         return {kind: next(iter(names.values())) for kind, names in self.names.items()
                 if len(names) == 1}  # fmt: skip
-
-    def suggest_any(self, typed: str, *, limit: int = 3) -> list[str]:
-        """The known names of any kind closest to `typed`."""
-        every = {low: name for names in self.names.values() for low, name in names.items()}
-        close = difflib.get_close_matches(typed.lower(), list(every), n=limit, cutoff=0.5)
-        return [every[c] for c in close] or sorted(set(every.values()))[:limit]
 
     def lookup(self, token: str) -> list[tuple[str, str]]:
         """Every (kind, name) the token is, case-insensitively."""
@@ -103,7 +98,10 @@ class EntityCatalogue:
         tools: Mapping[str, Tool],
         ttl_sec: float = DEFAULT_TTL_SEC,
         clock: Callable[[], float] = time.monotonic,
+        moment: Callable[[], datetime] | None = None,
     ) -> None:
+        """`moment`: when the names are read (a replayed recording's time); None: now."""
+        self._moment = moment
         self._sources = sources
         self._tools = tools
         self._ttl = ttl_sec
@@ -144,7 +142,8 @@ class EntityCatalogue:
         tool = self._tools.get(source.tool)
         if tool is None:
             return None
-        request = ToolRequest(query=source.query, max_rows=MAX_NAMES_PER_KIND)
+        at = self._moment() if self._moment is not None else None
+        request = ToolRequest(query=source.query, max_rows=MAX_NAMES_PER_KIND, time=at)
         result = await tool.run(request)
         if not result.ok:
             log.warning("could not list the known %s names: %s", source.kind, result.error)

@@ -96,8 +96,6 @@ _SERVICE_PLACES = tuple(
         r"|timing out|throwing|returning|отдает|отдаёт|тормозит|падает|лежит|сыпет)",
     )
 )
-#: The first places of `_SERVICE_PLACES` name a service with a word for it ("service X").
-_LABELLED_PLACES = 2
 _NOT_SERVICES = frozenset(
     """
     a an the is are was were be been has have had do does did why what when where which who how
@@ -114,7 +112,7 @@ _NOT_SERVICES = frozenset(
     crazy way bit little unusually incredibly terribly awfully painfully real mega ultra
     connect connection upstream downstream read write parse internal unknown fatal runtime
     socket public private external rest graphql grpc main new old whole entire wait lock take
-    took taken
+    took taken writes reads queries uploads downloads backups logins jobs builds deploys
     """.split()  # noqa: SIM905 - a word list reads better as text
 )
 
@@ -424,15 +422,12 @@ def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | Non
 def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
     found: list[Mention] = []
     called: set[str] = set()  # named as what another service calls: "timeouts to auth"
-    for place, pattern in enumerate((*_SERVICE_PLACES, _COMMON_SERVICES)):
+    for pattern in (*_SERVICE_PLACES, _COMMON_SERVICES):
         for m in pattern.finditer(folded):
             name = m.group("name").strip(".-_").replace(" ", "-")  # "api gateway"
             if _not_a_service(name) or name in taken:
                 continue
-            mention = _service(name, known, labelled=place < _LABELLED_PLACES)
-            if mention is None:
-                continue
-            found.append(mention)
+            found.append(_service(name, known))
             if _CALLED.search(folded[: m.start("name")]):
                 called.add(found[-1].value.lower())
     # "gateway" found where "api gateway" stands is part of that one name
@@ -456,17 +451,7 @@ def _not_a_service(name: str) -> bool:
     return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense or kind_word
 
 
-def _service(name: str, known: KnownNames, *, labelled: bool) -> Mention | None:
-    """A word where a service name stands. The data lists no services but other names
-    (a Prometheus of exporters, no `service` label): "writes failing" names no service; "service
-    foo" is an unknown name, with the nearest names the data has."""
-    if "service" not in known.kinds and known.kinds:
-        if not labelled:
-            return None
-        return Mention(
-            kind="service", value=name, known=False, labelled=True,
-            suggestions=known.suggest_any(name),
-        )  # fmt: skip
+def _service(name: str, known: KnownNames) -> Mention:
     if "service" not in known.kinds:
         return Mention(kind="service", value=name)
     hits = [n for kind, n in known.lookup(name) if kind == "service"]
