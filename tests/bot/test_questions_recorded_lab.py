@@ -1,0 +1,174 @@
+"""An engineer's own questions about the live lab, answered by the chat's service over what
+the lab's real exporters published while real faults ran.
+
+tests/data/lab/lab-all.om.gz was recorded once with
+`scripts/record_lab_series.py --all-runbooks` (every series a shipped runbook reads; the lab
+healthy for 3 min, then nothing-wrong, cpu-hog, memory-leak, disk-full, web-killed,
+pg-connections, pg-lock, slow-db and bad-release, one after another, 2 min apart); the
+events file says when each fault started and was cleared. One session turns it into TSDB
+blocks with promtool and serves them with a real `prometheus`; whytree's runtime (no model,
+the runbook planner, the names linked from discovery) reads it with its data clock at 75 s
+into each fault. Each question is scored as `whytree bench live --ask` scores it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.config import load_settings
+from bot.terminal import question
+from bot.wiring.app import Runtime, open_runtime
+from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.prometheus import build_tsdb
+from lab.asking import score_answer, states_cause
+from lab.fault import find_fault
+from reasoning_core.models import Answer
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
+
+DATA = Path(__file__).parents[1] / "data" / "lab"
+#: When the engineer asks, after the fault started (the lab's alerts fire within a minute).
+ASKED_AFTER = timedelta(seconds=75)
+
+
+@pytest.fixture(scope="module")
+def recording() -> Iterator[tuple[Path, dict[str, datetime]]]:
+    events = json.loads((DATA / "lab-all.events.json").read_text())
+    scratch = Path(tempfile.mkdtemp(prefix="whytree-lab-tsdb-"))
+    try:
+        text = scratch / "series.om"
+        with gzip.open(DATA / "lab-all.om.gz", "rb") as src, text.open("wb") as out:
+            shutil.copyfileobj(src, out)
+        build_tsdb(text, scratch / "tsdb")
+        starts = {
+            f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]
+        }
+        yield scratch / "tsdb", starts
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+class Clock:
+    """The data clock of the runtime: the moment each question is asked at."""
+
+    def __init__(self) -> None:
+        self.at = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.at
+
+
+@pytest.fixture
+async def lab_runtime(
+    recording: tuple[Path, dict[str, datetime]], database_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Runtime, Clock, dict[str, datetime]]]:
+    tsdb, starts = recording
+    clock = Clock()
+    async with LocalPrometheus(tsdb) as prometheus:
+        settings = load_settings(
+            env_file=None,
+            database_url=database_url,
+            prometheus_url=prometheus.url,
+            whytree_data_dir=tmp_path,
+        )
+        async with open_runtime(settings, data_clock=clock) as runtime:
+            yield runtime, clock, starts
+
+
+_chats = iter(range(-8_000_000, -9_000_000, -1))
+
+
+async def ask_during(
+    lab: tuple[Runtime, Clock, dict[str, datetime]], fault: str, text: str
+) -> Answer:
+    runtime, clock, starts = lab
+    clock.at = starts[fault] + ASKED_AFTER
+    return await runtime.service.answer(question(text, chat_id=next(_chats)))
+
+
+#: (fault, question): the shapes of the issue, in English and Russian, each with the fault
+#: that was running; the answer must name the fault's cause and component.
+RIGHT = [
+    ("memory-leak", "did web get OOM killed?"),
+    ("memory-leak", "web постоянно перезапускается, что с ним?"),
+    ("disk-full", "на хосте кончилось место?"),
+    ("disk-full", "writes failing on the host, disk problem?"),
+    ("cpu-hog", "the host load is through the roof, what's eating it?"),
+    ("web-killed", "сервис web не отвечает, почему"),
+    ("web-killed", "web is down!!"),
+    ("pg-connections", "у postgres кончились коннекты?"),
+    ("pg-connections", "web says too many connections"),
+    ("pg-lock", "почему web тормозит — база?"),
+    ("slow-db", "latency of web went up 10x, why"),
+    ("bad-release", "web is returning 5xx, why?"),
+]
+
+
+@pytest.mark.parametrize(("fault", "text"), RIGHT)
+async def test_an_engineers_question_names_the_faults_cause_and_part(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]], fault: str, text: str
+) -> None:
+    answer = await ask_during(lab_runtime, fault, text)
+    scored = score_answer(find_fault(fault), answer)
+    assert scored["cause_ok"] and scored["component_ok"], answer.text
+    assert answer.strategy == "deep"
+
+
+@pytest.mark.parametrize(
+    "text", ["is anything wrong with web?", "с web всё нормально?", "how is postgres doing?"]
+)
+async def test_a_health_check_in_a_quiet_window_finds_nothing_and_says_what_it_read(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]], text: str
+) -> None:
+    answer = await ask_during(lab_runtime, "nothing-wrong", text)
+    assert answer.strategy == "deep" and not states_cause(answer.text), answer.text
+    assert any(ch.isdigit() for ch in answer.text.split("\n\n")[0]), answer.text  # numbers read
+
+
+async def test_a_health_check_during_a_fault_reports_what_it_found(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    answer = await ask_during(lab_runtime, "web-killed", "is anything wrong with web?")
+    scored = score_answer(find_fault("web-killed"), answer)
+    assert scored["cause_ok"], answer.text
+
+
+@pytest.mark.parametrize(
+    "text", ["у postgres кончились коннекты?", "the host load is through the roof?"]
+)
+async def test_the_only_postgresql_and_the_only_host_are_taken_and_named(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]], text: str
+) -> None:
+    answer = await ask_during(lab_runtime, "nothing-wrong", text)
+    assert answer.strategy == "deep" and answer.clarification is None, answer.text
+    assert "127.0.0.1" in answer.text.split("\n\n")[0]  # the instance it took, named
+
+
+async def test_no_incident_question_is_answered_as_small_talk(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    for text in ("web says too many connections", "почему web еле отвечает?",
+                 "did the certificate of web expire?", "web: kafka consumer lag, why?"):  # fmt: skip
+        answer = await ask_during(lab_runtime, "nothing-wrong", text)
+        assert "language model is configured" not in answer.text, (text, answer.text)
+        assert "модель не настроена" not in answer.text, (text, answer.text)
+
+
+async def test_a_question_no_runbook_fits_lists_what_can_be_investigated(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    text = "why is the kafka consumer of web lagging?"
+    answer = await ask_during(lab_runtime, "nothing-wrong", text)
+    assert "No runbook of mine fits" in answer.text, answer.text
+    assert "db-proxy" in answer.text and "127.0.0.1" in answer.text  # the data's own names
