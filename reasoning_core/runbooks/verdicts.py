@@ -158,6 +158,8 @@ def threshold(
         count=len(values),
     )  # fmt: skip
     data = {"label": label, "value": level, "limit": limit, "op": op, "samples": len(values)}
+    if as_share:
+        data["as_share"] = True
     return Evidence(confirmed=beyond > 0, confidence=strength, text=text, data=data, has_data=True)
 
 

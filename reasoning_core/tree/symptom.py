@@ -72,7 +72,7 @@ def _body(s: dict[str, Any], language: str) -> str | None:
     if "change" not in s:
         if "value" not in s or "limit" not in s:
             return None
-        share = is_share(label)
+        share = is_share(label) or s.get("as_share") is True
         named = s.get("by") and s.get("series_name")
         return _word("threshold_named" if named else "threshold", language).format(
             label=label,
