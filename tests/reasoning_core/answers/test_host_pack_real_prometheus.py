@@ -7,8 +7,8 @@ alerts fired). A session
 turns it into TSDB blocks with promtool and starts `prometheus` over them; each case is an
 alert as Alertmanager would post it, mapped by the bundled mapping to its runbook and
 parameters, investigated by DeepAnalyst with the runbook planner (no LLM) at the moment the
-alert fired, and must name the cause and the component. Beside them, a disk filling
-steadily in node_exporter's shape (filling_disk.py; the lab's disk fills at once). The
+alert fired, and must name the cause and the component. `disk-filling.om.gz` holds
+node_exporter over a disk filling steadily (the lab's disk fills at once). The
 reports must read as an engineer writes them: bytes of the disk and since when it is full
 or when it will be, one name per host whichever exporter saw it, the runbook by its
 title. Skipped only when the prometheus/promtool binaries are missing.
@@ -37,9 +37,7 @@ from demo.services.prometheus import build_tsdb
 from fake_servers.alertmanager import alert, notification
 from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.tree.report import Report, report_of
-from tests.reasoning_core.answers import filling_disk
 from tests.reasoning_core.answers.alert_analysis import MAPPING, analyse_alert, findings
-from tests.reasoning_core.answers.filling_disk import write_filling_disk
 
 pytestmark = [
     pytest.mark.slow,
@@ -67,7 +65,9 @@ LAB = TIMELINE["recordings"]["lab.om.gz"]
 WINNING = TIMELINE["recordings"]["lab-cpu.om.gz"]
 NODE, PROCESS, DISK = LAB["node_instance"], LAB["process_instance"], LAB["lab_disk"]
 DEFAULTS = TIMELINE["recordings"]["node-defaults.om.gz"]
-MOMENTS = {**LAB["moments"], **WINNING["moments"], **DEFAULTS["moments"]}
+FILLING_DISK = TIMELINE["recordings"]["disk-filling.om.gz"]
+MOMENTS = {**LAB["moments"], **WINNING["moments"], **DEFAULTS["moments"],
+           **FILLING_DISK["moments"]}  # fmt: skip
 
 CASES = [
     # The lab's memory leak: the web group grows under its cgroup limit, the OOM killer ends it.
@@ -123,8 +123,6 @@ async def prometheus_url() -> AsyncIterator[str]:
             with gzip.open(DATA / name, "rb") as packed:
                 text.write_bytes(packed.read())
             build_tsdb(text, scratch / "tsdb")
-        write_filling_disk(scratch / "filling-disk.om")
-        build_tsdb(scratch / "filling-disk.om", scratch / "tsdb")
         async with LocalPrometheus(scratch / "tsdb") as prom:
             yield prom.url
     finally:
@@ -207,11 +205,12 @@ FULL = {
     "ru": rf"{HOST} · диск {DISK}: \d+(\.\d)? (КиБ|МиБ) свободно из 32 МиБ \(занято 9\d%\), "
     r"заполнен с \d\d:\d\d UTC",
 }
+FILLING_AT = FILLING_DISK["lab_disk"]
 FILLING = {
-    "en": r"db-1 · disk /var/lib/postgresql: 2\d\d MiB free of 2 GiB \(8\d% used\), "
-    r"full in about 1\d min at 256 KiB/s",
-    "ru": r"db-1 · диск /var/lib/postgresql: 2\d\d МиБ свободно из 2 ГиБ \(занято 8\d%\), "
-    r"заполнится примерно через 1\d мин при 256 КиБ/с",
+    "en": rf"{HOST} · disk {FILLING_AT}: \d+(\.\d)? MiB free of 64 MiB \(8\d% used\), "
+    r"full in about \d+ min at (19|20|21) KiB/s",
+    "ru": rf"{HOST} · диск {FILLING_AT}: \d+(\.\d)? МиБ свободно из 64 МиБ \(занято 8\d%\), "
+    r"заполнится примерно через \d+ мин при (19|20|21) КиБ/с",
 }
 CHECKED_BY = {
     "en": "checked by the runbook «A host's disk is full or filling up»",
@@ -258,9 +257,10 @@ async def test_a_full_disk_reads_as_bytes_free_of_its_size_and_since_when(
 async def test_a_filling_disk_says_when_it_will_be_full_and_how_fast(
     pool: asyncpg.Pool[Any], prometheus_url: str, language: Language
 ) -> None:
-    labels = {"alertname": "HostDiskWillFillIn24Hours", "instance": filling_disk.INSTANCE,
-              "mountpoint": filling_disk.MOUNTPOINT}  # fmt: skip
-    at = datetime.fromtimestamp(filling_disk.START + 85 * 60, UTC)
+    """Eight minutes into a log growing by 20 KiB/s on a 64 MiB disk."""
+    labels = {"alertname": "HostDiskWillFillIn24Hours", "instance": FILLING_DISK["node_instance"],
+              "mountpoint": FILLING_AT}  # fmt: skip
+    at = moment("filling", 480)
     report, answer, tree = await report_at(pool, prometheus_url, labels, at, language)
     assert answer.synthesis is not None and answer.synthesis.primary.id == "steady_growth", (
         findings(answer, tree)
