@@ -3,6 +3,7 @@ per mountpoint): the numbers an engineer reads, and verdicts that match them."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -27,7 +28,7 @@ def rule(**values: Any) -> VerdictRule:
     return TypeAdapter(VerdictRule).validate_python(raw)
 
 
-def rows(free: list[float], *, size: float = 32 * MIB, rate: float | None = None) -> list[Any]:
+def rows(free: Sequence[float], *, size: float = 32 * MIB, rate: float | None = None) -> list[Any]:
     """One sample a minute from START: the free bytes, the size and (optionally) the rate."""
     out: list[dict[str, Any]] = []
     for minute, value in enumerate(free):
