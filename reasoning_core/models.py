@@ -143,6 +143,8 @@ class Synthesis(BaseModel):
     not_established: bool = False
     #: What the analysis measured of the symptom (tree/symptom.py), for the report's first line.
     symptom: dict[str, Any] | None = None
+    #: The title (by language) of the runbook that planned the analysis (tree/checked_by.py).
+    runbook_title: dict[str, str] | None = None
 
 
 class Tree(BaseModel):

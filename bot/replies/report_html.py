@@ -41,7 +41,6 @@ def labels(language: str) -> dict[str, str]:
         "recommendations": gettext(language, "Recommendations"),
         "unsure": gettext(language, "Unsure"),
         "not_checked": gettext(language, "Could not check"),
-        "planner": gettext(language, "planner"),
         "assumptions": gettext(language, "Assumptions"),
         "tree": gettext(language, "🌳 Show reasoning tree"),
         "browser": gettext(language, "🌐 Open in browser"),
@@ -82,8 +81,8 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
             f"<b>{words['assumptions']}</b>\n"
             + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
         )
-    if report.planner:
-        parts.append(f"<i>{words['planner']}: {escape(report.planner)}</i>")
+    if report.checked_by:
+        parts.append(f"<i>{escape(report.checked_by)}</i>")
     return "\n\n".join(parts)
 
 

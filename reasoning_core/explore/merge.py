@@ -33,6 +33,7 @@ from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis,
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.revision import SET_ASIDE
 from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES, adjusted_confidence
+from reasoning_core.tree.checked_by import with_runbook_title
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.reasons import reason_text
 from reasoning_core.tree.report import not_checked_line
@@ -82,7 +83,8 @@ async def conclude(
         except ReasoningError as e:
             log.warning("the planner could not word the synthesis: %s", e)
     merged = merge(strategy, manager.tree, aggregated, worded, language=ctx.language)
-    return with_symptom(manager.tree, with_unchecked(manager.tree, merged, language=ctx.language))
+    unchecked = with_unchecked(manager.tree, merged, language=ctx.language)
+    return with_runbook_title(manager.tree, with_symptom(manager.tree, unchecked))
 
 
 def merge(

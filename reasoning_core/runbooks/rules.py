@@ -126,6 +126,11 @@ class ThresholdRule(_Rule):
     by: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")] | None = None
     #: How the `by` label is called in the evidence line and the report (default: its name).
     name_label: Label | None = None
+    #: The value is a share of a whole (0-1): printed as a percentage, "96.9%" (the limit too).
+    as_share: bool = False
+    #: "host": the `by` label is an `instance` and the series is named by its host
+    #: (runbooks/hosts.py: one host, one name, whichever exporter saw it).
+    names: Literal["label", "host"] = "label"
 
 
 class RowsExistRule(_Rule):
@@ -204,8 +209,56 @@ class DependencyWalkRule(_Rule):
     refute_confidence: float = Field(default=0.75, ge=0, le=1)
 
 
+class CapacityRule(_Rule):
+    """The free space of something with a size (a filesystem, a volume), in bytes.
+
+    The rows carry two series per `by` name, told apart by `part_label`: the free bytes
+    (`free_part`) and the size (`size_part`), and optionally the bytes per second the free
+    space shrinks at (`rate_part`, e.g. ``-deriv(avail[1h])``; without it the rule fits
+    the free series it got over `fit_minutes`). ``test: low`` confirms when the free share
+    is below `limit`; ``test: fills`` when, at the rate fitted over the last `fit_minutes`,
+    it fills within `within_hours` (counted only under `watch_below` free, so that a
+    healthy disk's wobble does not read as "full tomorrow"). The line says what an
+    engineer reads: "0.4 MiB free of 32 MiB (99% used), full since 02:41 UTC" or "full in
+    about 6 min at 5 MiB/s" (runbooks/capacity.py).
+    """
+
+    rule: Literal["capacity"]
+    test: Literal["low", "fills"]
+    value: str = "value"
+    #: low: the free share under which the space is low.
+    limit: float = Field(default=0.1, ge=0, le=1)
+    within_hours: float = Field(default=24, gt=0)
+    watch_below: float = Field(default=1.0, gt=0, le=1)
+    fit_minutes: float = Field(default=60, gt=0)
+    #: Under this free share the thing is "full" (the line says since when).
+    full_share: float = Field(default=0.05, ge=0, le=1)
+    #: Which sample of the recent window decides: the least free ("min") or the last.
+    aggregate: Literal["min", "last"] = "last"
+    #: Distance (in free share) from the verdict's edge at which the evidence is strong.
+    margin: float = Field(gt=0)
+    part_label: str = "part"
+    free_part: str = "free"
+    size_part: str = "size"
+    rate_part: str = "rate"
+    by: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")] | None = None
+    name_label: Label | None = None
+
+
 VerdictRule = Annotated[
-    ChangeRule | ThresholdRule | RowsExistRule | PeerCompareRule | DependencyWalkRule,
+    ChangeRule
+    | ThresholdRule
+    | RowsExistRule
+    | PeerCompareRule
+    | DependencyWalkRule
+    | CapacityRule,
     Field(discriminator="rule"),
 ]
-RULE_NAMES = ("change", "threshold", "rows_exist", "peer_compare", "dependency_walk")
+RULE_NAMES = (
+    "change",
+    "threshold",
+    "rows_exist",
+    "peer_compare",
+    "dependency_walk",
+    "capacity",
+)

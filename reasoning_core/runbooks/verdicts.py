@@ -22,8 +22,10 @@ from typing import Any
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks import baseline as bl
 from reasoning_core.runbooks.baseline import Direction, Pair, Scale
+from reasoning_core.runbooks.capacity import capacity_rows
 from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
+from reasoning_core.runbooks.hosts import host_name
 from reasoning_core.runbooks.peers import peer_compare_rows
 from reasoning_core.runbooks.rows import (
     Row,
@@ -34,6 +36,7 @@ from reasoning_core.runbooks.rows import (
     points,
 )
 from reasoning_core.runbooks.rules import (
+    CapacityRule,
     ChangeRule,
     DependencyWalkRule,
     RowsExistRule,
@@ -138,8 +141,10 @@ def threshold(
     label: str = "value",
     unit: str = "",
     language: str = "en",
+    as_share: bool = False,
 ) -> Evidence:
-    """Is the aggregate of the values above (or below) the limit, and by how much?"""
+    """Is the aggregate of the values above (or below) the limit, and by how much?
+    `as_share`: the values are shares of a whole, printed as percentages."""
     if len(values) < min_samples:
         return inconclusive(
             evidence_line("few_values", language, label=label, count=len(values), need=min_samples)
@@ -149,10 +154,17 @@ def threshold(
     strength = clip(1 - math.exp(-abs(beyond) / margin), 0.02, 0.97)
     text = evidence_line(
         "threshold", language, label=label, aggregate=aggregate_word(aggregate, language),
-        level=f"{fmt(level)}{unit}", limit=f"{fmt(limit)}{unit}", count=len(values),
+        level=_shown(level, unit, as_share), limit=_shown(limit, unit, as_share),
+        count=len(values),
     )  # fmt: skip
     data = {"label": label, "value": level, "limit": limit, "op": op, "samples": len(values)}
+    if as_share:
+        data["as_share"] = True
     return Evidence(confirmed=beyond > 0, confidence=strength, text=text, data=data, has_data=True)
+
+
+def _shown(value: float, unit: str, as_share: bool) -> str:
+    return f"{value * 100:.1f}%" if as_share else f"{fmt(value)}{unit}"
 
 
 def _aggregate(values: Sequence[float], how: str) -> float:
@@ -213,6 +225,8 @@ def evaluate(
         evidence = _rows_exist_rows(rule, rows, window, language)
     elif isinstance(rule, DependencyWalkRule):
         evidence = dependency_walk_rows(rule, rows, params or {}, language)
+    elif isinstance(rule, CapacityRule):
+        evidence = capacity_rows(rule, rows, window, language)
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}
@@ -335,10 +349,11 @@ def _threshold_rows(
     onset = _first_crossing(rule, groups[name], window)
     key = "named_from" if onset is not None else "named"
     called = rule.name_label.get(language) if rule.name_label else rule.by
+    shown = host_name(name, groups[name][0]) if rule.names == "host" else name
     evidence.text += evidence_line(
-        key, language, by=called, name=name, onset=onset.strftime("%H:%M") if onset else ""
+        key, language, by=called, name=shown, onset=onset.strftime("%H:%M") if onset else ""
     )
-    evidence.data = {**evidence.data, "by": called, "series_name": name}
+    evidence.data = {**evidence.data, "by": called, "series_name": shown}
     if onset is not None:
         evidence.data["onset"] = onset.isoformat()
     return evidence
@@ -376,6 +391,7 @@ def _threshold_series(
         label=rule.label.get(language),
         unit=rule.unit.get(language),
         language=language,
+        as_share=rule.as_share,
     )
     return _with_series(evidence, timed, window, rule, language)
 

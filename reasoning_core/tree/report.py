@@ -25,6 +25,7 @@ from reasoning_core.models import (
     Synthesis,
     confidence_level,
 )
+from reasoning_core.tree.checked_by import checked_by
 from reasoning_core.tree.symptom import symptom_line
 
 NOT_CHECKED = "not checked"
@@ -60,6 +61,8 @@ class Report(BaseModel):
     planner: str | None = None
     #: The first line: subject, metric, change and window (tree/symptom.py), when measured.
     symptom: str | None = None
+    #: The footer: which runbook checked the analysis, in words (tree/checked_by.py).
+    checked_by: str | None = None
 
 
 def build_report(
@@ -95,6 +98,7 @@ def build_report(
         tree_id=tree_id,
         planner=planner,
         symptom=symptom_line(synthesis.symptom, language) if synthesis.symptom else None,
+        checked_by=checked_by(synthesis.runbook_title, planner, language),
     )
 
 

@@ -17,6 +17,7 @@ from babel.dates import format_datetime
 
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Synthesis, Tree
+from reasoning_core.runbooks.capacity import capacity_line
 
 SYMPTOM_KEY = "symptom"
 #: Labels of metrics that are shares of a whole: shown as percentages.
@@ -65,11 +66,13 @@ def symptom_line(symptom: dict[str, Any], language: str) -> str | None:
 
 
 def _body(s: dict[str, Any], language: str) -> str | None:
+    if isinstance(s.get("capacity"), dict):
+        return capacity_line(s, language)
     label = str(s.get("label") or "")
     if "change" not in s:
         if "value" not in s or "limit" not in s:
             return None
-        share = is_share(label)
+        share = is_share(label) or s.get("as_share") is True
         named = s.get("by") and s.get("series_name")
         return _word("threshold_named" if named else "threshold", language).format(
             label=label,

@@ -134,7 +134,8 @@ async def test_alert_groups_are_investigated_once_repeated_and_resolved(
         assert f"cell={cell_b}" in header_b.text
         report_a = "\n".join(_texts(telegram, DEFAULT)[1:])
         assert "Primary cause:</b> Technical problem" in report_a, report_a
-        assert "planner: runbook" in report_a
+        # the footer names the runbook by its own title (issue 41), not "planner: runbook"
+        assert "checked by the runbook «Traffic drop on a cell»" in report_a, report_a
 
         # One of the two alerts of cell A resolves: the report stays as it is ...
         await alertmanager.push(resolved(probe_1, at=minute_ago() - timedelta(minutes=5)))

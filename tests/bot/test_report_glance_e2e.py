@@ -36,8 +36,8 @@ def first_line(report: RecordedCall) -> str:
 
 
 def report_of(telegram: FakeTelegramServer, chat: int) -> RecordedCall:
-    [report] = [m for m in telegram.sent_messages(chat) if "planner: " in m.text or
-                "планировщик: " in m.text]  # fmt: skip
+    [report] = [m for m in telegram.sent_messages(chat) if "checked by the runbook «" in m.text
+                or "проверено по ранбуку «" in m.text]  # fmt: skip
     return report
 
 

@@ -38,7 +38,8 @@ async def test_telegram_investigations_without_an_llm(
     for number, (question, expected) in enumerate(asks, start=1):
         [report] = [m for m in telegram.sent_messages(950 + number) if "<b>" in m.text]
         assert expected.lower() in report.text.lower(), (question, report.text)
-        assert "runbook" in report.text  # the report says which planner produced it
+        # which runbook checked it, in words (a Russian question gets the Russian footer)
+        assert "checked by the runbook «" in report.text or "проверено по ранбуку «" in report.text
 
 
 def test_demo_then_ask_json_names_the_primary_cause(database_url: str) -> None:

@@ -35,6 +35,7 @@ from bot.trees.picture.verdicts import (
 from reasoning_core.models import Node, Tree
 from reasoning_core.ports import TreeEvent
 from reasoning_core.tools.base import RowSample
+from reasoning_core.tree.checked_by import with_runbook_title
 from reasoning_core.tree.render import render_tree_text
 from reasoning_core.tree.report import Report, build_report
 from reasoning_core.tree.symptom import with_symptom
@@ -105,7 +106,11 @@ def render_page(page: PageInput) -> str:
     """The whole page as an HTML document."""
     tree, language = page.tree, page.language
     report = (
-        build_report(with_symptom(tree, tree.synthesis), tree_id=tree.id, language=language)
+        build_report(
+            with_runbook_title(tree, with_symptom(tree, tree.synthesis)),
+            tree_id=tree.id,
+            language=language,
+        )
         if tree.synthesis
         else None
     )

@@ -82,6 +82,7 @@ from reasoning_core.runbooks import (
 )
 from reasoning_core.runbooks.loader import asks_for
 from reasoning_core.tools.base import Tool, ToolResult
+from reasoning_core.tree.checked_by import RUNBOOK_TITLE_KEY
 from reasoning_core.tree.symptom import SYMPTOM_KEY
 from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
 from reasoning_core.understanding.request import Request
@@ -179,6 +180,7 @@ class RunbookPlanner:
         parameters: dict[str, Any] = {**params, STATE_KEY: state.model_dump(mode="json")}
         found = await run_gate(runbook, state, self._tools)
         parameters[SYMPTOM_KEY] = symptom_data(runbook, state, found)
+        parameters[RUNBOOK_TITLE_KEY] = runbook.title.model_dump()
         direction = request.direction
         if direction is not None and not _explains(runbook, direction):
             return Plan(conclusion=other_direction(runbook, found, direction, state.language),

@@ -3,7 +3,7 @@
 The gate's checks ran before any hypothesis; their numbers and series are what
 the report's first line and its chart show. `symptom_data` picks the gate
 check that found the symptom (else the first) and keeps its evidence data with
-the subject the analysis is about.
+the subject the analysis is about (a host by its one name, runbooks/hosts.py).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from reasoning_core.models import Evidence
 from reasoning_core.planners.runbook.checks import PlanState
 from reasoning_core.runbooks import Check, Runbook
+from reasoning_core.runbooks.hosts import host_name
 
 
 def symptom_data(
@@ -41,5 +42,6 @@ def _subject(runbook: Runbook, state: PlanState) -> tuple[str, str]:
     for parameter in runbook.parameters:
         value = state.params.get(parameter.name)
         if parameter.source == "entity" and value:
-            return parameter.kind or parameter.name, value
+            kind = parameter.kind or parameter.name
+            return kind, host_name(value) if kind == "host" else value
     return "runbook", runbook.id

@@ -7,14 +7,18 @@ alerts fired). A session
 turns it into TSDB blocks with promtool and starts `prometheus` over them; each case is an
 alert as Alertmanager would post it, mapped by the bundled mapping to its runbook and
 parameters, investigated by DeepAnalyst with the runbook planner (no LLM) at the moment the
-alert fired, and must name the cause and the component. Skipped only when the
-prometheus/promtool binaries are missing.
+alert fired, and must name the cause and the component. `disk-filling.om.gz` holds
+node_exporter over a disk filling steadily (the lab's disk fills at once). The
+reports must read as an engineer writes them: bytes of the disk and since when it is full
+or when it will be, one name per host whichever exporter saw it, the runbook by its
+title. Skipped only when the prometheus/promtool binaries are missing.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import re
 import shutil
 import tempfile
 from collections.abc import AsyncIterator
@@ -32,6 +36,7 @@ from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.prometheus import build_tsdb
 from fake_servers.alertmanager import alert, notification
 from reasoning_core.models import Answer, Language, Tree
+from reasoning_core.tree.report import Report, report_of
 from tests.reasoning_core.answers.alert_analysis import MAPPING, analyse_alert, findings
 
 pytestmark = [
@@ -60,7 +65,9 @@ LAB = TIMELINE["recordings"]["lab.om.gz"]
 WINNING = TIMELINE["recordings"]["lab-cpu.om.gz"]
 NODE, PROCESS, DISK = LAB["node_instance"], LAB["process_instance"], LAB["lab_disk"]
 DEFAULTS = TIMELINE["recordings"]["node-defaults.om.gz"]
-MOMENTS = {**LAB["moments"], **WINNING["moments"], **DEFAULTS["moments"]}
+FILLING_DISK = TIMELINE["recordings"]["disk-filling.om.gz"]
+MOMENTS = {**LAB["moments"], **WINNING["moments"], **DEFAULTS["moments"],
+           **FILLING_DISK["moments"]}  # fmt: skip
 
 CASES = [
     # The lab's memory leak: the web group grows under its cgroup limit, the OOM killer ends it.
@@ -83,7 +90,7 @@ CASES = [
     # so its start time does not change): the group's process count fell.
     Case("web-killed", {"alertname": "ProcessRestarted", "groupname": "web",
                         "instance": PROCESS},
-         "web-killed", 75, "process_group", "crash_restart", ("killed", "127.0.0.1:36049")),
+         "web-killed", 75, "process_group", "crash_restart", ("killed", "127.0.0.1")),
     # node_exporter's default collectors on this machine: quiet disks and network, and a
     # clock the kernel reports as not synchronised.
     Case("quiet-disk-io", {"alertname": "HostUnusualDiskIoUtilization",
@@ -187,3 +194,102 @@ async def test_the_mapped_runbook_runs_whatever_the_question_s_words_match(
     answer, tree = await investigate(pool, prometheus_url, worded, moment("disk-full", 30), "en")
     assert answer.synthesis is not None, findings(answer, tree)
     assert answer.synthesis.primary.id == "sudden_fill", findings(answer, tree)
+
+
+# --- what the engineer reads ---------------------------------------------------------
+
+HOST = NODE.rsplit(":", 1)[0]
+FULL = {
+    "en": rf"{HOST} · disk {DISK}: \d+(\.\d)? (KiB|MiB) free of 32 MiB \(9\d% used\), "
+    r"full since \d\d:\d\d UTC",
+    "ru": rf"{HOST} · диск {DISK}: \d+(\.\d)? (КиБ|МиБ) свободно из 32 МиБ \(занято 9\d%\), "
+    r"заполнен с \d\d:\d\d UTC",
+}
+FILLING_AT = FILLING_DISK["lab_disk"]
+FILLING = {
+    "en": rf"{HOST} · disk {FILLING_AT}: \d+(\.\d)? MiB free of 64 MiB \(8\d% used\), "
+    r"full in about \d+ min at (19|20|21) KiB/s",
+    "ru": rf"{HOST} · диск {FILLING_AT}: \d+(\.\d)? МиБ свободно из 64 МиБ \(занято 8\d%\), "
+    r"заполнится примерно через \d+ мин при (19|20|21) КиБ/с",
+}
+CHECKED_BY = {
+    "en": "checked by the runbook «A host's disk is full or filling up»",
+    "ru": "проверено по ранбуку «Диск хоста заполнен или заполняется»",
+}
+
+
+async def report_at(
+    pool: asyncpg.Pool[Any], url: str, labels: dict[str, str], at: datetime, language: Language
+) -> tuple[Report, Answer, Tree | None]:
+    answer, tree = await investigate(pool, url, investigation_of(labels), at, language)
+    report = report_of(answer)
+    assert report is not None, findings(answer, tree)
+    return report, answer, tree
+
+
+def no_share_out_of_range(text: str) -> None:
+    """No negative percentage and no share above 100 % anywhere in the report."""
+    for number in re.findall(r"([−-]?\d+(?:\.\d+)?)\s?%", text):
+        assert 0 <= float(number.replace("−", "-")) <= 100, (number, text)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_a_full_disk_reads_as_bytes_free_of_its_size_and_since_when(
+    pool: asyncpg.Pool[Any], prometheus_url: str, language: Language
+) -> None:
+    labels = {"alertname": "HostOutOfDiskSpace", "instance": NODE, "mountpoint": DISK}
+    report, answer, tree = await report_at(
+        pool, prometheus_url, labels, moment("disk-full", 45), language
+    )
+    assert report.symptom is not None and re.fullmatch(FULL[language], report.symptom), findings(
+        answer, tree
+    )
+    assert report.checked_by == CHECKED_BY[language]
+    no_share_out_of_range(answer.text)
+    # the burst's share of the disk as a percentage beside its limit, not "0.969 vs 0.200"
+    limit = "при пороге" if language == "ru" else "vs limit"
+    assert any(re.search(rf"\d+\.\d% {limit} 20\.0%", line) for line in report.evidence), findings(
+        answer, tree
+    )
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_a_filling_disk_says_when_it_will_be_full_and_how_fast(
+    pool: asyncpg.Pool[Any], prometheus_url: str, language: Language
+) -> None:
+    """Eight minutes into a log growing by 20 KiB/s on a 64 MiB disk."""
+    labels = {"alertname": "HostDiskWillFillIn24Hours", "instance": FILLING_DISK["node_instance"],
+              "mountpoint": FILLING_AT}  # fmt: skip
+    at = moment("filling", 480)
+    report, answer, tree = await report_at(pool, prometheus_url, labels, at, language)
+    assert answer.synthesis is not None and answer.synthesis.primary.id == "steady_growth", (
+        findings(answer, tree)
+    )
+    assert report.symptom is not None and re.fullmatch(FILLING[language], report.symptom), (
+        findings(answer, tree)
+    )
+    no_share_out_of_range(answer.text)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_a_host_seen_by_two_exporters_has_one_name(
+    pool: asyncpg.Pool[Any], prometheus_url: str, language: Language
+) -> None:
+    """node_exporter (NODE) and process-exporter (PROCESS) on one machine, on two ports:
+    both reports name the host the same, and neither shows an exporter's port."""
+    assert NODE.rsplit(":", 1)[0] == PROCESS.rsplit(":", 1)[0] and NODE != PROCESS
+    disk, disk_answer, _ = await report_at(
+        pool, prometheus_url,
+        {"alertname": "HostOutOfDiskSpace", "instance": NODE, "mountpoint": DISK},
+        moment("disk-full", 45), language,
+    )  # fmt: skip
+    group, group_answer, tree = await report_at(
+        pool, prometheus_url,
+        {"alertname": "ProcessRestarted", "groupname": "web", "instance": PROCESS},
+        moment("web-killed", 75), language,
+    )  # fmt: skip
+    host_word = "хост" if language == "ru" else "host"
+    assert disk.symptom is not None and disk.symptom.startswith(f"{HOST} · ")
+    assert f"{host_word} {HOST}" in group.primary, findings(group_answer, tree)
+    for text in (disk_answer.text, group_answer.text, disk.symptom, group.symptom or ""):
+        assert NODE not in text and PROCESS not in text, text

@@ -94,3 +94,16 @@ def test_report_of_an_answer() -> None:
     report = report_of(answer)
     assert report is not None and report.tree_id == "t9" and report.planner == "runbook"
     assert report_of(Answer(strategy="quick", text="hi", confidence=0.9)) is None
+
+
+def test_the_footer_names_the_runbook_by_its_title_in_the_reader_s_language() -> None:
+    titled = synthesis().model_copy(
+        update={"runbook_title": {"en": "PostgreSQL trouble", "ru": "Проблемы PostgreSQL"}}
+    )
+    en = build_report(titled, planner="runbook", language="en")
+    ru = build_report(titled, planner="runbook", language="ru")
+    assert en.checked_by == "checked by the runbook «PostgreSQL trouble»"
+    assert ru.checked_by == "проверено по ранбуку «Проблемы PostgreSQL»"
+    llm = build_report(synthesis(), planner="llm", language="en")
+    assert llm.checked_by == "hypotheses proposed by the language model"
+    assert build_report(synthesis(), language="en").checked_by is None
