@@ -170,8 +170,9 @@ def test_a_wrong_cause_stated_with_confidence_is_counted() -> None:
     frozen = next(f for f in load_faults(FAULTS_DIR / "holdout2") if f.name == "pg-frozen")
     assert wrong_cause(frozen, _FROZEN_PG)
     assert score(frozen, _FROZEN_PG) == (False, False)
-    assert not wrong_cause(frozen, _FROZEN_PG.replace("🟡 medium", "🔴 low").replace(
-        "0.67", "0.45")), "a low-confidence guess is not a wrong cause stated with confidence"
+    assert not wrong_cause(
+        frozen, _FROZEN_PG.replace("🟡 medium", "🔴 low").replace("0.67", "0.45")
+    ), "a low-confidence guess is not a wrong cause stated with confidence"
     right = _FROZEN_PG.replace("A slow network path to the database",
                                "PostgreSQL is not responding (hung)")  # fmt: skip
     assert not wrong_cause(frozen, right) and score(frozen, right) == (True, True)
