@@ -29,6 +29,7 @@ DETAIL_TITLES: dict[str, str] = {
     "locks": N_("lock waits"),
     "connections": N_("connection slots exhausted"),
     "down": N_("down (not answering)"),
+    "hung": N_("not responding (hung)"),
 }
 
 _HEADINGS: dict[str, str] = {

@@ -56,6 +56,7 @@ from reasoning_core.planners.runbook.plan import (
     parameters_of,
     run_gate,
 )
+from reasoning_core.planners.runbook.stale import stale_evidence, stopped_series
 from reasoning_core.planners.runbook.symptom import symptom_data
 from reasoning_core.planners.runbook.words import (
     child_key,
@@ -249,6 +250,10 @@ class RunbookPlanner:
             return Evidence(confirmed=None, confidence=0.0, text=result.error or "failed")
         role: Role = "against" if check.extra.get("role") == "against" else "for"
         evidence = judge(spec, state, result)
+        if evidence.confirmed is not None:
+            gone = await stopped_series(spec, runbook, state, self._tools)
+            if gone is not None:
+                evidence = stale_evidence(evidence, gone, state.language)
         if not spec.measures:
             evidence = evidence.model_copy(update={"data": {**evidence.data, MEASURES: False}})
         return as_role(evidence, role, state.language)
