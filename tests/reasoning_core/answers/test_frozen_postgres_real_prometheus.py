@@ -24,6 +24,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bot.alerts.mapping import Investigation
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.prometheus import build_tsdb
 from reasoning_core.planners.runbook.words import detail_of
@@ -95,13 +96,9 @@ async def test_a_frozen_postgres_is_not_responding_not_a_slow_path(
     else:
         labels |= {"job": recording.names["job"], "route": "/checkout"}
     found = MAPPING.resolve(labels)
-    assert found.runbook == runbook  # type: ignore[union-attr]
+    assert isinstance(found, Investigation) and found.runbook == runbook
     answer, tree = await analyse_alert(
-        pool,
-        recording.url,
-        found,
-        recording.frozen + ALERT_AFTER,  # type: ignore[arg-type]
-        known=recording.known,
+        pool, recording.url, found, recording.frozen + ALERT_AFTER, known=recording.known
     )
     synthesis = answer.synthesis
     assert synthesis is not None and tree is not None, findings(answer, tree)
