@@ -14,7 +14,9 @@ report after the fault (never the alert's header before it, never the secondary 
 evidence below it) names one of its `cause_terms`, and right on the component when its
 headline or primary cause names the expected component; a "no runbook" or "not
 established" report names no cause. In a nothing-wrong window any message
-that names a cause is a false cause.
+that names a cause is a false cause. In a fault window, a report whose primary cause names
+a cause that is not the fault's, at medium confidence or above (🟡 or 🟢), is a wrong
+cause: the worst answer, a wrong cause stated with confidence.
 """
 
 from __future__ import annotations
@@ -83,6 +85,40 @@ ALERT_HEADER = "🔔"
 def first_report(messages: list[tuple[float, str]]) -> tuple[float, str] | None:
     """The first message that is whytree's report, not an alert's header."""
     return next((m for m in messages if not m[1].lstrip().startswith(ALERT_HEADER)), None)
+
+
+#: The marks of a medium or high confidence tag (bot/replies/rendering.py) and of a low one.
+_SURE_MARKS = ("🟢", "🟡")
+_LOW_MARK = "🔴"
+_NUMBER = re.compile(r"\((0?\.\d+|1\.0+)\)")
+#: A confidence at or above this is medium (reasoning_core.models.confidence_level).
+_MEDIUM_MIN = 0.5
+
+
+def stated_sure(text: str) -> bool:
+    """Does the report state its primary cause at medium confidence or above? Read from the
+    primary cause's confidence tag (its mark, else its number), else the report's; a report
+    that states no confidence at all counts as sure (nothing in it says otherwise)."""
+    _, primary = lead(text)
+    for part in (primary, text):
+        if any(mark in part for mark in _SURE_MARKS):
+            return True
+        if _LOW_MARK in part:
+            return False
+        if number := _NUMBER.search(part):
+            return float(number.group(1)) >= _MEDIUM_MIN
+    return True
+
+
+def wrong_cause(fault: Fault, text: str | None) -> bool:
+    """A fault window's report whose primary cause names a cause other than the fault's
+    (none of its `cause_terms`, not "not established"), at medium confidence or above."""
+    if text is None or fault.nothing_wrong or not names_cause(text):
+        return False
+    _, primary = lead(text)
+    if any(term in primary.lower() for term in fault.cause_terms):
+        return False
+    return stated_sure(text)
 
 
 def score(fault: Fault, text: str | None) -> tuple[bool, bool]:
@@ -179,6 +215,7 @@ async def _one(
         "cause_ok": cause_ok,
         "component_ok": component_ok,
         "false_cause": fault.nothing_wrong and text is not None and names_cause(text),
+        "wrong_cause": wrong_cause(fault, text),
     }
 
 
@@ -217,6 +254,7 @@ def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -
             if scored
             else None,
             "false_causes": sum(1 for r in rows if r["false_cause"]),
+            "wrong_causes": sum(1 for r in rows if r.get("wrong_cause")),
             "p50_alert_to_report_s": _quantile(to_report, 50),
             "p95_alert_to_report_s": _quantile(to_report, 95),
             "p95_fault_to_alert_s": _quantile(to_alert, 95),
@@ -241,6 +279,8 @@ def format_live_report(figures: dict[str, Any]) -> str:
         f"  AC@1 cause:        {figures['ac_at_1_cause']}   (target >= 0.85)",
         f"  AC@1 component:    {figures['ac_at_1_component']}   (target >= 0.85)",
         f"  false causes:      {figures['false_causes']}   (target 0)",
+        f"  wrong causes:      {figures['wrong_causes']}   (target 0; a cause not the "
+        "fault's, at medium confidence or above)",
         f"  alert -> report:   p50 {figures['p50_alert_to_report_s']} s, "
         f"p95 {figures['p95_alert_to_report_s']} s (target <= 60)",
         f"  fault -> alert:    p95 {figures['p95_fault_to_alert_s']} s",
@@ -250,6 +290,7 @@ def format_live_report(figures: dict[str, Any]) -> str:
         lines.append(
             f"    {name:<16} alerted {f['alerted']}, reported {f['alerts_received']}, "
             f"cause {f['ac_at_1_cause']}, component {f['ac_at_1_component']}, "
+            f"wrong {f['wrong_causes']}, "
             f"alerts {','.join(f['alerts']) or '-'}"
         )
     return "\n".join(lines)

@@ -141,6 +141,13 @@ class Synthesis(BaseModel):
     recommendations: list[str] = Field(default_factory=list)
     uncertainty_reason: str | None = None
     not_established: bool = False
+    #: The primary stands only by elimination (its rivals refuted, or a part merely there):
+    #: no confirmed check measures what it blames; reported as possible, below "established".
+    by_elimination: bool = False
+    #: A runner-up within the close margin: two causes fit about equally.
+    rival: RankedHypothesis | None = None
+    #: What would confirm the primary (by elimination) or tell it from its rival.
+    would_settle: list[str] = Field(default_factory=list)
     #: What the analysis measured of the symptom (tree/symptom.py), for the report's first line.
     symptom: dict[str, Any] | None = None
     #: The title (by language) of the runbook that planned the analysis (tree/checked_by.py).

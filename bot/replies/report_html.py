@@ -35,6 +35,11 @@ def labels(language: str) -> dict[str, str]:
         "title": gettext(language, "🔎 Deep analysis"),
         "primary": gettext(language, "Primary cause"),
         "not_established": gettext(language, "Cause not established — best candidate"),
+        "possible": gettext(language, "Possible cause (the others were ruled out)"),
+        "confirm": gettext(language, "What would confirm it"),
+        "race": gettext(language, "Two causes fit about equally"),
+        "pair": gettext(language, "{first} and {second}"),
+        "apart": gettext(language, "What would tell them apart"),
         "conclusion": gettext(language, "Conclusion"),
         "secondary": gettext(language, "Secondary factors"),
         "evidence": pgettext(language, "report section", "Evidence"),
@@ -50,18 +55,8 @@ def labels(language: str) -> dict[str, str]:
 
 def render_report(report: Report, answer: Answer, language: str) -> str:
     words = labels(language)
-    head = words["primary"]
-    if report.nothing_to_investigate:
-        head = words["conclusion"]
-    elif report.not_established:
-        head = words["not_established"]
-    tag = escape(confidence_tag(report.confidence, language))
     first = f"<b>{escape(report.symptom)}</b>" if report.symptom else f"<b>{words['title']}</b>"
-    if report.nothing_to_investigate or report.not_established:
-        cause = f"<b>{head}:</b> {escape(report.primary)} ({report.primary_confidence:.2f})"
-    else:
-        cause = f"<b>{head}:</b> {escape(report.primary)} · <i>{tag}</i>"
-    parts = [first, cause]
+    parts = [first, _cause(report, words, language)]
     for key, items in (
         ("secondary", report.secondary),
         ("evidence", report.evidence),
@@ -84,6 +79,31 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
     if report.checked_by:
         parts.append(f"<i>{escape(report.checked_by)}</i>")
     return "\n\n".join(parts)
+
+
+def _cause(report: Report, words: dict[str, str], language: str) -> str:
+    """The primary cause's paragraph: possible (by elimination), not established, a close
+    race of two, or the cause with its confidence tag."""
+    tag = escape(confidence_tag(report.confidence, language))
+    number = f"({report.primary_confidence:.2f})"
+    if report.nothing_to_investigate:
+        return f"<b>{words['conclusion']}:</b> {escape(report.primary)} {number}"
+    if report.by_elimination:
+        head = f"<b>{words['possible']}:</b> {escape(report.primary)} {number}"
+        return _settle(head, words["confirm"], report.would_settle)
+    if report.not_established:
+        return f"<b>{words['not_established']}:</b> {escape(report.primary)} {number}"
+    if report.rival:
+        pair = words["pair"].format(first=report.primary, second=report.rival)
+        head = f"<b>{words['race']}:</b> {escape(pair)} · <i>{tag}</i>"
+        return _settle(head, words["apart"], report.would_settle)
+    return f"<b>{words['primary']}:</b> {escape(report.primary)} · <i>{tag}</i>"
+
+
+def _settle(head: str, title: str, items: list[str]) -> str:
+    if not items:
+        return head
+    return f"{head}\n<i>{escape(title)}: {escape('; '.join(items))}</i>"
 
 
 def tree_button(tree_id: str, language: str, url: str | None = None) -> InlineKeyboardMarkup:

@@ -200,15 +200,28 @@ def _with_primary(
     primary = ranking[0]
     if confidence < UNCERTAINTY_THRESHOLD and not uncertainty:
         uncertainty = tree_phrase("weak", language, title=primary.title, p=confidence)
+    same = primary.id == aggregated.primary.id
+    # Only hypotheses the aggregation found supported (a check confirmed, none refuted)
+    # are listed as secondary factors, whichever of them the strategy put first.
+    listed = {s.id for s in aggregated.secondary}
+    if aggregated.rival is not None and not same:
+        listed.add(aggregated.rival.id)
+    if not aggregated.by_elimination and not aggregated.not_established:
+        listed.add(aggregated.primary.id)
     return aggregated.model_copy(
         update={
             "primary": primary,
             "confidence": confidence,
             "margin": margin,
             "ranking": ranking,
-            "secondary": [r for r in ranking[1:] if r.confidence >= SECONDARY_MIN],
+            "secondary": [
+                r for r in ranking[1:] if r.confidence >= SECONDARY_MIN and r.id in listed
+            ],
             "uncertainty_reason": uncertainty,
             "not_established": primary.confidence < SECONDARY_MIN,
+            "by_elimination": aggregated.by_elimination and same,
+            "rival": aggregated.rival if same else None,
+            "would_settle": aggregated.would_settle if same else [],
         }
     )
 

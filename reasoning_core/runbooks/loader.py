@@ -5,6 +5,11 @@ directories given (RUNBOOKS_DIR). A file that does not parse or validate is
 skipped and reported as a `LoadError` naming the file and the field; loading
 never raises for a bad runbook. A later source overrides a runbook with the
 same id, so admins can replace a shipped runbook by dropping in their own.
+
+Check sets (`checksets/*.yaml` beside the runbooks: an `id`, `checks` and the
+`metrics` keys they use) are written once and taken by every runbook that says
+`include: [id]`: their checks join the runbook's, their metric keys fill the ones
+the runbook does not map itself (runbooks/checks.py reads them).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from reasoning_core.models import ClarifyingQuestion, Language
+from reasoning_core.runbooks.checksets import CheckSets, include, read_check_sets
 from reasoning_core.runbooks.model import FieldError, Parameter, Runbook
 from reasoning_core.runbooks.timewindow import TimeWindow, resolve_window
 from reasoning_core.understanding.catalogue import NameSource
@@ -29,6 +35,8 @@ from reasoning_core.understanding.lexicon import fold
 from reasoning_core.understanding.request import Request
 
 SHIPPED_PACKAGE = "runbooks"
+#: The folder of check sets beside the runbooks (shipped and in each RUNBOOKS_DIR).
+CHECKSETS_DIR = "checksets"
 _MAX_ERRORS_PER_FILE = 5
 
 
@@ -283,8 +291,11 @@ def keyword_hits(folded: str, keywords: Iterable[str]) -> list[str]:
     return hits
 
 
-def parse_runbook(text: str, *, file: str) -> Runbook | list[LoadError]:
-    """A validated runbook, or the reasons (file + field + message) it is not one."""
+def parse_runbook(
+    text: str, *, file: str, check_sets: CheckSets | None = None
+) -> Runbook | list[LoadError]:
+    """A validated runbook, or the reasons (file + field + message) it is not one; its
+    `include:` takes checks from `check_sets` (by id)."""
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as e:
@@ -293,6 +304,10 @@ def parse_runbook(text: str, *, file: str) -> Runbook | list[LoadError]:
         return [LoadError(file, where, f"not valid YAML: {getattr(e, 'problem', None) or e}")]
     if not isinstance(data, dict):
         return [LoadError(file, "", "a runbook is a YAML mapping")]
+    try:
+        data = include(data, check_sets or {})
+    except FieldError as e:
+        return [LoadError(file, e.field, e.message)]
     try:
         return Runbook.model_validate(data)
     except ValidationError as e:
@@ -317,6 +332,19 @@ def _shipped() -> list[tuple[str, str]]:
     return [(f"{SHIPPED_PACKAGE}/{f.name}", f.read_text(encoding="utf-8")) for f in files]
 
 
+def _shipped_check_sets() -> list[tuple[str, str]]:
+    folder = importlib.resources.files(SHIPPED_PACKAGE).joinpath(CHECKSETS_DIR)
+    if not folder.is_dir():
+        return []
+    files = sorted(
+        (f for f in folder.iterdir() if f.name.endswith((".yaml", ".yml"))), key=lambda f: f.name
+    )
+    return [
+        (f"{SHIPPED_PACKAGE}/{CHECKSETS_DIR}/{f.name}", f.read_text(encoding="utf-8"))
+        for f in files
+    ]
+
+
 def _directory(directory: Path) -> tuple[list[tuple[str, str]], list[LoadError]]:
     if not directory.is_dir():
         return [], [LoadError(str(directory), "", "runbook directory not found")]
@@ -333,14 +361,21 @@ def _directory(directory: Path) -> tuple[list[tuple[str, str]], list[LoadError]]
 def load_runbooks(dirs: Sequence[Path] = (), *, include_shipped: bool = True) -> RunbookSet:
     """Shipped runbooks (unless excluded), then each directory in order; never raises."""
     sources = _shipped() if include_shipped else []
+    set_sources = _shipped_check_sets()
     errors: list[LoadError] = []
     for directory in dirs:
         found, unreadable = _directory(directory)
         sources.extend(found)
         errors.extend(unreadable)
+        if (directory / CHECKSETS_DIR).is_dir():
+            found, unreadable = _directory(directory / CHECKSETS_DIR)
+            set_sources.extend(found)
+            errors.extend(unreadable)
+    check_sets, broken = read_check_sets(set_sources)
+    errors.extend(LoadError(file, field, message) for file, field, message in broken)
     runbooks: dict[str, Runbook] = {}
     for file, text in sources:
-        parsed = parse_runbook(text, file=file)
+        parsed = parse_runbook(text, file=file, check_sets=check_sets)
         if isinstance(parsed, Runbook):
             runbooks[parsed.id] = parsed  # a later source overrides an earlier one
         else:

@@ -244,6 +244,10 @@ class Check(_Strict):
     verdict: VerdictRule
     #: Copied into the evidence data (e.g. detail: availability).
     tags: dict[str, str] = Field(default_factory=dict)
+    #: Does a confirmation measure the part the hypothesis blames? `false` for a check that
+    #: only shows a part exists or a rival's part is idle: a hypothesis no measuring check
+    #: confirmed stays below "established" (possible, the others ruled out).
+    measures: bool = True
 
     @field_validator("query")
     @classmethod
@@ -284,6 +288,9 @@ class Hypothesis(_Strict):
     recommendations: LocalizedList = Field(default_factory=LocalizedList)
     #: Only proposed when the plan is revised.
     fallback: bool = False
+    #: The check (one of `checks`) whose named series is the part that broke: the report
+    #: names it ("groupname db-proxy"), never the series of whichever check was strongest.
+    named_by: Identifier | None = None
 
 
 class Gate(_Strict):
@@ -325,6 +332,8 @@ class Runbook(_Strict):
                 for ref in getattr(hypothesis, key):
                     if ref not in check_ids:
                         raise FieldError(f"hypotheses[{i}].{key}", f"unknown check {ref!r}")
+            if hypothesis.named_by is not None and hypothesis.named_by not in hypothesis.checks:
+                raise FieldError(f"hypotheses[{i}].named_by", "not one of the hypothesis's checks")
         if all(h.fallback for h in self.hypotheses):
             raise FieldError("hypotheses", "at least one hypothesis must not be a fallback")
         for ref in self.gate.checks if self.gate else []:

@@ -22,7 +22,10 @@ The semantics of ARCHITECTURE.md, "Aggregation semantics", made exact:
   Both steps are monotone, so more confirming evidence anywhere below never
   lowers a hypothesis, and with prior 0.5 a refutation mirrors a confirmation.
   Last, p is clamped to the hypothesis's `ceiling` (1 unless its planner set one:
-  a language model's hypothesis beside a runbook's stays below "established").
+  a language model's hypothesis beside a runbook's stays below "established"), and
+  to `ELIMINATION_MAX` when checks have spoken under it but none confirmed what it
+  blames: a result whose data says ``measures: False`` (a part merely exists, a
+  rival's part looks idle) or a veto that did not veto never establishes a cause.
 - **Rejected and pruned** nodes, and everything under them, count for nothing;
   so do inconclusive results.
 - **Root.** The root's hypotheses compete: the primary is the highest p, and the
@@ -54,6 +57,12 @@ NO_DATA_CAP = 0.5
 CLOSE_MARGIN = 0.15
 #: Node types that carry evidence.
 EVIDENCE_TYPES = frozenset({"verification", "leaf"})
+#: The highest p of a hypothesis no confirmed check measures (below "established", 0.5):
+#: left standing because its rivals were refuted, or by the mere existence of a part.
+ELIMINATION_MAX = 0.45
+#: `Evidence.data` key: False on a result that does not measure the part its hypothesis
+#: blames (runbooks: a check's `measures: false`).
+MEASURES = "measures"
 
 
 def clamp_p(p: float) -> float:
@@ -137,6 +146,45 @@ def hypothesis_confidence(tree: Tree, node: Node) -> float:
     Sub-hypotheses contribute their stored confidence (computed on demand if
     missing), so updating one leaf only needs its ancestors recomputed.
     """
+    p = uncapped_confidence(tree, node)
+    if measured(tree, node) is False:
+        p = min(p, ELIMINATION_MAX)
+    return clamp_p(p)
+
+
+def measures(evidence: Evidence) -> bool:
+    """Does a confirmation measure the part its hypothesis blames? Not when its check says
+    so (`measures: False`), nor for a veto (role "against": it can only speak against)."""
+    return (
+        evidence.data.get(MEASURES, True) is not False and evidence.data.get("role") != "against"
+    )
+
+
+def verdicts(tree: Tree, node: Node) -> list[Evidence]:
+    """The conclusive results (confirmed or refuted) of the active checks under a node."""
+    found = []
+    for child in children(tree, node.id):
+        if not is_active(child):
+            continue
+        if child.node_type in EVIDENCE_TYPES | {"hypothesis"}:
+            if child.result is not None and child.result.confirmed is not None:
+                found.append(child.result)
+            found.extend(verdicts(tree, child))
+    return found
+
+
+def measured(tree: Tree, node: Node) -> bool | None:
+    """True: a confirmed check under the hypothesis measures what it blames; False: checks
+    have spoken under it and none did (it stands by elimination at best); None: no verdict."""
+    found = verdicts(tree, node)
+    if not found:
+        return None
+    return any(e.confirmed and measures(e) for e in found)
+
+
+def uncapped_confidence(tree: Tree, node: Node) -> float:
+    """p of a hypothesis as its evidence alone makes it (its planner's ceiling kept, the
+    cap of a cause no check measured lifted): did it stand by elimination?"""
     active = [c for c in children(tree, node.id) if is_active(c)]
     subs = [c for c in active if c.node_type == "hypothesis"]
     base = noisy_or(stored_or_computed(tree, s) for s in subs) if subs else node.prior

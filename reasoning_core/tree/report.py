@@ -52,6 +52,12 @@ class Report(BaseModel):
     #: The planner concluded there was nothing to investigate (primary id "none").
     nothing_to_investigate: bool = False
     secondary: list[str] = Field(default_factory=list)
+    #: The primary stands only because the other causes were ruled out: "possible".
+    by_elimination: bool = False
+    #: Two causes fit about equally: the runner-up's title.
+    rival: str | None = None
+    #: What would confirm the primary (by elimination) or tell it from its rival.
+    would_settle: list[str] = Field(default_factory=list)
     evidence: list[str] = Field(default_factory=list)
     recommendations: list[str] = Field(default_factory=list)
     #: Set (required) when the confidence is below 0.7.
@@ -90,7 +96,10 @@ def build_report(
         primary_confidence=synthesis.primary.confidence,
         not_established=synthesis.not_established,
         nothing_to_investigate=synthesis.primary.id == _NONE_ID,
-        secondary=[f"{s.title} ({s.confidence:.2f})" for s in synthesis.secondary],
+        secondary=[f"{title} ({p:.2f})" for title, p in secondary_on_scale(synthesis)],
+        by_elimination=synthesis.by_elimination,
+        rival=synthesis.rival.title if synthesis.rival else None,
+        would_settle=list(synthesis.would_settle),
         evidence=evidence,
         recommendations=list(synthesis.recommendations),
         uncertainty=uncertainty,
@@ -100,6 +109,23 @@ def build_report(
         symptom=symptom_line(synthesis.symptom, language) if synthesis.symptom else None,
         checked_by=checked_by(synthesis.runbook_title, planner, language),
     )
+
+
+def shown_confidence(synthesis: Synthesis) -> float:
+    """The number the report shows for its primary cause: its p when not established (or
+    nothing to investigate), else the confidence (p lowered by a close runner-up)."""
+    if synthesis.not_established or synthesis.primary.id == _NONE_ID:
+        return synthesis.primary.confidence
+    return synthesis.confidence
+
+
+def secondary_on_scale(synthesis: Synthesis) -> list[tuple[str, float]]:
+    """The secondary factors with numbers on the primary's scale: each p lowered as the
+    primary's was (by a close runner-up), never above the primary's number."""
+    shown = shown_confidence(synthesis)
+    p1 = synthesis.primary.confidence
+    scale = shown / p1 if p1 > 0 else 0.0
+    return [(s.title, min(shown, s.confidence * scale)) for s in synthesis.secondary]
 
 
 def report_of(answer: Answer) -> Report | None:
@@ -129,15 +155,30 @@ def render_report_text(report: Report) -> str:
 def _headline(report: Report) -> str:
     if report.nothing_to_investigate:
         return f"Conclusion: {report.primary} ({report.primary_confidence:.2f})"
+    if report.by_elimination:
+        head = f"Possible cause (the others were ruled out): {report.primary} " + (
+            f"({report.primary_confidence:.2f})"
+        )
+        return _settle(head, "What would confirm it", report.would_settle)
     if report.not_established:
         return (
             f"Primary cause: not established (best candidate: {report.primary}, "
             f"{report.primary_confidence:.2f})"
         )
+    if report.rival:
+        head = (
+            f"Two causes fit about equally: {report.primary} and {report.rival} — confidence "
+            f"{report.level.value} ({report.confidence:.2f})"
+        )
+        return _settle(head, "What would tell them apart", report.would_settle)
     return (
         f"Primary cause: {report.primary} — confidence {report.level.value} "
         f"({report.confidence:.2f})"
     )
+
+
+def _settle(head: str, title: str, items: list[str]) -> str:
+    return f"{head}\n{title}: {'; '.join(items)}" if items else head
 
 
 def _section(lines: list[str], title: str, items: list[str]) -> None:

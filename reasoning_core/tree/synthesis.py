@@ -2,8 +2,11 @@
 
 Numbers come from `aggregation` (primary = highest p, confidence lowered by a
 close runner-up). This module adds what a reader needs: the ranking, secondary
-factors (other hypotheses with p >= `SECONDARY_MIN`), evidence lines with their
-numbers, "not established" when no hypothesis reaches `ESTABLISHED_MIN`, and an
+factors (other hypotheses with p >= `SECONDARY_MIN` that a check confirmed and none
+refuted), evidence lines with their numbers, "not established" when no hypothesis
+reaches `ESTABLISHED_MIN`, "by elimination" when the primary stands only because its
+rivals fell (no confirmed check measures what it blames), a close race said as one
+(`rival`, a runner-up within `CLOSE_MARGIN`) with what would settle it, and an
 uncertainty reason built from the real causes whenever confidence is below
 `UNCERTAINTY_THRESHOLD` or the runner-up is close. Recommendations are left to
 the planner that writes the report.
@@ -14,11 +17,15 @@ from __future__ import annotations
 from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis, Synthesis, Tree
 from reasoning_core.tree.aggregation import (
     CLOSE_MARGIN,
+    ELIMINATION_MAX,
     EVIDENCE_TYPES,
     adjusted_confidence,
     margin_of,
+    measured,
     ranking,
     strength,
+    uncapped_confidence,
+    verdicts,
 )
 from reasoning_core.tree.labels import LABEL_CHARS, shorten
 from reasoning_core.tree.walk import OPEN, descendants, is_active, root_of
@@ -28,6 +35,7 @@ from reasoning_core.tree.words import tree_phrase, verdict_word
 SECONDARY_MIN = 0.5
 #: Below this p for the best hypothesis, the cause is "not established".
 ESTABLISHED_MIN = 0.5
+assert ELIMINATION_MAX < ESTABLISHED_MIN, "a cause no check measured is never established"
 #: Id of the placeholder primary when no hypothesis survives.
 NONE_ID = "none"
 
@@ -44,9 +52,16 @@ def synthesize(tree: Tree, *, language: str = "en") -> Synthesis:
     entries = [_ranked(node, p) for node, p in ranked]
     margin = margin_of(ranked)
     confidence = adjusted_confidence(ranked[0][1], margin)
+    rival = _rival(tree, ranked, margin)
     secondary = [(n, r) for (n, _), r in zip(ranked[1:], entries[1:], strict=True)]
-    secondary = [(n, r) for n, r in secondary if r.confidence >= SECONDARY_MIN]
-    reported = [ranked[0][0], *(n for n, _ in secondary)]
+    secondary = [
+        (n, r)
+        for n, r in secondary
+        if r.confidence >= SECONDARY_MIN and supported(tree, n) and n is not rival
+    ]
+    primary = ranked[0][0]
+    reported = [primary, *([rival] if rival else []), *(n for n, _ in secondary)]
+    eliminated = by_elimination(tree, primary)
     return Synthesis(
         primary=entries[0],
         confidence=confidence,
@@ -56,7 +71,53 @@ def synthesize(tree: Tree, *, language: str = "en") -> Synthesis:
         evidence=[line for node in reported for line in evidence_lines(tree, node, language)],
         uncertainty_reason=_uncertainty(tree, ranked, confidence, margin, language),
         not_established=ranked[0][1] < ESTABLISHED_MIN,
+        by_elimination=eliminated,
+        rival=entries[1] if rival else None,
+        would_settle=_would_settle(tree, primary, rival, eliminated, language),
     )
+
+
+def supported(tree: Tree, hypothesis: Node) -> bool:
+    """A check under the hypothesis confirmed it and none refuted it (a secondary factor
+    must be one; a hypothesis its own checks speak against is not listed)."""
+    found = verdicts(tree, hypothesis)
+    return any(e.confirmed for e in found) and not any(e.confirmed is False for e in found)
+
+
+def by_elimination(tree: Tree, hypothesis: Node) -> bool:
+    """Would the hypothesis be established but for the cap of a cause no check measured?"""
+    return (
+        measured(tree, hypothesis) is False
+        and uncapped_confidence(tree, hypothesis) >= ESTABLISHED_MIN
+    )
+
+
+def _rival(tree: Tree, ranked: list[tuple[Node, float]], margin: float) -> Node | None:
+    """The runner-up of a close race between two established causes, or None."""
+    if len(ranked) < 2 or margin >= CLOSE_MARGIN:  # noqa: PLR2004 - a primary and a runner-up
+        return None
+    runner, p2 = ranked[1]
+    return runner if p2 >= ESTABLISHED_MIN and supported(tree, runner) else None
+
+
+def _would_settle(
+    tree: Tree, primary: Node, rival: Node | None, eliminated: bool, language: str
+) -> list[str]:
+    """What would confirm a primary that stands by elimination, or tell it from its rival:
+    the checks of theirs still open or inconclusive, else a check that would measure it."""
+    nodes = [primary, *([rival] if rival else [])]
+    if not eliminated and rival is None:
+        return []
+    open_checks = [
+        tree_phrase("open_check", language, check=f"{label(node)} / {label(check)}")
+        for node in nodes
+        for check in _checks(tree, node)
+        if check.result is None or check.result.confirmed is None
+    ]
+    if rival is not None:
+        apart = tree_phrase("apart", language, first=label(primary), second=label(rival))
+        return [*open_checks[:3], apart]
+    return [*open_checks[:3], tree_phrase("measure_it", language, title=label(primary))]
 
 
 def label(node: Node) -> str:
@@ -125,6 +186,8 @@ def _uncertainty(
             tree_phrase("close", language, title=label(runner), p2=p2, margin=margin, p1=p1,
                         confidence=confidence)
         )  # fmt: skip
+    if by_elimination(tree, primary):
+        reasons.append(tree_phrase("eliminated", language, title=label(primary)))
     if confidence < UNCERTAINTY_THRESHOLD:
         reasons.extend(_evidence_gaps(tree, primary, language))
     if not reasons:

@@ -29,6 +29,7 @@ DETAIL_TITLES: dict[str, str] = {
     "locks": N_("lock waits"),
     "connections": N_("connection slots exhausted"),
     "down": N_("down (not answering)"),
+    "hung": N_("not responding (hung)"),
 }
 
 _HEADINGS: dict[str, str] = {
@@ -37,6 +38,11 @@ _HEADINGS: dict[str, str] = {
     "primary": N_("Primary cause"),
     "conclusion": N_("Conclusion"),
     "not_established": N_("not established (best candidate: {title}, {p:.2f})"),
+    "possible": N_("Possible cause (the others were ruled out)"),
+    "confirm": N_("What would confirm it"),
+    "race": N_("Two causes fit about equally"),
+    "pair": N_("{first} and {second}"),
+    "apart": N_("What would tell them apart"),
     "secondary": N_("Secondary factors"),
     "evidence": N_("Evidence"),
     "recommendations": N_("Recommendations"),
@@ -126,11 +132,22 @@ def render_report(report: Report, language: str) -> str:
 def _headline(report: Report, h: dict[str, str], level: str) -> str:
     if report.nothing_to_investigate:
         return f"{h['conclusion']}: {report.primary} ({report.primary_confidence:.2f})"
+    if report.by_elimination:
+        head = f"{h['possible']}: {report.primary} ({report.primary_confidence:.2f})"
+        return _settle(head, h["confirm"], report.would_settle)
     if report.not_established:
         text = h["not_established"].format(title=report.primary, p=report.primary_confidence)
         return f"{h['primary']}: {text}"
+    if report.rival:
+        pair = h["pair"].format(first=report.primary, second=report.rival)
+        text = h["primary_with"].format(title=pair, level=level, p=report.confidence)
+        return _settle(f"{h['race']}: {text}", h["apart"], report.would_settle)
     text = h["primary_with"].format(title=report.primary, level=level, p=report.confidence)
     return f"{h['primary']}: {text}"
+
+
+def _settle(head: str, title: str, items: list[str]) -> str:
+    return f"{head}\n{title}: {'; '.join(items)}" if items else head
 
 
 def _section(lines: list[str], title: str, items: list[str]) -> None:

@@ -30,6 +30,13 @@ _PHRASES: dict[str, str] = {
     "all_closed": N_("every hypothesis was rejected or pruned"),
     "none_proposed": N_("no hypothesis was proposed"),
     "no_cause": N_("No cause established"),
+    "eliminated": N_(
+        "no confirmed check measures {title!r} itself: it stands because the other causes "
+        "were ruled out"
+    ),
+    "measure_it": N_("a check that measures {title!r} itself"),
+    "open_check": N_("{check} (still open)"),
+    "apart": N_("a check that confirms one of {first!r} and {second!r} and not the other"),
 }
 
 

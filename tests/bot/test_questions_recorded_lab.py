@@ -51,9 +51,7 @@ def recording() -> Iterator[tuple[Path, dict[str, datetime]]]:
         with gzip.open(DATA / "lab-all.om.gz", "rb") as src, text.open("wb") as out:
             shutil.copyfileobj(src, out)
         build_tsdb(text, scratch / "tsdb")
-        starts = {
-            f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]
-        }
+        starts = {f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]}
         yield scratch / "tsdb", starts
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -158,8 +156,13 @@ async def test_the_only_postgresql_and_the_only_host_are_taken_and_named(
 async def test_no_incident_question_is_answered_as_small_talk(
     lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
 ) -> None:
-    for text in ("web says too many connections", "почему web еле отвечает?",
-                 "did the certificate of web expire?", "web: kafka consumer lag, why?"):  # fmt: skip
+    asked = (
+        "web says too many connections",
+        "почему web еле отвечает?",
+        "did the certificate of web expire?",
+        "web: kafka consumer lag, why?",
+    )
+    for text in asked:
         answer = await ask_during(lab_runtime, "nothing-wrong", text)
         assert "language model is configured" not in answer.text, (text, answer.text)
         assert "модель не настроена" not in answer.text, (text, answer.text)

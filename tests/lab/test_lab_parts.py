@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from lab import config
-from lab.bench import first_report, score
+from lab.bench import first_report, score, summarise, wrong_cause
 from lab.fault import (
     FAULTS_DIR,
     FaultFileError,
@@ -145,3 +145,59 @@ def test_the_bench_scores_the_primary_cause_not_the_evidence_below_it() -> None:
         True,
         True,
     ), "the component may be the headline's subject"
+
+
+def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
+    first = load_faults(FAULTS_DIR / "holdout")
+    second = load_faults(FAULTS_DIR / "holdout2")
+    assert {f.name for f in second} == {"pg-frozen", "web-hung", "web-crash-loop", "db-path-flap"}
+    names = [f.name for f in [*load_faults(), *first, *second]]
+    assert len(names) == len(set(names))  # no holdout repeats a shipped fault
+    for fault in second:
+        assert fault.cause_terms and fault.component and fault.duration_s <= 900, fault.name
+
+
+_FROZEN_PG = (
+    "<b>web · p95 latency 4.00 (limit 1); route /checkout</b>\n\n"
+    "<b>Primary cause:</b> A slow network path to the database · "
+    "<i>🟡 medium confidence (0.67)</i>\n\n"
+    "<b>Evidence</b>\n• confirmed: busy PostgreSQL sessions 1.0 — PostgreSQL itself idle"
+)
+
+
+def test_a_wrong_cause_stated_with_confidence_is_counted() -> None:
+    """Issue 37's first fault: PostgreSQL frozen, the report blames the path at 🟡 0.67."""
+    frozen = next(f for f in load_faults(FAULTS_DIR / "holdout2") if f.name == "pg-frozen")
+    assert wrong_cause(frozen, _FROZEN_PG)
+    assert score(frozen, _FROZEN_PG) == (False, False)
+    assert not wrong_cause(
+        frozen, _FROZEN_PG.replace("🟡 medium", "🔴 low").replace("0.67", "0.45")
+    ), "a low-confidence guess is not a wrong cause stated with confidence"
+    right = _FROZEN_PG.replace("A slow network path to the database",
+                               "PostgreSQL is not responding (hung)")  # fmt: skip
+    assert not wrong_cause(frozen, right) and score(frozen, right) == (True, True)
+    unsure = _FROZEN_PG.replace("<b>Primary cause:</b>",
+                                "<b>Cause not established — best candidate:</b>")  # fmt: skip
+    assert not wrong_cause(frozen, unsure)
+    plain = "Primary cause: CPU saturation — confidence high (0.88)"
+    assert wrong_cause(frozen, plain), "the plain-text report's number says how sure"
+    assert not wrong_cause(frozen, "Primary cause: CPU saturation — confidence low (0.30)")
+    assert not wrong_cause(frozen, None)
+    nothing = find_fault("nothing-wrong")
+    assert not wrong_cause(nothing, plain), "a nothing-wrong window counts false causes"
+
+
+def test_wrong_causes_are_summed_overall_and_by_fault() -> None:
+    faults = load_faults(FAULTS_DIR / "holdout2")
+    row = {"nothing_wrong": False, "reported": True, "alerts": ["X"], "alerted": True,
+           "fault_to_alert_s": 10.0, "alert_to_report_s": 5.0, "cause_ok": False,
+           "component_ok": False, "false_cause": False}  # fmt: skip
+    rows = [
+        {**row, "fault": "pg-frozen", "round": 0, "wrong_cause": True},
+        {**row, "fault": "pg-frozen", "round": 1, "wrong_cause": False, "cause_ok": True},
+        {**row, "fault": "web-hung", "round": 0, "wrong_cause": True},
+    ]
+    figures = summarise(faults, 2, rows)
+    assert figures["wrong_causes"] == 2 and figures["false_causes"] == 0
+    assert figures["by_fault"]["pg-frozen"]["wrong_causes"] == 1
+    assert figures["by_fault"]["db-path-flap"]["wrong_causes"] == 0

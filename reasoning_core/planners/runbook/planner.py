@@ -56,6 +56,7 @@ from reasoning_core.planners.runbook.plan import (
     parameters_of,
     run_gate,
 )
+from reasoning_core.planners.runbook.stale import stale_evidence, stopped_series
 from reasoning_core.planners.runbook.symptom import symptom_data
 from reasoning_core.planners.runbook.words import (
     child_key,
@@ -82,6 +83,7 @@ from reasoning_core.runbooks import (
 )
 from reasoning_core.runbooks.loader import asks_for
 from reasoning_core.tools.base import Tool, ToolResult
+from reasoning_core.tree.aggregation import MEASURES
 from reasoning_core.tree.checked_by import RUNBOOK_TITLE_KEY
 from reasoning_core.tree.symptom import SYMPTOM_KEY
 from reasoning_core.tree.wording import detail_title, phrase, primary_title, uncertainty
@@ -286,7 +288,14 @@ class RunbookPlanner:
         if not result.ok:
             return Evidence(confirmed=None, confidence=0.0, text=result.error or "failed")
         role: Role = "against" if check.extra.get("role") == "against" else "for"
-        return as_role(judge(spec, state, result), role, state.language)
+        evidence = judge(spec, state, result)
+        if evidence.confirmed is not None:
+            gone = await stopped_series(spec, runbook, state, self._tools)
+            if gone is not None:
+                evidence = stale_evidence(evidence, gone, state.language)
+        if not spec.measures:
+            evidence = evidence.model_copy(update={"data": {**evidence.data, MEASURES: False}})
+        return as_role(evidence, role, state.language)
 
     async def synthesize(
         self, ctx: PlanningContext, tree: Tree, synthesis: Synthesis
@@ -299,7 +308,7 @@ class RunbookPlanner:
         language = state.language
         primary = synthesis.primary
         detail = detail_of(tree, primary.node_id)
-        named = named_of(tree, primary.node_id)
+        named = named_of(tree, primary.node_id, _named_by(runbook, primary.id))
         if (detail is not None or named is not None) and primary.id != NONE_ID:
             base = runbook.hypothesis(primary.id).title.get(language)
             name = detail_title(detail, language) or detail if detail is not None else None
@@ -354,6 +363,14 @@ class RunbookPlanner:
             f"runbook {runbook.id} needs {names}; " + " ".join(q.text for q in questions),
             runbook=runbook.id, missing=list(missing), questions=questions,
         )  # fmt: skip
+
+
+def _named_by(runbook: Runbook, key: str) -> str | None:
+    """The check that names the part a hypothesis blames (its `named_by`), if any."""
+    try:
+        return runbook.hypothesis(key.split(".", 1)[0]).named_by
+    except KeyError:
+        return None
 
 
 def _explains(runbook: Runbook, direction: str) -> bool:

@@ -148,15 +148,19 @@ def detail_of(tree: Tree, node_id: str | None) -> str | None:
     return detail_of_key(key)
 
 
-def named_of(tree: Tree, node_id: str | None) -> str | None:
+def named_of(tree: Tree, node_id: str | None, check: str | None = None) -> str | None:
     """What the hypothesis' strongest confirmed check named (a threshold verdict with `by`:
-    "process group web", "disk /data"), or None."""
+    "process group web", "disk /data"), or None; with `check` (the hypothesis's
+    `named_by`), what that check named: the part the hypothesis blames."""
     if node_id is None or node_id not in tree.nodes:
         return None
     named = [
         (n.result.confidence, f"{n.result.data.get('by', '')} {n.result.data['series_name']}")
         for n in descendants(tree, node_id)
-        if n.result is not None and n.result.confirmed and "series_name" in n.result.data
+        if n.result is not None
+        and n.result.confirmed
+        and "series_name" in n.result.data
+        and (check is None or n.context.get("key") == check)
     ]
     return max(named)[1].strip() if named else None
 

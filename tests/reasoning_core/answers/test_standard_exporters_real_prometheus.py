@@ -34,6 +34,7 @@ from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.planners.runbook.words import detail_of
 from reasoning_core.tools.base import ToolRequest
 from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.tree.aggregation import ELIMINATION_MAX
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from tests.reasoning_core.answers.alert_analysis import MAPPING, RUNBOOKS, analyse_alert, findings
 
@@ -170,7 +171,17 @@ async def test_each_alert_ends_in_the_faults_cause(
     if detail is not None:
         assert tree is not None
         assert detail_of(tree, answer.synthesis.primary.node_id) == detail, findings(answer, tree)
-    assert answer.confidence >= 0.6, findings(answer, tree)
+    if expected == "slow_db_path":
+        # Issue 37: nothing the standard exporters give measures the path (PostgreSQL idle,
+        # a proxy process there): possible, the others ruled out, below "established"; the
+        # part named is the proxy's process group, never PostgreSQL's instance.
+        assert answer.synthesis.by_elimination, findings(answer, tree)
+        assert answer.confidence <= ELIMINATION_MAX, findings(answer, tree)
+        assert "possible cause (the others were ruled out)" in answer.text.lower()
+        assert "groupname db-proxy" in answer.synthesis.primary.title
+        assert "127.0.0.1" not in answer.synthesis.primary.title
+    else:
+        assert answer.confidence >= 0.6, findings(answer, tree)
     for word in words:
         assert word in answer.text.lower(), answer.text
 

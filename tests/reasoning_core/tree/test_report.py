@@ -34,7 +34,8 @@ def synthesis(**fields: object) -> Synthesis:
 def test_sections_of_a_confident_report() -> None:
     report = build_report(synthesis(), tree_id="t1", planner="llm")
     assert report.level == ConfidenceLevel.HIGH and report.primary == "Cell outage"
-    assert report.secondary == ["Demand fell (0.61)"]
+    # On the primary's scale: its p 0.92 is shown as 0.86, so 0.61 as 0.61 * 0.86 / 0.92.
+    assert report.secondary == ["Demand fell (0.57)"]
     assert report.evidence == [
         "Cell outage / Availability: confirmed (0.90): min 61.2% on 2024-05-06"
     ]
@@ -48,7 +49,7 @@ def test_sections_of_a_confident_report() -> None:
     assert text.count("0.86") == 1
     expected = [
         "Secondary factors:",
-        "- Demand fell (0.61)",
+        "- Demand fell (0.57)",
         "Evidence:",
         "Recommendations:",
         "- Check the site's power alarms",

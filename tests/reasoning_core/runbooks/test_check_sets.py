@@ -1,0 +1,70 @@
+"""Check sets: PostgreSQL's checks written once, included by two runbooks (issue 37)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from reasoning_core.runbooks import Runbook, load_runbooks, parse_runbook
+from reasoning_core.runbooks.checksets import read_check_sets
+from tests.reasoning_core.runbooks.test_runbook_format import minimal
+
+POSTGRES_CHECKS = {"pg_lock_waits", "pg_connections_high", "pg_down", "pg_idle",
+                   "db_proxy_on_path"}  # fmt: skip
+
+
+def a_set(**changes: Any) -> dict[str, Any]:
+    check = {**minimal()["checks"][0], "id": "shared_logs"}
+    return {"id": "logs", "checks": [check], "metrics": {"bytes": "log_bytes_total"}, **changes}
+
+
+def test_the_shipped_runbooks_take_postgres_checks_from_one_set() -> None:
+    shipped = load_runbooks()
+    assert shipped.errors == []
+    probe, http = shipped.get("endpoint_probe"), shipped.get("http_service_trouble")
+    assert probe is not None and http is not None
+    for check_id in POSTGRES_CHECKS:
+        assert probe.check(check_id) == http.check(check_id)
+    assert probe.metrics["pg_up"] == http.metrics["pg_up"] == "pg_up"
+    assert not probe.check("db_proxy_on_path").measures
+    for path in ("endpoint_probe.yaml", "http_service_trouble.yaml"):  # written once
+        text = (Path("runbooks") / path).read_text(encoding="utf-8")
+        assert "id: pg_lock_waits" not in text and "include: [postgres]" in text
+
+
+def test_an_included_set_adds_its_checks_and_fills_metric_keys() -> None:
+    sets, errors = read_check_sets([("logs.yaml", yaml.safe_dump(a_set()))])
+    assert errors == []
+    data = {**minimal(), "include": ["logs"], "metrics": {"bytes": "my_log_bytes"}}
+    data["hypotheses"][0]["checks"].append("shared_logs")
+    runbook = parse_runbook(yaml.safe_dump(data), file="x.yaml", check_sets=sets)
+    assert isinstance(runbook, Runbook)
+    assert runbook.check("shared_logs").description.en == "Big log files"
+    assert runbook.metrics["bytes"] == "my_log_bytes"  # the runbook's own mapping wins
+
+
+def test_an_unknown_set_or_a_check_defined_twice_is_named() -> None:
+    sets, _ = read_check_sets([("logs.yaml", yaml.safe_dump(a_set()))])
+    unknown = parse_runbook(
+        yaml.safe_dump({**minimal(), "include": ["nope"]}), file="x.yaml", check_sets=sets
+    )
+    assert not isinstance(unknown, Runbook)
+    assert unknown[0].field == "include" and "unknown check set 'nope'" in unknown[0].message
+    twice = minimal()
+    twice["checks"].append({**twice["checks"][0], "id": "shared_logs"})
+    twice["include"] = ["logs"]
+    errors = parse_runbook(yaml.safe_dump(twice), file="x.yaml", check_sets=sets)
+    assert not isinstance(errors, Runbook)
+    assert any("duplicate id 'shared_logs'" in e.message for e in errors)
+
+
+def test_a_broken_set_file_is_reported_not_loaded(tmp_path: Path) -> None:
+    (tmp_path / "checksets").mkdir()
+    (tmp_path / "checksets" / "bad.yaml").write_text(
+        yaml.safe_dump(a_set(checks=[{"id": "x"}])), encoding="utf-8"
+    )
+    loaded = load_runbooks([tmp_path])
+    assert any(e.file.endswith("bad.yaml") for e in loaded.errors)
+    assert loaded.get("endpoint_probe") is not None
