@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import statistics
 import tempfile
 import time
@@ -28,7 +29,7 @@ from typing import Any
 
 import yaml
 
-from lab.bench import firing_alerts, lead, names_cause, score, settle_alerts
+from lab.bench import NO_CAUSE, firing_alerts, lead, score, settle_alerts
 from lab.fault import Fault, clear, find_fault, inject
 from lab.lab import Lab, LabError
 from reasoning_core.models import Answer
@@ -133,20 +134,40 @@ async def _one_question(fault: Fault, set_name: str, question: str, ask: Ask) ->
 
 
 #: How a report introduces the cause it found (a healthy part's report says "Conclusion").
-_PRIMARY = ("primary cause", "основная причина")
+_PRIMARY = (
+    "primary cause", "possible cause", "two causes fit",
+    "основная причина", "возможная причина", "две причины",
+)  # fmt: skip
+
+
+def answer_lead(text: str) -> tuple[str, str]:
+    """(headline, primary cause) of an answer's text: its first line and the rest of its
+    first paragraph ("web · 5xx share 100%…" then "Primary cause: …"); a report whose
+    first paragraph is one line has its primary cause in the next (as `lead` reads a chat
+    message)."""
+    paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    first = paragraphs[0] if paragraphs else ""
+    headline, _, rest = first.partition("\n")
+    # the cause's own line: not "What would confirm it: …" under it
+    return (headline, rest.split("\n")[0]) if rest.strip() else lead(text)
 
 
 def states_cause(text: str) -> bool:
-    """Does the answer name a cause: a primary cause, not "not established", "no runbook",
-    a healthy part's conclusion or a clarifying question?"""
-    return names_cause(text) and any(p in " ".join(lead(text)).lower() for p in _PRIMARY)
+    """Does the answer name a cause: a primary cause (or a possible one, or two that fit
+    equally), not "not established", "no runbook", a healthy part's conclusion or a
+    clarifying question?"""
+    headline, primary = answer_lead(text)
+    low = f"{headline}\n{primary}".lower()
+    return not any(phrase in low for phrase in NO_CAUSE) and any(p in low for p in _PRIMARY)
 
 
 def score_answer(fault: Fault, answer: Answer) -> dict[str, Any]:
     """One answer against the fault that was running: right cause and component, a cause
     stated wrongly, a cause named in a nothing-wrong window, a "no model" reply."""
     text = answer.text
-    cause_ok, component_ok = score(fault, text) if states_cause(text) else (False, False)
+    cause_ok, component_ok = (
+        score(fault, text, lead_of=answer_lead) if states_cause(text) else (False, False)
+    )
     stated = states_cause(text) and (answer.confidence or 0.0) >= STATED_CONFIDENCE
     return {
         "fault": fault.name,

@@ -27,6 +27,7 @@ import re
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -121,12 +122,14 @@ def wrong_cause(fault: Fault, text: str | None) -> bool:
     return stated_sure(text)
 
 
-def score(fault: Fault, text: str | None) -> tuple[bool, bool]:
+def score(
+    fault: Fault, text: str | None, *, lead_of: Callable[[str], tuple[str, str]] = lead
+) -> tuple[bool, bool]:
     """(right cause, right component) for whytree's report: the cause named in its primary
-    cause, the component in its headline or primary cause."""
+    cause, the component in its headline or primary cause (`lead_of` finds them)."""
     if text is None or fault.nothing_wrong or not names_cause(text):
         return False, False
-    headline, primary = lead(text)
+    headline, primary = lead_of(text)
     cause = any(term in primary.lower() for term in fault.cause_terms)
     component = bool(fault.component) and str(fault.component).lower() in (
         f"{headline}\n{primary}".lower()
