@@ -61,6 +61,8 @@ def runbook_selectors(url: str) -> list[str]:
     with urllib.request.urlopen(f"{url}/api/v1/label/__name__/values", timeout=60) as r:
         present = set(json.load(r)["data"])
     extra = {"up", "scrape_duration_seconds", "scrape_samples_scraped", "node_uname_info"}
+    # runbooks name some families by a pattern: `{__name__=~"(.+_)?build_info"}`
+    extra |= {name for name in present if name.endswith("build_info")}
     return [f'{{__name__="{name}"}}' for name in sorted((named & present) | extra)]
 
 

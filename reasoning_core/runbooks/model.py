@@ -130,8 +130,9 @@ class Triggers(_Strict):
     min_score: float = Field(default=2.0, gt=0)
     #: It answers "is anything wrong with X?" for the kinds it takes: a health check naming
     #: such a thing matches it whatever its words score, and the first such runbook whose
-    #: gate finds something answers (planners/runbook/planner.py).
-    checkup: bool = False
+    #: gate finds something answers (planners/runbook/planner.py). The number orders them
+    #: as an engineer looks: 1 is it up, 2 does it answer right, 3 its resources; 0: never.
+    checkup: int = Field(default=0, ge=0, le=9)
 
     @field_validator("entities", mode="before")
     @classmethod

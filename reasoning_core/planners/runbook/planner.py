@@ -205,7 +205,7 @@ class RunbookPlanner:
         gate finds the part healthy, or none can run."""
         fitting = [m for m in self.runbooks.match(request) if m.runbook.triggers.checkup]
         # a runbook whose own words the question uses first ("how is postgres doing?")
-        for match in sorted(fitting, key=lambda m: not m.keywords):
+        for match in sorted(fitting, key=lambda m: (not m.keywords, m.runbook.triggers.checkup)):
             params, missing = parameters_of(match, ctx.parameters)
             if missing:
                 continue
