@@ -82,11 +82,13 @@ async def run_ask_bench(
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="whytree-lab-") as scratch:
         lab = Lab(Path(scratch) / "lab")
-        async with service_factory(lab) as ask:
-            await asyncio.to_thread(
-                lab.up, receiver_url="http://127.0.0.1:9/alerts/alertmanager", token=None
-            )
-            try:
+        service = service_factory(lab)  # reserves the lab's Prometheus port for the service
+        # the lab first: the service's discovery reads the lab's Prometheus when it starts
+        await asyncio.to_thread(
+            lab.up, receiver_url="http://127.0.0.1:9/alerts/alertmanager", token=None
+        )
+        try:
+            async with service as ask:
                 am = f"http://127.0.0.1:{lab.read()['ports']['alertmanager']}"
                 await asyncio.sleep(settle_s)
                 quiet = await firing_alerts(am)
@@ -95,8 +97,8 @@ async def run_ask_bench(
                     rows += await _ask_during(lab, fault, am, ask, asked)
                     await asyncio.sleep(settle_s)
                     await settle_alerts(am, quiet, limit=0.0 if quick else _SETTLE_LIMIT_S)
-            finally:
-                await asyncio.to_thread(lab.down)
+        finally:
+            await asyncio.to_thread(lab.down)
     return summarise_asked(rows, [s.name for s in sets])
 
 
