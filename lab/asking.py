@@ -88,9 +88,9 @@ async def run_ask_bench(
             lab.up, receiver_url="http://127.0.0.1:9/alerts/alertmanager", token=None
         )
         try:
+            await asyncio.sleep(settle_s)  # a few scrapes before discovery reads the metrics
             async with service as ask:
                 am = f"http://127.0.0.1:{lab.read()['ports']['alertmanager']}"
-                await asyncio.sleep(settle_s)
                 quiet = await firing_alerts(am)
                 for fault in faults:
                     asked = [(s.name, q) for s in sets for q in s.questions.get(fault.name, [])]
