@@ -190,7 +190,10 @@ def _facts(rule: CapacityRule, state: _State) -> dict[str, Any]:
             facts["full_until"] = full[1].isoformat()
         return facts
     rate = state.rate
-    if rate is not None and rate > 0 and state.free / rate <= _HORIZON_S:
+    # a time to full only where the rule watches the fill: a healthy disk's hourly wobble
+    # is no "full in about 2 h" beside "none is filling up"
+    watched = state.share < rule.watch_below
+    if watched and rate is not None and rate > 0 and state.free / rate <= _HORIZON_S:
         facts.update(rate=rate, eta_s=state.free / rate)
     low = _run(state, rule.limit)
     if low is not None:

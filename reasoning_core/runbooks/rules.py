@@ -218,7 +218,8 @@ class CapacityRule(_Rule):
     the free series it got over `fit_minutes`). ``test: low`` confirms when the free share
     is below `limit`; ``test: fills`` when, at the rate fitted over the last `fit_minutes`,
     it fills within `within_hours` (counted only under `watch_below` free, so that a
-    healthy disk's wobble does not read as "full tomorrow"). The line says what an
+    healthy disk's wobble does not read as "full tomorrow"; the line says a time to full only
+    under `watch_below` too). The line says what an
     engineer reads: "0.4 MiB free of 32 MiB (99% used), full since 02:41 UTC" or "full in
     about 6 min at 5 MiB/s" (runbooks/capacity.py).
     """

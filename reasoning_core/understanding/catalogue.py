@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
+import re
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -132,8 +133,8 @@ class EntityCatalogue:
             kind_parents = parents.setdefault(source.kind, {})
             for value, parent in rows:
                 kind_names[value.lower()] = value
-                if value.startswith("/") and len(value) > 1:  # a route: "/checkout", "checkout"
-                    kind_names.setdefault(value[1:].lower(), value)
+                for alias in _aliases(value):
+                    kind_names.setdefault(alias, value)
                 if parent:
                     kind_parents[value] = parent
         return KnownNames(names=names, parents=parents)
@@ -161,3 +162,16 @@ class EntityCatalogue:
                 parent = row.get("parent")
                 rows.append((str(value).strip(), str(parent) if parent is not None else None))
         return rows
+
+
+_HOST_PORT = re.compile(r"^(?P<host>[\w.\-]+|\[[0-9a-fA-F:]+\]):\d+$")
+
+
+def _aliases(value: str) -> list[str]:
+    """Other ways people write a name: a route without its slash ("checkout" for
+    "/checkout"), an `instance` without its port ("127.0.0.1", "db1" for "db1:9187")."""
+    if value.startswith("/") and len(value) > 1:
+        return [value[1:].lower()]
+    if found := _HOST_PORT.match(value):
+        return [found.group("host").strip("[]").lower()]
+    return []
