@@ -22,6 +22,7 @@ from reasoning_core.answers.fixed import (
     llm_failure_answer,
     no_llm_answer,
     no_runbook_answer,
+    switched_off_answer,
 )
 from reasoning_core.answers.quick import answer_quickly, as_written
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
@@ -311,8 +312,7 @@ class ReasoningService:
             return
         if early is None and request.intent == "diagnose" and self._deps.chat_model is None:
             # An incident question no runbook fits (`_require_details`) is no small talk.
-            known = await self._known_names()
-            answer = no_runbook_answer(known.names, decision.language)
+            answer = await self._no_runbook(request, decision.language)
         else:
             answer = early or await self._quick(turn, recall, decision.language, stream)
         if answer.error and answer.error != "llm_not_configured":
@@ -514,6 +514,15 @@ class ReasoningService:
         except LLMError as e:
             log.warning("quick answer failed: %s: %s", type(e).__name__, e)
             return llm_failure_answer(e, language)
+
+    async def _no_runbook(self, request: Request, language: str) -> Answer:
+        """No live runbook fits and no model can plan: the runbooks discovery switched off
+        that would, else what can be investigated here."""
+        off = self._deps.deep.switched_off(request) if self._deps.deep is not None else []
+        if off:
+            return switched_off_answer(off, language)
+        known = await self._known_names()
+        return no_runbook_answer(known.names, language)
 
     async def _known_names(self) -> KnownNames:
         if self._deps.catalogue is None:

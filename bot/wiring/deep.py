@@ -34,6 +34,7 @@ from reasoning_core.ports import ChatModel, Planner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet
 from reasoning_core.runbooks.discovery import CatalogueReader
+from reasoning_core.runbooks.loader import match_runbook
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
 from reasoning_core.tools.prometheus import PrometheusTool
@@ -84,6 +85,7 @@ async def open_deep(
         )
         await found.refresh()  # on start-up, then every TTL
         discovering = asyncio.create_task(found.run())
+        loaded = runbooks
         runbooks = found.live
         runbook = (
             RunbookPlanner(runbooks, tools=tools, clock=data_clock)
@@ -126,6 +128,7 @@ async def open_deep(
             trees=trees,
             guidance=guidance,
             missing_details=runbook.clarifying_questions,
+            switched_off=partial(switched_off, loaded, found),
         )
         catalogue = EntityCatalogue(
             sources=lambda: runbooks().name_sources(),
@@ -259,3 +262,21 @@ async def _describe(sql: PgSqlTool | None) -> str | None:
     except ToolError as e:
         log.warning("could not describe the data schemas for the planner: %s", e)
         return None
+
+
+def switched_off(
+    loaded: Callable[[], RunbookSet], found: LiveRunbooks, request: Request
+) -> list[tuple[str, str]]:
+    """The loaded runbooks discovery switched off that would fit `request`: their titles and
+    the metrics this Prometheus lacks (bot/doctor says the same)."""
+    discovery = found.discovery()
+    if discovery is None:
+        return []
+    runbooks = loaded()
+    fitting = []
+    for status in discovery.off():
+        runbook = runbooks.get(status.runbook)
+        if runbook is not None and match_runbook(runbook, request) is not None:
+            title = runbook.title.get(request.language)
+            fitting.append((title, "; ".join(status.reasons)))
+    return fitting

@@ -35,6 +35,8 @@ Guidance = Callable[[Request, str], str | None]
 #: Details an analysis needs before it can start: (parsed goal, parameters) -> questions;
 #: None when no runbook fits the goal.
 MissingDetails = Callable[[Request, Mapping[str, Any]], Awaitable[list[ClarifyingQuestion] | None]]
+#: The runbooks discovery switched off that would fit a question: (title, why it is off).
+SwitchedOff = Callable[[Request], list[tuple[str, str]]]
 
 
 class DeepPath:
@@ -45,11 +47,18 @@ class DeepPath:
         trees: TreeStore,
         guidance: Guidance | None = None,
         missing_details: MissingDetails | None = None,
+        switched_off: SwitchedOff | None = None,
     ) -> None:
         self._runner = runner
         self._trees = trees
         self._guidance = guidance
         self._missing_details = missing_details
+        self._switched_off = switched_off
+
+    def switched_off(self, request: Request) -> list[tuple[str, str]]:
+        """The runbooks that would fit `request` but are off on this Prometheus, and why
+        (the metrics it lacks, as `whytree doctor` says them)."""
+        return self._switched_off(request) if self._switched_off is not None else []
 
     async def missing_details(self, ctx: PlanningContext) -> list[ClarifyingQuestion] | None:
         """What to ask before the analysis can run (e.g. which cell); [] if nothing; None

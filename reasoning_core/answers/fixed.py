@@ -8,7 +8,7 @@ an admin (reasoning_core/error_ids.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from reasoning_core.errors import LLMError, LLMTimeoutError
 from reasoning_core.i18n import N_, gettext, ngettext
@@ -47,7 +47,7 @@ _KIND_WORDS: dict[str, str] = {
     "pod": N_("pods"),
     "namespace": N_("namespaces"),
 }
-_MAX_KINDS_LISTED = 6
+_MAX_KINDS_LISTED = 8
 _MAX_NAMES_LISTED = 5
 _NO_RUNBOOK = N_(
     "No runbook of mine fits this question, and no language model is configured to "
@@ -62,11 +62,32 @@ _NO_RUNBOOK_NO_NAMES = N_(
 )
 
 
+_SWITCHED_OFF = N_(
+    "No runbook of mine can answer this on this Prometheus: {runbooks}. `whytree doctor` "
+    "lists what each runbook needs."
+)
+_OFF_BECAUSE = N_("«{title}» is off ({why})")
+
+
+def switched_off_answer(off: Sequence[tuple[str, str]], language: str = "en") -> Answer:
+    """The runbooks that would answer are off: which, and the metrics this Prometheus lacks
+    (the exporter to add), never another runbook's guess."""
+    listed = "; ".join(gettext(language, _OFF_BECAUSE).format(title=t, why=w) for t, w in off)
+    return Answer(
+        strategy="quick",
+        text=gettext(language, _SWITCHED_OFF).format(runbooks=listed),
+        confidence=0.0,
+        uncertainty_reason=gettext(language, "no runbook fits this question"),
+        language=as_language(language),
+    )
+
+
 def no_runbook_answer(known: Mapping[str, Mapping[str, str]], language: str = "en") -> Answer:
     """An incident question no runbook fits, without a model: never "no language model"
     small talk; it says what whytree can investigate here, named as the data names it."""
     listed: list[str] = []
-    for kind, names in known.items():
+    # the kinds with the fewest names first: one PostgreSQL, one host, a few jobs
+    for kind, names in sorted(known.items(), key=lambda item: len(set(item[1].values()))):
         if not names or len(listed) >= _MAX_KINDS_LISTED:
             continue
         shown = sorted(set(names.values()))

@@ -55,8 +55,8 @@ class KnownNames:
     @property
     def sole(self) -> dict[str, str]:
         """kind -> its name, for the kinds the data has exactly one name of."""
-        return {kind: next(iter(names.values())) for kind, names in self.names.items()
-                if len(names) == 1}  # fmt: skip
+        spelled = {kind: set(names.values()) for kind, names in self.names.items()}
+        return {kind: next(iter(one)) for kind, one in spelled.items() if len(one) == 1}
 
     def lookup(self, token: str) -> list[tuple[str, str]]:
         """Every (kind, name) the token is, case-insensitively."""

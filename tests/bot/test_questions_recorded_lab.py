@@ -178,3 +178,13 @@ async def test_a_question_no_runbook_fits_lists_what_can_be_investigated(
     answer = await ask_during(lab_runtime, "nothing-wrong", text)
     assert "No runbook of mine fits" in answer.text, answer.text
     assert "db-proxy" in answer.text and "127.0.0.1" in answer.text  # the data's own names
+
+
+async def test_a_question_for_a_runbook_discovery_switched_off_says_what_is_missing(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    answer = await ask_during(
+        lab_runtime, "nothing-wrong", "why is pod api-7f9 in crashloopbackoff?"
+    )
+    assert "is off" in answer.text and "kube_pod_container_status_restarts_total" in answer.text
+    assert not states_cause(answer.text)  # never another runbook's guess
