@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -73,6 +74,12 @@ class BotProcess:
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=stderr,
             )
+
+    @property
+    def owner(self) -> str:
+        """This process in the inbox's owner column (bot.delivery.inbox.process_name)."""
+        assert self.proc is not None
+        return f"{socket.gethostname()}:{self.proc.pid}"
 
     @property
     def alive(self) -> bool:
