@@ -131,7 +131,7 @@ async def test_the_same_id_with_another_body_after_the_horizon_is_answered(
         telegram.push_message(33, QUESTION)
         await telegram.wait_for(lambda: bool(_answers(telegram, 33)), timeout=20)
         first = copy.deepcopy(telegram.pushed[-1])
-        for _ in range(100):  # the janitor deletes it once it is older than the horizon
+        for _ in range(300):  # the janitor deletes it once it is older than the horizon
             if not await _fetch(database_url, "SELECT 1 FROM inbox_updates"):
                 break
             await asyncio.sleep(0.1)
@@ -170,9 +170,10 @@ async def test_a_soak_leaves_the_inbox_no_larger_than_the_horizons_worth(
         await telegram.wait_for(
             lambda: all(_answers(telegram, 1000 + n) for n in range(count)), timeout=30
         )
-    # The horizon's worth, plus a janitor's period (a twelfth of it) and a run's time (what
-    # waits to be answered is the bot's lag under load, not retention's: not counted).
-    bound = rate * (horizon + horizon / 12 + 0.5)
+    # The horizon's worth, plus a janitor's period (a twelfth of it) and 2 s for a run that
+    # a busy machine delays (what waits to be answered is the bot's lag under load, not
+    # retention's: not counted). Without retention all 80 would stay.
+    bound = rate * (horizon + horizon / 12 + 2.0)
     assert count > 2 * bound and max(sizes) <= bound, sizes
     assert all(len(_answers(telegram, 1000 + n)) == 1 for n in range(count))
 
