@@ -38,7 +38,7 @@ import asyncpg
 
 from benchmarks.deep_script import outage_script
 from benchmarks.harness import takeover
-from benchmarks.harness.bot_process import BotProcess, bot_env
+from benchmarks.harness.bot_process import START_WITHIN_SEC, BotProcess, bot_env
 from benchmarks.harness.llm_routes import decision, is_strategy_request
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import DEFAULT_REPLY, FakeOpenAIServer
@@ -160,7 +160,7 @@ def collect(telegram: FakeTelegramServer, figures: ChaosFigures) -> None:
 
 async def _up(telegram: FakeTelegramServer, proc: BotProcess, polls_before: int) -> None:
     """Until the process polls (it is up); raises with its stderr if it died."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_WITHIN_SEC
     while len(telegram.calls_of("getUpdates")) <= polls_before:
         if not proc.alive or time.monotonic() > deadline:
             raise RuntimeError(f"whytree run did not start:\n{proc.stderr()[-3000:]}")

@@ -17,6 +17,9 @@ from pathlib import Path
 from benchmarks.harness.polling_bot import TEST_TOKEN, free_port
 
 _ROOT = str(Path(__file__).resolve().parents[2])
+#: How long a starting `whytree run` may take to be up: importing it is seconds on a quiet
+#: machine, but a minute was seen with the cores busy (CI beside other work, stress-ng).
+START_WITHIN_SEC = 240.0
 _SCRUB = ("DATABASE_URL", "OPENAI_", "TELEGRAM_", "WEBHOOK_", "INBOX_", "LLM_", "STRATEGY_")
 
 

@@ -69,8 +69,8 @@ async def test_two_bots_with_coinciding_update_ids_on_one_database_both_answer_o
         async with running_bot(bots[0], first), running_bot(bots[1], second):
             ids = [t.push_message(31, QUESTION) for t in (first, second)]
             assert ids[0] == ids[1]  # each bot's own sequence: the same number
-            await first.wait_for(lambda: bool(_answers(first, 31)), timeout=20)
-            await second.wait_for(lambda: bool(_answers(second, 31)), timeout=20)
+            await first.wait_for(lambda: bool(_answers(first, 31)), timeout=60)
+            await second.wait_for(lambda: bool(_answers(second, 31)), timeout=60)
             await asyncio.sleep(0.5)  # nothing more follows
     assert len(_answers(first, 31)) == 1 and len(_answers(second, 31)) == 1
     rows = await _fetch(database_url, "SELECT bot_id, update_id, status FROM inbox_updates")
@@ -96,15 +96,15 @@ async def test_a_redelivery_is_answered_once_and_a_reused_id_is_a_new_question(
     caplog.set_level(logging.WARNING, logger="bot.delivery.inbox")
     async with running_webhook_bot(settings, telegram):
         update_id = telegram.push_message(32, QUESTION)
-        await telegram.wait_for(lambda: bool(_answers(telegram, 32)), timeout=20)
+        await telegram.wait_for(lambda: bool(_answers(telegram, 32)), timeout=60)
         telegram.push_update(copy.deepcopy(telegram.pushed[-1]))  # the same update again
-        await telegram.wait_for(lambda: len(telegram.delivered) == 2, timeout=10)
+        await telegram.wait_for(lambda: len(telegram.delivered) == 2, timeout=60)
         other = copy.deepcopy(telegram.pushed[-1])
         other["message"]["text"] = "What is a hypothesis tree?"  # another body, the same id
         telegram.push_update(other)
         telegram.push_update(copy.deepcopy(other))  # and that one delivered twice
-        await telegram.wait_for(lambda: len(_answers(telegram, 32)) == 2, timeout=20)
-        await telegram.wait_for(lambda: len(telegram.delivered) == 4, timeout=10)
+        await telegram.wait_for(lambda: len(_answers(telegram, 32)) == 2, timeout=60)
+        await telegram.wait_for(lambda: len(telegram.delivered) == 4, timeout=60)
         await asyncio.sleep(0.5)
     assert len(_answers(telegram, 32)) == 2  # the first question once, the second once
     assert len(llm.requests) == 2
@@ -129,7 +129,7 @@ async def test_the_same_id_with_another_body_after_the_horizon_is_answered(
     caplog.set_level(logging.INFO)
     async with running_webhook_bot(_short_horizon(settings, 1.0), telegram):
         telegram.push_message(33, QUESTION)
-        await telegram.wait_for(lambda: bool(_answers(telegram, 33)), timeout=20)
+        await telegram.wait_for(lambda: bool(_answers(telegram, 33)), timeout=60)
         first = copy.deepcopy(telegram.pushed[-1])
         for _ in range(300):  # the janitor deletes it once it is older than the horizon
             if not await _fetch(database_url, "SELECT 1 FROM inbox_updates"):
@@ -138,7 +138,7 @@ async def test_the_same_id_with_another_body_after_the_horizon_is_answered(
         assert not await _fetch(database_url, "SELECT 1 FROM outbox_messages")
         first["message"]["text"] = "What is a hypothesis tree?"
         telegram.push_update(first)
-        await telegram.wait_for(lambda: len(_answers(telegram, 33)) == 2, timeout=20)
+        await telegram.wait_for(lambda: len(_answers(telegram, 33)) == 2, timeout=60)
     assert not [r for r in caplog.records if REUSED in r.getMessage()]  # nothing to meet
     deleted = " ".join(
         r.getMessage() for r in caplog.records if "retention: deleted" in r.getMessage()
@@ -254,7 +254,7 @@ async def test_the_migration_keeps_undelivered_updates_deliverable_and_delivered
         await telegram.wait_for(
             lambda: bool(_answers(telegram, 41) and _answers(telegram, 44)), timeout=20
         )
-        await telegram.wait_for(lambda: len(llm.requests) == 3, timeout=20)
+        await telegram.wait_for(lambda: len(llm.requests) == 3, timeout=60)
         again = await store_update(running.worker.receiving, _message(42, 9142, QUESTION))
         assert again is False  # a copy of an update answered before the migration
         await asyncio.sleep(1.0)
