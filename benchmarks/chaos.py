@@ -260,7 +260,8 @@ async def run_chaos(
             await proc.start()  # the last restart: it must finish everything
             await _up(telegram, proc, polls)
             await _settled(telegram, figures, settle_sec)
-            await asyncio.sleep(lease_sec + 1)  # time for a late duplicate to show up
+            # Every update has its outcome: no late duplicate can come any more.
+            await takeover.until_finished(conn, limit=settle_sec)
             collect(telegram, figures)
         finally:
             await proc.stop()

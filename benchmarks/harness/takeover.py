@@ -9,6 +9,7 @@ database's clock only (no wall-clock bound: a busy machine is slower, not wrong)
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -56,6 +57,25 @@ async def holding(conn: asyncpg.Connection[Any], owner: str) -> bool:
         owner,
     )
     return bool(found)
+
+
+async def finished(conn: asyncpg.Connection[Any]) -> bool:
+    """Whether every update has its outcome and no deep analysis waits or runs: nothing
+    can send anything any more (a late duplicate included)."""
+    open_ = await conn.fetchval(
+        """SELECT (SELECT count(*) FROM inbox_updates WHERE status IN ('pending', 'processing'))
+                + (SELECT count(*) FROM deep_jobs WHERE status IN ('queued', 'running'))"""
+    )
+    return bool(open_ == 0)
+
+
+async def until_finished(conn: asyncpg.Connection[Any], *, limit: float = 120.0) -> bool:
+    """Poll `finished` every 0.1 s, `limit` seconds at most; whether it came to be."""
+    for _ in range(int(limit * 10)):
+        if await finished(conn):
+            return True
+        await asyncio.sleep(0.1)
+    return False
 
 
 async def taken_over(conn: asyncpg.Connection[Any], updates: list[Held]) -> list[Held]:

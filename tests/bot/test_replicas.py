@@ -68,7 +68,8 @@ async def test_three_webhook_replicas_one_killed_mid_analysis(database_url: str)
                 await telegram.wait_for(
                     lambda: all(_answers(telegram, c) for c in chats), timeout=120
                 )
-                await asyncio.sleep(3)  # a late duplicate would show up now
+                # Every update has its outcome: no late duplicate can come any more.
+                assert await takeover.until_finished(conn), "an update was never finished"
                 taken = await takeover.taken_over(conn, held)
         finally:
             await stop_replicas(procs, balancer)
