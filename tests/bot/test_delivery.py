@@ -13,6 +13,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from benchmarks.harness import takeover
 from benchmarks.harness.polling_bot import TEST_TOKEN, quick_path_settings, running_bot
 from bot.delivery.inbox import MAX_UPDATE_BYTES, store_update
 from fake_servers.openai.server import FakeOpenAIServer
@@ -132,7 +133,7 @@ async def test_an_update_whose_processor_keeps_dying_is_failed_and_the_user_told
         await pool.close()
     async with running_bot(_settings(database_url, telegram, llm), telegram):
         await telegram.wait_for(lambda: bool(telegram.sent_messages(14)), timeout=60)
-        await asyncio.sleep(0.5)
+        await _until_finished(database_url)
     [notice] = telegram.sent_messages(14)
     assert "several attempts" in notice.text
     [row] = await _rows(database_url, "SELECT status, error FROM inbox_updates")
@@ -165,10 +166,16 @@ async def test_an_update_taken_over_after_a_crash_does_not_resend_what_was_sent(
         await pool.close()
     async with running_bot(_settings(database_url, telegram, llm), telegram):
         await telegram.wait_for(lambda: bool(llm.requests), timeout=60)
-        await asyncio.sleep(1.0)
+        await _until_finished(database_url)
     assert not telegram.sent_messages(15)
     [row] = await _rows(database_url, "SELECT status, attempts FROM inbox_updates")
     assert row["status"] == "done" and row["attempts"] == 2
+
+
+async def _until_finished(database_url: str) -> None:
+    """Until every update has its outcome (polled; a busy machine takes longer)."""
+    async with takeover.connected(database_url) as conn:
+        assert await takeover.until_finished(conn, limit=60), "an update was never finished"
 
 
 def _message_update(chat: int, update_id: int, text: str) -> dict[str, Any]:
@@ -206,7 +213,7 @@ async def test_postgresql_stopped_mid_answer_then_back_answers_once_without_an_e
             assert not telegram.sent_messages(16)
             proxy.start()
             await telegram.wait_for(lambda: bool(_answers(telegram, 16)), timeout=60)
-            await asyncio.sleep(1)
+            await _until_finished(database_url)
     assert len(_answers(telegram, 16)) == 1
     assert len(telegram.sent_messages(16)) == 1  # no "try again later" before it
     [row] = await _rows(database_url, "SELECT status, attempts FROM inbox_updates")

@@ -16,6 +16,7 @@ from typing import Any
 import asyncpg
 import pytest
 
+from benchmarks.harness import takeover
 from benchmarks.harness.polling_bot import (
     TEST_TOKEN,
     quick_path_settings,
@@ -71,7 +72,7 @@ async def test_two_bots_with_coinciding_update_ids_on_one_database_both_answer_o
             assert ids[0] == ids[1]  # each bot's own sequence: the same number
             await first.wait_for(lambda: bool(_answers(first, 31)), timeout=60)
             await second.wait_for(lambda: bool(_answers(second, 31)), timeout=60)
-            await asyncio.sleep(0.5)  # nothing more follows
+            await _until_finished(database_url)  # nothing more can follow
     assert len(_answers(first, 31)) == 1 and len(_answers(second, 31)) == 1
     rows = await _fetch(database_url, "SELECT bot_id, update_id, status FROM inbox_updates")
     assert sorted((r["bot_id"], r["status"]) for r in rows) == [
@@ -149,6 +150,12 @@ async def test_the_same_id_with_another_body_after_the_horizon_is_answered(
 _FINISHED = (
     "SELECT count(*) AS n FROM inbox_updates WHERE status IN ('done', 'failed', 'rejected')"
 )
+
+
+async def _until_finished(database_url: str) -> None:
+    """Until every update has its outcome (polled; a busy machine takes longer)."""
+    async with takeover.connected(database_url) as conn:
+        assert await takeover.until_finished(conn, limit=60), "an update was never finished"
 
 
 @pytest.mark.slow
@@ -257,7 +264,7 @@ async def test_the_migration_keeps_undelivered_updates_deliverable_and_delivered
         await telegram.wait_for(lambda: len(llm.requests) == 3, timeout=60)
         again = await store_update(running.worker.receiving, _message(42, 9142, QUESTION))
         assert again is False  # a copy of an update answered before the migration
-        await asyncio.sleep(1.0)
+        await _until_finished(database_of_today)
     assert [len(_answers(telegram, chat)) for chat in (41, 42, 43, 44)] == [1, 0, 0, 1]
     rows = await _fetch(database_of_today, "SELECT bot_id, status FROM inbox_updates")
     assert [(r["bot_id"], r["status"]) for r in rows] == [(123456, "done")] * 4
