@@ -115,7 +115,7 @@ async def test_over_the_rate_limit_the_user_is_told_when_to_ask_again(
         assert "more than 2 questions a minute" in refusal
         assert "You can ask again in" in refusal
         seconds = int(refusal.split("again in ")[1].split(" s")[0])
-        assert 50 <= seconds <= 60
+        assert 0 < seconds <= 60  # what is left of the minute since the first question
         assert "fake model" in await say(telegram, USER + 1, "another user?")
         assert "/usage" not in refusal
         assert "Your token usage" in await say(telegram, USER, "/usage"), "commands still work"
