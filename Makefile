@@ -63,13 +63,14 @@ run: $(RUN_STAMP)
 	$(BIN)/whytree doctor
 	$(BIN)/whytree run
 
-## Set up and run every check CI runs: format, lint, types, tests.
+## Set up and run every check CI runs: format, lint, types, tests. pytest ends with the
+## 25 slowest tests and the suite's time (docs/development.md has the figures).
 test: $(STAMP)
 	@bash scripts/system-packages.sh $(TEST_SYSTEM_PACKAGES)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy .
-	$(BIN)/pytest
+	$(BIN)/pytest --durations=25
 
 ## The fast part of the tests, for the edit-test loop: no chaos, replica, browser, live or
 ## other slow test (`-m "not slow"`). `make test` and CI still run everything.

@@ -16,8 +16,12 @@ after Telegram took a message but before its "sent" mark is written means that
 message is sent again by the next process (at least once, never lost).
 
 `run_chaos` returns ``{"trials", "answered_once", "lost", "duplicated",
-"p95_recovery_s"}``; recovery is from the kill to the answer of each question the
-kill interrupted. The test suite runs a short version, `whytree bench chaos` a long one.
+"p95_recovery_s", "held", "taken_over"}``; recovery is from the kill to the answer of
+each question the kill interrupted (a time: the bench reports it, the test does not
+assert it). `held` counts the updates a killed process was answering, `taken_over` those
+a later process claimed again after the dead one's lease ran out and finished
+(benchmarks/harness/takeover.py). The test suite runs a short version, `whytree bench
+chaos` a long one.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from typing import Any
 import asyncpg
 
 from benchmarks.deep_script import outage_script
-from benchmarks.harness.bot_process import BotProcess, bot_env
+from benchmarks.harness import takeover
+from benchmarks.harness.bot_process import START_WITHIN_SEC, BotProcess, bot_env
 from benchmarks.harness.llm_routes import decision, is_strategy_request
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import DEFAULT_REPLY, FakeOpenAIServer
@@ -58,6 +63,8 @@ class ChaosFigures:
     trials: list[Trial] = field(default_factory=list)
     answers: dict[int, list[tuple[float, str]]] = field(default_factory=dict)
     kills: int = 0
+    held: list[takeover.Held] = field(default_factory=list)
+    taken_over: list[takeover.Held] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         once = [t for t in self.trials if _once(self.answers.get(t.chat_id, []))]
@@ -73,6 +80,8 @@ class ChaosFigures:
             "lost": len(self.trials) - len(once) - len(duplicated),
             "duplicated": len(duplicated),
             "p95_recovery_s": round(_p95(recoveries), 2),
+            "held": len(self.held),
+            "taken_over": len(self.taken_over),
         }
 
     def problems(self) -> list[str]:
@@ -151,7 +160,7 @@ def collect(telegram: FakeTelegramServer, figures: ChaosFigures) -> None:
 
 async def _up(telegram: FakeTelegramServer, proc: BotProcess, polls_before: int) -> None:
     """Until the process polls (it is up); raises with its stderr if it died."""
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + START_WITHIN_SEC
     while len(telegram.calls_of("getUpdates")) <= polls_before:
         if not proc.alive or time.monotonic() > deadline:
             raise RuntimeError(f"whytree run did not start:\n{proc.stderr()[-3000:]}")
@@ -168,6 +177,21 @@ async def _settled(telegram: FakeTelegramServer, figures: ChaosFigures, limit: f
         await asyncio.sleep(0.2)
 
 
+async def _mid_answer(
+    conn: asyncpg.Connection[Any],
+    telegram: FakeTelegramServer,
+    proc: BotProcess,
+    figures: ChaosFigures,
+) -> None:
+    """Until the process holds an update (or nothing is left to answer, or 60 s)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not await takeover.holding(conn, proc.owner):
+        collect(telegram, figures)
+        if all(_real(a) for a in figures.answers.values()):
+            return
+        await asyncio.sleep(0.02)
+
+
 async def run_chaos(
     dsn: str,
     *,
@@ -180,15 +204,19 @@ async def run_chaos(
     settle_sec: float = 60.0,
     llm_latency: float = 0.3,
     startup_errors: bool = True,
+    kill_mid_answer: bool = False,
 ) -> ChaosFigures:
     """Kill -9 and restart `whytree run` while it answers `trials` questions (the first
-    start meets a 500 on getMe and a non-JSON 502 on setMyCommands)."""
+    start meets a 500 on getMe and a non-JSON 502 on setMyCommands). `kill_mid_answer`:
+    after the random delay, each kill also waits until the process holds an update, so
+    that every kill leaves something for the lease to hand over (however busy the machine)."""
     rng = random.Random(seed)
     await prepare_data(dsn)
     figures = ChaosFigures()
     async with (
         FakeTelegramServer(poll_cap=0.5) as telegram,
         FakeOpenAIServer(latency=llm_latency) as llm,
+        takeover.connected(dsn) as conn,
     ):
         llm.script(chaos_llm_script())
         env = bot_env(
@@ -217,10 +245,13 @@ async def run_chaos(
                     figures.trials.append(Trial(next_chat, kind, time.monotonic()))
                     await asyncio.sleep(rng.uniform(0, 0.05))
                 await asyncio.sleep(rng.uniform(0.0, max_delay))
+                if kill_mid_answer:
+                    await _mid_answer(conn, telegram, proc, figures)
                 proc.kill()
                 killed = time.monotonic()
                 await proc.wait_dead()
                 figures.kills += 1
+                figures.held += await takeover.held(conn, proc.owner)
                 collect(telegram, figures)
                 for trial in figures.trials:
                     if not _real(figures.answers[trial.chat_id]):
@@ -229,10 +260,12 @@ async def run_chaos(
             await proc.start()  # the last restart: it must finish everything
             await _up(telegram, proc, polls)
             await _settled(telegram, figures, settle_sec)
-            await asyncio.sleep(lease_sec + 1)  # time for a late duplicate to show up
+            # Every update has its outcome: no late duplicate can come any more.
+            await takeover.until_finished(conn, limit=settle_sec)
             collect(telegram, figures)
         finally:
             await proc.stop()
+        figures.taken_over = await takeover.taken_over(conn, figures.held)
     return figures
 
 
@@ -242,5 +275,6 @@ def format_chaos_report(figures: dict[str, Any]) -> str:
         f"  answered exactly once  {figures['answered_once']}\n"
         f"  lost                   {figures['lost']}\n"
         f"  duplicated             {figures['duplicated']}\n"
-        f"  p95 recovery           {figures['p95_recovery_s']:.2f} s (kill to answer)"
+        f"  p95 recovery           {figures['p95_recovery_s']:.2f} s (kill to answer)\n"
+        f"  taken over by lease    {figures['taken_over']} of {figures['held']} held at a kill"
     )

@@ -19,7 +19,7 @@ import asyncio
 import time
 from typing import Any
 
-from benchmarks.harness.bot_process import BotProcess, bot_env
+from benchmarks.harness.bot_process import START_WITHIN_SEC, BotProcess, bot_env
 from benchmarks.load import drive_chats
 from fake_servers.balancer import RoundRobinBalancer
 from fake_servers.openai.server import FakeOpenAIServer
@@ -39,7 +39,7 @@ async def start_replicas(
     for proc in procs:
         proc.env.update(WEBHOOK_URL=balancer.url, WEBHOOK_SECRET=SECRET)
         await proc.start()
-    deadline = time.monotonic() + 90
+    deadline = time.monotonic() + START_WITHIN_SEC
     while len([c for c in telegram.calls_of("setWebhook") if c.ok]) < before + count:
         dead = [p for p in procs if not p.alive]
         if dead or time.monotonic() > deadline:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 import tempfile
 from pathlib import Path
@@ -16,6 +17,9 @@ from pathlib import Path
 from benchmarks.harness.polling_bot import TEST_TOKEN, free_port
 
 _ROOT = str(Path(__file__).resolve().parents[2])
+#: How long a starting `whytree run` may take to be up: importing it is seconds on a quiet
+#: machine, but a minute was seen with the cores busy (CI beside other work, stress-ng).
+START_WITHIN_SEC = 240.0
 _SCRUB = ("DATABASE_URL", "OPENAI_", "TELEGRAM_", "WEBHOOK_", "INBOX_", "LLM_", "STRATEGY_")
 
 
@@ -73,6 +77,12 @@ class BotProcess:
                 stdout=asyncio.subprocess.DEVNULL,
                 stderr=stderr,
             )
+
+    @property
+    def owner(self) -> str:
+        """This process in the inbox's owner column (bot.delivery.inbox.process_name)."""
+        assert self.proc is not None
+        return f"{socket.gethostname()}:{self.proc.pid}"
 
     @property
     def alive(self) -> bool:

@@ -39,6 +39,9 @@ from fake_servers.telegram.updates import ChatType, Content
 
 _SHOWN_TEXT = 120  # characters of a message text a recorded call prints
 _MIN_TOKEN_SECRET = 10  # the part of a bot token after the colon
+#: How long a test waits for a condition by default: generous, so that a busy machine
+#: (CI sharing its cores) is slow, not failing; a condition met returns at once.
+WAIT_SEC = 30.0
 
 
 @dataclass
@@ -380,7 +383,7 @@ class FakeTelegramServer:
     async def wait_for(
         self,
         predicate: Callable[[], bool],
-        timeout: float = 5.0,  # noqa: ASYNC109 - a test helper's deadline
+        timeout: float = WAIT_SEC,  # noqa: ASYNC109 - a test helper's deadline
         *,
         chat_id: int | None = None,
     ) -> None:
@@ -404,7 +407,7 @@ class FakeTelegramServer:
         self,
         chat_id: int,
         count: int,
-        timeout: float = 5.0,  # noqa: ASYNC109
+        timeout: float = WAIT_SEC,  # noqa: ASYNC109
     ) -> list[RecordedCall]:
         """Wait until the bot has sent at least `count` messages to `chat_id`."""
         await self.wait_for(lambda: len(self.sent_messages(chat_id)) >= count, timeout)

@@ -9,7 +9,7 @@ import asyncpg
 
 from benchmarks.harness.polling_bot import harness_settings
 from bot.config import Settings
-from fake_servers.telegram.server import FakeTelegramServer
+from fake_servers.telegram.server import WAIT_SEC, FakeTelegramServer
 from fake_servers.telegram.updates import ChatType
 
 ADMIN = 7001
@@ -40,7 +40,7 @@ async def say(
     *,
     user_id: int | None = None,
     chat_type: ChatType = "private",
-    timeout: float = 5.0,  # noqa: ASYNC109
+    timeout: float = WAIT_SEC,  # noqa: ASYNC109
 ) -> str:
     """Send a message and return the bot's reply (all parts, joined)."""
     before = len(telegram.sent_messages(chat_id))

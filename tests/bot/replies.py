@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
+from fake_servers.telegram.server import WAIT_SEC, FakeTelegramServer, RecordedCall
 
 
 def replies(telegram: FakeTelegramServer, chat_id: int) -> list[RecordedCall]:
@@ -14,7 +14,7 @@ def replies(telegram: FakeTelegramServer, chat_id: int) -> list[RecordedCall]:
 
 
 async def wait_for_replies(
-    telegram: FakeTelegramServer, chat_id: int, count: int, *, seconds: float = 10.0
+    telegram: FakeTelegramServer, chat_id: int, count: int, *, seconds: float = WAIT_SEC
 ) -> list[RecordedCall]:
     await telegram.wait_for(lambda: len(replies(telegram, chat_id)) >= count, timeout=seconds)
     return replies(telegram, chat_id)

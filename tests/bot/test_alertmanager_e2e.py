@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,6 +112,25 @@ async def rows(dsn: str, sql: str, *args: Any) -> list[asyncpg.Record]:
         await conn.close()
 
 
+async def until(what: str, check: Callable[[], Awaitable[bool]]) -> None:
+    """Poll `check` every 0.1 s until it holds (60 s at most: a busy machine is slow)."""
+    for _ in range(600):
+        if await check():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"not within 60 s: {what}")
+
+
+async def _holds(
+    state: Callable[[], Awaitable[dict[tuple[str, str | None], dict[str, Any]]]],
+    cell: str,
+    instances: tuple[str, ...],
+) -> bool:
+    """Whether Alertmanager lists the cell's alerts of these instances as silenced."""
+    now = await state()
+    return all(now.get((cell, i), {}).get("silencedBy") for i in instances)
+
+
 async def ours(am: RunningAlertmanager) -> list[dict[str, Any]]:
     return [s for s in await am.client.silences() if s["status"]["state"] == "active"]
 
@@ -163,17 +182,29 @@ async def test_a_group_is_reported_silenced_once_acknowledged_and_scoped(
     assert str(OPS) in silence["comment"]
     [edit] = telegram.edits(OPS, msg_a)
     assert edit.text.startswith("🔕 Silenced by @user4201 until ")
+
     # Alertmanager itself says which alerts the silence holds: cell A's two, not B's.
-    await asyncio.sleep(1.0)
-    state = {(a["labels"]["cell"], a["labels"].get("instance")): a["status"]
-             for a in await am.client.alerts()}  # fmt: skip
+    async def silenced() -> dict[tuple[str, str | None], dict[str, Any]]:
+        return {(a["labels"]["cell"], a["labels"].get("instance")): a["status"]
+                for a in await am.client.alerts()}  # fmt: skip
+
+    await until("the silence applied", lambda: _holds(silenced, cell_a, ("probe-1", "probe-2")))
+    state = await silenced()
     assert state[(cell_a, "probe-1")]["silencedBy"] == [silence["id"]]
     assert state[(cell_a, "probe-2")]["silencedBy"] == [silence["id"]]
     assert state[(cell_b, None)]["silencedBy"] == []
     # ... and stops notifying it, while cell B's group keeps being repeated.
     seen = "SELECT analysis_id, max(last_seen_at) AS t FROM alert_fingerprints GROUP BY 1"
     before = {r["analysis_id"]: r["t"] for r in await rows(database_url, seen)}
-    await asyncio.sleep(4.0)
+    b_seen = [before[id_b]]
+
+    async def b_repeated() -> bool:  # three repeats of B: A's group had its turns too
+        now = {r["analysis_id"]: r["t"] for r in await rows(database_url, seen)}
+        if now[id_b] != b_seen[-1]:
+            b_seen.append(now[id_b])
+        return len(b_seen) > 3
+
+    await until("cell B's group repeated three times", b_repeated)
     after = {r["analysis_id"]: r["t"] for r in await rows(database_url, seen)}
     assert after[id_a] == before[id_a]
     assert after[id_b] > before[id_b]

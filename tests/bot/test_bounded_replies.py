@@ -29,7 +29,7 @@ async def test_an_88_kb_answer_is_three_messages_and_a_file(
     )
     async with running_bot(settings, telegram):
         telegram.push_message(CHAT, "Tell me everything about cell traffic")
-        await telegram.wait_for(lambda: bool(telegram.sent_documents(CHAT)), timeout=15)
+        await telegram.wait_for(lambda: bool(telegram.sent_documents(CHAT)), timeout=60)
     messages = telegram.sent_messages(CHAT)
     assert len(messages) == 3  # MAX_REPLY_MESSAGES by default, not ~22
     assert all(len(m.text) <= 4096 for m in messages)
@@ -56,6 +56,6 @@ async def test_the_limit_is_a_setting(
     )
     async with running_bot(settings, telegram):
         telegram.push_message(CHAT, "Tell me a lot")
-        await telegram.wait_for(lambda: bool(telegram.sent_documents(CHAT)), timeout=15)
+        await telegram.wait_for(lambda: bool(telegram.sent_documents(CHAT)), timeout=60)
     assert len(telegram.sent_messages(CHAT)) == 1
     assert "longer than 1 messages" in telegram.sent_messages(CHAT)[0].text

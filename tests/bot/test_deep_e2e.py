@@ -61,7 +61,7 @@ async def test_deep_question_report_and_tree_button(
             await telegram.wait_for(lambda: len(telegram.callback_answers) == 1)
             telegram.push_callback(CHAT, CHAT, data, report.result["message_id"])
             if GRAPHVIZ:
-                await telegram.wait_for(lambda: bool(telegram.sent_photos(CHAT)), timeout=10)
+                await telegram.wait_for(lambda: bool(telegram.sent_photos(CHAT)), timeout=60)
                 [photo] = telegram.sent_photos(CHAT)
                 [(text_label, text_data)] = buttons(photo)
                 telegram.push_callback(CHAT, CHAT, text_data, photo.result["message_id"])
@@ -115,5 +115,5 @@ async def test_a_job_left_running_by_a_crash_is_finished_and_delivered_at_start_
         database_url=database_url, telegram=telegram, llm_base_url=llm.base_url
     )
     async with running_bot(settings, telegram):
-        [report] = await telegram.wait_for_messages(CHAT, 1, timeout=20)
+        [report] = await telegram.wait_for_messages(CHAT, 1, timeout=60)
     assert "Availability outage" in report.text

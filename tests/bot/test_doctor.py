@@ -319,7 +319,7 @@ def _whytree(
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard, not a bound: a busy machine starts Python slowly
         check=False,
     )
 

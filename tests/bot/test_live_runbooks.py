@@ -56,7 +56,7 @@ async def test_the_catalogue_is_read_again_every_ttl() -> None:
         prometheus.metrics = {name: ["namespace", "pod"] for name in CRASHLOOP_METRICS}
         task = asyncio.create_task(live.run())
         try:
-            for _ in range(100):
+            for _ in range(1500):
                 if "k8s_crashloop" in live.live().runbooks:
                     break
                 await asyncio.sleep(0.02)

@@ -130,7 +130,7 @@ async def test_a_running_bot_logs_no_secrets(
         capture.append(stream)
         setup_logging(settings, stream=stream)
         async with running_bot(settings, telegram):
-            reply = await say(telegram, USER, "what is DNS?", timeout=10)
+            reply = await say(telegram, USER, "what is DNS?", timeout=60)
             log.info("settings were %s", settings.model_dump_json())
             log.debug("raw: %s %s %s", dsn, TEST_TOKEN, API_KEY)
     assert "couldn't answer" in reply

@@ -122,7 +122,7 @@ async def test_whytree_chat_offers_numbered_options_and_remembers(database_url: 
         input=chat,
         capture_output=True,
         text=True,
-        timeout=180,
+        timeout=600,
         check=False,
     )
     assert result.returncode == 0, result.stderr

@@ -181,7 +181,7 @@ def whytree_chat(database_url: str, session: str, locale: str) -> subprocess.Com
     env |= {"DATABASE_URL": database_url, "LOG_LEVEL": "ERROR", "LANG": locale, "LC_ALL": ""}
     return subprocess.run(
         [sys.executable, "-m", "bot.cli", "chat"], cwd=REPO, env=env, input=session,
-        capture_output=True, text=True, timeout=300, check=False,
+        capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
 
 

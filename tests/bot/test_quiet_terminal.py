@@ -31,7 +31,7 @@ def _whytree(*args: str, env: dict[str, str], stdin: str = "") -> subprocess.Com
         input=stdin,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=600,  # a hang guard, not a bound: a busy machine starts Python slowly
         check=False,
     )
 

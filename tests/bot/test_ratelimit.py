@@ -28,12 +28,18 @@ async def test_the_window_counts_the_last_minute_per_user(pool: asyncpg.Pool[Any
     wait = await window.check(1)
     assert 59 < wait <= 60, "the oldest hit leaves the window in a minute"
     assert await window.check(2) == 0.0, "other users are not affected"
-    short = SharedWindow(PgRateHits(pool), limit=1, window_sec=0.3)
+    short = SharedWindow(PgRateHits(pool), limit=1, window_sec=1.0)
     assert await short.check(3) == 0.0
-    assert 0 < await short.check(3) <= 0.3
-    await asyncio.sleep(0.35)
-    assert await short.check(3) == 0.0, "the first hit has left the window"
-    assert await short.check(3) > 0, "refused hits were not recorded"
+    assert 0 < await short.check(3) <= 1.0
+    # Refused checks are not recorded: the first hit leaves the window and a check passes
+    # again (polled; were refusals recorded, the window would never empty).
+    for _ in range(400):
+        if await short.check(3) == 0.0:
+            break
+        await asyncio.sleep(0.05)
+    else:
+        raise AssertionError("the first hit never left the window")
+    assert await short.check(3) > 0, "the hit that passed was recorded"
 
 
 async def test_the_window_zero_means_unlimited(pool: asyncpg.Pool[Any]) -> None:
@@ -109,7 +115,7 @@ async def test_over_the_rate_limit_the_user_is_told_when_to_ask_again(
         assert "more than 2 questions a minute" in refusal
         assert "You can ask again in" in refusal
         seconds = int(refusal.split("again in ")[1].split(" s")[0])
-        assert 50 <= seconds <= 60
+        assert 0 < seconds <= 60  # what is left of the minute since the first question
         assert "fake model" in await say(telegram, USER + 1, "another user?")
         assert "/usage" not in refusal
         assert "Your token usage" in await say(telegram, USER, "/usage"), "commands still work"

@@ -57,7 +57,7 @@ def check_chart(telegram: FakeTelegramServer, chat: int, report: RecordedCall) -
 async def ask_and_wait(telegram: FakeTelegramServer, chat: int, question: str) -> RecordedCall:
     telegram.push_message(chat, question)
     await telegram.wait_for(lambda: len(telegram.sent_photos(chat)) >= 1, timeout=60)
-    await wait_for_replies(telegram, chat, 1, seconds=5)
+    await wait_for_replies(telegram, chat, 1, seconds=60)
     return report_of(telegram, chat)
 
 

@@ -71,7 +71,7 @@ def kind_of(query: str) -> tuple[str, str]:
 
 async def _settled(conn: asyncpg.Connection[Any]) -> None:
     """Every stored update has its outcome (its last statement was sent)."""
-    for _ in range(200):
+    for _ in range(1500):  # 30 s at most: generous on a busy machine
         open_ = await conn.fetchval(
             "SELECT count(*) FROM inbox_updates WHERE status IN ('pending', 'processing')"
         )
@@ -86,7 +86,7 @@ async def _logged_finish(statements: list[tuple[float, str]]) -> None:
     the logger after the statement completes, which may be after another connection
     already sees its effect)."""
     finish = next(pattern for _, what, pattern in KINDS if what == "finish")
-    for _ in range(200):
+    for _ in range(1500):  # 30 s at most: generous on a busy machine
         if any(re.search(finish, query) for _, query in statements):
             return
         await asyncio.sleep(0.02)

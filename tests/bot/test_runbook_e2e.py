@@ -49,7 +49,7 @@ def test_demo_then_ask_json_names_the_primary_cause(database_url: str) -> None:
     def whytree(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "bot.cli", *args],
-            cwd=REPO, env=env, capture_output=True, text=True, timeout=180, check=False,
+            cwd=REPO, env=env, capture_output=True, text=True, timeout=600, check=False,
         )  # fmt: skip
 
     demo = whytree("demo")

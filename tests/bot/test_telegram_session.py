@@ -65,16 +65,18 @@ async def test_429_is_retried_after_retry_after(bot: Bot, telegram: FakeTelegram
 
 async def test_retries_end_at_the_deadline(telegram: FakeTelegramServer) -> None:
     bot = _bot(telegram)
-    bot.session.middleware(TransientRetryMiddleware(deadline_sec=1.5, base_sec=0.05))
+    bot.session.middleware(TransientRetryMiddleware(deadline_sec=2.5, base_sec=0.05))
     try:
         telegram.fail_next("sendMessage", status=429, retry_after=1, times=3)
-        with pytest.raises(TelegramRetryAfter):  # 1 s, 1 s: past the 1.5 s deadline
+        with pytest.raises(TelegramRetryAfter):  # 1 s, 1 s, 1 s: past the 2.5 s deadline
             await bot.send_message(1, "x")
-        assert len(telegram.calls_of("sendMessage")) == 2
+        # Retried, never waiting past the deadline: 3 calls, 2 when a busy machine is slow.
+        assert 2 <= len(telegram.calls_of("sendMessage")) <= 3
+        before = len(telegram.calls_of("sendMessage"))
         telegram.fail_next("sendMessage", status=500, times=1000)
         with pytest.raises(TelegramServerError):
             await bot.send_message(1, "x")
-        assert len(telegram.calls_of("sendMessage")) > 4  # backed off, retried, gave up
+        assert len(telegram.calls_of("sendMessage")) - before >= 3  # backed off, retried, gave up
     finally:
         await bot.session.close()
 

@@ -66,7 +66,7 @@ async def test_the_owner_gets_a_photo_and_the_text_view_one_tap_away(
         press(telegram, STRANGER, TreePictureCallback(tid=tree.id).pack())
         press(telegram, OWNER, TreePictureCallback(tid="no-such-tree").pack())
         press(telegram, OWNER, TreePictureCallback(tid=tree.id).pack())
-        await telegram.wait_for(lambda: bool(telegram.sent_photos(OWNER)), timeout=10)
+        await telegram.wait_for(lambda: bool(telegram.sent_photos(OWNER)), timeout=60)
         [photo] = telegram.sent_photos(OWNER)
         [(label, data)] = buttons(photo)
         press(telegram, OWNER, data)

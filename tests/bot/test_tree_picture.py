@@ -147,7 +147,7 @@ async def test_graphviz_missing_failing_or_hanging_is_a_render_error(tmp_path: P
     with pytest.raises(RenderError, match=r"longer than 0\.5 s"):
         await TreePictures(program=str(hanging), timeout=0.5).render(tree, "svg")
     process = Path(f"/proc/{(tmp_path / 'pid').read_text().strip()}")
-    for _ in range(100):  # the hanging `dot` is killed at its deadline, not left running
+    for _ in range(600):  # the hanging `dot` is killed at its deadline, not left running
         if not process.exists():  # noqa: ASYNC240
             break
         await asyncio.sleep(0.05)

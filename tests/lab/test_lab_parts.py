@@ -65,8 +65,11 @@ def test_status_reports_a_dead_process_and_down_kills_whole_groups(tmp_path: Pat
     lab = _fake_lab(tmp_path)
     doomed = start("doomed", ["sleep", "0"], logs=lab.logs)
     lab.state.add_proc(doomed)
-    time.sleep(0.5)
-    status = lab.status()
+    for _ in range(300):  # until it has exited (30 s at most: a busy machine is slow)
+        status = lab.status()
+        if status.dead:
+            break
+        time.sleep(0.1)
     assert status.dead == ["doomed"]
     sleeper = lab.read()["processes"][0]["pid"]
     assert group_alive(sleeper)

@@ -21,7 +21,7 @@ from pathlib import Path
 
 GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MODEL = "smollm2-135m"
-READY_WITHIN_SEC = 120.0
+READY_WITHIN_SEC = 300.0
 
 
 def gguf_path() -> Path | None:

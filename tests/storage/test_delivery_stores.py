@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import asyncpg
 
@@ -12,6 +13,20 @@ from storage.leases import PgLeases, PgRateHits
 from storage.outbox import PgOutbox
 
 BOT = 123456
+#: A lease that runs out within the test: long enough for the statements that must see it
+#: held on a busy machine; what runs after it is polled for, not slept for.
+SHORT = 1.0
+
+T = TypeVar("T")
+
+
+async def _until(attempt: Callable[[], Awaitable[T]]) -> T:
+    """`attempt()` again every 50 ms until it gives something truthy (30 s at most)."""
+    for _ in range(600):
+        if got := await attempt():
+            return got
+        await asyncio.sleep(0.05)
+    raise AssertionError("the lease never ran out")
 
 
 async def test_inbox_claims_once_and_takes_over_an_expired_lease(
@@ -21,13 +36,13 @@ async def test_inbox_claims_once_and_takes_over_an_expired_lease(
     assert await inbox.add(1, {"update_id": 1}, chat_id=5) == "new"
     assert await inbox.add(1, {"update_id": 1}, chat_id=5) == "redelivery"
     first, second = await asyncio.gather(
-        inbox.claim("a", lease_sec=0.5), inbox.claim("b", lease_sec=0.5)
+        inbox.claim("a", lease_sec=SHORT), inbox.claim("b", lease_sec=SHORT)
     )
     claimed = [c for c in (first, second) if c is not None]
     assert len(claimed) == 1 and claimed[0].attempts == 1  # SKIP LOCKED: one winner
-    assert await inbox.claim("c", lease_sec=0.5) is None  # held
-    await asyncio.sleep(0.7)  # the holder died: its lease runs out
-    again = await inbox.claim("c", lease_sec=5)
+    assert await inbox.claim("c", lease_sec=5) is None  # held
+    # The holder died: once its lease runs out, the update is claimed again.
+    again = await _until(lambda: inbox.claim("c", lease_sec=5))
     assert again is not None and again.update_id == 1 and again.attempts == 2
     owner = "a" if first is not None else "b"
     assert await inbox.renew(again.id, owner, lease_sec=5) is False  # no longer its update
@@ -50,14 +65,14 @@ async def test_outbox_keeps_the_first_write_and_its_sent_answer(pool: asyncpg.Po
 
 async def test_leases_hold_a_limit_across_holders_and_run_out(pool: asyncpg.Pool[Any]) -> None:
     leases = PgLeases(pool)
-    assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=0.5)
-    assert not await leases.acquire("chat", "5", "u2", limit=1, ttl_sec=0.5)  # busy
-    assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=0.5)  # its own, again
+    assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=SHORT)
+    assert not await leases.acquire("chat", "5", "u2", limit=1, ttl_sec=SHORT)  # busy
+    assert await leases.acquire("chat", "5", "u1", limit=1, ttl_sec=SHORT)  # its own, again
     assert await leases.acquire("deep", "7", "u1", limit=2, ttl_sec=5)
     assert await leases.acquire("deep", "7", "u2", limit=2, ttl_sec=5)
     assert not await leases.acquire("deep", "7", "u3", limit=2, ttl_sec=5)
-    await asyncio.sleep(0.7)  # u1's chat lease was not renewed
-    assert await leases.acquire("chat", "5", "u2", limit=1, ttl_sec=5)
+    # u1's chat lease was not renewed: it runs out, and u2 gets the chat.
+    assert await _until(lambda: leases.acquire("chat", "5", "u2", limit=1, ttl_sec=5))
     await leases.renew_all("u2", ttl_sec=60)
     await leases.release("deep", "7", "u1")
     assert await leases.held("deep", "7") == 1

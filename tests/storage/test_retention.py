@@ -113,7 +113,8 @@ async def test_only_the_janitor_holding_the_lease_deletes(pool: asyncpg.Pool[Any
         assert item is not None
         await inbox.finish(item.id, "w")
     await _aged(pool, hours=80)
-    policy = RetentionPolicy(horizon_sec=72 * 3600, every_sec=0.2, batch=2, max_batches=10)
+    # every_sec 1: the janitor lease (3 s) outlives a run on a busy machine.
+    policy = RetentionPolicy(horizon_sec=72 * 3600, every_sec=1.0, batch=2, max_batches=10)
     janitors = [
         Janitor(retention=PgRetention(pool), leases=PgLeases(pool), policy=policy, owner="p")
         for _ in range(2)

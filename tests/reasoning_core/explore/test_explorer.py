@@ -7,6 +7,7 @@ tests over the fake OpenAI server); tools answer instantly and record what ran.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -111,18 +112,32 @@ def _give(value: T | Exception) -> T:
 
 
 class RecordingTool:
-    """An instant tool; `results` by query text, else one row."""
+    """An instant tool; `results` by query text, else one row. With `gather` set, the
+    first runs wait (up to 10 s) until that many run at once; `peak` is the most that did."""
 
     def __init__(self, name: str = "sql", results: dict[str, ToolResult] | None = None) -> None:
         self.name = name
         self.results = results or {}
         self.ran: list[str] = []
         self.delay = 0.0
+        self.gather = 0
+        self.running = self.peak = 0
+        self._gathered = asyncio.Event()
 
     async def run(self, request: ToolRequest) -> ToolResult:
         self.ran.append(request.query or "")
-        if self.delay:
-            await asyncio.sleep(self.delay)
+        self.running += 1
+        self.peak = max(self.peak, self.running)
+        try:
+            if self.running >= self.gather:
+                self._gathered.set()
+            if self.gather:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._gathered.wait(), 10)
+            if self.delay:
+                await asyncio.sleep(self.delay)
+        finally:
+            self.running -= 1
         default = ToolResult(tool=self.name, ok=True, rows=[{"v": 1}], row_count=1)
         return self.results.get(request.query or "", default)
 
@@ -270,14 +285,12 @@ async def test_unknown_tools_failures_and_planner_errors_become_rejected_nodes(
 
 async def test_checks_run_concurrently_up_to_the_limit(store: PgTreeStore) -> None:
     tool = RecordingTool()
-    tool.delay = 0.05
+    tool.gather = 4  # the first runs wait for each other: in a row, the peak would be 1
     planner = three_by_three()
     a = analyst(store, planner, tool, concurrency=4)
-    started = asyncio.get_running_loop().time()
     await run(a)
-    elapsed = asyncio.get_running_loop().time() - started
     assert len(tool.ran) == 9
-    assert elapsed < 9 * 0.05  # 3 rounds of 4 tool runs, not 9 in a row
+    assert tool.peak == 4  # 4 tool runs at once, never more
 
 
 @pytest.mark.parametrize(

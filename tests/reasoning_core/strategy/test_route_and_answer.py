@@ -165,12 +165,14 @@ async def test_the_answer_may_outlast_the_strategy_timeout_once_the_strategy_is_
 
 async def test_a_model_that_writes_no_strategy_in_time_leaves_the_decision_to_the_rules() -> None:
     """A slow first token: after the strategy timeout the rules decide, the call is given up."""
-    async with FakeOpenAIServer(latency=3.0) as server:
+    latency = 30.0  # the server's shutdown cuts the hung reply at the end
+    async with FakeOpenAIServer(latency=latency) as server:
         server.queue(ServerReply.json(_ROUTED_QUICK))
         routed, took = await _route_over_http(server, strategy_timeout=0.5)
     assert routed.decision.source == "heuristic"
     assert routed.answer is None, "the quick call follows"
-    assert took < 2.5, f"waited {took:.1f}s for a strategy bounded at 0.5 s"
+    # Given up, not waited out: well under the reply's 30 s (a margin a busy machine keeps).
+    assert took < latency / 2, f"waited {took:.1f}s for a strategy bounded at 0.5 s"
 
 
 async def test_route_and_answer_asks_for_a_bounded_number_of_tokens() -> None:

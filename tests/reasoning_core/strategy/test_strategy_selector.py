@@ -187,7 +187,7 @@ async def test_llm_error_falls_back_to_the_heuristic(caplog: pytest.LogCaptureFi
 
 async def test_slow_model_times_out_into_the_heuristic(caplog: pytest.LogCaptureFixture) -> None:
     async def slow(_messages: Sequence[ChatMessage]) -> str:
-        await asyncio.sleep(5)
+        await asyncio.sleep(60)
         return _json()
 
     model = ScriptedChatModel(slow)
@@ -197,7 +197,7 @@ async def test_slow_model_times_out_into_the_heuristic(caplog: pytest.LogCapture
         decision, _ = await _selector(model, timeout_sec=0.05).decide(
             understand("Почему упал трафик на 12345?"), user_id=1, project="p"
         )
-    assert loop.time() - started < 2
+    assert loop.time() - started < 30  # cut by the 0.05 s bound, not the model's 60 s
     assert decision.source == "heuristic"
     assert decision.strategy == "deep"
     assert decision.language == "ru"
