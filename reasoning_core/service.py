@@ -45,6 +45,7 @@ from reasoning_core.memory.reuse import parameters_of
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
 from reasoning_core.models import (
     Answer,
+    ClarifyingQuestion,
     Language,
     Question,
     StrategyDecision,
@@ -416,6 +417,8 @@ class ReasoningService:
         """Ask only what cannot be defaulted: when a runbook fits a diagnosis, its missing
         parameters (which cell: unknown, several, a site's cells) are the only questions,
         and a runbook with everything it needs goes deep at once."""
+        if decision.strategy == "quick" and self._deps.chat_model is None:
+            return await self._fits_a_runbook(turn, recall, decision, request)
         if decision.strategy not in ("deep", "clarify") or self._deps.deep is None:
             return decision
         if decision.strategy == "clarify" and (
@@ -429,9 +432,18 @@ class ReasoningService:
             return decision.model_copy(update={"strategy": "quick"})
         if questions is None:  # no runbook fits: the strategy's own questions stand
             return decision
-        if not questions:
-            return decision.model_copy(update={"strategy": "deep", "questions": []})
-        return decision.model_copy(update={"strategy": "clarify", "questions": questions[:3]})
+        return _asking(decision, questions)
+
+    async def _fits_a_runbook(
+        self, turn: Turn, recall: Recall, decision: StrategyDecision, request: Request
+    ) -> StrategyDecision:
+        """No model to answer a quick question: one a runbook's words fit is about the
+        system ("место на диске закончилось?"), never "I can't answer free-form questions"."""
+        if self._deps.deep is None or not _may_be_about_the_system(request):
+            return decision
+        ctx = _planning_context(turn, recall, decision, request)
+        questions = await self._deps.deep.missing_details(ctx)
+        return decision if questions is None else _asking(decision, questions)
 
     async def _recall(self, turn: Turn, request: Request, *, query: str | None = None) -> Recall:
         """Memory for the goal `request` parsed (`query`: its text as written, when the
@@ -567,6 +579,25 @@ def _with_previous_subject(turn: Turn, known: KnownNames) -> Request:
     if request.about_earlier and _names_something(turn.previous):
         return understand(f"{previous} {request.text}", known, language=request.language)
     return request
+
+
+def _asking(decision: StrategyDecision, questions: list[ClarifyingQuestion]) -> StrategyDecision:
+    """Deep at once when a runbook has everything it needs, else its questions."""
+    if not questions:
+        return decision.model_copy(update={"strategy": "deep", "questions": []})
+    return decision.model_copy(update={"strategy": "clarify", "questions": questions[:3]})
+
+
+def _may_be_about_the_system(request: Request) -> bool:
+    """A quick question that may still be an incident one: not small talk, a definition,
+    a question about the bot, an order or a fragment."""
+    signals = request.signals
+    return (
+        request.intent == "chat"
+        and request.complete
+        and request.decline is None
+        and not (signals.social or signals.about_bot or signals.framed_as_definition)
+    )
 
 
 def _names_something(request: Request) -> bool:

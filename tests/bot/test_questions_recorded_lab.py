@@ -188,3 +188,10 @@ async def test_a_question_for_a_runbook_discovery_switched_off_says_what_is_miss
     )
     assert "is off" in answer.text and "kube_pod_container_status_restarts_total" in answer.text
     assert not states_cause(answer.text)  # never another runbook's guess
+
+
+async def test_a_question_without_a_symptom_word_that_a_runbook_fits_is_looked_into(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    answer = await ask_during(lab_runtime, "disk-full", "how much disk space is left on the host?")
+    assert answer.strategy == "deep" and "MiB free of 32 MiB" in answer.text, answer.text[:300]
