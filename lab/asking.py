@@ -42,6 +42,8 @@ Ask = Callable[[str], Awaitable[Answer]]
 #: The confidence from which a named cause is stated as one (🟡 medium and above).
 STATED_CONFIDENCE = 0.5
 _ALERT_WAIT_MARGIN_S = 60.0
+#: The least a fault runs before its questions are asked: three of the lab's scrapes.
+_MIN_SHOW_S = 15.0
 _SETTLE_S = 30.0
 _SETTLE_LIMIT_S = 240.0
 #: What the reply to a question nobody could answer without a model says (never wanted).
@@ -77,6 +79,9 @@ async def run_ask_bench(
     """`service_factory(lab)` is an async context manager yielding an `Ask` over a service
     whose PROMETHEUS_URL is the lab's."""
     names = list(dict.fromkeys(name for s in sets for name in s.questions))
+    # the nothing-wrong window first, after the lab's quiet start: the windows the runbooks
+    # read (up to 15 min back) then hold no earlier fault's tail
+    names.sort(key=lambda name: name != "nothing-wrong")
     faults = [find_fault(n, faults_dir) if faults_dir else find_fault(n) for n in names]
     settle_s = 5.0 if quick else _SETTLE_S
     rows: list[dict[str, Any]] = []
@@ -112,7 +117,10 @@ async def _ask_during(
     try:
         wait = fault.show_s if fault.nothing_wrong else fault.show_s + _ALERT_WAIT_MARGIN_S
         while time.monotonic() - t0 < wait:
-            if not fault.nothing_wrong and await firing_alerts(am) - before:
+            # an alert the fault raised: new since the injection, and the fault a few scrapes
+            # old (an earlier fault's late alert must not send the questions too early)
+            shown = time.monotonic() - t0 >= _MIN_SHOW_S
+            if shown and not fault.nothing_wrong and await firing_alerts(am) - before:
                 break
             await asyncio.sleep(1.0)
         for set_name, question in asked:

@@ -378,6 +378,7 @@ def _label_after(folded: str, token: _Token) -> str | None:
 
 def _link(folded: str, known: KnownNames) -> list[Mention]:
     found: list[Mention] = []
+    typed: set[str] = set()  # tokens that linked ("checkout" for the route "/checkout")
     for token in _tokens(folded):
         label = _label_before(folded, token) or _label_after(folded, token)
         hits = known.lookup(token.text)
@@ -386,6 +387,7 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
         elif label is not None and known.names.get(label):
             hits = []  # "the host load": a word after a kind word, not another kind's name
         if hits:
+            typed.add(token.text.lower())
             found += [
                 Mention(
                     kind=k, value=n, known=True, labelled=label == k, members=known.children(n)
@@ -394,7 +396,7 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
             ]
         elif (mention := _unlinked(token.text, label, known)) is not None:
             found.append(mention)
-    found += _services(folded, known, {m.value.lower() for m in found})
+    found += _services(folded, known, {m.value.lower() for m in found} | typed)
     return _unique(found)
 
 
