@@ -15,10 +15,9 @@ from bot.config import load_settings
 from bot.terminal import question, touch_local_user
 from bot.wiring.app import open_runtime
 from fake_servers.telegram.server import FakeTelegramServer
-from lab.asking import Ask, QuestionSet, run_ask_bench
+from lab.asking import Ask, QuestionSet, Reply, run_ask_bench
 from lab.bench import CHAT, TOKEN, run_live_bench
 from lab.lab import Lab
-from reasoning_core.models import Answer
 
 
 @asynccontextmanager
@@ -77,8 +76,9 @@ async def service_for_lab(dsn: str, prometheus_port: int) -> AsyncIterator[Ask]:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
 
-        async def ask(text: str) -> Answer:
-            return await runtime.service.answer(question(text, chat_id=next(chats)))
+        async def ask(text: str) -> Reply:
+            answer = await runtime.service.answer(question(text, chat_id=next(chats)))
+            return Reply(text=answer.text, strategy=answer.strategy, confidence=answer.confidence)
 
         yield ask
 

@@ -25,19 +25,39 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import yaml
 
 from lab.bench import NO_CAUSE, firing_alerts, lead, score, settle_alerts
 from lab.fault import Fault, clear, find_fault, inject
 from lab.lab import Lab, LabError
-from reasoning_core.models import Answer
 
 logger = logging.getLogger(__name__)
 
+
+class Answered(Protocol):
+    """An answer as the bench reads it: whytree's `Answer` has these, and so has `Reply`."""
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def strategy(self) -> str: ...
+    @property
+    def confidence(self) -> float | None: ...
+
+
+@dataclass(frozen=True)
+class Reply:
+    """What the bench reads of an answer (the lab knows nothing of whytree's models)."""
+
+    text: str
+    strategy: str
+    confidence: float | None = None
+
+
 #: Asks one question through the service and returns its answer.
-Ask = Callable[[str], Awaitable[Answer]]
+Ask = Callable[[str], Awaitable[Reply]]
 
 #: The confidence from which a named cause is stated as one (🟡 medium and above).
 STATED_CONFIDENCE = 0.5
@@ -171,7 +191,7 @@ def states_cause(text: str) -> bool:
     return not any(phrase in low for phrase in NO_CAUSE) and any(p in low for p in _PRIMARY)
 
 
-def score_answer(fault: Fault, answer: Answer) -> dict[str, Any]:
+def score_answer(fault: Fault, answer: Answered) -> dict[str, Any]:
     """One answer against the fault that was running: right cause and component, a cause
     stated wrongly, a cause named in a nothing-wrong window, a "no model" reply."""
     text = answer.text
