@@ -67,7 +67,7 @@ _MIN_SHOW_S = 15.0
 _SETTLE_S = 30.0
 _SETTLE_LIMIT_S = 240.0
 #: What the reply to a question nobody could answer without a model says (never wanted).
-_NO_MODEL_REPLY = ("no language model is configured", "языковая модель не настроена")
+_NO_MODEL_REPLY = ("can't answer free-form questions", "на вопросы в свободной форме я пока")
 
 
 @dataclass(frozen=True)

@@ -59,7 +59,9 @@ def test_no_cause_is_named_by_a_healthy_conclusion_a_question_or_no_runbook() ->
 def test_a_wrong_cause_stated_with_confidence_and_a_no_model_reply_are_counted() -> None:
     fault = find_fault("web-killed")
     wrong = Reply("web · CPU 0.9\nPrimary cause: The process group eats CPU (0.8)", "deep", 0.8)
-    no_model = Reply("No language model is configured, so I can't answer …", "quick", 0.0)
+    no_model = Reply(
+        "No language model is configured, so I can't answer free-form questions", "quick", 0.0
+    )
     quiet = find_fault("nothing-wrong")
     rows = [
         {**score_answer(fault, wrong), "set": "asked", "question": "q1", "answer_s": 0.1},
@@ -71,3 +73,13 @@ def test_a_wrong_cause_stated_with_confidence_and_a_no_model_reply_are_counted()
     assert figures["no_model_replies"] == 1 and figures["ac_at_1_cause"] == 0.0
     assert figures["sets"]["holdout"]["asked"] == 2
     assert figures["by_fault"]["nothing-wrong"]["false_causes"] == 1
+
+
+def test_the_no_runbook_reply_is_no_no_model_reply() -> None:
+    listing = Reply(
+        "No runbook of mine fits this question, and no language model is configured to "
+        "investigate it openly, so I have not looked yet. What I can investigate here: …",
+        "quick",
+        0.0,
+    )
+    assert not score_answer(find_fault("web-killed"), listing)["no_model_reply"]
