@@ -13,10 +13,7 @@ into each fault. Each question is scored as `whytree bench live --ask` scores it
 
 from __future__ import annotations
 
-import gzip
 import json
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -27,10 +24,10 @@ from bot.config import load_settings
 from bot.terminal import question, touch_local_user
 from bot.wiring.app import Runtime, open_runtime
 from demo.services import LocalPrometheus, unavailable_reason
-from demo.services.prometheus import build_tsdb
 from lab.asking import score_answer, states_cause
 from lab.fault import find_fault
 from reasoning_core.models import Answer
+from tests.recordings import recorded_tsdb
 
 pytestmark = [
     pytest.mark.slow,
@@ -45,16 +42,9 @@ ASKED_AFTER = timedelta(seconds=75)
 @pytest.fixture(scope="module")
 def recording() -> Iterator[tuple[Path, dict[str, datetime]]]:
     events = json.loads((DATA / "lab-all.events.json").read_text())
-    scratch = Path(tempfile.mkdtemp(prefix="whytree-lab-tsdb-"))
-    try:
-        text = scratch / "series.om"
-        with gzip.open(DATA / "lab-all.om.gz", "rb") as src, text.open("wb") as out:
-            shutil.copyfileobj(src, out)
-        build_tsdb(text, scratch / "tsdb")
-        starts = {f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]}
-        yield scratch / "tsdb", starts
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    starts = {f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]}
+    with recorded_tsdb(DATA / "lab-all.om.gz", prefix="whytree-lab-tsdb-") as tsdb:
+        yield tsdb, starts
 
 
 class Clock:

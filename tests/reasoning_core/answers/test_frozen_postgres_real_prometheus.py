@@ -11,10 +11,7 @@ responding.
 
 from __future__ import annotations
 
-import gzip
 import json
-import shutil
-import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -26,12 +23,12 @@ import pytest
 
 from bot.alerts.mapping import Investigation
 from demo.services import LocalPrometheus, unavailable_reason
-from demo.services.prometheus import build_tsdb
 from reasoning_core.planners.runbook.words import detail_of
 from reasoning_core.tools.base import ToolRequest
 from reasoning_core.tools.prometheus import PrometheusTool
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from tests.reasoning_core.answers.alert_analysis import MAPPING, RUNBOOKS, analyse_alert, findings
+from tests.recordings import recorded_tsdb
 
 pytestmark = [
     pytest.mark.slow,
@@ -53,13 +50,8 @@ class Recording:
 @pytest.fixture(scope="module")
 async def recording() -> AsyncIterator[Recording]:
     events = json.loads((DATA / "pg-frozen.events.json").read_text())
-    scratch = Path(tempfile.mkdtemp(prefix="whytree-frozen-"))
-    try:
-        text = scratch / "series.om"
-        with gzip.open(DATA / "pg-frozen.om.gz", "rb") as src, text.open("wb") as out:
-            shutil.copyfileobj(src, out)
-        build_tsdb(text, scratch / "tsdb")
-        async with LocalPrometheus(scratch / "tsdb") as prom:
+    with recorded_tsdb(DATA / "pg-frozen.om.gz", prefix="whytree-frozen-") as tsdb:
+        async with LocalPrometheus(tsdb) as prom:
             tool = PrometheusTool(prom.url)
             catalogue = EntityCatalogue(sources=RUNBOOKS.name_sources, tools={"prometheus": tool})
             end = datetime.fromtimestamp(events["end"], UTC)
@@ -69,8 +61,6 @@ async def recording() -> AsyncIterator[Recording]:
             }
             start = datetime.fromtimestamp(events["faults"][0]["start"], UTC)
             yield Recording(prom.url, await catalogue.snapshot(), start, names)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 async def _label(tool: PrometheusTool, metric: str, label: str, at: datetime) -> str:

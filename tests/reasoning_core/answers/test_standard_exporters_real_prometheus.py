@@ -14,7 +14,6 @@ end in the fault's cause — and, in a healthy window, in no cause.
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 import tempfile
@@ -37,6 +36,7 @@ from reasoning_core.tools.prometheus import PrometheusTool
 from reasoning_core.tree.aggregation import ELIMINATION_MAX
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from tests.reasoning_core.answers.alert_analysis import MAPPING, RUNBOOKS, analyse_alert, findings
+from tests.recordings import recorded_tsdb
 
 pytestmark = [
     pytest.mark.slow,
@@ -66,13 +66,8 @@ def _at(stamp: float) -> datetime:
 @pytest.fixture(scope="session")
 async def lab() -> AsyncIterator[Lab]:
     events = json.loads((DATA / "standard-exporters.events.json").read_text())
-    scratch = Path(tempfile.mkdtemp(prefix="whytree-lab-tsdb-"))
-    try:
-        text = scratch / "series.om"
-        with gzip.open(DATA / "standard-exporters.om.gz", "rb") as src, text.open("wb") as out:
-            shutil.copyfileobj(src, out)
-        build_tsdb(text, scratch / "tsdb")
-        async with LocalPrometheus(scratch / "tsdb") as prom:
+    with recorded_tsdb(DATA / "standard-exporters.om.gz", prefix="whytree-lab-tsdb-") as tsdb:
+        async with LocalPrometheus(tsdb) as prom:
             tool = PrometheusTool(prom.url)
             catalogue = EntityCatalogue(sources=RUNBOOKS.name_sources, tools={"prometheus": tool})
             known = await catalogue.snapshot()
@@ -89,8 +84,6 @@ async def lab() -> AsyncIterator[Lab]:
                 faults={f["name"]: (_at(f["start"]), _at(f["end"])) for f in events["faults"]},
                 names=names,
             )
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
 
 
 async def _label(tool: PrometheusTool, metric: str, label: str, at: datetime) -> str:
