@@ -39,7 +39,9 @@ async def test_the_services_bench_runs_generated_cases_on_prometheus(
     assert [r["predicted"] for r in result["results"]] == ["deploy", "dependency"]
     assert result["root_accuracy"] == 1.0
     assert result["results"][1]["root"] == read_case(find_cases(tmp_path)[1]).expected_root
-    assert result["brier"] <= 0.12 and 5 <= result["mean_checks"] <= 12
+    # tool runs per case: each conclusive Prometheus check also asks whether the series it
+    # read stopped (reasoning_core/runbooks/freshness.py), about twice the checks themselves
+    assert result["brier"] <= 0.12 and 5 <= result["mean_checks"] <= 30
     report = format_services_report(result)
     assert "root service  1.000" in report and "dependency" in report
     json.dumps(result)  # --json prints it as one object
