@@ -73,20 +73,6 @@ RULES: dict[str, Any] = {
                     "labels": {"severity": "info"},
                     "annotations": {"summary": "Process group {{ $labels.groupname }} restarted"},
                 },
-                {
-                    # A crash loop: the group's oldest process started anew three times or
-                    # more in 2 min (the start times of a live group only: an empty group
-                    # between a kill and the restart reports 0, which is no start).
-                    "alert": "ProcessCrashLooping",
-                    "expr": "changes((namedprocess_namegroup_oldest_start_time_seconds > 0)"
-                    "[2m:1s]) > 2",
-                    "for": "0m",
-                    "labels": {"severity": "warning"},
-                    "annotations": {
-                        "summary": "Process group {{ $labels.groupname }} restarted "
-                        "{{ $value }} times in 2 min"
-                    },
-                },
             ],
         },
         {
@@ -257,14 +243,9 @@ def alertmanager(receiver_url: str, token: str | None) -> dict[str, Any]:
     }
 
 
-#: process-exporter puts a process in the first group that matches. The supervisor
-#: (lab.keepalive, whose command line names lab.service too) has a group of its own, before
-#: the service's, as a real host's supervisor (systemd, supervisord) is apart from the
-#: service: a restarted service changes its group's oldest start time.
 PROCESS_GROUPS: dict[str, Any] = {
     "process_names": [
-        {"name": "web-supervisor", "cmdline": [r"lab\.keepalive"]},
-        {"name": "web", "cmdline": [r"lab\.(service|leak)|stress-ng"]},
+        {"name": "web", "cmdline": [r"lab\.(service|keepalive|leak)|stress-ng"]},
         {"name": "db-proxy", "cmdline": [r"lab\.proxy"]},
         {"name": "load", "cmdline": [r"lab\.load"]},
         {"name": "postgres", "comm": ["postgres"]},
