@@ -34,7 +34,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from reasoning_core.errors import ReasoningError, UnanswerableError
-from reasoning_core.models import ClarifyingQuestion, Evidence, Language, Synthesis, Tree
+from reasoning_core.models import (
+    ClarifyingQuestion,
+    Evidence,
+    Language,
+    RankedHypothesis,
+    Synthesis,
+    Tree,
+)
 from reasoning_core.planners.runbook.asking import which_one
 from reasoning_core.planners.runbook.checks import (
     DEFAULT_MAX_ROWS,
@@ -306,17 +313,12 @@ class RunbookPlanner:
         if state is None or runbook is None:
             return synthesis
         language = state.language
-        primary = synthesis.primary
-        detail = detail_of(tree, primary.node_id)
-        named = named_of(tree, primary.node_id, _named_by(runbook, primary.id))
-        if (detail is not None or named is not None) and primary.id != NONE_ID:
-            base = runbook.hypothesis(primary.id).title.get(language)
-            name = detail_title(detail, language) or detail if detail is not None else None
-            title = primary_title(base, ", ".join(n for n in (name, named) if n))
-            primary = primary.model_copy(update={"title": title})
+        rival = synthesis.rival
         worded = synthesis.model_copy(
             update={
-                "primary": primary,
+                "primary": _named(runbook, tree, synthesis.primary, language),
+                # a close race names both parts: the rival may be the one that broke
+                "rival": _named(runbook, tree, rival, language) if rival is not None else None,
                 "recommendations": recommendations(runbook, synthesis, language),
             }
         )
@@ -371,6 +373,23 @@ def _named_by(runbook: Runbook, key: str) -> str | None:
         return runbook.hypothesis(key.split(".", 1)[0]).named_by
     except KeyError:
         return None
+
+
+def _named(
+    runbook: Runbook, tree: Tree, ranked: RankedHypothesis, language: Language
+) -> RankedHypothesis:
+    """A hypothesis titled with the alternative that held and the part it blames: "The
+    service behind the endpoint is down: job web"."""
+    detail = detail_of(tree, ranked.node_id)
+    named = named_of(tree, ranked.node_id, _named_by(runbook, ranked.id))
+    if (detail is None and named is None) or ranked.id == NONE_ID:
+        return ranked
+    hypothesis = next((h for h in runbook.hypotheses if h.id == ranked.id), None)
+    if hypothesis is None:  # a model's hypothesis beside the runbook's
+        return ranked
+    name = detail_title(detail, language) or detail if detail is not None else None
+    title = primary_title(hypothesis.title.get(language), ", ".join(n for n in (name, named) if n))
+    return ranked.model_copy(update={"title": title})
 
 
 def _explains(runbook: Runbook, direction: str) -> bool:
