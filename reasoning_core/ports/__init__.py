@@ -71,6 +71,12 @@ from reasoning_core.ports.llm import (
     ToolCall,
     ToolSpec,
 )
+from reasoning_core.ports.logs import (
+    LogLine,
+    LogQuery,
+    LogRead,
+    LogSource,
+)
 from reasoning_core.ports.memory import (
     DEFAULT_PROJECT,
     MemoryEntry,
@@ -121,6 +127,10 @@ __all__ = [
     "Job",
     "JobStatus",
     "JobStore",
+    "LogLine",
+    "LogQuery",
+    "LogRead",
+    "LogSource",
     "MemoryEntry",
     "MemoryStore",
     "NewAlertAnalysis",
