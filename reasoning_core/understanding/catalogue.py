@@ -69,6 +69,16 @@ class KnownNames:
         close = difflib.get_close_matches(typed.lower(), list(names), n=limit, cutoff=0.6)
         return [names[c] for c in close]
 
+    def nearest_kind(self, typed: str) -> str | None:
+        """The kind with a known name closest to `typed` ("webb": the job `web`), if any is
+        close enough for "did you mean ...?"."""
+        scored = [
+            (difflib.SequenceMatcher(None, typed.lower(), name).ratio(), kind)
+            for kind in self.kinds
+            for name in difflib.get_close_matches(typed.lower(), list(self.names[kind]), n=1)
+        ]
+        return max(scored)[1] if scored else None
+
     def kinds_shaped_like(self, token: str) -> list[str]:
         """Kinds whose names have the token's shape (letters -> A, digits -> 9): "S1040"
         is shaped like the sites, "10396" like the cells."""

@@ -37,6 +37,7 @@ from reasoning_core.understanding.vocabulary import (
     KIND_WORDS,
     NEW_TOPIC,
     direction_in,
+    metric_phrase_spans,
     metrics_in,
 )
 
@@ -351,9 +352,9 @@ def _complete(
 
 
 def _tokens(folded: str) -> Iterator[_Token]:
-    dated = date_spans(folded)
+    taken = [*date_spans(folded), *metric_phrase_spans(folded)]
     for m in _TOKEN.finditer(folded):
-        if not any(s < m.end() and m.start() < e for s, e in dated):
+        if not any(s < m.end() and m.start() < e for s, e in taken):
             yield _Token(m.group(0), m.start(), m.end())
 
 
@@ -455,6 +456,12 @@ def _not_a_service(name: str) -> bool:
 
 def _service(name: str, known: KnownNames) -> Mention:
     if "service" not in known.kinds:
+        # no service names to check against: a near miss of another kind's name ("webb"
+        # where the data has the job `web`) is a misspelling of it, asked back
+        if (kind := known.nearest_kind(name)) is not None:
+            return Mention(
+                kind=kind, value=name, known=False, suggestions=known.suggest(kind, name)
+            )
         return Mention(kind="service", value=name)
     hits = [n for kind, n in known.lookup(name) if kind == "service"]
     if hits:

@@ -38,6 +38,9 @@ METRICS: dict[str, re.Pattern[str]] = {
         "timing out", r"задерж\w*", r"латентн\w*", r"тормоз\w*", r"медлен\w*", r"таймаут\w*",
         r"время ответа", r"отклик\w*", r"еле (?:отвеча|работа|шевел)\w*",
         r"(?:takes?|taking|took) (?:\S+ )?seconds", r"по (?:несколько|\d+) секунд\w*",
+        # a service waiting on its database: "checkout ждёт базу", "web waits on the db"
+        r"(?:waits?|waiting) (?:on|for) (?:the |its )?(?:db|database|postgres\w*|sql)",
+        r"жд(?:ёт|ет|ут) (?:базу|бд|postgres\w*|постгрес\w*|ответа от базы)",
     ),
     "restarts": words(
         r"restart\w*", r"crash\w*", "oom", r"crash ?loop\w*", r"рестарт\w*", r"перезапуск\w*",
@@ -185,6 +188,17 @@ BACK_REFERENCE = words(
 def metrics_in(folded: str) -> list[str]:
     """Metric ids the question names, in a fixed order."""
     return [metric for metric, pattern in METRICS.items() if pattern.search(folded)]
+
+
+def metric_phrase_spans(folded: str) -> list[tuple[int, int]]:
+    """Where a metric is said in more than one word ("load average", "cpu load"): a word
+    inside one is part of the metric, never a name (the process group `load`)."""
+    return [
+        m.span()
+        for pattern in METRICS.values()
+        for m in pattern.finditer(folded)
+        if " " in m.group(0).strip()
+    ]
 
 
 def direction_in(folded: str) -> Direction | None:

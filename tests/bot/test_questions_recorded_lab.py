@@ -103,6 +103,11 @@ RIGHT = [
     ("slow-db", "latency of web went up 10x, why"),
     ("slow-db", "почему web еле отвечает?"),
     ("pg-lock", "запросы к базе висят, что их держит?"),
+    # "load average" is the host's metric, not the process group `load`; waiting on the
+    # database is a latency symptom; a service that "died" went down
+    ("cpu-hog", "load average is huge, which process?"),
+    ("pg-lock", "почему checkout ждёт базу?"),
+    ("web-killed", "why did web die?"),
 ]
 
 
@@ -125,6 +130,15 @@ async def test_a_health_check_in_a_quiet_window_finds_nothing_and_says_what_it_r
     answer = await ask_during(lab_runtime, "nothing-wrong", text)
     assert answer.strategy == "deep" and not states_cause(answer.text), answer.text
     assert any(ch.isdigit() for ch in answer.text.split("\n\n")[0]), answer.text  # numbers read
+
+
+async def test_a_misspelt_name_is_asked_back_with_the_name_the_data_has(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    answer = await ask_during(lab_runtime, "web-killed", "why is webb down?")
+    assert answer.strategy == "clarify" and answer.clarification is not None, answer.text
+    assert "web" in answer.clarification.options, answer.clarification
+    assert "scrape job webb" in answer.text and "scrape_job" not in answer.text, answer.text
 
 
 async def test_a_health_check_during_a_fault_reports_what_it_found(

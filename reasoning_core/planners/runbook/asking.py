@@ -19,6 +19,15 @@ _KIND_NAMES: dict[str, str] = {
     "cell": N_("cell"),
     "site": N_("site"),
     "service": N_("service"),
+    "job": N_("HTTP service (job)"),
+    "route": N_("route"),
+    "scrape_job": N_("scrape job"),
+    "process_group": N_("process group"),
+    "pg_instance": N_("PostgreSQL"),
+    "host": N_("host"),
+    "target": N_("probed endpoint"),
+    "pod": N_("pod"),
+    "namespace": N_("namespace"),
 }
 _TEXTS: dict[str, str] = {
     "unknown": N_("There is no {kind} {name} in the data. Did you mean {options}?"),
