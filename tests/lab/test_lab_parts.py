@@ -153,10 +153,12 @@ def test_the_bench_scores_the_primary_cause_not_the_evidence_below_it() -> None:
 def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
     first = load_faults(FAULTS_DIR / "holdout")
     second = load_faults(FAULTS_DIR / "holdout2")
+    third = load_faults(FAULTS_DIR / "holdout3")
     assert {f.name for f in second} == {"pg-frozen", "web-hung", "web-crash-loop", "db-path-flap"}
-    names = [f.name for f in [*load_faults(), *first, *second]]
+    assert {f.name for f in third} == {"web-exit-loop", "web-slow-loop"}
+    names = [f.name for f in [*load_faults(), *first, *second, *third]]
     assert len(names) == len(set(names))  # no holdout repeats a shipped fault
-    for fault in second:
+    for fault in [*second, *third]:
         assert fault.cause_terms and fault.component and fault.duration_s <= 900, fault.name
 
 
