@@ -73,6 +73,18 @@ RULES: dict[str, Any] = {
                     "labels": {"severity": "info"},
                     "annotations": {"summary": "Process group {{ $labels.groupname }} restarted"},
                 },
+                {
+                    # A crash loop, seen from the service's own start time (its client
+                    # library publishes it): its supervisor, in the same process group,
+                    # keeps the group's oldest start time as it is.
+                    "alert": "ServiceCrashLooping",
+                    "expr": "changes(process_start_time_seconds[2m]) > 2",
+                    "for": "0m",
+                    "labels": {"severity": "warning"},
+                    "annotations": {
+                        "summary": "{{ $labels.job }} restarted {{ $value }} times in 2 min"
+                    },
+                },
             ],
         },
         {
