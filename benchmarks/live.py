@@ -18,6 +18,7 @@ from fake_servers.telegram.server import FakeTelegramServer
 from lab.asking import Ask, QuestionSet, Reply, run_ask_bench
 from lab.bench import CHAT, TOKEN, run_live_bench
 from lab.lab import Lab
+from lab.logs import log_sources
 
 
 @asynccontextmanager
@@ -34,6 +35,7 @@ async def bot_for_lab(
             alert_chats=f"default:{CHAT}",
             alert_webhook_token=TOKEN,
             prometheus_url=f"http://127.0.0.1:{prometheus_port}",
+            log_sources=log_sources(lab.root),
         )
         async with running_bot(settings, telegram):
 
@@ -62,13 +64,14 @@ _FIRST_ASK_CHAT = -7_000_000
 
 
 @asynccontextmanager
-async def service_for_lab(dsn: str, prometheus_port: int) -> AsyncIterator[Ask]:
+async def service_for_lab(dsn: str, lab: Lab, prometheus_port: int) -> AsyncIterator[Ask]:
     """The chat's service (no model, runbook planner) on a scratch PostgreSQL, PROMETHEUS_URL
     the lab's: what `whytree ask` and the chat answer with."""
     settings = load_settings(
         env_file=None,
         database_url=dsn,
         prometheus_url=f"http://127.0.0.1:{prometheus_port}",
+        log_sources=log_sources(lab.root),
         openai_api_key=None,
         openai_base_url=None,
     )
@@ -92,6 +95,6 @@ async def run_live_ask(
 
     def factory(lab: Lab) -> Any:
         lab.reserved = {"prometheus": prometheus_port}
-        return service_for_lab(dsn, prometheus_port)
+        return service_for_lab(dsn, lab, prometheus_port)
 
     return await run_ask_bench(service_factory=factory, sets=sets, faults_dir=faults_dir)

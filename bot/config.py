@@ -40,6 +40,7 @@ from pydantic_settings import (
     SettingsError,
 )
 
+from logsources import parse_log_sources
 from reasoning_core.errors import ConfigurationError
 
 TELEGRAM_DEFAULT_API = "https://api.telegram.org"
@@ -275,7 +276,7 @@ class DeepSettings(SettingsGroup):
 
 
 class ToolsSettings(SettingsGroup):
-    """The data-source tools of the checks: read-only SQL, http_check, prometheus."""
+    """The data-source tools of the checks: read-only SQL, http_check, prometheus, logs."""
 
     title: ClassVar[str] = "Data-source tools"
 
@@ -289,6 +290,21 @@ class ToolsSettings(SettingsGroup):
     #: Host rules, parsed by `HostAllowList.parse` (which owns their syntax).
     http_allow: str = Field("", validation_alias="TOOLS_HTTP_ALLOW")
     prometheus_url: EmptyIsNone[HttpBase] = Field(None, validation_alias="PROMETHEUS_URL")
+    #: Log sources (logsources/config.py owns the format): a YAML file's path, or the YAML.
+    log_sources: EmptyIsNone[str] = Field(None, validation_alias="LOG_SOURCES")
+    log_max_lines: int = Field(5000, ge=1, le=1_000_000, validation_alias="LOG_MAX_LINES")
+    log_max_bytes: int = Field(
+        8_000_000, ge=4096, le=1_000_000_000, validation_alias="LOG_MAX_BYTES"
+    )
+    log_read_timeout_sec: float = Field(5.0, gt=0, le=120, validation_alias="LOG_READ_TIMEOUT_SEC")
+    log_max_files: int = Field(64, ge=1, le=10_000, validation_alias="LOG_MAX_FILES")
+
+    @field_validator("log_sources")
+    @classmethod
+    def _log_sources(cls, value: str | None) -> str | None:
+        if value is not None:
+            parse_log_sources(value)  # LogSourcesError (a ValueError) names where and why
+        return value
 
 
 class MemorySettings(SettingsGroup):

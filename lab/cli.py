@@ -68,6 +68,7 @@ def _print_status(lab: Lab) -> int:
         print(f"{'✓' if ok else '✗ dead'}  {name:<18} pid {pid}")
     print("ports: " + ", ".join(f"{k} {v}" for k, v in status.ports.items()))
     print(f"fault: {status.fault or 'none'}")
+    print(f"LOG_SOURCES={lab.root / 'log-sources.yaml'}")
     for note in status.notes:
         print(f"note: {note}")
     return 1 if status.dead else 0

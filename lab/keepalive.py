@@ -8,6 +8,7 @@ pause, and not while a hold file exists, at most `--max-restarts` times); its pi
 from __future__ import annotations
 
 import argparse
+import logging
 import signal
 import subprocess
 import sys
@@ -15,7 +16,10 @@ import time
 from pathlib import Path
 from types import FrameType
 
+from lab import logs
+
 _HOLD_MAX_S = 300.0
+log = logging.getLogger("keepalive")
 
 
 def main() -> None:
@@ -26,7 +30,9 @@ def main() -> None:
     parser.add_argument("--pause-s", type=float, default=2.0)
     parser.add_argument("argv", nargs=argparse.REMAINDER)
     args = parser.parse_args()
+    logs.setup("keepalive")
     argv = args.argv[1:] if args.argv[:1] == ["--"] else args.argv
+    program = argv[argv.index("-m") + 1] if "-m" in argv[:-1] else Path(argv[0]).name
     child: subprocess.Popen[bytes] | None = None
 
     def stop(signum: int, frame: FrameType | None) -> None:
@@ -40,7 +46,9 @@ def main() -> None:
         child = subprocess.Popen(argv)
         args.pid_file.write_text(str(child.pid))
         code = child.wait()
-        print(f"keepalive: {argv[0]} exited with {code} (restart {restart + 1})", flush=True)
+        log.warning(
+            "%s exited with %s; starting it again (restart %d)", program, code, restart + 1
+        )
         held = time.monotonic()
         while args.hold_file.exists() and time.monotonic() - held < _HOLD_MAX_S:
             time.sleep(0.5)

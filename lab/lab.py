@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from lab import config
+from lab.logs import log_sources
 from lab.processes import Proc, State, alive, group_alive, kill_group, start
 
 #: The Debian packages the lab runs, their program, and what is lost without them.
@@ -113,6 +114,7 @@ class Lab:
             for n in (*names, "postgres_exporter", "web", "pg", "pg_proxy")
         }
         self.state.write({"root": str(self.root), "ports": ports, "processes": [], "fault": None})
+        (self.root / "log-sources.yaml").write_text(log_sources(self.root), encoding="utf-8")
         try:
             notes += self._start_all(ports, missing, receiver_url, token)
         except Exception:
@@ -237,7 +239,9 @@ class Lab:
             "postgres",
             [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(pgdata), "-h", "127.0.0.1",
              "-p", str(port), "-k", str(pgdata), "-c", f"max_connections={MAX_CONNECTIONS}",
-             "-c", "superuser_reserved_connections=3", "-c", "shared_buffers=32MB"],
+             "-c", "superuser_reserved_connections=3", "-c", "shared_buffers=32MB",
+             # its log (logs/postgres.log, the default prefix "%m [%p] "): lock waits too
+             "-c", "log_lock_waits=on", "-c", "log_timezone=UTC"],
             user=user,
         )  # fmt: skip
         dsn = f"postgresql://postgres@127.0.0.1:{port}/postgres"

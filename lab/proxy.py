@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 from pathlib import Path
+
+from lab import logs
+
+log = logging.getLogger("db-proxy")
 
 
 class _Delay:
@@ -45,7 +50,8 @@ async def serve(listen: int, host: str, port: int, delay: _Delay) -> None:
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
             up_reader, up_writer = await asyncio.open_connection(host, port)
-        except OSError:
+        except OSError as e:
+            log.error("upstream %s:%s unreachable: %s", host, port, e.strerror or e)
             writer.close()
             return
         await asyncio.gather(_pipe(reader, up_writer, delay), _pipe(up_reader, writer, delay))
@@ -62,6 +68,7 @@ def main() -> None:
     parser.add_argument("--delay-file", type=Path, required=True)
     args = parser.parse_args()
     host, _, port = args.target.rpartition(":")
+    logs.setup("db-proxy")
     asyncio.run(serve(args.listen, host, int(port), _Delay(args.delay_file)))
 
 

@@ -5,18 +5,28 @@ the lab's PostgreSQL (through the delaying proxy) on every `/checkout`.
 
 `/checkout` updates one stock row (the row the lock-contention fault holds); `/items`
 reads; `/healthz` answers without the database. The release file says which version
-runs: "bad" makes `/checkout` answer 500 (the bad-release fault).
+runs: "bad" makes `/checkout` raise a real exception, logged with its traceback, and answer
+500 (the bad-release fault). Requests go to an access log in the combined format, failed
+database calls to the log with their error (lab/logs.py).
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import time
 from pathlib import Path
+from typing import Any
 
 import asyncpg
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, Histogram, generate_latest
+
+from lab import logs
+
+log = logging.getLogger("shop")
+#: The combined log format (aiohttp's names): client, time, request, status, size, agent.
+ACCESS_FORMAT = '%a - - %t "%r" %s %b "%{Referer}i" "%{User-Agent}i"'
 
 REQUESTS = Counter("http_requests_total", "HTTP requests answered", ["method", "route", "status"])
 LATENCY = Histogram(
@@ -36,7 +46,12 @@ def _release(path: Path) -> str:
         return "v1"
 
 
-def build_app(dsn: str, release_file: Path) -> web.Application:  # noqa: C901
+def line_items(order: dict[str, Any]) -> list[tuple[str, int]]:
+    """The order's lines; the bad release reads a field its orders no longer carry."""
+    return [(order["sku"], int(order.get("qty", 1)))]
+
+
+def build_app(dsn: str, release_file: Path) -> web.Application:  # noqa: C901, PLR0915
     version = {"now": ""}
 
     def current() -> str:
@@ -52,6 +67,7 @@ def build_app(dsn: str, release_file: Path) -> web.Application:  # noqa: C901
             conn = await asyncpg.connect(dsn, timeout=5)
         except (TimeoutError, OSError, asyncpg.PostgresError) as e:
             DB_ERRORS.labels("connect").inc()
+            log.error("database connect failed: %s: %s", type(e).__name__, e)
             raise web.HTTPServiceUnavailable(
                 text=f"database unavailable: {type(e).__name__}"
             ) from e
@@ -60,13 +76,18 @@ def build_app(dsn: str, release_file: Path) -> web.Application:  # noqa: C901
             return await conn.fetchval(sql)
         except (TimeoutError, asyncpg.PostgresError) as e:
             DB_ERRORS.labels("query").inc()
+            log.error("database query failed: %s: %s", type(e).__name__, e)
             raise web.HTTPServiceUnavailable(text=f"database error: {type(e).__name__}") from e
         finally:
             await conn.close()
 
     async def checkout(request: web.Request) -> web.Response:
         if current() == "bad":
-            raise web.HTTPInternalServerError(text="checkout failed: KeyError 'sku'")
+            try:
+                line_items({"item": 1, "qty": 1})  # v2 sends "item": the field was renamed
+            except KeyError as e:
+                log.exception("checkout failed")
+                raise web.HTTPInternalServerError(text="checkout failed") from e
         n = await query("UPDATE stock SET sold = sold + 1 WHERE id = 1 RETURNING sold")
         return web.json_response({"sold": n})
 
@@ -118,8 +139,13 @@ def main() -> None:
     parser.add_argument("--dsn", required=True)
     parser.add_argument("--release-file", type=Path, required=True)
     args = parser.parse_args()
+    logs.setup("shop")
     web.run_app(
-        build_app(args.dsn, args.release_file), host="127.0.0.1", port=args.port, print=None
+        build_app(args.dsn, args.release_file),
+        host="127.0.0.1",
+        port=args.port,
+        print=None,
+        access_log_format=ACCESS_FORMAT,
     )
 
 

@@ -21,11 +21,13 @@ import asyncpg
 
 from bot.config import DeepSettings, ToolsSettings
 from bot.wiring.discovery import LiveRunbooks
+from logsources import open_log_sources, parse_log_sources
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.answers.deep_jobs import DeepJobRunner
 from reasoning_core.answers.deep_path import DeepPath, Guidance
 from reasoning_core.errors import ConfigurationError, StoreError, ToolError
 from reasoning_core.explore.budgets import Budgets
+from reasoning_core.logs import LogTool
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
@@ -251,6 +253,16 @@ def _tools(tool_settings: ToolsSettings, sql: PgSqlTool | None) -> dict[str, Too
         tools["http_check"] = HttpCheckTool(HostAllowList.parse(tool_settings.http_allow))
     if tool_settings.prometheus_url:
         tools["prometheus"] = PrometheusTool(tool_settings.prometheus_url)
+    if tool_settings.log_sources:
+        sources = open_log_sources(
+            parse_log_sources(tool_settings.log_sources), max_files=tool_settings.log_max_files
+        )
+        tools["logs"] = LogTool(
+            sources,
+            max_lines=tool_settings.log_max_lines,
+            max_bytes=tool_settings.log_max_bytes,
+            timeout_sec=tool_settings.log_read_timeout_sec,
+        )
     return tools
 
 

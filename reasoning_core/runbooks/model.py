@@ -8,6 +8,7 @@ are checked here too and reported as `FieldError`s that carry the field path.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -233,9 +234,12 @@ class Check(_Strict):
     """One verification: a tool call with a template and the rule that reads its result."""
 
     id: Identifier
-    tool: Literal["sql", "prometheus", "http_check"]
+    tool: Literal["sql", "prometheus", "http_check", "logs"]
     description: Localized
     query: str | None = None
+    #: logs: the log sources to read, by component name, `|`-separated (the first one
+    #: configured is read), with parameters: "$groupname|web", "postgres".
+    source: str | None = None
     request: HttpRequest | None = None
     #: Prometheus: a range query over [baseline_start, recent_end] (else an instant query).
     range: bool = True
@@ -263,6 +267,17 @@ class Check(_Strict):
             raise FieldError("query", f"a {self.tool} check needs a query")
         if self.tool == "http_check" and self.request is None:
             raise FieldError("request", "an http_check needs a request")
+        if self.tool == "logs":
+            if not self.source:
+                raise FieldError("source", "a logs check needs a source (its component's name)")
+            if self.verdict.rule != "log_lines":
+                raise FieldError("verdict.rule", "a logs check is judged by the log_lines rule")
+            try:
+                re.compile(self.query or "")
+            except re.error as e:
+                raise FieldError("query", f"not a regular expression: {e}") from e
+        elif self.verdict.rule == "log_lines":
+            raise FieldError("verdict.rule", "the log_lines rule judges logs checks only")
         return self
 
     def parameter_names(self) -> list[str]:
@@ -271,6 +286,8 @@ class Check(_Strict):
             return sql_parameter_names(self.query or "")
         if self.tool == "prometheus":
             return template_parameter_names(self.query or "")
+        if self.tool == "logs":
+            return template_parameter_names(self.source or "")
         return template_parameter_names(self.request.url if self.request else "")
 
 
@@ -356,7 +373,7 @@ class Runbook(_Strict):
                 raise FieldError(f"metrics.{name}", "a metric key must not be a parameter name")
         known = {p.name for p in self.parameters} | set(IMPLICIT_PARAMETERS) | set(self.metrics)
         for i, check in enumerate(self.checks):
-            field = "request.url" if check.tool == "http_check" else "query"
+            field = {"http_check": "request.url", "logs": "source"}.get(check.tool, "query")
             for name in check.parameter_names():
                 if name not in known:
                     raise FieldError(f"checks[{i}].{field}", f"undeclared parameter {name!r}")

@@ -246,13 +246,29 @@ class CapacityRule(_Rule):
     name_label: Label | None = None
 
 
+class LogLinesRule(_Rule):
+    """Log lines matching the check's pattern (rows of the `logs` tool): confirmed when at
+    least `min_count` fell in the incident window and their rate there is at least `ratio`
+    times the baseline's — new since it started, or many times more frequent. The line
+    quotes the telling one, its count, since when and the baseline's count (runbooks/
+    loglines.py). No such line refutes weakly: software is quiet for many reasons."""
+
+    rule: Literal["log_lines"]
+    min_count: int = Field(default=1, ge=1)
+    ratio: float = Field(default=5.0, gt=1)
+    confidence: float = Field(default=0.85, gt=0, le=1)
+    refute_confidence: float = Field(default=0.3, ge=0, le=1)
+    label: Label = Wording(en="matching lines", ru="подходящие строки")
+
+
 VerdictRule = Annotated[
     ChangeRule
     | ThresholdRule
     | RowsExistRule
     | PeerCompareRule
     | DependencyWalkRule
-    | CapacityRule,
+    | CapacityRule
+    | LogLinesRule,
     Field(discriminator="rule"),
 ]
 RULE_NAMES = (
@@ -262,4 +278,5 @@ RULE_NAMES = (
     "peer_compare",
     "dependency_walk",
     "capacity",
+    "log_lines",
 )

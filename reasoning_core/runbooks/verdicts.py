@@ -26,6 +26,7 @@ from reasoning_core.runbooks.capacity import capacity_rows
 from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
 from reasoning_core.runbooks.hosts import host_name
+from reasoning_core.runbooks.loglines import log_lines_rows
 from reasoning_core.runbooks.peers import peer_compare_rows
 from reasoning_core.runbooks.rows import (
     Row,
@@ -39,6 +40,7 @@ from reasoning_core.runbooks.rules import (
     CapacityRule,
     ChangeRule,
     DependencyWalkRule,
+    LogLinesRule,
     RowsExistRule,
     ThresholdRule,
     VerdictRule,
@@ -227,6 +229,8 @@ def evaluate(
         evidence = dependency_walk_rows(rule, rows, params or {}, language)
     elif isinstance(rule, CapacityRule):
         evidence = capacity_rows(rule, rows, window, language)
+    elif isinstance(rule, LogLinesRule):
+        evidence = log_lines_rows(rule, rows, window, language)
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}

@@ -38,12 +38,16 @@ class ToolRequest(BaseModel):
     - http_check: `url` and `method`.
     - prometheus: `query` (PromQL); with `start`/`end` (and optional `step_sec`)
       it is a range query, otherwise an instant query at `time` (or now).
+    - logs: `source` (configured log sources' names, `|`-separated: the first configured
+      one is read), `query` (a regular expression, matched case-insensitively) and
+      `start`/`end`.
     """
 
     query: str | None = None
     params: list[Any] | dict[str, Any] = Field(default_factory=list)
     url: str | None = None
     method: HttpMethod = "GET"
+    source: str | None = None
     start: datetime | None = None
     end: datetime | None = None
     step_sec: float | None = Field(default=None, gt=0)

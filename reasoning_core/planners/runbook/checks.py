@@ -122,6 +122,13 @@ def build_request(
                 end=end,
                 step_sec=float(check.step_seconds),
             )
+        if check.tool == "logs":
+            return ToolRequest(
+                query=check.query or None,
+                source=render_template(check.source or "", values, kind="promql"),
+                start=state.window.baseline_start,
+                end=min(state.window.recent_end, state.anchor),
+            )
         assert check.request is not None  # validated at load
         url = render_template(check.request.url, values, kind="url")
         return ToolRequest(url=url, method=check.request.method)

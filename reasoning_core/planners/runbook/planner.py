@@ -261,6 +261,7 @@ class RunbookPlanner:
         return [
             self._proposal(runbook, state, check, role)
             for check, role in checks_for(runbook, hypothesis.key)
+            if check.tool != "logs" or "logs" in self._tools  # log checks need log sources
         ]
 
     def _proposal(

@@ -31,7 +31,13 @@ def test_the_shipped_runbooks_take_postgres_checks_from_one_set() -> None:
     assert not probe.check("db_proxy_on_path").measures
     for path in ("endpoint_probe.yaml", "http_service_trouble.yaml"):  # written once
         text = (Path("runbooks") / path).read_text(encoding="utf-8")
-        assert "id: pg_lock_waits" not in text and "include: [postgres]" in text
+        assert "id: pg_lock_waits" not in text and "include: [postgres, postgres_logs" in text
+    # PostgreSQL's own log lines, written once for the three runbooks that read them
+    trouble = shipped.get("postgres_trouble")
+    assert trouble is not None
+    for check_id in ("pg_log_too_many_clients", "pg_log_lock_waits"):
+        assert probe.check(check_id) == http.check(check_id) == trouble.check(check_id)
+        assert probe.check(check_id).tool == "logs" and probe.check(check_id).source == "postgres"
 
 
 def test_an_included_set_adds_its_checks_and_fills_metric_keys() -> None:

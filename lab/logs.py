@@ -1,0 +1,44 @@
+"""How the lab's own programs log, and which log sources the lab offers whytree.
+
+Every lab program (the web service, its supervisor, the proxy) logs as Python services
+commonly do — Python logging's default time (``2026-11-28 07:20:01,123``, in UTC), the
+level, the logger, the message, a traceback below an exception — to its output, which the
+lab writes to ``logs/NAME.log``; PostgreSQL writes its own log there with its default
+``log_line_prefix`` (``%m [%p] ``) and lock waits logged. `log_sources` is what
+`whytree lab up` prints and the live benches pass as LOG_SOURCES (docs/lab.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import time
+from pathlib import Path
+
+import yaml
+
+FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+#: The lab's components whose lines whytree may read, by the names whytree knows them by
+#: (the process groups and the Prometheus job): file name under logs/.
+SOURCES = {"postgres": "postgres.log", "web": "web.log", "db-proxy": "db-proxy.log"}
+
+
+def setup(name: str) -> logging.Logger:
+    """Log to stderr in Python's default time format, in UTC; the program's logger."""
+    handler = logging.StreamHandler(sys.stderr)
+    formatter = logging.Formatter(FORMAT)
+    formatter.converter = time.gmtime
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    return logging.getLogger(name)
+
+
+def log_sources(root: Path) -> str:
+    """LOG_SOURCES for a lab under `root`, as YAML (valid before the lab is up)."""
+    logs = root / "logs"
+    return yaml.safe_dump(
+        {name: {"files": [str(logs / file)]} for name, file in SOURCES.items()},
+        sort_keys=True,
+    )

@@ -1,0 +1,100 @@
+"""The `log_lines` verdict rule: is the line new since the incident began?
+
+Rows come from the `logs` tool (one per entry: ``dt``, ``line``, ``source``), newest
+first. The incident window's count is compared with the baseline's, as rates per hour (the
+windows differ in length): a line that was not there before, or is `ratio` times more
+frequent, confirms; a line as common as before says nothing new (refuted, weakly); no
+line at all refutes weakly too (a quiet log proves little). The evidence quotes the line an
+engineer reads first — the earliest of the incident window, when it began — with its
+count and time: ``"FATAL: sorry, too many clients already" ×212 since 02:01 UTC, none in
+the 1 h before (postgres)``; its data carries `log_line`, `log_source`, `log_time`,
+`log_count` and `log_baseline_count` for the report and the benches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from reasoning_core.i18n import N_, gettext
+from reasoning_core.models import Evidence
+from reasoning_core.runbooks.rows import Row
+from reasoning_core.runbooks.rules import LogLinesRule
+from reasoning_core.runbooks.timewindow import TimeWindow
+
+_WORDS: dict[str, str] = {
+    "new": N_("“{line}” ×{count} since {since} UTC, none in the {baseline} before ({source})"),
+    "more": N_(
+        "“{line}” ×{count} since {since} UTC, {baseline_count} in the {baseline} before ({source})"
+    ),
+    "as_before": N_(
+        "“{line}” ×{count} since {since} UTC, as often as in the {baseline} before "
+        "({baseline_count}; {source})"
+    ),
+    "none": N_("no {label} in the logs since {since} UTC ({source})"),
+    "minutes": N_("{n} min"),
+    "hours": N_("{n} h"),
+}
+
+
+def _span(seconds: float, language: str) -> str:
+    if seconds < 2 * 3600:
+        return gettext(language, _WORDS["minutes"]).format(n=round(seconds / 60))
+    return gettext(language, _WORDS["hours"]).format(n=f"{seconds / 3600:.3g}")
+
+
+def _time(row: Row) -> datetime | None:
+    value = row.get("dt")
+    return value if isinstance(value, datetime) else None
+
+
+def log_lines_rows(
+    rule: LogLinesRule, rows: Sequence[Row], window: TimeWindow, language: str
+) -> Evidence:
+    """The rule's evidence over the tool's rows (see the module docstring)."""
+    recent = [r for r in rows if (t := _time(r)) and window.recent_start <= t <= window.recent_end]
+    before = [
+        r for r in rows if (t := _time(r)) and window.baseline_start <= t < window.baseline_end
+    ]
+    source = str((rows[0] if rows else {}).get("source", "")) or "logs"
+    recent_hours = max((window.recent_end - window.recent_start).total_seconds() / 3600, 1e-6)
+    base_seconds = max((window.baseline_end - window.baseline_start).total_seconds(), 1.0)
+    base_hours = base_seconds / 3600
+    baseline = _span(base_seconds, language)
+    label = rule.label.get(language)
+    if not recent:
+        text = gettext(language, _WORDS["none"]).format(
+            label=label, since=f"{window.recent_start:%H:%M}", source=source
+        )
+        return Evidence(
+            confirmed=False, confidence=rule.refute_confidence, text=text,
+            data={"label": label, "log_count": 0, "log_baseline_count": len(before),
+                  "log_source": source}, has_data=True,
+        )  # fmt: skip
+    first = min(recent, key=lambda r: _time(r) or window.recent_end)
+    count, base_count = len(recent), len(before)
+    recent_rate, base_rate = count / recent_hours, base_count / base_hours
+    new = count >= rule.min_count and recent_rate >= rule.ratio * base_rate
+    key = "new" if new and base_count == 0 else "more" if new else "as_before"
+    since = _time(first) or window.recent_start
+    text = gettext(language, _WORDS[key]).format(
+        line=first.get("line", ""), count=count, since=f"{since:%H:%M:%S}", baseline=baseline,
+        baseline_count=base_count, source=source,
+    )  # fmt: skip
+    strength = rule.confidence if new else rule.refute_confidence
+    if new and count < rule.min_count * 3:  # a line or two: less than a stream of them
+        strength = strength * 0.85
+    return Evidence(
+        confirmed=new,
+        confidence=strength,
+        text=text,
+        data={
+            "label": label,
+            "log_line": first.get("line", ""),
+            "log_source": source,
+            "log_time": since.isoformat(),
+            "log_count": count,
+            "log_baseline_count": base_count,
+        },
+        has_data=True,
+    )
