@@ -137,7 +137,7 @@ class Lab:
         etc = self.root / "etc"
         py = sys.executable
         pg_dsn = self._start_postgres(ports["pg"])
-        proxy_dsn = f"postgresql://postgres@127.0.0.1:{ports['pg_proxy']}/postgres"
+        proxy_dsn = f"postgresql://shop@127.0.0.1:{ports['pg_proxy']}/postgres"
         self._spawn(
             "db-proxy",
             [py, "-m", "lab.proxy", "--listen", str(ports["pg_proxy"]),
@@ -251,7 +251,12 @@ class Lab:
             done = subprocess.run(
                 [psql, dsn, "-q", "-c",
                  "CREATE TABLE IF NOT EXISTS stock (id int PRIMARY KEY, sold bigint NOT NULL);"
-                 "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING"],
+                 "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING;"
+                 # the web service's own role, no superuser: when the connection slots run
+                 # out it is refused as an application is (the reserved slots are not its)
+                 "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'shop') "
+                 "THEN CREATE ROLE shop LOGIN; END IF; END $$;"
+                 "GRANT SELECT, UPDATE ON stock TO shop"],
                 capture_output=True, check=False,
             )  # fmt: skip
             if done.returncode == 0:

@@ -32,9 +32,10 @@ class Budgets(BaseModel):
     #: Deepest node: 3 allows root -> hypothesis -> sub-hypothesis -> check.
     depth_limit: int = Field(default=3, ge=2, le=5)
     #: Nodes in the whole tree, rejected and pruned ones included.
-    max_nodes: int = Field(default=40, ge=2)
-    #: Checks proposed for one hypothesis that are kept.
-    max_checks_per_hypothesis: int = Field(default=4, ge=1, le=10)
+    max_nodes: int = Field(default=64, ge=2)
+    #: Checks proposed for one hypothesis that are kept (a runbook hypothesis has up to six:
+    #: its metrics, its log lines, its `against` vetoes).
+    max_checks_per_hypothesis: int = Field(default=8, ge=1, le=10)
     #: Planner calls (each is one LLM request, plus at most one repair).
     max_llm_calls: int = Field(default=40, ge=1)
     #: Wall-clock seconds for the whole analysis (DEEP_DEADLINE_SEC).

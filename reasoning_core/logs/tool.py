@@ -27,6 +27,12 @@ ENTRY_CHARS = 2000
 _EXCEPTION = re.compile(
     r"^\s*(?:[\w.$]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Fault)\b(?::|$)"
 )
+#: A timestamp at a line's start (ISO 8601, PostgreSQL's, Python logging's, nginx's): the
+#: evidence line says the time itself.
+_STAMP = re.compile(
+    r"^\[?\d{4}[-/]\d{2}[-/]\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?"
+    r"(?:\s?(?:Z|UTC|GMT|[+-]\d{2}:?\d{2}))?\]?\s*"
+)
 _TRACEBACK = re.compile(r"^Traceback \(most recent call last\)|^\s+at [\w.$]+\(", re.M)
 
 
@@ -43,12 +49,13 @@ def shorten(text: str, limit: int = LINE_CHARS) -> str:
 def telling_line(entry: str) -> str:
     """The line of an entry an engineer reads first: a traceback's exception line (with
     the entry's first line for its time and logger), else the entry's first line."""
-    lines = entry.splitlines()
+    lines = entry.splitlines() or [entry]
+    head = _STAMP.sub("", lines[0], count=1).strip()
     if len(lines) > 1 and _TRACEBACK.search(entry):
         raised = [line.strip() for line in lines[1:] if _EXCEPTION.match(line)]
         if raised:
-            return f"{lines[0].strip()} … {raised[-1]}"
-    return lines[0] if lines else entry
+            return f"{head} … {raised[-1]}"
+    return head
 
 
 class LogTool:

@@ -32,6 +32,7 @@ _WORDS: dict[str, str] = {
         "({baseline_count}; {source})"
     ),
     "none": N_("no {label} in the logs since {since} UTC ({source})"),
+    "stopped": N_("“{line}” ×{count} from {since} to {last} UTC, none since ({source})"),
     "minutes": N_("{n} min"),
     "hours": N_("{n} h"),
 }
@@ -72,7 +73,18 @@ def log_lines_rows(
                   "log_source": source}, has_data=True,
         )  # fmt: skip
     first = min(recent, key=lambda r: _time(r) or window.recent_end)
+    last = max(_time(r) or window.recent_start for r in recent)
     count, base_count = len(recent), len(before)
+    if (window.recent_end - last).total_seconds() > rule.fresh_seconds:
+        text = gettext(language, _WORDS["stopped"]).format(
+            line=first.get("line", ""), count=count, source=source,
+            since=f"{_time(first) or window.recent_start:%H:%M:%S}", last=f"{last:%H:%M:%S}",
+        )  # fmt: skip
+        return Evidence(
+            confirmed=False, confidence=rule.refute_confidence, text=text,
+            data={"label": label, "log_count": count, "log_baseline_count": base_count,
+                  "log_source": source, "log_last": last.isoformat()}, has_data=True,
+        )  # fmt: skip
     recent_rate, base_rate = count / recent_hours, base_count / base_hours
     new = count >= rule.min_count and recent_rate >= rule.ratio * base_rate
     key = "new" if new and base_count == 0 else "more" if new else "as_before"

@@ -251,11 +251,15 @@ class LogLinesRule(_Rule):
     least `min_count` fell in the incident window and their rate there is at least `ratio`
     times the baseline's — new since it started, or many times more frequent. The line
     quotes the telling one, its count, since when and the baseline's count (runbooks/
-    loglines.py). No such line refutes weakly: software is quiet for many reasons."""
+    loglines.py). No such line refutes weakly: software is quiet for many reasons; nor do
+    lines that stopped `fresh_seconds` before the window's end confirm (they are over)."""
 
     rule: Literal["log_lines"]
     min_count: int = Field(default=1, ge=1)
     ratio: float = Field(default=5.0, gt=1)
+    #: Lines that stopped this long before the window's end are the past (an earlier
+    #: incident's), not what is happening now.
+    fresh_seconds: float = Field(default=90, gt=0)
     confidence: float = Field(default=0.85, gt=0, le=1)
     refute_confidence: float = Field(default=0.3, ge=0, le=1)
     label: Label = Wording(en="matching lines", ru="подходящие строки")

@@ -409,7 +409,7 @@ def checks_for(runbook: Runbook, key: str) -> list[tuple[Check, Role]]:
         if key == hypothesis.id:
             against = [(runbook.check(ref), "against") for ref in hypothesis.against]
             return [*((c, "for") for c in checks), *against]  # type: ignore[list-item]
-        for check in checks:
-            if key == child_key(hypothesis.id, check):
-                return [(check, "for")]
+        alternative = [c for c in checks if key == child_key(hypothesis.id, c)]
+        if alternative:
+            return [(c, "for") for c in alternative]
     raise ReasoningError(f"runbook {runbook.id} has no hypothesis {key!r}")

@@ -39,10 +39,13 @@ def hypothesis_proposal(
     checks = [runbook.check(ref) for ref in hypothesis.checks]
     confirm_if = "; ".join(c.description.get(language) for c in checks)
     alternatives: list[HypothesisProposal] = []
-    if hypothesis.combine == "any" and len(checks) > 1:
+    # One alternative per detail: checks sharing one (the connections' numbers and
+    # PostgreSQL's "too many clients" lines) speak for the same mechanism together.
+    grouped = list({child_key(hypothesis.id, c): c for c in reversed(checks)}.values())[::-1]
+    if hypothesis.combine == "any" and len(grouped) > 1:
         # Each alternative's prior, so that their noisy-OR without evidence is the prior.
-        share = 1 - (1 - hypothesis.prior) ** (1 / len(checks))
-        for check in checks:
+        share = 1 - (1 - hypothesis.prior) ** (1 / len(grouped))
+        for check in grouped:
             detail = check.tags.get("detail")
             name = (detail_title(detail, language) if detail else None) or check.id
             alternatives.append(
