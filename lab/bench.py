@@ -219,7 +219,18 @@ async def _one(
         "component_ok": component_ok,
         "false_cause": fault.nothing_wrong and text is not None and names_cause(text),
         "wrong_cause": wrong_cause(fault, text),
+        "quotes_log": quotes_log(text) and not fault.nothing_wrong,
     }
+
+
+#: A log line quoted as evidence that it is new (docs/logs.md): “line” ×N since 02:01:05 UTC,
+#: none / 3 in the 60 min before — in English or Russian; a line that stopped is not one.
+_QUOTED_LOG = re.compile(r"×\d+ (?:since|с) \d\d:\d\d:\d\d UTC, (?:none|\d+ in|ни одной|\d+ за)")
+
+
+def quotes_log(text: str | None) -> bool:
+    """Does the report quote a log line as evidence?"""
+    return text is not None and _QUOTED_LOG.search(text) is not None
 
 
 async def settle_alerts(am: str, quiet: set[str], *, limit: float) -> None:
@@ -246,6 +257,7 @@ def _quantile(values: list[float], q: int) -> float | None:
 def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -> dict[str, Any]:
     def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         scored = [r for r in rows if not r["nothing_wrong"]]
+        reported = [r for r in scored if r["reported"]]
         to_report = [r["alert_to_report_s"] for r in rows if r["alert_to_report_s"] is not None]
         to_alert = [r["fault_to_alert_s"] for r in rows if r["fault_to_alert_s"] is not None]
         return {
@@ -258,6 +270,12 @@ def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -
             else None,
             "false_causes": sum(1 for r in rows if r["false_cause"]),
             "wrong_causes": sum(1 for r in rows if r.get("wrong_cause")),
+            # of the fault windows' reports, those that quote a log line as evidence
+            "reports_quoting_logs": round(
+                sum(1 for r in reported if r.get("quotes_log")) / len(reported), 3
+            )
+            if reported
+            else None,
             "p50_alert_to_report_s": _quantile(to_report, 50),
             "p95_alert_to_report_s": _quantile(to_report, 95),
             "p95_fault_to_alert_s": _quantile(to_alert, 95),
@@ -284,6 +302,8 @@ def format_live_report(figures: dict[str, Any]) -> str:
         f"  false causes:      {figures['false_causes']}   (target 0)",
         f"  wrong causes:      {figures['wrong_causes']}   (target 0; a cause not the "
         "fault's, at medium confidence or above)",
+        f"  reports quoting a log line: {figures['reports_quoting_logs']}   (target >= 0.7 "
+        "where the software logs the fault)",
         f"  alert -> report:   p50 {figures['p50_alert_to_report_s']} s, "
         f"p95 {figures['p95_alert_to_report_s']} s (target <= 60)",
         f"  fault -> alert:    p95 {figures['p95_fault_to_alert_s']} s",
@@ -293,7 +313,7 @@ def format_live_report(figures: dict[str, Any]) -> str:
         lines.append(
             f"    {name:<16} alerted {f['alerted']}, reported {f['alerts_received']}, "
             f"cause {f['ac_at_1_cause']}, component {f['ac_at_1_component']}, "
-            f"wrong {f['wrong_causes']}, "
+            f"wrong {f['wrong_causes']}, logs {f['reports_quoting_logs']}, "
             f"alerts {','.join(f['alerts']) or '-'}"
         )
     return "\n".join(lines)
