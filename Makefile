@@ -18,7 +18,8 @@ RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core prometheus
 # The live lab (`whytree lab`, docs/lab.md): Alertmanager, the standard exporters, stress-ng.
 LAB_SYSTEM_PACKAGES  := prometheus-alertmanager prometheus-node-exporter \
 	prometheus-process-exporter prometheus-blackbox-exporter prometheus-postgres-exporter stress-ng
-TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) $(LAB_SYSTEM_PACKAGES) chromium chromium-driver
+TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) $(LAB_SYSTEM_PACKAGES) chromium chromium-driver \
+	systemd-journal-remote
 
 .PHONY: run test test-fast lint typecheck check bench clean i18n
 

@@ -12,6 +12,7 @@ fake server over real HTTP that answers as Loki's documented API does (docs/logs
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import re
@@ -57,15 +58,13 @@ class LokiSource:
         headers = {"Accept": "application/json"}
         if self.stream.token is not None:
             headers["Authorization"] = f"Bearer {self.stream.token.get_secret_value()}"
+        elif self.stream.username is not None:
+            password = self.stream.password.get_secret_value() if self.stream.password else ""
+            pair = f"{self.stream.username}:{password}".encode()
+            headers["Authorization"] = "Basic " + base64.b64encode(pair).decode()
         if self.stream.tenant:
             headers["X-Scope-OrgID"] = self.stream.tenant
         return headers
-
-    def _auth(self) -> aiohttp.BasicAuth | None:
-        if self.stream.username is None:
-            return None
-        password = self.stream.password.get_secret_value() if self.stream.password else ""
-        return aiohttp.BasicAuth(self.stream.username, password)
 
     async def read(self, query: LogQuery) -> LogRead:
         try:
@@ -109,7 +108,7 @@ class LokiSource:
     ) -> Any:
         async with (
             aiohttp.ClientSession(timeout=limits) as http,
-            http.get(url, params=params, headers=self._headers(), auth=self._auth()) as response,
+            http.get(url, params=params, headers=self._headers()) as response,
         ):
             raw = await response.content.read(max_bytes + 1)
             if response.status == 429 or response.status >= 500:  # noqa: PLR2004
