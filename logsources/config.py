@@ -11,6 +11,7 @@ process group, ``postgres``, ``kernel``): runbook checks choose their source by 
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -26,6 +27,9 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+
+#: "name: {...}" on one line is YAML, not a path.
+_MAPPING = re.compile(r"^\s*[\w.-]+\s*:\s")
 
 SourceName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z0-9_.:/-]{1,64}$")]
 
@@ -88,7 +92,8 @@ class LogSourcesError(ValueError):
 def parse_log_sources(value: str) -> dict[str, SourceSpec]:
     """The sources `value` names: a path to a YAML file, or YAML/JSON text."""
     text = value
-    if "\n" not in value and not value.lstrip().startswith("{"):
+    inline = "\n" in value or value.lstrip().startswith("{") or _MAPPING.match(value)
+    if not inline:
         path = Path(value).expanduser()
         try:
             text = path.read_text(encoding="utf-8")

@@ -106,6 +106,11 @@ ADDED_VALUES: dict[str, Any] = {
     "ALERTMANAGER_TOKEN": None,
     "ALERTMANAGER_BASIC_AUTH": None,
     "RUNBOOK_DISCOVERY_TTL_SEC": 600.0,  # issue 29: runbooks discovered from Prometheus
+    "LOG_SOURCES": None,  # issue 38: logs as evidence
+    "LOG_MAX_LINES": 5000,
+    "LOG_MAX_BYTES": 8_000_000,
+    "LOG_READ_TIMEOUT_SEC": 5.0,
+    "LOG_MAX_FILES": 64,
 }
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {
@@ -263,3 +268,24 @@ def test_a_retention_outside_telegrams_redelivery_day_and_its_week_is_refused(
 ) -> None:
     with pytest.raises(ConfigurationError, match="INBOX_RETENTION_HOURS"):
         load_settings(env_file=None, inbox_retention_hours=hours)
+
+
+def test_log_sources_are_read_from_a_file_or_inline_and_bad_ones_are_named(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sources = clean_env / "log-sources.yaml"
+    sources.write_text("postgres: {files: [/var/log/postgresql/*.log]}\n")
+    monkeypatch.setenv("LOG_SOURCES", str(sources))
+    assert load_settings(env_file=None).tools.log_sources == str(sources)
+    monkeypatch.setenv("LOG_SOURCES", '{"kernel": {"journald": {"kernel": true}}}')
+    assert load_settings(env_file=None).tools.log_sources is not None
+    for bad, says in (
+        (str(clean_env / "missing.yaml"), "cannot read"),
+        ("web: {files: [a.log], journald: {unit: web}}", "exactly one of files, journald or loki"),
+        ("web: {loki: {url: 'http://loki:3100', selector: 'app=web'}}", "web.loki.selector"),
+        ("k: {journald: {}}", "exactly one of unit, identifier or kernel"),
+    ):
+        monkeypatch.setenv("LOG_SOURCES", bad)
+        with pytest.raises(ConfigurationError) as raised:
+            load_settings(env_file=None)
+        assert "LOG_SOURCES: " in str(raised.value) and says in str(raised.value), raised.value
