@@ -9,7 +9,13 @@ from bot.doctor.alertmanager import check_alertmanager
 from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
-from bot.doctor.sources import check_port, check_prometheus, check_runbooks, check_sql
+from bot.doctor.sources import (
+    check_logs,
+    check_port,
+    check_prometheus,
+    check_runbooks,
+    check_sql,
+)
 from bot.doctor.telegram import check_telegram
 from bot.wiring.api import alertmanager_client
 from bot.wiring.app import Inspection, open_inspection
@@ -79,5 +85,6 @@ async def _sources(settings: Settings, inspection: Inspection, limit_sec: float)
             tools, inspection.sql_problem, settings.tools.sql_schemas, limit_sec=limit_sec
         ),
         await check_prometheus(tools, limit_sec=limit_sec),
+        *await check_logs(tools, limit_sec=limit_sec),
         *await check_runbooks(runbooks, tools, limit_sec=limit_sec),
     ]

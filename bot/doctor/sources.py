@@ -7,11 +7,13 @@ import asyncio
 import errno
 import socket
 from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
-from bot.doctor.discovery import PART, discover_runbooks, runbook_finding
+from bot.doctor.discovery import PART, discover_runbooks, off_findings, runbook_finding
 from bot.doctor.report import Finding
 from reasoning_core.errors import ToolError
+from reasoning_core.logs import LogTool
 from reasoning_core.runbooks import RunbookSet
 from reasoning_core.runbooks.model import Runbook
 from reasoning_core.tools.base import Tool, ToolRequest
@@ -72,6 +74,37 @@ async def check_prometheus(tools: Mapping[str, Tool], *, limit_sec: float) -> Fi
     )
 
 
+async def check_logs(tools: Mapping[str, Tool], *, limit_sec: float) -> list[Finding]:
+    """One line per log source: readable, with its lines of the last hour, or why not."""
+    logs = tools.get("logs")
+    if not isinstance(logs, LogTool):
+        return []
+    now = datetime.now(UTC)
+    findings = []
+    for name in logs.sources:
+        result = await logs.run(
+            ToolRequest(
+                source=name, start=now - timedelta(hours=1), end=now, timeout_sec=limit_sec
+            )
+        )
+        part = f"log source {name}"
+        if not result.ok:
+            findings.append(
+                Finding.fail(
+                    part,
+                    result.error or "unreadable",
+                    "check its paths, permissions, unit or URL in LOG_SOURCES (docs/logs.md)",
+                    required=False,
+                )
+            )
+            continue
+        more = " or more" if result.truncated else ""
+        findings.append(
+            Finding.ok(part, f"readable, {result.row_count}{more} lines in the last hour")
+        )
+    return findings
+
+
 async def check_runbooks(
     runbooks: RunbookSet, tools: Mapping[str, Tool], *, limit_sec: float
 ) -> list[Finding]:
@@ -90,13 +123,16 @@ async def check_runbooks(
         )  # fmt: skip
     if summary is not None:
         findings.append(summary)
+    off = []
     for runbook in runbooks.runbooks.values():
         status = found.statuses.get(runbook.id) if found else None
-        if status is not None and status.uses_metrics:
+        if status is not None and status.uses_metrics and not status.live:
+            off.append(status)
+        elif status is not None and status.uses_metrics:
             findings.append(runbook_finding(f"runbook {runbook.id}", status))
         else:
             findings.append(await _runbook_data(runbook, tools, limit_sec))
-    return findings
+    return [*findings, *off_findings(off)]
 
 
 async def _runbook_data(runbook: Runbook, tools: Mapping[str, Tool], limit_sec: float) -> Finding:
