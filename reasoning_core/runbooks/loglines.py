@@ -50,14 +50,20 @@ def _time(row: Row) -> datetime | None:
 
 
 def log_lines_rows(
-    rule: LogLinesRule, rows: Sequence[Row], window: TimeWindow, language: str
+    rule: LogLinesRule,
+    rows: Sequence[Row],
+    window: TimeWindow,
+    language: str,
+    *,
+    source: str | None = None,
 ) -> Evidence:
-    """The rule's evidence over the tool's rows (see the module docstring)."""
+    """The rule's evidence over the tool's rows (see the module docstring); `source` names
+    the source read when no row does."""
     recent = [r for r in rows if (t := _time(r)) and window.recent_start <= t <= window.recent_end]
     before = [
         r for r in rows if (t := _time(r)) and window.baseline_start <= t < window.baseline_end
     ]
-    source = str((rows[0] if rows else {}).get("source", "")) or "logs"
+    source = str((rows[0] if rows else {}).get("source", "")) or source or "logs"
     recent_hours = max((window.recent_end - window.recent_start).total_seconds() / 3600, 1e-6)
     base_seconds = max((window.baseline_end - window.baseline_start).total_seconds(), 1.0)
     base_hours = base_seconds / 3600

@@ -230,7 +230,9 @@ def evaluate(
     elif isinstance(rule, CapacityRule):
         evidence = capacity_rows(rule, rows, window, language)
     elif isinstance(rule, LogLinesRule):
-        evidence = log_lines_rows(rule, rows, window, language)
+        evidence = log_lines_rows(
+            rule, rows, window, language, source=(params or {}).get("log_source")
+        )
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}

@@ -145,9 +145,12 @@ def result_rows(check: Check, result: ToolResult) -> list[dict[str, Any]]:
 
 def judge(check: Check, state: PlanState, result: ToolResult) -> Evidence:
     """The check's own finding (before `against` turns it around)."""
+    params = state.params
+    if check.tool == "logs":  # the source read, for a line that names it without rows
+        params = {**params, "log_source": str(result.data.get("source", ""))}
     evidence = evaluate(
         check.verdict, result_rows(check, result), state.window, tags=check.tags,
-        language=state.language, params=state.params,
+        language=state.language, params=params,
     )  # fmt: skip
     evidence.data = {**evidence.data, "check": check.id, "rows": result.row_count}
     return evidence

@@ -99,7 +99,11 @@ async def judge(
     )
     assert result.ok, result.error
     return log_lines_rows(
-        LogLinesRule.model_validate({"rule": "log_lines", **rule}), result.rows, w, "en"
+        LogLinesRule.model_validate({"rule": "log_lines", **rule}),
+        result.rows,
+        w,
+        "en",
+        source=result.data["source"],
     )
 
 
@@ -149,7 +153,7 @@ async def test_lines_that_stopped_before_the_window_s_end_are_the_past(tool: Log
 async def test_no_such_line_refutes_weakly(tool: LogTool) -> None:
     evidence = await judge(tool, "postgres", "deadlock detected", window("08:06:00", "08:20:00"))
     assert evidence.confirmed is False and evidence.confidence <= 0.3
-    assert evidence.data["log_count"] == 0
+    assert evidence.data["log_count"] == 0 and evidence.text.endswith("(postgres)")
 
 
 async def test_the_first_configured_source_is_read_and_an_unknown_one_is_missing(
