@@ -268,6 +268,17 @@ def test_host_and_process_alerts_map_to_their_runbooks(
     assert found.question("en") != found.question("ru")
 
 
+def test_a_crash_loop_alert_takes_the_process_group_named_like_its_job() -> None:
+    """The lab's ServiceCrashLooping rule counts a service's own start times; its `job`
+    is the process group the process_group runbook looks at."""
+    found = load_mapping(None, runbooks=set(load_runbooks().runbooks)).resolve(
+        {"alertname": "ServiceCrashLooping", "job": "web", "instance": "127.0.0.1:8080"}
+    )
+    assert isinstance(found, Investigation)
+    assert (found.runbook, found.parameters) == ("process_group", {"groupname": "web"})
+    assert found.question("en") == "Why does web keep restarting?"
+
+
 def test_a_host_alert_with_a_hostile_instance_is_refused() -> None:
     found = load_mapping(None).resolve(
         {"alertname": "HostHighCpuLoad", "instance": 'web-1"} or vector(1) #'}
