@@ -35,7 +35,7 @@ async def bot_for_lab(
             alert_chats=f"default:{CHAT}",
             alert_webhook_token=TOKEN,
             prometheus_url=f"http://127.0.0.1:{prometheus_port}",
-            log_sources=log_sources(lab.root),
+            log_sources=log_sources(lab.root, web_port=lab.reserved.get("web")),
         )
         async with running_bot(settings, telegram):
 
@@ -53,7 +53,7 @@ async def run_live(dsn: str, *, faults_dir: Path | None, rounds: int) -> dict[st
     prometheus_port = lab_module.free_port()
 
     def factory(lab: Lab) -> Any:
-        lab.reserved = {"prometheus": prometheus_port}
+        lab.reserved = {"prometheus": prometheus_port, "web": lab_module.free_port()}
         return bot_for_lab(dsn, lab, prometheus_port)
 
     return await run_live_bench(bot_factory=factory, faults_dir=faults_dir, rounds=rounds)
@@ -71,7 +71,7 @@ async def service_for_lab(dsn: str, lab: Lab, prometheus_port: int) -> AsyncIter
         env_file=None,
         database_url=dsn,
         prometheus_url=f"http://127.0.0.1:{prometheus_port}",
-        log_sources=log_sources(lab.root),
+        log_sources=log_sources(lab.root, web_port=lab.reserved.get("web")),
         openai_api_key=None,
         openai_base_url=None,
     )
@@ -94,7 +94,7 @@ async def run_live_ask(
     prometheus_port = lab_module.free_port()
 
     def factory(lab: Lab) -> Any:
-        lab.reserved = {"prometheus": prometheus_port}
+        lab.reserved = {"prometheus": prometheus_port, "web": lab_module.free_port()}
         return service_for_lab(dsn, lab, prometheus_port)
 
     return await run_ask_bench(service_factory=factory, sets=sets, faults_dir=faults_dir)

@@ -114,7 +114,9 @@ class Lab:
             for n in (*names, "postgres_exporter", "web", "pg", "pg_proxy")
         }
         self.state.write({"root": str(self.root), "ports": ports, "processes": [], "fault": None})
-        (self.root / "log-sources.yaml").write_text(log_sources(self.root), encoding="utf-8")
+        (self.root / "log-sources.yaml").write_text(
+            log_sources(self.root, web_port=ports["web"]), encoding="utf-8"
+        )
         try:
             notes += self._start_all(ports, missing, receiver_url, token)
         except Exception:

@@ -35,10 +35,13 @@ def setup(name: str) -> logging.Logger:
     return logging.getLogger(name)
 
 
-def log_sources(root: Path) -> str:
-    """LOG_SOURCES for a lab under `root`, as YAML (valid before the lab is up)."""
+def log_sources(root: Path, *, web_port: int | None = None) -> str:
+    """LOG_SOURCES for a lab under `root`, as YAML (valid before the lab is up); with the
+    web service's port, its source also goes by the host:port its probe targets."""
     logs = root / "logs"
-    return yaml.safe_dump(
-        {name: {"files": [str(logs / file)]} for name, file in SOURCES.items()},
-        sort_keys=True,
-    )
+    sources: dict[str, dict[str, list[str]]] = {
+        name: {"files": [str(logs / file)]} for name, file in SOURCES.items()
+    }
+    if web_port is not None:
+        sources["web"]["also"] = [f"127.0.0.1:{web_port}"]
+    return yaml.safe_dump(sources, sort_keys=True)

@@ -33,6 +33,8 @@ def open_log_sources(specs: dict[str, SourceSpec], *, max_files: int = 64) -> di
             )
         elif spec.loki is not None:
             sources[name] = LokiSource(name, spec.loki)
+        for alias in spec.also:
+            sources.setdefault(alias, sources[name])
     return sources
 
 

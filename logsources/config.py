@@ -1,6 +1,7 @@
 """What `LOG_SOURCES` says: source name -> files, a journal selection or a Loki stream.
 
     postgres: {files: ["/var/log/postgresql/*.log"]}
+    web:      {files: ["/srv/web/logs/app.log*"], also: ["10.0.0.5:8080"]}
     kernel:   {journald: {kernel: true}}
     checkout: {loki: {url: "http://loki:3100", selector: '{app="checkout"}', token: "..."}}
 
@@ -72,6 +73,9 @@ class SourceSpec(_Spec):
     files: list[Annotated[str, StringConstraints(min_length=1)]] | None = None
     journald: JournalSelection | None = None
     loki: LokiStream | None = None
+    #: Other names the component goes by: the host:port it serves on ("10.0.0.5:8080"), so a
+    #: check about a probed URL or a scrape target finds its lines too.
+    also: list[SourceName] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _one_kind(self) -> SourceSpec:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Mapping
+from urllib.parse import urlsplit
 
 from reasoning_core.logs.masking import mask_line
 from reasoning_core.ports.logs import LogLine, LogQuery, LogSource
@@ -76,14 +77,16 @@ class LogTool:
 
     @property
     def sources(self) -> list[str]:
-        """The configured sources' names."""
-        return sorted(self._sources)
+        """The configured sources' own names (not the other names they go by)."""
+        return sorted({str(getattr(s, "name", n)) for n, s in self._sources.items()})
 
     def first_configured(self, names: str) -> str | None:
-        """The first of `|`-separated names that is configured."""
+        """The first of `|`-separated names that is configured; a URL ("http://10.0.0.5:8080/
+        checkout", a probe's target) also by its host:port."""
         for name in (n.strip() for n in names.split("|")):
-            if name in self._sources:
-                return name
+            for candidate in (name, urlsplit(name).netloc if "://" in name else ""):
+                if candidate and candidate in self._sources:
+                    return candidate
         return None
 
     async def run(self, request: ToolRequest) -> ToolResult:
@@ -115,13 +118,14 @@ class LogTool:
         if read.error is not None:
             return ToolResult.failure(self.name, "unavailable", read.error, elapsed_ms=elapsed,
                                       data={"source": chosen})  # fmt: skip
+        named = str(getattr(self._sources[chosen], "name", chosen))  # an alias' own source
         rows = [_row(line) for line in read.lines]
         return ToolResult(
             tool=self.name,
             ok=True,
             rows=rows,
             row_count=len(rows),
-            data={"source": chosen, "lines": len(rows)},
+            data={"source": named, "lines": len(rows)},
             truncated=read.truncated,
             truncation_note=read.note,
             elapsed_ms=elapsed,

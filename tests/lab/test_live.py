@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.live import bot_for_lab
-from lab.bench import TOKEN, firing_alerts, first_report, score
+from lab.bench import TOKEN, firing_alerts, first_report, quotes_log, score
 from lab.fault import clear, find_fault, inject
 from lab.lab import Lab, free_port, missing_packages
 from lab.processes import group_alive
@@ -48,7 +48,7 @@ async def test_two_faults_reach_the_chat_and_down_leaves_nothing(database_url: s
 
 async def _two_faults(lab: Lab, database_url: str) -> None:
     prometheus = free_port()
-    lab.reserved = {"prometheus": prometheus}
+    lab.reserved = {"prometheus": prometheus, "web": free_port()}
     async with bot_for_lab(database_url, lab, prometheus) as (receiver, messages_since):
         await asyncio.to_thread(lab.up, receiver_url=receiver, token=TOKEN)
         pids = [p["pid"] for p in lab.read()["processes"]]
@@ -75,6 +75,8 @@ async def _two_faults(lab: Lab, database_url: str) -> None:
                 assert isinstance(got, tuple)
                 cause_ok, component_ok = score(find_fault(name), got[1])
                 assert cause_ok and component_ok, (name, got[1])  # the standard-exporter pack
+                if name == "pg-connections":  # PostgreSQL's own FATAL line, quoted as new
+                    assert quotes_log(got[1]) and "connection slots" in got[1], got[1]
                 await asyncio.to_thread(clear, lab)
                 if name != faults[-1]:  # the lab settles before the next fault, not before `down`
                     await asyncio.sleep(10)

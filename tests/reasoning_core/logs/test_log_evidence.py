@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from logsources import FileLogSource
+from logsources import FileLogSource, open_log_sources, parse_log_sources
 from reasoning_core.logs import LogTool, mask_line, shorten, telling_line
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks.loglines import log_lines_rows
@@ -190,3 +190,18 @@ async def test_rows_are_masked_before_anyone_sees_them(tmp_path: Path) -> None:
         ToolRequest(source="app", query="connect", start=at("08:00:00"), end=at("08:10:00"))
     )
     assert result.ok and "TopSecret1" not in str(result.rows) and "app:***@db" in str(result.rows)
+
+
+async def test_a_probed_url_finds_the_source_that_goes_by_its_host_and_port(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "web.log"
+    path.write_text("2026-11-28 08:05:00,000 ERROR shop: checkout failed\n")
+    sources = parse_log_sources(f"web: {{files: ['{path}'], also: ['127.0.0.1:8080']}}")
+    tool = LogTool(open_log_sources(sources))
+    assert tool.sources == ["web"]  # the other name is no second source
+    result = await tool.run(ToolRequest(
+        source="http://127.0.0.1:8080/checkout", query="failed",
+        start=at("08:00:00"), end=at("08:10:00"),
+    ))  # fmt: skip
+    assert result.ok and result.data["source"] == "web" and result.row_count == 1
