@@ -137,12 +137,14 @@ class Lab:
     ) -> list[str]:
         notes: list[str] = []
         etc = self.root / "etc"
+        # -P: the working directory is not on the path (a data directory holding lab/logs/
+        # would shadow the lab package)
         py = sys.executable
         pg_dsn = self._start_postgres(ports["pg"])
         proxy_dsn = f"postgresql://shop@127.0.0.1:{ports['pg_proxy']}/postgres"
         self._spawn(
             "db-proxy",
-            [py, "-m", "lab.proxy", "--listen", str(ports["pg_proxy"]),
+            [py, "-P", "-m", "lab.proxy", "--listen", str(ports["pg_proxy"]),
              "--target", f"127.0.0.1:{ports['pg']}",
              "--delay-file", str(self.root / "proxy_delay_ms")],
         )  # fmt: skip
@@ -151,9 +153,9 @@ class Lab:
             notes.append(cgroup_note)
         web = self._spawn(
             "web",
-            [py, "-m", "lab.keepalive", "--pid-file", str(self.root / "web.pid"),
+            [py, "-P", "-m", "lab.keepalive", "--pid-file", str(self.root / "web.pid"),
              "--hold-file", str(self.root / "web.hold"), "--",
-             py, "-m", "lab.service", "--port", str(ports["web"]), "--dsn", proxy_dsn,
+             py, "-P", "-m", "lab.service", "--port", str(ports["web"]), "--dsn", proxy_dsn,
              "--release-file", str(self.root / "web.release")],
         )  # fmt: skip
         if self.cgroup.exists():
@@ -163,7 +165,16 @@ class Lab:
             notes.append(disk_note)
         self._spawn(
             "load",
-            [py, "-m", "lab.load", "--url", f"http://127.0.0.1:{ports['web']}", "--rps", "4"],
+            [
+                py,
+                "-P",
+                "-m",
+                "lab.load",
+                "--url",
+                f"http://127.0.0.1:{ports['web']}",
+                "--rps",
+                "4",
+            ],
         )
         rules = config.write(etc / "rules.yml", config.RULES)
         prom = config.write(etc / "prometheus.yml", config.prometheus(ports, rules))

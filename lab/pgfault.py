@@ -31,8 +31,8 @@ async def hold_connections(dsn: str, share: float, seconds: float) -> None:
             "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend'"
         )
     )
-    held = [first]
-    for _ in range(max(0, int(limit * share) - used - 1)):
+    held = [first]  # counted in `used`: hold connections until `share` of the limit is taken
+    for _ in range(max(0, int(limit * share) - used)):
         try:
             held.append(await asyncpg.connect(dsn, timeout=5))
         except (TimeoutError, OSError, asyncpg.PostgresError):
