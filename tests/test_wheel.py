@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 #: The top-level packages of the distribution: the product, `whytree bench` and the fake
 #: servers it drives, the SQL migrations and the runbooks. Nothing else, `tests` least of all.
 PACKAGES = frozenset(
-    {"bot", "reasoning_core", "storage", "demo", "benchmarks", "fake_servers", "lab"}
+    {"bot", "reasoning_core", "storage", "logsources", "demo", "benchmarks", "fake_servers", "lab"}
     | {"migrations", "runbooks"}
 )
 #: Files of the packages the wheel must carry: code, SQL, runbooks, page templates, cases.
