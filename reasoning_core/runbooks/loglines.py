@@ -56,9 +56,10 @@ def log_lines_rows(
     language: str,
     *,
     source: str | None = None,
+    now: datetime | None = None,
 ) -> Evidence:
     """The rule's evidence over the tool's rows (see the module docstring); `source` names
-    the source read when no row does."""
+    the source read when no row does; `now` is the data's "now" (a window may end past it)."""
     recent = [r for r in rows if (t := _time(r)) and window.recent_start <= t <= window.recent_end]
     before = [
         r for r in rows if (t := _time(r)) and window.baseline_start <= t < window.baseline_end
@@ -81,7 +82,8 @@ def log_lines_rows(
     first = min(recent, key=lambda r: _time(r) or window.recent_end)
     last = max(_time(r) or window.recent_start for r in recent)
     count, base_count = len(recent), len(before)
-    if (window.recent_end - last).total_seconds() > rule.fresh_seconds:
+    end = min(window.recent_end, now) if now is not None else window.recent_end
+    if (end - last).total_seconds() > rule.fresh_seconds:
         text = gettext(language, _WORDS["stopped"]).format(
             line=first.get("line", ""), count=count, source=source,
             since=f"{_time(first) or window.recent_start:%H:%M:%S}", last=f"{last:%H:%M:%S}",

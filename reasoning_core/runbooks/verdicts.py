@@ -230,8 +230,10 @@ def evaluate(
     elif isinstance(rule, CapacityRule):
         evidence = capacity_rows(rule, rows, window, language)
     elif isinstance(rule, LogLinesRule):
+        given = params or {}
+        now = datetime.fromisoformat(given["log_now"]) if "log_now" in given else None
         evidence = log_lines_rows(
-            rule, rows, window, language, source=(params or {}).get("log_source")
+            rule, rows, window, language, source=given.get("log_source"), now=now
         )
     else:
         evidence = peer_compare_rows(rule, rows, window, language)

@@ -24,6 +24,8 @@ import yaml
 from lab import config
 from lab.lab import free_port
 from lab.processes import kill_group, start
+from logsources import FileLogSource
+from reasoning_core.logs import LogTool
 from reasoning_core.planners.runbook.checks import PlanState, build_request, judge
 from reasoning_core.runbooks.loader import load_runbooks
 from reasoning_core.runbooks.timewindow import TimeWindow
@@ -126,6 +128,14 @@ async def test_a_crash_loop_under_its_supervisor_alerts_and_reads_as_restarts(
         evidence = judge(check, state, result)
         assert evidence.confirmed is True, evidence.text
         assert "restarts of the service in 2 min max 3" in evidence.text, evidence.text
+        # and the supervisor's own word on each exit, read by the runbook's log check
+        exits = runbook.check("group_exit_log")
+        tool = LogTool({"web": FileLogSource("web", [str(logs / "web.log")])})
+        found = await tool.run(build_request(exits, runbook, state))
+        said = judge(exits, state, found)
+        assert said.confirmed is True, said.text
+        assert said.text.startswith("“WARNING keepalive: lab.service exited with -9; starting it")
+        assert said.data["log_count"] == 3
     finally:
         for proc in procs:
             kill_group(proc.pid)

@@ -147,7 +147,11 @@ def judge(check: Check, state: PlanState, result: ToolResult) -> Evidence:
     """The check's own finding (before `against` turns it around)."""
     params = state.params
     if check.tool == "logs":  # the source read, for a line that names it without rows
-        params = {**params, "log_source": str(result.data.get("source", ""))}
+        params = {
+            **params,
+            "log_source": str(result.data.get("source", "")),
+            "log_now": state.anchor.isoformat(),  # "now" of the data, before the window's pad
+        }
     evidence = evaluate(
         check.verdict, result_rows(check, result), state.window, tags=check.tags,
         language=state.language, params=params,
