@@ -21,6 +21,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.serving import LoopbackServer
+
 _SELECTOR = re.compile(r"^\{(?P<matchers>[^}]*)\}\s*(?P<pipeline>.*)$", re.S)
 _MATCHER = re.compile(r'\s*([A-Za-z_]\w*)\s*=\s*"((?:[^"\\]|\\.)*)"\s*')
 _FILTER = re.compile(r'^\|~\s*(?P<pattern>"(?:[^"\\]|\\.)*")\s*$', re.S)
@@ -38,12 +40,11 @@ class FakeLoki:
     #: Required `Authorization` header value, when set.
     authorization: str | None = None
     requests: list[tuple[dict[str, str], dict[str, str]]] = field(default_factory=list)
-    _runner: web.AppRunner | None = None
-    _port: int = 0
+    _server: LoopbackServer = field(default_factory=LoopbackServer)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self._port}"
+        return self._server.url
 
     def push(self, labels: dict[str, str], entries: list[tuple[int, str]]) -> None:
         self.streams.append((dict(labels), list(entries)))
@@ -96,11 +97,7 @@ class FakeLoki:
     async def __aenter__(self) -> FakeLoki:
         app = web.Application()
         app.router.add_get("/loki/api/v1/query_range", self._query_range)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
+        await self._server.start(app)
         return self
 
     async def __aexit__(
@@ -109,8 +106,7 @@ class FakeLoki:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
+        await self._server.stop()
 
 
 def _parse(query: str) -> tuple[dict[str, str], re.Pattern[str] | None]:

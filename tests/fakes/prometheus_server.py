@@ -19,6 +19,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.serving import LoopbackServer
+
 ValueAt = Callable[[float], float]
 
 
@@ -40,8 +42,7 @@ class FakePrometheus:
     metrics: dict[str, list[str]] = field(default_factory=dict)
     #: Metric family -> type, as /api/v1/metadata gives it (counter, gauge, ...).
     types: dict[str, str] = field(default_factory=dict)
-    _runner: web.AppRunner | None = None
-    _port: int = 0
+    _server: LoopbackServer = field(default_factory=LoopbackServer)
 
     def add(self, query: str, labels: dict[str, str], value_at: ValueAt | float) -> None:
         """One series answering `query`; value_at(unix_time) or a constant."""
@@ -68,7 +69,7 @@ class FakePrometheus:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self._port}"
+        return self._server.url
 
     async def __aenter__(self) -> FakePrometheus:
         app = web.Application()
@@ -77,11 +78,7 @@ class FakePrometheus:
         app.router.add_get("/api/v1/label/__name__/values", self._names)
         app.router.add_get("/api/v1/metadata", self._metadata)
         app.router.add_get("/api/v1/labels", self._labels)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.1)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self._port = self._runner.addresses[0][1]
+        await self._server.start(app)
         return self
 
     async def __aexit__(
@@ -90,8 +87,7 @@ class FakePrometheus:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._runner:
-            await self._runner.cleanup()
+        await self._server.stop()
 
     async def _params(self, request: web.Request) -> dict[str, str]:
         params = dict(request.query)
