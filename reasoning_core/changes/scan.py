@@ -47,7 +47,10 @@ class ScanLimits:
     max_queries: int = 12
     budget_sec: float = 15.0
     threshold: float = 6.0
-    incident: timedelta = timedelta(minutes=2)
+    #: Without a known symptom onset: the incident window is the last `incident`.
+    incident: timedelta = timedelta(minutes=4)
+    #: With one: the window opens `lead` before it (a cause comes first).
+    lead: timedelta = timedelta(seconds=150)
     baseline: timedelta = timedelta(minutes=15)
 
 
@@ -128,7 +131,9 @@ async def scan(
     result = ScanResult(targets=list(chosen))
     if left_out:
         result.partial.append(f"{left_out} targets on the host left out (the query limit)")
-    incident_start = at - limits.incident
+    incident_start = (
+        symptom_onset - limits.lead if symptom_onset is not None else at - limits.incident
+    )
     start = incident_start - limits.baseline
     step = max(MIN_STEP_SEC, (at - start).total_seconds() / POINTS)
     changed: list[ChangedSeries] = []
