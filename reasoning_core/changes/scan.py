@@ -22,13 +22,18 @@ from typing import Any, Protocol
 from reasoning_core.changes.components import component_of
 from reasoning_core.changes.neighbourhood import Target, neighbourhood, quote
 from reasoning_core.changes.score import SeriesChange, counter_rate, finite, score_change
-from reasoning_core.i18n import gettext, ngettext
+from reasoning_core.i18n import N_, gettext, ngettext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 
 #: A change this long after the symptom's onset weighs 1/e of one at the onset.
 LAG_SCALE = timedelta(seconds=60)
 #: Points per range query: the scan's resolution.
 POINTS = 240
+#: How a component's first changed series is named, by its direction.
+_MOVED = {
+    "up": N_("{component} ({series} rose from {at})"),
+    "down": N_("{component} ({series} fell from {at})"),
+}
 #: The finest step: a few scrapes per step, so counters' rates are not aliased.
 MIN_STEP_SEC = 15.0
 
@@ -98,8 +103,9 @@ class ScanResult:
         ).format(series=self.series_seen, n=len(self.targets))
         if self.components:
             first = ", ".join(
-                f"{c.component} ({c.series[0].name} {c.series[0].change.direction} "
-                f"{gettext(language, 'from')} {c.onset:%H:%M:%S})"
+                gettext(language, _MOVED[c.series[0].change.direction]).format(
+                    component=c.component, series=c.series[0].name, at=f"{c.onset:%H:%M:%S}"
+                )
                 for c in self.components[:3]
             )
             text = gettext(language, "what changed first: {first}; {looked}").format(

@@ -20,6 +20,7 @@ import pytest
 
 from demo.services import LocalPrometheus, unavailable_reason
 from reasoning_core.changes.scan import ScanLimits, ScanResult, read_targets, scan
+from reasoning_core.changes.scanner import CANDIDATE_CONFIDENCE, ChangeScanner, candidates_answer
 from reasoning_core.tools.prometheus import PrometheusTool
 from tests.recordings import recorded_tsdb
 
@@ -89,7 +90,7 @@ async def test_the_faults_component_first(
     assert first.series[0].name == series
     assert first.series[0].change.direction == "up"
     assert starts[fault] - timedelta(seconds=150) <= first.onset <= starts[fault] + READ_AFTER
-    assert result.describe("en").startswith(f"what changed first: {component} ({series} up")
+    assert result.describe("en").startswith(f"what changed first: {component} ({series} rose")
 
 
 async def test_every_candidate_has_a_changed_series(
@@ -124,3 +125,34 @@ async def test_an_unknown_subject_scans_nothing(
     tool, starts = prometheus
     result = await _scan(tool, starts["cpu-hog"], job='web"} or vector(1) or {a="')
     assert result.targets == [] and result.components == [] and result.series_seen == 0
+
+
+async def test_the_scanner_answers_candidates_below_established(
+    prometheus: tuple[PrometheusTool, dict[str, datetime]],
+) -> None:
+    tool, starts = prometheus
+    at = starts["pg-connections"] + READ_AFTER
+    scanner = ChangeScanner(tool, clock=lambda: at)
+    found = await scanner.scan(
+        {"job": "postgres", "instance": "postgres"}, symptom_onset=starts["pg-connections"]
+    )
+    assert found is not None and found.components[0].component == "postgres"
+    english = candidates_answer(found, "en")
+    russian = candidates_answer(found, "ru")
+    assert english.confidence == CANDIDATE_CONFIDENCE < 0.5
+    assert english.text.startswith("what changed first: postgres (pg_stat_activity_count rose")
+    assert russian.text.startswith("что изменилось первым: postgres (pg_stat_activity_count вырос")
+    assert "просмотрено рядов" in russian.text
+    assert await scanner.scan({"job": "no-such-job"}) is None
+
+
+async def test_a_quiet_scan_is_no_candidate(
+    prometheus: tuple[PrometheusTool, dict[str, datetime]],
+) -> None:
+    tool, starts = prometheus
+    at = starts["nothing-wrong"] + READ_AFTER
+    found = await ChangeScanner(tool, clock=lambda: at).scan({"job": "web"})
+    assert found is not None
+    answer = candidates_answer(found, "en")
+    assert answer.confidence == 0.0
+    assert "none changed before the symptom" in answer.text
