@@ -199,3 +199,19 @@ async def test_a_question_without_a_symptom_word_that_a_runbook_fits_is_looked_i
 ) -> None:
     answer = await ask_during(lab_runtime, "disk-full", "how much disk space is left on the host?")
     assert answer.strategy == "deep" and "MiB free of 32 MiB" in answer.text, answer.text[:300]
+
+
+async def test_a_question_no_runbook_fits_gets_what_changed_as_candidates(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    """Issue 39: a scraped subject no runbook covers: the change scan's candidates, never
+    an established cause; quiet when nothing is wrong; in both languages."""
+    quiet = await ask_during(lab_runtime, "nothing-wrong", "prometheus is broken, why?")
+    assert quiet.strategy == "quick" and quiet.confidence == 0.0, quiet.text
+    assert "none changed before the symptom" in quiet.text and "6 targets" in quiet.text
+    moved = await ask_during(lab_runtime, "pg-connections", "prometheus is broken, why?")
+    assert moved.text.startswith("what changed first: "), moved.text
+    assert 0 < moved.confidence <= 0.3
+    russian = await ask_during(lab_runtime, "pg-connections", "prometheus сломался, почему?")
+    assert russian.text.startswith("что изменилось первым: "), russian.text
+    assert 0 < russian.confidence <= 0.3
