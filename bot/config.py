@@ -298,6 +298,16 @@ class ToolsSettings(SettingsGroup):
     )
     log_read_timeout_sec: float = Field(5.0, gt=0, le=120, validation_alias="LOG_READ_TIMEOUT_SEC")
     log_max_files: int = Field(64, ge=1, le=10_000, validation_alias="LOG_MAX_FILES")
+    #: The change scan's bounds (reasoning_core/changes, docs/changes.md).
+    change_scan_max_series: int = Field(
+        2000, ge=10, le=100_000, validation_alias="CHANGE_SCAN_MAX_SERIES"
+    )
+    change_scan_max_queries: int = Field(
+        12, ge=1, le=200, validation_alias="CHANGE_SCAN_MAX_QUERIES"
+    )
+    change_scan_budget_sec: float = Field(
+        15.0, gt=0, le=120, validation_alias="CHANGE_SCAN_BUDGET_SEC"
+    )
 
     @field_validator("log_sources")
     @classmethod

@@ -25,6 +25,9 @@ from reasoning_core.answers.fixed import (
     switched_off_answer,
 )
 from reasoning_core.answers.quick import answer_quickly, as_written
+from reasoning_core.changes.neighbourhood import SUBJECT_LABELS
+from reasoning_core.changes.scan import ScanResult
+from reasoning_core.changes.scanner import ChangeScanner, candidates_answer
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
 from reasoning_core.events import (
     AnswerEvent,
@@ -120,6 +123,8 @@ class Deps:
     deep_slots: DeepSlotLimiter | None = None
     #: The names the data knows, for linking what questions name (None: none listed).
     catalogue: EntityCatalogue | None = None
+    #: What changed at the same time, when no runbook fits (None: no Prometheus).
+    changes: ChangeScanner | None = None
 
 
 class ReasoningService:
@@ -531,10 +536,32 @@ class ReasoningService:
         """No live runbook fits and no model can plan: the runbooks discovery switched off
         that would, else what can be investigated here."""
         off = self._deps.deep.switched_off(request) if self._deps.deep is not None else []
+        scanned = await self._scan_changes(request)
+        if scanned is not None:
+            answer = candidates_answer(scanned, language)
+            if off:
+                note = switched_off_answer(off, language).text
+                answer = answer.model_copy(update={"text": f"{answer.text}\n\n{note}"})
+            return answer
         if off:
             return switched_off_answer(off, language)
         known = await self._known_names()
         return no_runbook_answer(known.names, language)
+
+    async def _scan_changes(self, request: Request) -> ScanResult | None:
+        """The change scan of what the question names (its known mentions), or None when no
+        scanner is wired, it names nothing Prometheus scrapes, or Prometheus failed."""
+        if self._deps.changes is None:
+            return None
+        names = [m.value for m in request.mentions if m.known is not False]
+        if not names:
+            return None
+        subject = {label: name for name in names[:1] for label in SUBJECT_LABELS}
+        try:
+            return await self._deps.changes.scan(subject)
+        except ReasoningError as e:
+            log.warning("change scan failed: %s", e)
+            return None
 
     async def _known_names(self) -> KnownNames:
         if self._deps.catalogue is None:

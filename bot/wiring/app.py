@@ -32,6 +32,7 @@ from bot.config import (
     StorageSettings,
     StrategySettings,
     TelegramSettings,
+    ToolsSettings,
 )
 from bot.delivery.inbox import InboxWorker, process_name
 from bot.delivery.janitor import Janitor, RetentionPolicy
@@ -74,6 +75,8 @@ from bot.wiring.deep import open_deep, open_tools
 from bot.wiring.demo_prometheus import with_demo_prometheus
 from bot.wiring.instrumented import InstrumentedChatModel, MeteredReasoningService
 from reasoning_core.answers.deep_path import DeepPath
+from reasoning_core.changes.scan import POINTS, ScanLimits
+from reasoning_core.changes.scanner import ChangeScanner
 from reasoning_core.errors import ConfigurationError, StoreError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.llm.pseudonyms import PseudonymizingChatModel
@@ -86,6 +89,7 @@ from reasoning_core.service import Deps, ReasoningService
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
 from reasoning_core.tools.base import Tool
+from reasoning_core.tools.prometheus import PrometheusTool
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from storage.admin import PgAccountStore
 from storage.api_keys import PgApiKeyStore
@@ -109,6 +113,28 @@ from storage.usage import PgUsageStore
 from storage.users import PgUserStore
 
 log = logging.getLogger(__name__)
+
+
+def _change_scanner(
+    tools: ToolsSettings, data_clock: Callable[[], datetime] | None
+) -> ChangeScanner | None:
+    """The change scan over PROMETHEUS_URL, bounded by CHANGE_SCAN_* (None: no Prometheus)."""
+    if not tools.prometheus_url:
+        return None
+    limits = ScanLimits(
+        max_series=tools.change_scan_max_series,
+        max_queries=tools.change_scan_max_queries,
+        budget_sec=tools.change_scan_budget_sec,
+    )
+    tool = PrometheusTool(
+        tools.prometheus_url,
+        timeout_sec=tools.change_scan_budget_sec,
+        max_series=tools.change_scan_max_series,
+        max_samples=tools.change_scan_max_series * POINTS,
+    )
+    if data_clock is None:
+        return ChangeScanner(tool, limits)
+    return ChangeScanner(tool, limits, clock=data_clock)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -211,7 +237,15 @@ async def _open_runtime(
                 runbooks=lambda: ops.runbooks.current,
                 data_clock=data_clock,
             ) as (deep, catalogue):
-                runtime = _wire(settings, pool, llm, ops, deep, catalogue=catalogue)
+                runtime = _wire(
+                    settings,
+                    pool,
+                    llm,
+                    ops,
+                    deep,
+                    catalogue=catalogue,
+                    changes=_change_scanner(settings.tools, data_clock),
+                )
                 await runtime.service.purge_memory(ttl_days=settings.memory.ttl_days)
                 yield runtime
     finally:
@@ -271,6 +305,7 @@ def _wire(
     deep: DeepPath,
     *,
     catalogue: EntityCatalogue,
+    changes: ChangeScanner | None = None,
 ) -> Runtime:
     memories, projects = PgMemoryStore(pool), PgProjectStore(pool)
     sessions, exchanges = PgSessionStore(pool), PgExchangeStore(pool)
@@ -298,6 +333,7 @@ def _wire(
         deep=deep,
         deep_slots=ops.deep_slots,
         catalogue=catalogue,
+        changes=changes,
     )
     pictures = TreePictures(timeout=settings.observability.tree_picture_timeout_sec)
     charts = ReportCharts(

@@ -178,10 +178,15 @@ async def test_no_incident_question_is_answered_as_small_talk(
 async def test_a_question_no_runbook_fits_lists_what_can_be_investigated(
     lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
 ) -> None:
-    text = "why is the kafka consumer of web lagging?"
+    text = "why is the kafka consumer lagging?"  # names nothing Prometheus scrapes
     answer = await ask_during(lab_runtime, "nothing-wrong", text)
     assert "No runbook of mine fits" in answer.text, answer.text
     assert "db-proxy" in answer.text and "127.0.0.1" in answer.text  # the data's own names
+    # naming a scraped subject, the change scan looks (issue 39) and says what it read
+    answer = await ask_during(
+        lab_runtime, "nothing-wrong", "why is the kafka consumer of web lagging?"
+    )
+    assert "none changed before the symptom" in answer.text and answer.confidence == 0.0
 
 
 async def test_a_question_for_a_runbook_discovery_switched_off_says_what_is_missing(
@@ -199,3 +204,19 @@ async def test_a_question_without_a_symptom_word_that_a_runbook_fits_is_looked_i
 ) -> None:
     answer = await ask_during(lab_runtime, "disk-full", "how much disk space is left on the host?")
     assert answer.strategy == "deep" and "MiB free of 32 MiB" in answer.text, answer.text[:300]
+
+
+async def test_a_question_no_runbook_fits_gets_what_changed_as_candidates(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]],
+) -> None:
+    """Issue 39: a scraped subject no runbook covers: the change scan's candidates, never
+    an established cause; quiet when nothing is wrong; in both languages."""
+    quiet = await ask_during(lab_runtime, "nothing-wrong", "prometheus is broken, why?")
+    assert quiet.strategy == "quick" and quiet.confidence == 0.0, quiet.text
+    assert "none changed before the symptom" in quiet.text and "6 targets" in quiet.text
+    moved = await ask_during(lab_runtime, "pg-connections", "prometheus is broken, why?")
+    assert moved.text.startswith("what changed first: "), moved.text
+    assert 0 < moved.confidence <= 0.3
+    russian = await ask_during(lab_runtime, "pg-connections", "prometheus сломался, почему?")
+    assert russian.text.startswith("что изменилось первым: "), russian.text
+    assert 0 < russian.confidence <= 0.3

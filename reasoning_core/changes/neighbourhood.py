@@ -1,0 +1,61 @@
+"""The neighbourhood of a symptom: the scrape targets worth scanning, bounded.
+
+From the subject's labels (an alert's `instance`/`job`/`service`/`pod`, or a question's
+subject), the subject's own targets and every other target on the same host (the host
+part of `instance`, as `reasoning_core.runbooks.hosts` names it): their own series, and
+through them the host's node and process-group series and every target's scrape health
+(`up`, `scrape_duration_seconds`, `scrape_samples_scraped` carry the target's labels). A
+blackbox probe's target counts as on the probed host. Label values go into PromQL quoted and
+escaped; histogram buckets are left out (their `_sum` and `_count` say the same, cheaper).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from reasoning_core.runbooks.hosts import instance_host
+
+#: Labels that name a subject, in the order they are matched against targets.
+SUBJECT_LABELS = ("instance", "job", "service", "pod")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One scrape target, as `up` names it."""
+
+    instance: str
+    job: str
+
+    @property
+    def host(self) -> str:
+        return instance_host(self.instance)
+
+    def selector(self) -> str:
+        """The PromQL selector of all this target's series but histogram buckets."""
+        return (
+            f'{{instance="{quote(self.instance)}",job="{quote(self.job)}",__name__!~".+_bucket"}}'
+        )
+
+
+def quote(value: str) -> str:
+    """A label value as a PromQL double-quoted string's content (as the freshness checks do)."""
+    return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+
+
+def neighbourhood(
+    targets: Sequence[Target], subject: Mapping[str, str], *, max_targets: int
+) -> tuple[list[Target], int]:
+    """The subject's targets first, then the rest on their hosts; and how many were left out.
+
+    A subject `instance` that is no target (an application's own label) still names its host.
+    With no target matching the subject, nothing is scanned: an unknown subject is not an
+    invitation to scan everything."""
+    values = {v for k, v in subject.items() if k in SUBJECT_LABELS and v}
+    own = [t for t in targets if values & {t.instance, t.job}]
+    hosts = {t.host for t in own}
+    if not own and subject.get("instance"):
+        hosts = {instance_host(subject["instance"])}
+    near = [t for t in targets if t not in own and t.host in hosts]
+    chosen = own + sorted(near, key=lambda t: (t.job, t.instance))
+    return chosen[:max_targets], max(0, len(chosen) - max_targets)

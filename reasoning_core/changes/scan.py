@@ -1,0 +1,237 @@
+"""The bounded change scan: query the neighbourhood, score every series, rank the components.
+
+One range query per target (its series but histogram buckets) over the baseline and the
+incident window; at most `ScanLimits.max_queries` queries, `max_series` series and
+`budget_sec` seconds in all — whatever a bound cuts is named in `ScanResult.partial`.
+Counters (by the metadata's type, else a `_total` name) are scored as rates. A component's
+change is its earliest changed series; components are ranked by their strength, discounted
+by how long after the symptom's onset they changed (an effect comes after its cause); equal
+weights go to the component with more changed series.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
+
+from reasoning_core.changes.components import component_of
+from reasoning_core.changes.neighbourhood import Target, neighbourhood, quote
+from reasoning_core.changes.score import SeriesChange, counter_rate, finite, score_change
+from reasoning_core.i18n import N_, gettext, ngettext
+from reasoning_core.tools.base import ToolRequest, ToolResult
+
+#: A change this long after the symptom's onset weighs 1/e of one at the onset.
+LAG_SCALE = timedelta(seconds=60)
+#: Points per range query: the scan's resolution.
+POINTS = 240
+#: How a component's first changed series is named, by its direction.
+_MOVED = {
+    "up": N_("{component} ({series} rose from {at})"),
+    "down": N_("{component} ({series} fell from {at})"),
+}
+#: The finest step: a few scrapes per step, so counters' rates are not aliased.
+MIN_STEP_SEC = 15.0
+
+
+class RangeTool(Protocol):
+    """Runs one PromQL request (the prometheus tool)."""
+
+    async def run(self, request: ToolRequest) -> ToolResult: ...
+
+
+@dataclass(frozen=True)
+class ScanLimits:
+    """The scan's bounds (settings CHANGE_SCAN_*)."""
+
+    max_series: int = 2000
+    max_queries: int = 12
+    budget_sec: float = 15.0
+    threshold: float = 6.0
+    #: Without a known symptom onset: the incident window is the last `incident`.
+    incident: timedelta = timedelta(minutes=4)
+    #: With one: the window opens `lead` before it (a cause comes first).
+    lead: timedelta = timedelta(seconds=150)
+    baseline: timedelta = timedelta(minutes=15)
+
+
+@dataclass(frozen=True)
+class ChangedSeries:
+    """One series that changed, with the labels that name it."""
+
+    labels: Mapping[str, str]
+    change: SeriesChange
+
+    @property
+    def name(self) -> str:
+        return self.labels.get("__name__", "?")
+
+
+@dataclass(frozen=True)
+class ComponentChange:
+    """A component's change: its earliest changed series first."""
+
+    component: str
+    series: tuple[ChangedSeries, ...]
+    weight: float
+
+    @property
+    def onset(self) -> datetime:
+        return self.series[0].change.onset
+
+
+@dataclass
+class ScanResult:
+    """What the scan found and what it looked at."""
+
+    components: list[ComponentChange] = field(default_factory=list)
+    series_seen: int = 0
+    targets: list[Target] = field(default_factory=list)
+    partial: list[str] = field(default_factory=list)
+
+    def describe(self, language: str) -> str:
+        """One line: the candidates ("what changed first: …"), or what was looked at."""
+        looked = ngettext(
+            language,
+            "looked at {series} series of {n} target",
+            "looked at {series} series of {n} targets",
+            len(self.targets),
+        ).format(series=self.series_seen, n=len(self.targets))
+        if self.components:
+            first = ", ".join(
+                gettext(language, _MOVED[c.series[0].change.direction]).format(
+                    component=c.component, series=c.series[0].name, at=f"{c.onset:%H:%M:%S}"
+                )
+                for c in self.components[:3]
+            )
+            text = gettext(language, "what changed first: {first}; {looked}").format(
+                first=first, looked=looked
+            )
+        else:
+            text = gettext(language, "{looked}; none changed before the symptom").format(
+                looked=looked
+            )
+        if self.partial:
+            text += " " + gettext(language, "(partial: {why})").format(why="; ".join(self.partial))
+        return text
+
+
+async def scan(
+    tool: RangeTool,
+    targets: Sequence[Target],
+    subject: Mapping[str, str],
+    *,
+    at: datetime,
+    symptom_onset: datetime | None = None,
+    types: Mapping[str, str] | None = None,
+    limits: ScanLimits | None = None,
+) -> ScanResult:
+    """Scan the subject's neighbourhood for series that changed in the incident window."""
+    limits = limits or ScanLimits()
+    started = time.monotonic()
+    chosen, left_out = neighbourhood(targets, subject, max_targets=limits.max_queries)
+    result = ScanResult(targets=list(chosen))
+    if left_out:
+        result.partial.append(f"{left_out} targets on the host left out (the query limit)")
+    incident_start = (
+        symptom_onset - limits.lead if symptom_onset is not None else at - limits.incident
+    )
+    start = incident_start - limits.baseline
+    step = max(MIN_STEP_SEC, (at - start).total_seconds() / POINTS)
+    changed: list[ChangedSeries] = []
+    for index, target in enumerate(chosen):
+        remaining = limits.budget_sec - (time.monotonic() - started)
+        if remaining <= 0:
+            result.partial.append(f"{len(chosen) - index} targets not read (the time budget)")
+            break
+        answer = await tool.run(
+            ToolRequest(
+                query=target.selector(),
+                start=start,
+                end=at,
+                step_sec=step,
+                timeout_sec=max(1.0, remaining),
+            )
+        )
+        if not answer.ok:
+            result.partial.append(f"{target.job}: {answer.error}")
+            continue
+        if answer.truncated:
+            result.partial.append(f"{target.job}: {answer.truncation_note}")
+        for row in answer.rows:
+            if result.series_seen >= limits.max_series:
+                result.partial.append(f"only the first {limits.max_series} series scored")
+                break
+            result.series_seen += 1
+            labels = {str(k): str(v) for k, v in (row.get("metric") or {}).items()}
+            points = _points(row.get("values") or [])
+            if _is_counter(labels.get("__name__", ""), types or {}):
+                points = counter_rate(points)
+            found = score_change(points, incident_start=incident_start, threshold=limits.threshold)
+            if found is not None:
+                changed.append(ChangedSeries(labels=labels, change=found))
+        else:
+            continue
+        break
+    result.components = rank(changed, symptom_onset=symptom_onset)
+    return result
+
+
+def rank(
+    changed: Sequence[ChangedSeries], *, symptom_onset: datetime | None
+) -> list[ComponentChange]:
+    """Components by weight: the strongest series' score, discounted by its lag after the
+    symptom's onset (or after the earliest change when the onset is unknown)."""
+    if not changed:
+        return []
+    reference = symptom_onset or min(c.change.onset for c in changed)
+    grouped: dict[str, list[ChangedSeries]] = defaultdict(list)
+    for item in changed:
+        grouped[component_of(item.labels)].append(item)
+    components = []
+    for name, items in grouped.items():
+        ordered = sorted(items, key=lambda c: (c.change.onset, -c.change.score))
+        weight = max(c.change.score * _lag_factor(c.change.onset, reference) for c in items)
+        components.append(ComponentChange(component=name, series=tuple(ordered), weight=weight))
+    return sorted(components, key=lambda c: (-c.weight, -len(c.series), c.onset, c.component))
+
+
+def _lag_factor(onset: datetime, reference: datetime) -> float:
+    lag = (onset - reference) / LAG_SCALE
+    return 1.0 if lag <= 0 else math.exp(-lag)
+
+
+def _is_counter(name: str, types: Mapping[str, str]) -> bool:
+    family = name.removesuffix("_total")
+    kind = types.get(name) or types.get(family)
+    if kind:
+        return kind == "counter"
+    return name.endswith("_total")
+
+
+def _points(values: Sequence[Any]) -> list[tuple[datetime, float]]:
+    raw = [(datetime.fromtimestamp(float(t), tz=UTC), v) for t, v in values]
+    return finite(raw)
+
+
+def targets_from_up(rows: Sequence[Mapping[str, Any]]) -> list[Target]:
+    """The scrape targets an instant `up` query names."""
+    found = {
+        Target(instance=str(m.get("instance", "")), job=str(m.get("job", "")))
+        for m in (r.get("metric") or {} for r in rows)
+        if m.get("instance")
+    }
+    return sorted(found, key=lambda t: (t.job, t.instance))
+
+
+async def read_targets(tool: RangeTool, *, at: datetime) -> list[Target]:
+    """Every target Prometheus scraped at `at` (an instant `up` query); empty on failure."""
+    answer = await tool.run(ToolRequest(query="up", time=at))
+    return targets_from_up(answer.rows) if answer.ok else []
+
+
+__all__ = ["ScanLimits", "ScanResult", "quote", "read_targets", "scan"]

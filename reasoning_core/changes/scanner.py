@@ -1,0 +1,66 @@
+"""The change scanner the service asks when no runbook fits: targets read from Prometheus,
+the scan run at the data clock's moment, its result as an answer of candidates.
+
+Candidates are never a cause: the answer's confidence stays below "established"
+(`CANDIDATE_CONFIDENCE`) whatever the scan found; a runbook check has to confirm one.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from reasoning_core.changes.scan import RangeTool, ScanLimits, ScanResult, read_targets, scan
+from reasoning_core.i18n import gettext
+from reasoning_core.models import Answer, as_language
+
+log = logging.getLogger(__name__)
+
+#: The most confidence an answer of scan candidates carries: well below "established".
+CANDIDATE_CONFIDENCE = 0.3
+
+
+@dataclass
+class ChangeScanner:
+    """Runs the change scan over one Prometheus (the prometheus tool)."""
+
+    tool: RangeTool
+    limits: ScanLimits = field(default_factory=ScanLimits)
+    clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+
+    async def scan(
+        self, subject: Mapping[str, str], *, symptom_onset: datetime | None = None
+    ) -> ScanResult | None:
+        """The scan of the subject's neighbourhood; None when Prometheus knows no target of
+        the subject (nothing to say about it)."""
+        at = self.clock()
+        targets = await read_targets(self.tool, at=at)
+        result = await scan(
+            self.tool, targets, subject, at=at, symptom_onset=symptom_onset, limits=self.limits
+        )
+        if not result.targets:
+            return None
+        log.info(
+            "change scan of %s: %d series of %d targets, %d components changed%s",
+            sorted(subject.values()),
+            result.series_seen,
+            len(result.targets),
+            len(result.components),
+            f" (partial: {'; '.join(result.partial)})" if result.partial else "",
+        )
+        return result
+
+
+def candidates_answer(result: ScanResult, language: str = "en") -> Answer:
+    """What changed first, as candidates (never an established cause), or what was looked at."""
+    return Answer(
+        strategy="quick",
+        text=result.describe(language),
+        confidence=CANDIDATE_CONFIDENCE if result.components else 0.0,
+        uncertainty_reason=gettext(
+            language, "no runbook fits: candidates from what changed, not a confirmed cause"
+        ),
+        language=as_language(language),
+    )

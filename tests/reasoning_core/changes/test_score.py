@@ -1,0 +1,87 @@
+"""The change score on bad input: gaps, counter resets, NaN and ±Inf, no baseline, no onset —
+none gives a false "changed at" time; a clear sustained step gives its first sample."""
+
+from __future__ import annotations
+
+import math
+from datetime import UTC, datetime, timedelta
+
+from reasoning_core.changes.score import counter_rate, finite, score_change
+
+T0 = datetime(2026, 11, 28, 2, 0, tzinfo=UTC)
+INCIDENT = T0 + timedelta(minutes=15)
+
+
+def _at(i: int) -> datetime:
+    return T0 + timedelta(seconds=5 * i)
+
+
+def _flat_then(
+    step_at: int, before: float, after: float, n: int = 204
+) -> list[tuple[datetime, float]]:
+    return [(_at(i), before if i < step_at else after) for i in range(n)]
+
+
+def test_a_sustained_step_changes_at_its_first_sample() -> None:
+    points = _flat_then(190, 0.02, 10.0)
+    found = score_change(points, incident_start=INCIDENT, threshold=6)
+    assert found is not None
+    assert found.onset == _at(190)
+    assert found.direction == "up"
+    assert found.before == 0.02 and found.after == 10.0
+
+
+def test_a_drop_is_down() -> None:
+    found = score_change(_flat_then(185, 1.0, 0.0), incident_start=INCIDENT, threshold=6)
+    assert found is not None and found.direction == "down" and found.onset == _at(185)
+
+
+def test_noise_alone_does_not_change() -> None:
+    points = [(_at(i), 100.0 + (i * 7919 % 13) - 6) for i in range(204)]
+    assert score_change(points, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_a_single_spike_is_not_a_change() -> None:
+    points = _flat_then(999, 1.0, 1.0)
+    points[190] = (_at(190), 50.0)
+    assert score_change(points, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_no_baseline_gives_no_onset() -> None:
+    points = [(_at(i), 10.0) for i in range(178, 204)]
+    assert score_change(points, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_a_gap_breaks_the_run() -> None:
+    points = _flat_then(190, 1.0, 9.0)
+    kept = [p for i, p in enumerate(points) if i < 190 or i in (190, 191) or i >= 200]
+    found = score_change(kept, incident_start=INCIDENT, threshold=6)
+    assert found is not None
+    assert found.onset == _at(200)  # not 190: two samples, then a 40 s hole
+
+
+def test_nan_and_infinities_are_dropped() -> None:
+    raw: list[tuple[datetime, float | None]] = [
+        (_at(i), v) for i, v in enumerate([1.0] * 180 + [math.nan, math.inf, -math.inf] * 8)
+    ]
+    points = finite(raw)
+    assert all(math.isfinite(v) for _, v in points)
+    assert score_change(points, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_a_counter_reset_is_not_a_rate_change() -> None:
+    counts = [(_at(i), float(10 * i)) for i in range(190)]
+    counts += [(_at(i), float(10 * (i - 190))) for i in range(190, 204)]  # restarted at 0
+    rates = counter_rate(counts)
+    assert all(v == 2.0 for _, v in rates)  # 10 per 5 s; the reset's step left out
+    assert score_change(rates, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_a_flat_baseline_that_moves_a_little_is_capped() -> None:
+    found = score_change(_flat_then(190, 0.0, 1.0), incident_start=INCIDENT, threshold=6)
+    assert found is not None and found.score == 100.0
+
+
+def test_already_away_before_the_window_has_no_onset() -> None:
+    points = _flat_then(175, 0.0, 3.0)  # an earlier incident's lingering step
+    assert score_change(points, incident_start=INCIDENT, threshold=6) is None
