@@ -78,7 +78,7 @@ class LogTool:
     @property
     def sources(self) -> list[str]:
         """The configured sources' own names (not the other names they go by)."""
-        return sorted({str(getattr(s, "name", n)) for n, s in self._sources.items()})
+        return sorted({source.name for source in self._sources.values()})
 
     def first_configured(self, names: str) -> str | None:
         """The first of `|`-separated names that is configured; a URL ("http://10.0.0.5:8080/
@@ -118,7 +118,7 @@ class LogTool:
         if read.error is not None:
             return ToolResult.failure(self.name, "unavailable", read.error, elapsed_ms=elapsed,
                                       data={"source": chosen})  # fmt: skip
-        named = str(getattr(self._sources[chosen], "name", chosen))  # an alias' own source
+        named = self._sources[chosen].name  # an alias reads its source's own name
         rows = [_row(line) for line in read.lines]
         return ToolResult(
             tool=self.name,
