@@ -65,18 +65,21 @@ run: $(RUN_STAMP)
 	$(BIN)/whytree run
 
 ## Set up and run every check CI runs: format, lint, types, tests. pytest ends with the
-## 25 slowest tests and the suite's time (docs/development.md has the figures).
+## 25 slowest tests and the suite's time (docs/development.md has the figures). The tests
+## run in TEST_WORKERS processes (pytest-xdist): most of a test's time is waiting on a
+## subprocess, a server or PostgreSQL, so three share two cores well.
+TEST_WORKERS ?= 3
 test: $(STAMP)
 	@bash scripts/system-packages.sh $(TEST_SYSTEM_PACKAGES)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 	$(BIN)/mypy .
-	$(BIN)/pytest --durations=25
+	$(BIN)/pytest -n $(TEST_WORKERS) --durations=25
 
 ## The fast part of the tests, for the edit-test loop: no chaos, replica, browser, live or
 ## other slow test (`-m "not slow"`). `make test` and CI still run everything.
 test-fast: $(STAMP)
-	$(BIN)/pytest -m "not slow"
+	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 
 lint: $(STAMP)
 	$(BIN)/ruff format .
