@@ -2,13 +2,13 @@
 
 The demo data (seed 7) and no LLM, through the fake Telegram server: deep reports of every
 kind of incident, a rise, a period outside the data, an unknown cell, a clarification
-answered with its button, a decline, a quick answer without a model, a deep analysis
-that fails, a second question while the first runs, a message too long, an edited
-message and a photo; every admin command, and the access refusals. Everything the bot
-shows is collected — messages, live progress lines and their edits, button labels, button
-notices — and must hold no word of the other language (tests/language.py says what is not
-a word). `whytree chat` is held to the same in both languages: its replies, hints, its own
-lines and the progress it prints.
+answered with its button, a decline, a quick answer without a model, a deep analysis that
+fails, a question while the chat's previous one is still answered, a message too long, an
+edited message and a photo; every admin command, and the access refusals. Everything the
+bot shows is collected — messages, live progress lines and their edits, button labels,
+button notices — and must hold no word of the other language (tests/language.py says what
+is not a word). `whytree chat` is held to the same in both languages: its replies, hints,
+its own lines and the progress it prints.
 """
 
 from __future__ import annotations
