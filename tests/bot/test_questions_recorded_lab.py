@@ -220,3 +220,20 @@ async def test_a_question_no_runbook_fits_gets_what_changed_as_candidates(
     russian = await ask_during(lab_runtime, "pg-connections", "prometheus сломался, почему?")
     assert russian.text.startswith("что изменилось первым: "), russian.text
     assert 0 < russian.confidence <= 0.3
+
+
+@pytest.mark.parametrize(
+    ("seconds", "leaking"),
+    [
+        (40, True),  # the leaker's spike (248 MiB, OOM-killed within a scrape) 30 s ago
+        (160, False),  # the same spike 150 s ago: memory back at its usual size since
+    ],
+)
+async def test_memory_that_rose_and_fell_minutes_ago_is_not_growing_now(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]], seconds: int, leaking: bool
+) -> None:
+    runtime, clock, starts = lab_runtime
+    clock.at = starts["memory-leak"] + timedelta(seconds=seconds)
+    answer = await runtime.service.answer(question("is web leaking memory?", chat_id=next(_chats)))
+    assert answer.strategy == "deep", answer.text
+    assert ("memory grows" in answer.text) is leaking, answer.text
