@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any, Literal
 
 from reasoning_core.answers.deep_jobs import Deliver
@@ -548,17 +549,32 @@ class ReasoningService:
         known = await self._known_names()
         return no_runbook_answer(known.names, language)
 
+    async def scan_around(
+        self, labels: Mapping[str, str], *, onset: datetime | None, language: Language
+    ) -> Answer | None:
+        """What changed around an alert no runbook fits, as candidates (never a cause): the
+        change scan of what its labels name (`instance`, `job`, `service`, `pod`) before
+        `onset` (the alert's start). None when no scanner is wired, the labels name nothing
+        Prometheus scrapes, or the scan failed."""
+        subject = {label: labels[label] for label in SUBJECT_LABELS if labels.get(label)}
+        scanned = await self._scan(subject, onset=onset) if subject else None
+        return None if scanned is None else candidates_answer(scanned, language)
+
     async def _scan_changes(self, request: Request) -> ScanResult | None:
         """The change scan of what the question names (its known mentions), or None when no
         scanner is wired, it names nothing Prometheus scrapes, or Prometheus failed."""
-        if self._deps.changes is None:
-            return None
         names = [m.value for m in request.mentions if m.known is not False]
         if not names:
             return None
-        subject = {label: name for name in names[:1] for label in SUBJECT_LABELS}
+        return await self._scan({label: name for name in names[:1] for label in SUBJECT_LABELS})
+
+    async def _scan(
+        self, subject: Mapping[str, str], *, onset: datetime | None = None
+    ) -> ScanResult | None:
+        if self._deps.changes is None:
+            return None
         try:
-            return await self._deps.changes.scan(subject)
+            return await self._deps.changes.scan(subject, symptom_onset=onset)
         except ReasoningError as e:
             log.warning("change scan failed: %s", e)
             return None

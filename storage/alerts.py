@@ -28,7 +28,9 @@ from storage.errors import translated
 _COLUMNS = (
     "id, dedup_key, alertname, runbook, parameters, question, language, chats, status,"
     " attempts, answer, report_html, matchers, messages, resolved_at, resolved_posted,"
-    " again_chat, created_at, updated_at"
+    " again_chat, created_at, updated_at,"
+    " (SELECT min(f.starts_at) FROM alert_fingerprints f"
+    "  WHERE f.analysis_id = alert_analyses.id) AS started_at"
 )
 
 _REPEAT = """

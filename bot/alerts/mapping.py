@@ -132,6 +132,15 @@ class Refusal:
     alertname: str
     label: str | None = None
 
+    def key(self, fingerprint: str) -> str:
+        """The analysis key of the refused alert: one analysis per alert and kind."""
+        return f"{self.kind}:{fingerprint}"
+
+
+def unmapped_key(key: str) -> bool:
+    """An analysis of an alert with no runbook (`Refusal.key` of kind "unmapped")."""
+    return key.startswith("unmapped:")
+
 
 def load_mapping(path: Path | None, *, runbooks: Collection[str] | None = None) -> AlertMapping:
     """Read and validate the mapping (the bundled one for None); ConfigurationError saying

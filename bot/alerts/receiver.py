@@ -128,7 +128,7 @@ class AlertReceiver:
         if self._mapping.unmapped == "ignore":
             return None
         return NewAlertAnalysis(
-            dedup_key=f"{found.kind}:{alert.fingerprint}", alertname=alert.name,
+            dedup_key=found.key(alert.fingerprint), alertname=alert.name,
             question=_refusal_note(found, language), language=language, chats=chats,
             report_html=header, matchers=dict(alert.labels),
         )  # fmt: skip

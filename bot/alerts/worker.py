@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
+from bot.alerts.mapping import unmapped_key
 from bot.alerts.poster import AlertPoster, AlertPostError
 from bot.alerts.words import note_html
 from reasoning_core.errors import ReasoningError, StoreError
@@ -115,7 +116,13 @@ class AlertWorker:
 
     async def _investigate(self, analysis: AlertAnalysis) -> Answer | None:
         if analysis.runbook is None:
-            return None  # the header says there is no runbook
+            # The header says there is no runbook; what changed around the alert, when the
+            # change scan finds its subject (a refused label value is never scanned).
+            if not unmapped_key(analysis.dedup_key):
+                return None
+            return await self._service.scan_around(
+                analysis.matchers, onset=analysis.started_at, language=analysis.language
+            )
         question = Question(
             text=analysis.question, user_id=ALERT_USER_ID, chat_id=analysis.chats[0]
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from reasoning_core.changes.scan import RangeTool, ScanLimits, ScanResult, read_targets, scan
 from reasoning_core.i18n import gettext
@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 
 #: The most confidence an answer of scan candidates carries: well below "established".
 CANDIDATE_CONFIDENCE = 0.3
+#: The earliest symptom onset the scan starts from, before the scan's moment.
+ONSET_REACH = timedelta(hours=1)
 
 
 @dataclass
@@ -36,6 +38,10 @@ class ChangeScanner:
         """The scan of the subject's neighbourhood; None when Prometheus knows no target of
         the subject (nothing to say about it)."""
         at = self.clock()
+        if symptom_onset is not None and not at - ONSET_REACH <= symptom_onset <= at:
+            # not this symptom's start (an alert firing for hours, clocks apart): the
+            # last minutes are read instead
+            symptom_onset = None
         targets = await read_targets(self.tool, at=at)
         result = await scan(
             self.tool, targets, subject, at=at, symptom_onset=symptom_onset, limits=self.limits

@@ -58,6 +58,8 @@ class AlertAnalysis(NewAlertAnalysis):
     again_chat: int | None = None
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    #: The earliest `startsAt` of its alerts (Alertmanager's): when the symptom began.
+    started_at: datetime | None = None
 
 
 class AlertStore(Protocol):
