@@ -152,6 +152,9 @@ class Synthesis(BaseModel):
     symptom: dict[str, Any] | None = None
     #: The title (by language) of the runbook that planned the analysis (tree/checked_by.py).
     runbook_title: dict[str, str] | None = None
+    #: What changed around the subject when no cause was established (the change scan,
+    #: reasoning_core/changes), in the report's language: where to look next, never a cause.
+    changed: str | None = None
 
 
 class Tree(BaseModel):

@@ -91,6 +91,7 @@ _WORDS: dict[str, str] = {
     "pending_note": N_("This question deserves a deep analysis; for now, here is a quick answer."),
     "ambiguous": N_("the question stayed ambiguous after the clarification rounds"),
     "assumed": N_("answered on assumptions, since the question stayed ambiguous"),
+    "changed": N_("What changed around it"),
 }
 
 
@@ -313,6 +314,8 @@ class ReasoningService:
             async for event in self._deep(turn, recall, decision, request):
                 if isinstance(event, AnswerEvent):
                     answer = _decided(event.answer, decision, assumptions)
+                    subject = _changes_subject(parameters) or _mentioned_subject(request)
+                    answer = await self._with_changes(answer, subject)
                     yield _answer(answer, usage, done)
                 else:
                     yield event
@@ -394,7 +397,9 @@ class ReasoningService:
         )
         async for event in run:
             if isinstance(event, AnswerEvent):
-                yield _answer(_decided(event.answer, decision, []), Usage())
+                answer = _decided(event.answer, decision, [])
+                answer = await self._with_changes(answer, _changes_subject(parameters))
+                yield _answer(answer, Usage())
             else:
                 yield event
 
@@ -560,18 +565,34 @@ class ReasoningService:
         scanned = await self._scan(subject, onset=onset) if subject else None
         return None if scanned is None else candidates_answer(scanned, language)
 
+    async def _with_changes(self, answer: Answer, subject: Mapping[str, str]) -> Answer:
+        """A deep report that established no cause (or one only by elimination) gets what
+        changed around its subject — the change scan, where an engineer would look next —
+        as a section of its own below the report: candidates, never the cause."""
+        synthesis = answer.synthesis
+        if synthesis is None or not (synthesis.not_established or synthesis.by_elimination):
+            return answer
+        scanned = await self._scan(subject)
+        if scanned is None:
+            return answer
+        changed = scanned.describe(answer.language)
+        heading = gettext(answer.language, _WORDS["changed"])
+        return answer.model_copy(
+            update={
+                "text": f"{answer.text}\n\n{heading}: {changed}",
+                "synthesis": synthesis.model_copy(update={"changed": changed}),
+            }
+        )
+
     async def _scan_changes(self, request: Request) -> ScanResult | None:
         """The change scan of what the question names (its known mentions), or None when no
         scanner is wired, it names nothing Prometheus scrapes, or Prometheus failed."""
-        names = [m.value for m in request.mentions if m.known is not False]
-        if not names:
-            return None
-        return await self._scan({label: name for name in names[:1] for label in SUBJECT_LABELS})
+        return await self._scan(_mentioned_subject(request))
 
     async def _scan(
         self, subject: Mapping[str, str], *, onset: datetime | None = None
     ) -> ScanResult | None:
-        if self._deps.changes is None:
+        if self._deps.changes is None or not subject:
             return None
         try:
             return await self._deps.changes.scan(subject, symptom_onset=onset)
@@ -600,6 +621,22 @@ class ReasoningService:
         except StoreError as e:
             log.error("clarification lookup failed, treating the message as new: %s", e)
             return None
+
+
+def _changes_subject(parameters: Mapping[str, str]) -> dict[str, str]:
+    """What the change scan looks around: the analysis' `instance`, `job`, `service` or
+    `pod`, else its first named value (a process group, a database) as any of them."""
+    subject = {label: parameters[label] for label in SUBJECT_LABELS if parameters.get(label)}
+    if subject:
+        return subject
+    named = next((value for value in parameters.values() if value), None)
+    return {} if named is None else dict.fromkeys(SUBJECT_LABELS, named)
+
+
+def _mentioned_subject(request: Request) -> dict[str, str]:
+    """What a question names (its first name not known to be absent), as any subject label."""
+    named = next((m.value for m in request.mentions if m.known is not False), None)
+    return {} if named is None else dict.fromkeys(SUBJECT_LABELS, named)
 
 
 def _with_previous_subject(turn: Turn, known: KnownNames) -> Request:

@@ -46,6 +46,10 @@ def harness_settings(
         "admin_ids": [],
         # Most tests read the reply's one message; streaming has its own tests.
         "stream_replies": False,
+        # The suite runs three test processes on two cores: a demo query that takes
+        # milliseconds alone has once taken over the operator's 5 s default there. A test
+        # of the timeout sets its own.
+        "tools_sql_timeout_ms": 30_000,
     }
     values.update(extra)
     return load_settings(env_file=None, **values)

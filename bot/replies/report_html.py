@@ -46,6 +46,7 @@ def labels(language: str) -> dict[str, str]:
         "recommendations": gettext(language, "Recommendations"),
         "unsure": gettext(language, "Unsure"),
         "not_checked": gettext(language, "Could not check"),
+        "changed": gettext(language, "What changed around it"),
         "assumptions": gettext(language, "Assumptions"),
         "tree": gettext(language, "🌳 Show reasoning tree"),
         "browser": gettext(language, "🌐 Open in browser"),
@@ -76,6 +77,8 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
             f"<b>{words['assumptions']}</b>\n"
             + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
         )
+    if report.changed:
+        parts.append(f"<b>{words['changed']}</b>\n{escape(report.changed)}")
     if report.checked_by:
         parts.append(f"<i>{escape(report.checked_by)}</i>")
     return "\n\n".join(parts)

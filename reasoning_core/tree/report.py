@@ -69,6 +69,8 @@ class Report(BaseModel):
     symptom: str | None = None
     #: The footer: which runbook checked the analysis, in words (tree/checked_by.py).
     checked_by: str | None = None
+    #: What changed around the subject (`Synthesis.changed`): candidates, never a cause.
+    changed: str | None = None
 
 
 def build_report(
@@ -108,6 +110,7 @@ def build_report(
         planner=planner,
         symptom=symptom_line(synthesis.symptom, language) if synthesis.symptom else None,
         checked_by=checked_by(synthesis.runbook_title, planner, language),
+        changed=synthesis.changed,
     )
 
 
