@@ -6,6 +6,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from storage.embedded import EmbeddedPostgres
 from storage.pool import create_pool
 from storage.sql_tool import PgSqlTool
 from tests import pg
+from tests.recordings import recorded_lab
 
 #: Kinds of test that are slow by nature: each implies the `slow` marker.
 SLOW_KINDS = ("chaos", "replicas", "browser", "live")
@@ -92,6 +94,14 @@ async def database_url(pg_server_dsn: str, pg_template: str) -> AsyncIterator[st
     name = await pg.clone(pg_server_dsn, pg_template)
     yield pg.with_database(pg_server_dsn, name)
     await pg.drop(pg_server_dsn, name)
+
+
+@pytest.fixture(scope="session")
+def lab_recording() -> Iterator[tuple[Path, dict[str, datetime]]]:
+    """The lab's every-runbook recording as TSDB blocks (built once a session) and each
+    fault's start (tests/recordings.py)."""
+    with recorded_lab(prefix="whytree-lab-tsdb-") as recorded:
+        yield recorded
 
 
 @pytest.fixture

@@ -4,10 +4,12 @@ back by a real Prometheus: promtool turns each into TSDB blocks once per test se
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 from demo.services.prometheus import build_tsdb
@@ -25,3 +27,28 @@ def recorded_tsdb(om_gz: Path, *, prefix: str = "whytree-tsdb-") -> Iterator[Pat
         yield scratch / "tsdb"
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+#: The lab's every-runbook recording (tests/bot/test_questions_recorded_lab.py says how it
+#: was made) and its events: when each fault started and was cleared.
+LAB_DATA = Path(__file__).parent / "data" / "lab"
+
+
+@contextmanager
+def recorded_lab(*, prefix: str) -> Iterator[tuple[Path, dict[str, datetime]]]:
+    """The lab recording's TSDB blocks and each fault's start."""
+    events = json.loads((LAB_DATA / "lab-all.events.json").read_text())
+    starts = {f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]}
+    with recorded_tsdb(LAB_DATA / "lab-all.om.gz", prefix=prefix) as tsdb:
+        yield tsdb, starts
+
+
+class DataClock:
+    """A runtime's data clock (`open_runtime(data_clock=…)`): the moment the data is read
+    at, set by the test."""
+
+    def __init__(self) -> None:
+        self.at = datetime.now(UTC)
+
+    def __call__(self) -> datetime:
+        return self.at

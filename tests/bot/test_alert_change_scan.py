@@ -11,9 +11,8 @@ alert receiver and worker on a loopback port, the report in the fake Telegram ch
 from __future__ import annotations
 
 import asyncio
-import json
-from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import aiohttp
@@ -33,41 +32,27 @@ from bot.wiring.app import open_runtime
 from demo.services import LocalPrometheus, unavailable_reason
 from fake_servers.alertmanager import alert, notification
 from fake_servers.telegram.server import FakeTelegramServer
-from tests.recordings import recorded_tsdb
+from tests.recordings import DataClock
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
 ]
 
-DATA = Path(__file__).parents[1] / "data" / "lab"
 CHAT, HOOK_TOKEN = -100777, "scan-alert-token"
 
 
-class Clock:
-    def __init__(self) -> None:
-        self.at = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.at
-
-
-@pytest.fixture(scope="module")
-def recording() -> Iterator[tuple[Path, dict[str, datetime]]]:
-    events = json.loads((DATA / "lab-all.events.json").read_text())
-    starts = {f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]}
-    with recorded_tsdb(DATA / "lab-all.om.gz", prefix="whytree-alert-scan-") as tsdb:
-        yield tsdb, starts
+Clock = DataClock
 
 
 @pytest.fixture
 async def receiver(
-    recording: tuple[Path, dict[str, datetime]],
+    lab_recording: tuple[Path, dict[str, datetime]],
     database_url: str,
     telegram: FakeTelegramServer,
     tmp_path: Path,
 ) -> AsyncIterator[tuple[ApiServer, Clock, dict[str, datetime]]]:
-    tsdb, starts = recording
+    tsdb, starts = lab_recording
     clock = Clock()
     bot = Bot(
         TEST_TOKEN,

@@ -13,9 +13,8 @@ into each fault. Each question is scored as `whytree bench live --ask` scores it
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -28,41 +27,26 @@ from demo.services import LocalPrometheus, unavailable_reason
 from lab.asking import score_answer, states_cause
 from lab.fault import find_fault
 from reasoning_core.models import Answer
-from tests.recordings import recorded_tsdb
+from tests.recordings import DataClock
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
 ]
 
-DATA = Path(__file__).parents[1] / "data" / "lab"
 #: When the engineer asks, after the fault started (the lab's alerts fire within a minute).
 ASKED_AFTER = timedelta(seconds=75)
 
 
-@pytest.fixture(scope="module")
-def recording() -> Iterator[tuple[Path, dict[str, datetime]]]:
-    events = json.loads((DATA / "lab-all.events.json").read_text())
-    starts = {f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]}
-    with recorded_tsdb(DATA / "lab-all.om.gz", prefix="whytree-lab-tsdb-") as tsdb:
-        yield tsdb, starts
-
-
-class Clock:
-    """The data clock of the runtime: the moment each question is asked at."""
-
-    def __init__(self) -> None:
-        self.at = datetime.now(UTC)
-
-    def __call__(self) -> datetime:
-        return self.at
+#: The data clock of the runtime: the moment each question is asked at.
+Clock = DataClock
 
 
 @pytest.fixture
 async def lab_runtime(
-    recording: tuple[Path, dict[str, datetime]], database_url: str, tmp_path: Path
+    lab_recording: tuple[Path, dict[str, datetime]], database_url: str, tmp_path: Path
 ) -> AsyncIterator[tuple[Runtime, Clock, dict[str, datetime]]]:
-    tsdb, starts = recording
+    tsdb, starts = lab_recording
     clock = Clock()
     async with LocalPrometheus(tsdb) as prometheus:
         settings = load_settings(

@@ -11,9 +11,8 @@ recovery falls into the next one's window and is what the scan names first in th
 
 from __future__ import annotations
 
-import json
-from collections.abc import AsyncIterator, Iterator
-from datetime import UTC, datetime, timedelta
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,30 +21,20 @@ from demo.services import LocalPrometheus, unavailable_reason
 from reasoning_core.changes.scan import ScanLimits, ScanResult, read_targets, scan
 from reasoning_core.changes.scanner import CANDIDATE_CONFIDENCE, ChangeScanner, candidates_answer
 from reasoning_core.tools.prometheus import PrometheusTool
-from tests.recordings import recorded_tsdb
 
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
 ]
 
-DATA = Path(__file__).parents[2] / "data" / "lab"
 READ_AFTER = timedelta(seconds=75)
-
-
-@pytest.fixture(scope="module")
-def recording() -> Iterator[tuple[Path, dict[str, datetime]]]:
-    events = json.loads((DATA / "lab-all.events.json").read_text())
-    starts = {f["name"]: datetime.fromtimestamp(f["start"], tz=UTC) for f in events["faults"]}
-    with recorded_tsdb(DATA / "lab-all.om.gz", prefix="whytree-scan-tsdb-") as tsdb:
-        yield tsdb, starts
 
 
 @pytest.fixture
 async def prometheus(
-    recording: tuple[Path, dict[str, datetime]],
+    lab_recording: tuple[Path, dict[str, datetime]],
 ) -> AsyncIterator[tuple[PrometheusTool, dict[str, datetime]]]:
-    tsdb, starts = recording
+    tsdb, starts = lab_recording
     async with LocalPrometheus(tsdb) as server:
         yield PrometheusTool(server.url, max_series=5000, max_samples=1_000_000), starts
 
