@@ -26,7 +26,7 @@ from reasoning_core.answers.fixed import (
     switched_off_answer,
 )
 from reasoning_core.answers.quick import answer_quickly, as_written
-from reasoning_core.changes.neighbourhood import SUBJECT_LABELS
+from reasoning_core.changes.neighbourhood import labelled_subject, named_subject
 from reasoning_core.changes.scan import ScanResult
 from reasoning_core.changes.scanner import ChangeScanner, candidates_answer
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
@@ -542,7 +542,7 @@ class ReasoningService:
         """No live runbook fits and no model can plan: the runbooks discovery switched off
         that would, else what can be investigated here."""
         off = self._deps.deep.switched_off(request) if self._deps.deep is not None else []
-        scanned = await self._scan_changes(request)
+        scanned = await self._scan(_mentioned_subject(request))
         if scanned is not None:
             answer = candidates_answer(scanned, language)
             if off:
@@ -561,8 +561,7 @@ class ReasoningService:
         change scan of what its labels name (`instance`, `job`, `service`, `pod`) before
         `onset` (the alert's start). None when no scanner is wired, the labels name nothing
         Prometheus scrapes, or the scan failed."""
-        subject = {label: labels[label] for label in SUBJECT_LABELS if labels.get(label)}
-        scanned = await self._scan(subject, onset=onset) if subject else None
+        scanned = await self._scan(labelled_subject(labels), onset=onset)
         return None if scanned is None else candidates_answer(scanned, language)
 
     async def _with_changes(self, answer: Answer, subject: Mapping[str, str]) -> Answer:
@@ -584,14 +583,11 @@ class ReasoningService:
             }
         )
 
-    async def _scan_changes(self, request: Request) -> ScanResult | None:
-        """The change scan of what the question names (its known mentions), or None when no
-        scanner is wired, it names nothing Prometheus scrapes, or Prometheus failed."""
-        return await self._scan(_mentioned_subject(request))
-
     async def _scan(
         self, subject: Mapping[str, str], *, onset: datetime | None = None
     ) -> ScanResult | None:
+        """The change scan of `subject`, or None when no scanner is wired, the subject is
+        empty or names nothing Prometheus scrapes, or Prometheus failed."""
         if self._deps.changes is None or not subject:
             return None
         try:
@@ -626,17 +622,13 @@ class ReasoningService:
 def _changes_subject(parameters: Mapping[str, str]) -> dict[str, str]:
     """What the change scan looks around: the analysis' `instance`, `job`, `service` or
     `pod`, else its first named value (a process group, a database) as any of them."""
-    subject = {label: parameters[label] for label in SUBJECT_LABELS if parameters.get(label)}
-    if subject:
-        return subject
-    named = next((value for value in parameters.values() if value), None)
-    return {} if named is None else dict.fromkeys(SUBJECT_LABELS, named)
+    first = next((value for value in parameters.values() if value), None)
+    return labelled_subject(parameters) or named_subject(first)
 
 
 def _mentioned_subject(request: Request) -> dict[str, str]:
     """What a question names (its first name not known to be absent), as any subject label."""
-    named = next((m.value for m in request.mentions if m.known is not False), None)
-    return {} if named is None else dict.fromkeys(SUBJECT_LABELS, named)
+    return named_subject(next((m.value for m in request.mentions if m.known is not False), None))
 
 
 def _with_previous_subject(turn: Turn, known: KnownNames) -> Request:

@@ -38,6 +38,16 @@ class Target:
         )
 
 
+def labelled_subject(labels: Mapping[str, str]) -> dict[str, str]:
+    """The subject labels among `labels` (an alert's, an analysis' parameters)."""
+    return {label: labels[label] for label in SUBJECT_LABELS if labels.get(label)}
+
+
+def named_subject(name: str | None) -> dict[str, str]:
+    """A bare name (a question's, a process group's) as any of the subject labels."""
+    return {} if not name else dict.fromkeys(SUBJECT_LABELS, name)
+
+
 def quote(value: str) -> str:
     """A label value as a PromQL double-quoted string's content (as the freshness checks do)."""
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
