@@ -11,9 +11,11 @@ lab writes to ``logs/NAME.log``; PostgreSQL writes its own log there with its de
 from __future__ import annotations
 
 import logging
+import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -21,6 +23,8 @@ FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
 #: The lab's components whose lines whytree may read, by the names whytree knows them by
 #: (the process groups and the Prometheus job): file name under logs/.
 SOURCES = {"postgres": "postgres.log", "web": "web.log", "db-proxy": "db-proxy.log"}
+#: The kernel's ring buffer, offered as the source `kernel` where this machine lets it be read.
+KMSG = "/dev/kmsg"
 
 
 def setup(name: str) -> logging.Logger:
@@ -35,13 +39,17 @@ def setup(name: str) -> logging.Logger:
     return logging.getLogger(name)
 
 
-def log_sources(root: Path, *, web_port: int | None = None) -> str:
+def log_sources(root: Path, *, web_port: int | None = None, kmsg: str | None = KMSG) -> str:
     """LOG_SOURCES for a lab under `root`, as YAML (valid before the lab is up); with the
-    web service's port, its source also goes by the host:port its probe targets."""
+    web service's port, its source also goes by the host:port its probe targets; with a
+    readable kernel ring buffer (`kmsg`), the kernel's lines (the OOM killer names the
+    process it ended) as the source `kernel`."""
     logs = root / "logs"
-    sources: dict[str, dict[str, list[str]]] = {
+    sources: dict[str, dict[str, Any]] = {
         name: {"files": [str(logs / file)]} for name, file in SOURCES.items()
     }
     if web_port is not None:
         sources["web"]["also"] = [f"127.0.0.1:{web_port}"]
+    if kmsg is not None and os.access(kmsg, os.R_OK):
+        sources["kernel"] = {"kmsg": {"path": kmsg}}
     return yaml.safe_dump(sources, sort_keys=True)

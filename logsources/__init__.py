@@ -1,4 +1,5 @@
-"""Log sources: the adapters of the core's `LogSource` port (files, journald, Loki).
+"""Log sources: the adapters of the core's `LogSource` port (files, journald,
+the kernel's ring buffer, Loki).
 
 `open_log_sources` turns the `LOG_SOURCES` setting into named sources; the core reads
 them through ``reasoning_core.ports.LogSource`` and never imports this package (bot wires
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from logsources.config import (
     JournalSelection,
+    KernelBuffer,
     LogSourcesError,
     LokiStream,
     SourceSpec,
@@ -16,6 +18,7 @@ from logsources.config import (
 )
 from logsources.files import FileLogSource
 from logsources.journald import JournaldSource
+from logsources.kmsg import KmsgSource
 from logsources.loki import LokiSource
 from reasoning_core.ports.logs import LogSource
 
@@ -31,6 +34,8 @@ def open_log_sources(specs: dict[str, SourceSpec], *, max_files: int = 64) -> di
             sources[name] = JournaldSource(
                 name, unit=j.unit, identifier=j.identifier, kernel=j.kernel, directory=j.directory
             )
+        elif spec.kmsg is not None:
+            sources[name] = KmsgSource(name, spec.kmsg.path, booted_at=spec.kmsg.booted_at)
         elif spec.loki is not None:
             sources[name] = LokiSource(name, spec.loki)
         for alias in spec.also:
@@ -42,6 +47,8 @@ __all__ = [
     "FileLogSource",
     "JournalSelection",
     "JournaldSource",
+    "KernelBuffer",
+    "KmsgSource",
     "LogSourcesError",
     "LokiSource",
     "LokiStream",

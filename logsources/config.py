@@ -2,7 +2,7 @@
 
     postgres: {files: ["/var/log/postgresql/*.log"]}
     web:      {files: ["/srv/web/logs/app.log*"], also: ["10.0.0.5:8080"]}
-    kernel:   {journald: {kernel: true}}
+    kernel:   {journald: {kernel: true}}      # or, with no journal: {kmsg: {}} (/dev/kmsg)
     checkout: {loki: {url: "http://loki:3100", selector: '{app="checkout"}', token: "..."}}
 
 `LOG_SOURCES` is a path to such a YAML file, or the YAML (or JSON) itself. A source's
@@ -13,6 +13,7 @@ process group, ``postgres``, ``kernel``): runbook checks choose their source by 
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -55,6 +56,14 @@ class JournalSelection(_Spec):
         return self
 
 
+class KernelBuffer(_Spec):
+    """The kernel's ring buffer (`/dev/kmsg`), or a file of its records saved elsewhere."""
+
+    path: str = "/dev/kmsg"
+    #: When the machine that wrote a saved file booted (its records count from then).
+    booted_at: datetime | None = None
+
+
 class LokiStream(_Spec):
     """A Loki stream selector and how to reach Loki."""
 
@@ -68,10 +77,11 @@ class LokiStream(_Spec):
 
 
 class SourceSpec(_Spec):
-    """One source: exactly one of files, journald, loki."""
+    """One source: exactly one of files, journald, kmsg, loki."""
 
     files: list[Annotated[str, StringConstraints(min_length=1)]] | None = None
     journald: JournalSelection | None = None
+    kmsg: KernelBuffer | None = None
     loki: LokiStream | None = None
     #: Other names the component goes by: the host:port it serves on ("10.0.0.5:8080"), so a
     #: check about a probed URL or a scrape target finds its lines too.
@@ -79,8 +89,8 @@ class SourceSpec(_Spec):
 
     @model_validator(mode="after")
     def _one_kind(self) -> SourceSpec:
-        if sum(x is not None for x in (self.files, self.journald, self.loki)) != 1:
-            raise ValueError("a source is exactly one of files, journald or loki")
+        if sum(x is not None for x in (self.files, self.journald, self.kmsg, self.loki)) != 1:
+            raise ValueError("a source is exactly one of files, journald, kmsg or loki")
         if self.files is not None and not self.files:
             raise ValueError("files: name at least one glob")
         return self

@@ -155,6 +155,9 @@ class Synthesis(BaseModel):
     #: What changed around the subject when no cause was established (the change scan,
     #: reasoning_core/changes), in the report's language: where to look next, never a cause.
     changed: str | None = None
+    #: What is new in the logs since the incident began (reasoning_core/logs/news.py): the
+    #: lines an engineer reads first, quoted with their counts; None when not looked at.
+    log_news: str | None = None
 
 
 class Tree(BaseModel):

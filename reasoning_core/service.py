@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, Literal
 
@@ -43,6 +43,7 @@ from reasoning_core.events import (
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.llm.pseudonyms import begin_question
+from reasoning_core.logs.news import LogNewsReader, describe
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
 from reasoning_core.memory.reuse import parameters_of
@@ -127,6 +128,8 @@ class Deps:
     catalogue: EntityCatalogue | None = None
     #: What changed at the same time, when no runbook fits (None: no Prometheus).
     changes: ChangeScanner | None = None
+    #: What is new in the logs since it began (None: no log source configured).
+    log_news: LogNewsReader | None = None
 
 
 class ReasoningService:
@@ -316,6 +319,7 @@ class ReasoningService:
                     answer = _decided(event.answer, decision, assumptions)
                     subject = _changes_subject(parameters) or _mentioned_subject(request)
                     answer = await self._with_changes(answer, subject)
+                    answer = await self._with_log_news(answer, onset=None)
                     yield _answer(answer, usage, done)
                 else:
                     yield event
@@ -365,10 +369,12 @@ class ReasoningService:
         parameters: Mapping[str, str],
         language: Language,
         runbook: str | None = None,
+        onset: datetime | None = None,
     ) -> AsyncIterator[Event]:
         """A deep analysis whose goal and parameters are already known (an alert mapped to a
         runbook): no strategy decision, no clarification, no session; the same events and
-        the same `Answer` as `ask`. Without a deep path, the quick path's answer."""
+        the same `Answer` as `ask`. Without a deep path, the quick path's answer. `onset`
+        (the alert's start) is when the logs' news begins."""
         known = await self._known_names()
         request = understand(question.text, known, language=language)
         begin_question(_linked_names(request, known))
@@ -399,6 +405,7 @@ class ReasoningService:
             if isinstance(event, AnswerEvent):
                 answer = _decided(event.answer, decision, [])
                 answer = await self._with_changes(answer, _changes_subject(parameters))
+                answer = await self._with_log_news(answer, onset=onset)
                 yield _answer(answer, Usage())
             else:
                 yield event
@@ -580,6 +587,32 @@ class ReasoningService:
             update={
                 "text": f"{answer.text}\n\n{heading}: {changed}",
                 "synthesis": synthesis.model_copy(update={"changed": changed}),
+            }
+        )
+
+    async def _with_log_news(self, answer: Answer, *, onset: datetime | None) -> Answer:
+        """A deep report gets what is new in the logs since `onset` (else the last minutes):
+        the lines an engineer reads first, beside the checks' own. A line a check already
+        quoted is not quoted again; a report that established its cause and found nothing
+        new in the logs says nothing of them, one that did not says what was read."""
+        synthesis = answer.synthesis
+        if synthesis is None or self._deps.log_news is None:
+            return answer
+        news = await self._deps.log_news.read(onset=onset)
+        if news is None:
+            return answer
+        fresh = [t for t in news.new if t.example not in answer.text]
+        settled = not (synthesis.not_established or synthesis.by_elimination)
+        if not fresh and (settled or news.new):
+            return answer
+        body = describe(replace(news, new=tuple(fresh)), answer.language)
+        if body is None:
+            return answer
+        heading = news.heading(answer.language)
+        return answer.model_copy(
+            update={
+                "text": f"{answer.text}\n\n{heading}:\n{body}",
+                "synthesis": synthesis.model_copy(update={"log_news": body}),
             }
         )
 

@@ -132,6 +132,7 @@ class AlertWorker:
             parameters=analysis.parameters,
             language=analysis.language,
             runbook=analysis.runbook,
+            onset=analysis.started_at,
         )
         async for event in events:
             if isinstance(event, AnswerEvent):

@@ -47,6 +47,7 @@ def labels(language: str) -> dict[str, str]:
         "unsure": gettext(language, "Unsure"),
         "not_checked": gettext(language, "Could not check"),
         "changed": gettext(language, "What changed around it"),
+        "log_news": gettext(language, "New in the logs"),
         "assumptions": gettext(language, "Assumptions"),
         "tree": gettext(language, "🌳 Show reasoning tree"),
         "browser": gettext(language, "🌐 Open in browser"),
@@ -77,6 +78,8 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
             f"<b>{words['assumptions']}</b>\n"
             + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
         )
+    if report.log_news:
+        parts.append(f"<b>{words['log_news']}</b>\n{escape(report.log_news)}")
     if report.changed:
         parts.append(f"<b>{words['changed']}</b>\n{escape(report.changed)}")
     if report.checked_by:

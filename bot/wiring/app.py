@@ -71,7 +71,7 @@ from bot.trees.chart import TreeCharts
 from bot.trees.page import AnalysisPages, TreeLinks
 from bot.trees.picture import TreePictures
 from bot.wiring.api import alert_actions, api_server
-from bot.wiring.deep import open_deep, open_tools
+from bot.wiring.deep import log_news_reader, open_deep, open_tools
 from bot.wiring.demo_prometheus import with_demo_prometheus
 from bot.wiring.instrumented import InstrumentedChatModel, MeteredReasoningService
 from reasoning_core.answers.deep_path import DeepPath
@@ -80,6 +80,7 @@ from reasoning_core.changes.scanner import ChangeScanner
 from reasoning_core.errors import ConfigurationError, StoreError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.llm.pseudonyms import PseudonymizingChatModel
+from reasoning_core.logs.news import LogNewsReader
 from reasoning_core.memory.budget import ContextBudget
 from reasoning_core.memory.long_term import LongTermMemory
 from reasoning_core.memory.turn import SessionLimits, TurnLoader, TurnRecorder
@@ -245,6 +246,7 @@ async def _open_runtime(
                     deep,
                     catalogue=catalogue,
                     changes=_change_scanner(settings.tools, data_clock),
+                    log_news=log_news_reader(settings.tools, data_clock),
                 )
                 await runtime.service.purge_memory(ttl_days=settings.memory.ttl_days)
                 yield runtime
@@ -306,6 +308,7 @@ def _wire(
     *,
     catalogue: EntityCatalogue,
     changes: ChangeScanner | None = None,
+    log_news: LogNewsReader | None = None,
 ) -> Runtime:
     memories, projects = PgMemoryStore(pool), PgProjectStore(pool)
     sessions, exchanges = PgSessionStore(pool), PgExchangeStore(pool)
@@ -334,6 +337,7 @@ def _wire(
         deep_slots=ops.deep_slots,
         catalogue=catalogue,
         changes=changes,
+        log_news=log_news,
     )
     pictures = TreePictures(timeout=settings.observability.tree_picture_timeout_sec)
     charts = ReportCharts(

@@ -28,11 +28,12 @@ from reasoning_core.answers.deep_path import DeepPath, Guidance
 from reasoning_core.errors import ConfigurationError, StoreError, ToolError
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.logs import LogTool
+from reasoning_core.logs.news import LogNewsReader, NewsLimits
 from reasoning_core.planners.llm.guidance import runbook_guidance
 from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.planners.runbook_first import RunbookFirstPlanner
-from reasoning_core.ports import ChatModel, Planner
+from reasoning_core.ports import ChatModel, LogSource, Planner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet
 from reasoning_core.runbooks.discovery import CatalogueReader
@@ -254,16 +255,38 @@ def _tools(tool_settings: ToolsSettings, sql: PgSqlTool | None) -> dict[str, Too
     if tool_settings.prometheus_url:
         tools["prometheus"] = PrometheusTool(tool_settings.prometheus_url)
     if tool_settings.log_sources:
-        sources = open_log_sources(
-            parse_log_sources(tool_settings.log_sources), max_files=tool_settings.log_max_files
-        )
         tools["logs"] = LogTool(
-            sources,
+            _log_sources(tool_settings),
             max_lines=tool_settings.log_max_lines,
             max_bytes=tool_settings.log_max_bytes,
             timeout_sec=tool_settings.log_read_timeout_sec,
         )
     return tools
+
+
+def _log_sources(tool_settings: ToolsSettings) -> dict[str, LogSource]:
+    if not tool_settings.log_sources:
+        return {}
+    return open_log_sources(
+        parse_log_sources(tool_settings.log_sources), max_files=tool_settings.log_max_files
+    )
+
+
+def log_news_reader(
+    tool_settings: ToolsSettings, data_clock: Callable[[], datetime] | None = None
+) -> LogNewsReader | None:
+    """What is new in the logs of LOG_SOURCES, bounded by LOG_MAX_* (None: no sources)."""
+    sources = _log_sources(tool_settings)
+    if not sources:
+        return None
+    limits = NewsLimits(
+        max_lines=tool_settings.log_max_lines,
+        max_bytes=tool_settings.log_max_bytes,
+        timeout_sec=tool_settings.log_read_timeout_sec,
+    )
+    if data_clock is None:
+        return LogNewsReader(sources, limits)
+    return LogNewsReader(sources, limits, clock=data_clock)
 
 
 async def _describe(sql: PgSqlTool | None) -> str | None:

@@ -17,31 +17,16 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from reasoning_core.i18n import N_, gettext
+from reasoning_core.logs.quote import quote
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks.rows import Row
 from reasoning_core.runbooks.rules import LogLinesRule
 from reasoning_core.runbooks.timewindow import TimeWindow
 
 _WORDS: dict[str, str] = {
-    "new": N_("“{line}” ×{count} since {since} UTC, none in the {baseline} before ({source})"),
-    "more": N_(
-        "“{line}” ×{count} since {since} UTC, {baseline_count} in the {baseline} before ({source})"
-    ),
-    "as_before": N_(
-        "“{line}” ×{count} since {since} UTC, as often as in the {baseline} before "
-        "({baseline_count}; {source})"
-    ),
     "none": N_("no {label} in the logs since {since} UTC ({source})"),
     "stopped": N_("“{line}” ×{count} from {since} to {last} UTC, none since ({source})"),
-    "minutes": N_("{n} min"),
-    "hours": N_("{n} h"),
 }
-
-
-def _span(seconds: float, language: str) -> str:
-    if seconds < 2 * 3600:
-        return gettext(language, _WORDS["minutes"]).format(n=round(seconds / 60))
-    return gettext(language, _WORDS["hours"]).format(n=f"{seconds / 3600:.3g}")
 
 
 def _time(row: Row) -> datetime | None:
@@ -68,7 +53,6 @@ def log_lines_rows(
     recent_hours = max((window.recent_end - window.recent_start).total_seconds() / 3600, 1e-6)
     base_seconds = max((window.baseline_end - window.baseline_start).total_seconds(), 1.0)
     base_hours = base_seconds / 3600
-    baseline = _span(base_seconds, language)
     label = rule.label.get(language)
     if not recent:
         text = gettext(language, _WORDS["none"]).format(
@@ -95,11 +79,10 @@ def log_lines_rows(
         )  # fmt: skip
     recent_rate, base_rate = count / recent_hours, base_count / base_hours
     new = count >= rule.min_count and recent_rate >= rule.ratio * base_rate
-    key = "new" if new and base_count == 0 else "more" if new else "as_before"
     since = _time(first) or window.recent_start
-    text = gettext(language, _WORDS[key]).format(
-        line=first.get("line", ""), count=count, since=f"{since:%H:%M:%S}", baseline=baseline,
-        baseline_count=base_count, source=source,
+    text = quote(
+        str(first.get("line", "")), count=count, since=since, baseline_count=base_count,
+        baseline_seconds=base_seconds, source=source, language=language, new=new,
     )  # fmt: skip
     strength = rule.confidence if new else rule.refute_confidence
     if new and count < rule.min_count * 3:  # a line or two: less than a stream of them

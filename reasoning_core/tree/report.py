@@ -71,6 +71,8 @@ class Report(BaseModel):
     checked_by: str | None = None
     #: What changed around the subject (`Synthesis.changed`): candidates, never a cause.
     changed: str | None = None
+    #: What is new in the logs since it began (`Synthesis.log_news`).
+    log_news: str | None = None
 
 
 def build_report(
@@ -111,6 +113,7 @@ def build_report(
         symptom=symptom_line(synthesis.symptom, language) if synthesis.symptom else None,
         checked_by=checked_by(synthesis.runbook_title, planner, language),
         changed=synthesis.changed,
+        log_news=synthesis.log_news,
     )
 
 

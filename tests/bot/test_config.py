@@ -284,7 +284,7 @@ def test_log_sources_are_read_from_a_file_or_inline_and_bad_ones_are_named(
     assert load_settings(env_file=None).tools.log_sources is not None
     for bad, says in (
         (str(clean_env / "missing.yaml"), "cannot read"),
-        ("web: {files: [a.log], journald: {unit: web}}", "exactly one of files, journald or loki"),
+        ("web: {files: [a.log], journald: {unit: web}}", "exactly one of files, journald, kmsg"),
         ("web: {loki: {url: 'http://loki:3100', selector: 'app=web'}}", "web.loki.selector"),
         ("k: {journald: {}}", "exactly one of unit, identifier or kernel"),
     ):

@@ -77,9 +77,18 @@ async def test_the_bad_release_logs_a_real_traceback_and_failed_database_calls_t
 
 
 def test_the_lab_offers_its_logs_as_log_sources(tmp_path: Path) -> None:
-    sources = parse_log_sources(log_sources(tmp_path / "lab"))
+    sources = parse_log_sources(log_sources(tmp_path / "lab", kmsg=None))
     assert set(sources) == {"postgres", "web", "db-proxy"}
     assert sources["postgres"].files == [str(tmp_path / "lab" / "logs" / "postgres.log")]
+
+
+def test_the_lab_offers_the_kernels_buffer_only_where_it_can_be_read(tmp_path: Path) -> None:
+    buffer = tmp_path / "kmsg"
+    buffer.write_text("6,1,1000,-;hello\n")
+    sources = parse_log_sources(log_sources(tmp_path / "lab", kmsg=str(buffer)))
+    assert sources["kernel"].kmsg is not None and sources["kernel"].kmsg.path == str(buffer)
+    absent = parse_log_sources(log_sources(tmp_path / "lab", kmsg=str(tmp_path / "none")))
+    assert "kernel" not in absent
 
 
 def test_a_report_quoting_a_log_line_is_counted_and_one_that_stopped_is_not() -> None:
