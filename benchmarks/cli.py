@@ -141,6 +141,13 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
         help="ask a question file's questions while each fault runs (the question path); "
         "repeat for several files, scored apart (lab/questions/)",
     )
+    live.add_argument(
+        "--runbooks",
+        choices=("on", "off"),
+        default="on",
+        help="off: the shipped runbook pack switched off, the change scan alone "
+        "(RUNBOOKS_SHIPPED=false)",
+    )
     live.add_argument("--json", action="store_true")
     scale = bench.add_parser("scale", help="webhook throughput with 1, 2, 4 replicas")
     scale.add_argument("--replicas", default="1,2,4", help="replica counts, comma-separated")

@@ -23,7 +23,7 @@ from lab.logs import log_sources
 
 @asynccontextmanager
 async def bot_for_lab(
-    dsn: str, lab: Lab, prometheus_port: int
+    dsn: str, lab: Lab, prometheus_port: int, *, runbooks: bool = True
 ) -> AsyncIterator[tuple[str, Callable[[float], list[tuple[float, str]]]]]:
     port = free_port()
     async with FakeTelegramServer() as telegram:
@@ -36,6 +36,7 @@ async def bot_for_lab(
             alert_webhook_token=TOKEN,
             prometheus_url=f"http://127.0.0.1:{prometheus_port}",
             log_sources=log_sources(lab.root, web_port=lab.reserved.get("web")),
+            runbooks_shipped=runbooks,
         )
         async with running_bot(settings, telegram):
 
@@ -45,7 +46,10 @@ async def bot_for_lab(
             yield f"http://127.0.0.1:{port}/alerts/alertmanager", messages_since
 
 
-async def run_live(dsn: str, *, faults_dir: Path | None, rounds: int) -> dict[str, Any]:
+async def run_live(
+    dsn: str, *, faults_dir: Path | None, rounds: int, runbooks: bool = True
+) -> dict[str, Any]:
+    """The live bench; `runbooks` False: the shipped pack off, the change scan alone."""
     # The lab's Prometheus port is chosen when the lab starts: the bot is given the port
     # the lab will use (reserved first, passed to the lab through its state).
     from lab import lab as lab_module  # noqa: PLC0415
@@ -54,9 +58,10 @@ async def run_live(dsn: str, *, faults_dir: Path | None, rounds: int) -> dict[st
 
     def factory(lab: Lab) -> Any:
         lab.reserved = {"prometheus": prometheus_port, "web": lab_module.free_port()}
-        return bot_for_lab(dsn, lab, prometheus_port)
+        return bot_for_lab(dsn, lab, prometheus_port, runbooks=runbooks)
 
-    return await run_live_bench(bot_factory=factory, faults_dir=faults_dir, rounds=rounds)
+    figures = await run_live_bench(bot_factory=factory, faults_dir=faults_dir, rounds=rounds)
+    return {**figures, "runbooks": "on" if runbooks else "off"}
 
 
 #: The questions of `--ask` go to chats of their own (no earlier question's context).

@@ -172,7 +172,12 @@ async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
         if args.ask:
             sets = [load_questions(path) for path in args.ask]
             return await run_live_ask(dsn, sets=sets, faults_dir=args.faults)
-        return await run_live(dsn, faults_dir=args.faults, rounds=max(1, args.rounds))
+        return await run_live(
+            dsn,
+            faults_dir=args.faults,
+            rounds=max(1, args.rounds),
+            runbooks=args.runbooks == "on",
+        )
 
 
 def _live_report(figures: Figures, args: argparse.Namespace) -> str:

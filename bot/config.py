@@ -273,6 +273,14 @@ class DeepSettings(SettingsGroup):
     max_plan_revisions: int = Field(1, ge=0, le=5, validation_alias="MAX_PLAN_REVISIONS")
     reflection_every: int = Field(3, ge=0, le=100, validation_alias="REFLECTION_EVERY")
     runbooks_dir: EmptyIsNone[Path] = Field(None, validation_alias="RUNBOOKS_DIR")
+    #: false: the shipped runbook pack is not loaded, only RUNBOOKS_DIR's; what none of them
+    #: covers is left to the change scan (`whytree bench live --runbooks off` measures that).
+    runbooks_shipped: bool = Field(True, validation_alias="RUNBOOKS_SHIPPED")
+
+    @property
+    def runbook_dirs(self) -> list[Path]:
+        """RUNBOOKS_DIR as the loader's list of extra directories."""
+        return [self.runbooks_dir] if self.runbooks_dir else []
 
 
 class ToolsSettings(SettingsGroup):

@@ -122,6 +122,27 @@ def wrong_cause(fault: Fault, text: str | None) -> bool:
     return stated_sure(text)
 
 
+#: The change scan in a report (docs/changes.md), in English or Russian: its candidates
+#: ("what changed first: web (namedprocess_… rose from 14:01:05), postgres (…)") or what it
+#: looked at and found unchanged.
+_SCAN_FIRST = re.compile(r"(?:what changed first|что изменилось первым): ([^(;\n]+?) \(")
+_SCAN_SAID = re.compile(
+    r"what changed first|что изменилось первым|none changed before the symptom"
+    r"|ничего не изменилось до симптома"
+)
+
+
+def scan_used(text: str | None) -> bool:
+    """Did the change scan contribute to the report (candidates, or "none changed")?"""
+    return text is not None and _SCAN_SAID.search(text) is not None
+
+
+def first_candidate(text: str | None) -> str | None:
+    """The component the change scan put first in the report, or None."""
+    found = _SCAN_FIRST.search(text or "")
+    return found.group(1).strip() if found else None
+
+
 def score(
     fault: Fault, text: str | None, *, lead_of: Callable[[str], tuple[str, str]] = lead
 ) -> tuple[bool, bool]:
@@ -220,6 +241,11 @@ async def _one(
         "false_cause": fault.nothing_wrong and text is not None and names_cause(text),
         "wrong_cause": wrong_cause(fault, text),
         "quotes_log": quotes_log(text) and not fault.nothing_wrong,
+        "logged": fault.logged,
+        "scan_used": scan_used(text),
+        "scan_candidate": first_candidate(text),
+        "scan_component_first": bool(fault.component)
+        and str(fault.component).lower() in (first_candidate(text) or "").lower(),
     }
 
 
@@ -258,6 +284,7 @@ def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -
     def figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         scored = [r for r in rows if not r["nothing_wrong"]]
         reported = [r for r in scored if r["reported"]]
+        logged = [r for r in reported if r.get("logged")]
         to_report = [r["alert_to_report_s"] for r in rows if r["alert_to_report_s"] is not None]
         to_alert = [r["fault_to_alert_s"] for r in rows if r["fault_to_alert_s"] is not None]
         return {
@@ -275,6 +302,24 @@ def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -
                 sum(1 for r in reported if r.get("quotes_log")) / len(reported), 3
             )
             if reported
+            else None,
+            # reports the change scan contributed to; with the runbooks off, the share of
+            # fault windows whose first candidate is the fault's component, and nothing-wrong
+            # windows where the scan named any candidate (never wanted)
+            "scan_used": sum(1 for r in rows if r.get("scan_used")),
+            "scan_component_first": round(
+                sum(1 for r in scored if r.get("scan_component_first")) / len(scored), 3
+            )
+            if scored
+            else None,
+            "scan_candidates_when_nothing_wrong": sum(
+                1 for r in rows if r["nothing_wrong"] and r.get("scan_candidate")
+            ),
+            # the same, of the faults whose software writes a line about them (`logged`)
+            "reports_quoting_logs_where_logged": round(
+                sum(1 for r in logged if r.get("quotes_log")) / len(logged), 3
+            )
+            if logged
             else None,
             "p50_alert_to_report_s": _quantile(to_report, 50),
             "p95_alert_to_report_s": _quantile(to_report, 95),
@@ -294,7 +339,8 @@ def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -
 
 def format_live_report(figures: dict[str, Any]) -> str:
     lines = [
-        f"Live lab: {figures['faults']} faults x {figures['rounds']} rounds "
+        f"Live lab: {figures['faults']} faults x {figures['rounds']} rounds, runbooks "
+        f"{figures.get('runbooks', 'on')} "
         "(real exporters and Alertmanager; runbook planner, fake Telegram)",
         f"  alerts that reached whytree (reported): {figures['alerts_received']}",
         f"  AC@1 cause:        {figures['ac_at_1_cause']}   (target >= 0.85)",
@@ -302,8 +348,13 @@ def format_live_report(figures: dict[str, Any]) -> str:
         f"  false causes:      {figures['false_causes']}   (target 0)",
         f"  wrong causes:      {figures['wrong_causes']}   (target 0; a cause not the "
         "fault's, at medium confidence or above)",
-        f"  reports quoting a log line: {figures['reports_quoting_logs']}   (target >= 0.7 "
-        "where the software logs the fault)",
+        f"  reports quoting a log line: {figures['reports_quoting_logs']}; where the "
+        f"software logs the fault: {figures['reports_quoting_logs_where_logged']}   "
+        "(target >= 0.7)",
+        f"  change scan: in {figures['scan_used']} reports; its first candidate the fault's "
+        f"component in {figures['scan_component_first']} of fault windows (target >= 0.7 "
+        f"with the runbooks off); candidates when nothing was wrong: "
+        f"{figures['scan_candidates_when_nothing_wrong']} (target 0)",
         f"  alert -> report:   p50 {figures['p50_alert_to_report_s']} s, "
         f"p95 {figures['p95_alert_to_report_s']} s (target <= 60)",
         f"  fault -> alert:    p95 {figures['p95_fault_to_alert_s']} s",
@@ -314,6 +365,7 @@ def format_live_report(figures: dict[str, Any]) -> str:
             f"    {name:<16} alerted {f['alerted']}, reported {f['alerts_received']}, "
             f"cause {f['ac_at_1_cause']}, component {f['ac_at_1_component']}, "
             f"wrong {f['wrong_causes']}, logs {f['reports_quoting_logs']}, "
+            f"scan first {f['scan_component_first']}, "
             f"alerts {','.join(f['alerts']) or '-'}"
         )
     return "\n".join(lines)

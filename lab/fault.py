@@ -32,6 +32,9 @@ class Fault:
     show_s: float
     duration_s: float
     path: Path
+    #: Does the lab's software write a line about this fault (an error, a kill, a refusal)?
+    #: `reports_quoting_logs_where_logged` counts only these.
+    logged: bool = False
 
     @property
     def nothing_wrong(self) -> bool:
@@ -64,6 +67,7 @@ def load_fault(path: Path) -> Fault:
             show_s=float(raw.get("show_s", 60)),
             duration_s=min(float(raw.get("duration_s", 120)), 900.0),
             path=path,
+            logged=bool(expected.get("logged", False)),
         )
     except KeyError as e:
         raise FaultFileError(f"{path}: missing field {e.args[0]}") from e

@@ -20,11 +20,17 @@ from bot.doctor.telegram import check_telegram
 from bot.wiring.api import alertmanager_client
 from bot.wiring.app import Inspection, open_inspection
 from reasoning_core.errors import StoreError
-from reasoning_core.runbooks import load_runbooks
+from reasoning_core.runbooks import RunbookSet, load_runbooks
 
 DATABASE = "database"
 #: How long one remote check may take: a hung server costs this, not a hang.
 DEFAULT_LIMIT_SEC = 10.0
+
+
+def configured_runbooks(settings: Settings) -> RunbookSet:
+    """The runbooks the bot would load: RUNBOOKS_DIR's, and the shipped pack unless off."""
+    deep = settings.deep
+    return load_runbooks(deep.runbook_dirs, include_shipped=deep.runbooks_shipped)
 
 
 async def run_doctor(settings: Settings, *, limit_sec: float = DEFAULT_LIMIT_SEC) -> list[Finding]:
@@ -36,9 +42,7 @@ async def run_doctor(settings: Settings, *, limit_sec: float = DEFAULT_LIMIT_SEC
     findings = [*await _database_and_sources(settings, limit_sec), *telegram, *llm]
     observability = settings.observability
     findings.append(check_port(observability.metrics_host, observability.metrics_port))
-    runbooks = await asyncio.to_thread(
-        load_runbooks, [settings.deep.runbooks_dir] if settings.deep.runbooks_dir else []
-    )
+    runbooks = await asyncio.to_thread(configured_runbooks, settings)
     findings.extend(check_edge(settings.api, runbooks.runbooks.keys()))
     findings.append(
         await check_alertmanager(alertmanager_client(settings.api), limit_sec=limit_sec)
@@ -76,9 +80,7 @@ def _database(inspection: Inspection) -> Finding:
 
 
 async def _sources(settings: Settings, inspection: Inspection, limit_sec: float) -> list[Finding]:
-    runbooks = await asyncio.to_thread(
-        load_runbooks, [settings.deep.runbooks_dir] if settings.deep.runbooks_dir else []
-    )
+    runbooks = await asyncio.to_thread(configured_runbooks, settings)
     tools = inspection.tools
     return [
         await check_sql(

@@ -11,6 +11,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
@@ -36,14 +37,17 @@ class RunbookLibrary:
     them without a restart.
     """
 
-    def __init__(self, dirs: Sequence[Path] = ()) -> None:
+    def __init__(self, dirs: Sequence[Path] = (), *, include_shipped: bool = True) -> None:
         self.dirs = list(dirs)
-        self.current: RunbookSet = load_runbooks(self.dirs)
+        self.include_shipped = include_shipped
+        self.current: RunbookSet = load_runbooks(self.dirs, include_shipped=include_shipped)
         self.loaded_at = datetime.now(UTC)
 
     async def reload(self) -> RunbookSet:
         """Read the files again (in a thread: it is file I/O); never raises for a bad file."""
-        self.current = await asyncio.to_thread(load_runbooks, self.dirs)
+        self.current = await asyncio.to_thread(
+            partial(load_runbooks, self.dirs, include_shipped=self.include_shipped)
+        )
         self.loaded_at = datetime.now(UTC)
         return self.current
 

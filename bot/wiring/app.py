@@ -397,7 +397,6 @@ def _build_ops(
     settings: Settings, pool: asyncpg.Pool[Any], chat_model: OpenAIChatModel | None
 ) -> Ops:
     """Stores, limits and metrics for access control, admin commands and the ops server."""
-    runbooks_dir = settings.deep.runbooks_dir
     access, observability = settings.access, settings.observability
     return Ops(
         accounts=PgAccountStore(pool),
@@ -417,7 +416,9 @@ def _build_ops(
             limit=access.max_concurrent_deep_per_user,
             ttl_sec=settings.delivery.inbox_lease_sec,
         ),
-        runbooks=RunbookLibrary([runbooks_dir] if runbooks_dir else []),
+        runbooks=RunbookLibrary(
+            settings.deep.runbook_dirs, include_shipped=settings.deep.runbooks_shipped
+        ),
         admin_ids=frozenset(access.admin_ids),
         access_mode=access.mode,
         daily_token_budget=access.daily_token_budget,

@@ -9,7 +9,8 @@ template — numbers, hex ids, UUIDs, addresses, quoted values and durations bec
 so "process 4242 still waiting for ShareLock on transaction 731 after 1000.052 ms" and the
 same line for process 4250 are one template. A template is *new* when it has at least
 `min_count` entries in the incident window and none before it, or `ratio` times its
-baseline rate; only templates that say something went wrong (an error, a warning, an
+baseline rate, and is still being written (a template that stopped `fresh` before now is an
+earlier incident's); only templates that say something went wrong (an error, a warning, an
 exception, a kill, a refusal, a timeout) are kept, errors first (their level, an exception,
 a kill) then other trouble (a warning, a 5xx in an access log), each by how early it began,
 then how often. Each keeps one example line (masked, shortened) for the report to quote.
@@ -146,9 +147,12 @@ class NewsLimits:
     #: The hour before the incident window, read as its baseline.
     baseline: timedelta = timedelta(hours=1)
     #: The incident window when no onset is known: the last minutes.
-    recent: timedelta = timedelta(minutes=10)
+    recent: timedelta = timedelta(minutes=5)
     #: Before an onset: lines a little earlier belong to the incident (clocks, scrapes).
-    lead: timedelta = timedelta(minutes=2)
+    lead: timedelta = timedelta(minutes=1)
+    #: A template whose last line is older than this stopped: an earlier incident's, not news
+    #: (as the runbooks' log checks judge it).
+    fresh: timedelta = timedelta(seconds=90)
 
 
 @dataclass
@@ -221,7 +225,8 @@ def _new_templates(
     for key, entries in recent.items():
         count, base_count = len(entries), before.get(key, 0)
         rising = count / recent_hours >= limits.ratio * base_count / base_hours
-        if count < limits.min_count or not rising:
+        last = max(entry.time for entry, _ in entries)
+        if count < limits.min_count or not rising or now - last > limits.fresh:
             continue
         first, example = min(entries, key=lambda e: e[0].time)
         found.append(

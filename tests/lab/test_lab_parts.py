@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from lab import config
-from lab.bench import first_report, score, summarise, wrong_cause
+from lab.bench import first_candidate, first_report, scan_used, score, summarise, wrong_cause
 from lab.fault import (
     FAULTS_DIR,
     FaultFileError,
@@ -154,11 +154,13 @@ def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
     first = load_faults(FAULTS_DIR / "holdout")
     second = load_faults(FAULTS_DIR / "holdout2")
     third = load_faults(FAULTS_DIR / "holdout3")
+    fourth = load_faults(FAULTS_DIR / "holdout4")
     assert {f.name for f in second} == {"pg-frozen", "web-hung", "web-crash-loop", "db-path-flap"}
     assert {f.name for f in third} == {"web-exit-loop", "web-slow-loop"}
-    names = [f.name for f in [*load_faults(), *first, *second, *third]]
+    assert {f.name for f in fourth} == {"pg-cpu-burn", "proxy-frozen", "pg-migration-lock"}
+    names = [f.name for f in [*load_faults(), *first, *second, *third, *fourth]]
     assert len(names) == len(set(names))  # no holdout repeats a shipped fault
-    for fault in [*second, *third]:
+    for fault in [*second, *third, *fourth]:
         assert fault.cause_terms and fault.component and fault.duration_s <= 900, fault.name
 
 
@@ -206,3 +208,39 @@ def test_wrong_causes_are_summed_overall_and_by_fault() -> None:
     assert figures["wrong_causes"] == 2 and figures["false_causes"] == 0
     assert figures["by_fault"]["pg-frozen"]["wrong_causes"] == 1
     assert figures["by_fault"]["db-path-flap"]["wrong_causes"] == 0
+
+
+def test_the_change_scans_part_in_a_report_is_read_in_both_languages() -> None:
+    en = (
+        "🔔 … No runbook for alert PgBackendsPileUp\n\nwhat changed first: postgres "
+        "(pg_stat_activity_count rose from 14:01:05), web (… fell from 14:01:20); "
+        "looked at 412 series of 6 targets"
+    )
+    ru = "что изменилось первым: db-proxy (namedprocess_… выросла с 14:01:05)"
+    quiet = "looked at 412 series of 6 targets; none changed before the symptom"
+    assert first_candidate(en) == "postgres" and first_candidate(ru) == "db-proxy"
+    assert first_candidate(quiet) is None and scan_used(quiet) and scan_used(en)
+    assert not scan_used("Primary cause: CPU saturation") and not scan_used(None)
+
+
+def test_log_quotes_are_counted_apart_where_the_software_logs_the_fault() -> None:
+    faults = load_faults()
+    logged = {f.name for f in faults if f.logged}
+    assert {"bad-release", "pg-connections", "pg-lock"} <= logged
+    assert "cpu-hog" not in logged  # nothing the lab runs writes a line about a busy CPU
+    row = {"nothing_wrong": False, "reported": True, "alerts": ["X"], "alerted": True,
+           "fault_to_alert_s": 10.0, "alert_to_report_s": 5.0, "cause_ok": True,
+           "component_ok": True, "false_cause": False, "round": 0}  # fmt: skip
+    rows = [
+        {**row, "fault": "bad-release", "logged": True, "quotes_log": True},
+        {**row, "fault": "pg-lock", "logged": True, "quotes_log": False},
+        {**row, "fault": "cpu-hog", "logged": False, "quotes_log": False},
+        {**row, "fault": "nothing-wrong", "nothing_wrong": True, "scan_candidate": "web"},
+        {**row, "fault": "web-killed", "logged": True, "quotes_log": True,
+         "scan_used": True, "scan_component_first": True},
+    ]  # fmt: skip
+    figures = summarise(faults, 1, rows)
+    assert figures["reports_quoting_logs"] == 0.5
+    assert figures["reports_quoting_logs_where_logged"] == 0.667
+    assert figures["scan_used"] == 1 and figures["scan_component_first"] == 0.25
+    assert figures["scan_candidates_when_nothing_wrong"] == 1

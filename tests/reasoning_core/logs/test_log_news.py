@@ -78,6 +78,18 @@ async def test_exhausted_slots_are_new_in_postgresql_and_in_the_service(
     assert ru is not None and "за 60 мин до того" in ru
 
 
+async def test_lines_that_stopped_are_the_past_and_the_lines_going_on_are_news(
+    sources: dict[str, LogSource],
+) -> None:
+    """At 08:10:20 with no onset given (a question): the bad release's tracebacks stopped at
+    08:08:44, within the last minutes but over; the lock waits since 08:08:58 go on."""
+    news = await reader(sources, "08:10:20").read()
+    assert news is not None and news.new
+    assert not any("KeyError" in t.example for t in news.new)
+    assert any("still waiting for" in t.example and t.source == "postgres" for t in news.new)
+    assert any("QueryCanceledError" in t.example and t.source == "web" for t in news.new)
+
+
 async def test_after_the_faults_nothing_is_new_and_it_says_what_it_read(
     sources: dict[str, LogSource],
 ) -> None:
@@ -85,7 +97,7 @@ async def test_after_the_faults_nothing_is_new_and_it_says_what_it_read(
     assert news is not None and news.new == ()
     assert news.sources_read == ("postgres", "web")
     said = describe(news, "en")
-    assert said == "nothing new in the logs since 08:18:00 UTC (read postgres, web)"
+    assert said == "nothing new in the logs since 08:19:00 UTC (read postgres, web)"
 
 
 async def test_a_source_that_cannot_be_read_is_named_and_the_others_still_read(
