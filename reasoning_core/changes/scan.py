@@ -3,8 +3,11 @@
 One range query per target (its series but histogram buckets) over the baseline and the
 incident window; at most `ScanLimits.max_queries` queries, `max_series` series and
 `budget_sec` seconds in all — whatever a bound cuts is named in `ScanResult.partial`.
-Counters (by the metadata's type, else a `_total` name) are scored as rates. A component's
-change is its earliest changed series; components are ranked by their strength, discounted
+Counters (by the metadata's type, else a `_total` name) are scored as rates. A series that
+changed the same way in the same window a day before (a nightly job, a daily peak) changes
+every day at this hour and is left out — one more query per target that changed, within the
+same budget; no data a day before leaves the series in. A component's change is its
+earliest changed series; components are ranked by their strength, discounted
 by how long after the symptom's onset they changed (an effect comes after its cause); equal
 weights go to the component with more changed series.
 """
@@ -36,6 +39,8 @@ _MOVED = {
 }
 #: The finest step: a few scrapes per step, so counters' rates are not aliased.
 MIN_STEP_SEC = 15.0
+#: What changes every day at this hour is read this long before.
+DAY = timedelta(days=1)
 
 
 class RangeTool(Protocol):
@@ -92,6 +97,8 @@ class ScanResult:
     series_seen: int = 0
     targets: list[Target] = field(default_factory=list)
     partial: list[str] = field(default_factory=list)
+    #: Changed series left out because they changed the same way a day before.
+    daily: int = 0
 
     def describe(self, language: str) -> str:
         """One line: the candidates ("what changed first: …"), or what was looked at."""
@@ -115,6 +122,13 @@ class ScanResult:
             text = gettext(language, "{looked}; none changed before the symptom").format(
                 looked=looked
             )
+        if self.daily:
+            text += "; " + ngettext(
+                language,
+                "{n} series that changes every day at this hour left out",
+                "{n} series that change every day at this hour left out",
+                self.daily,
+            ).format(n=self.daily)
         if self.partial:
             text += " " + gettext(language, "(partial: {why})").format(why="; ".join(self.partial))
         return text
@@ -142,7 +156,8 @@ async def scan(
     )
     start = incident_start - limits.baseline
     step = max(MIN_STEP_SEC, (at - start).total_seconds() / POINTS)
-    changed: list[ChangedSeries] = []
+    changed: dict[Target, list[ChangedSeries]] = defaultdict(list)
+    types = types or {}
     for index, target in enumerate(chosen):
         remaining = limits.budget_sec - (time.monotonic() - started)
         if remaining <= 0:
@@ -167,18 +182,97 @@ async def scan(
                 result.partial.append(f"only the first {limits.max_series} series scored")
                 break
             result.series_seen += 1
-            labels = {str(k): str(v) for k, v in (row.get("metric") or {}).items()}
-            points = _points(row.get("values") or [])
-            if _is_counter(labels.get("__name__", ""), types or {}):
-                points = counter_rate(points)
+            labels, points = _series(row, types)
             found = score_change(points, incident_start=incident_start, threshold=limits.threshold)
             if found is not None:
-                changed.append(ChangedSeries(labels=labels, change=found))
+                changed[target].append(ChangedSeries(labels=labels, change=found))
         else:
             continue
         break
-    result.components = rank(changed, symptom_onset=symptom_onset)
+    day_before = _Window(start - DAY, at - DAY, step, incident_start - DAY)
+    kept = await _not_daily(
+        tool, changed, day_before, result=result, limits=limits, types=types, started=started
+    )
+    result.components = rank(kept, symptom_onset=symptom_onset)
     return result
+
+
+@dataclass(frozen=True)
+class _Window:
+    start: datetime
+    end: datetime
+    step_sec: float
+    incident_start: datetime
+
+
+async def _not_daily(
+    tool: RangeTool,
+    changed: Mapping[Target, list[ChangedSeries]],
+    day_before: _Window,
+    *,
+    result: ScanResult,
+    limits: ScanLimits,
+    types: Mapping[str, str],
+    started: float,
+) -> list[ChangedSeries]:
+    """The changed series but those that changed the same way a day before (counted in
+    `result.daily`); a target the budget leaves no time for keeps its series."""
+    kept: list[ChangedSeries] = []
+    for target, items in changed.items():
+        remaining = limits.budget_sec - (time.monotonic() - started)
+        if remaining <= 0:
+            result.partial.append(f"{target.job}: not compared with a day before (the budget)")
+            kept.extend(items)
+            continue
+        answer = await tool.run(
+            ToolRequest(
+                query=target.selector(),
+                start=day_before.start,
+                end=day_before.end,
+                step_sec=day_before.step_sec,
+                timeout_sec=max(1.0, remaining),
+            )
+        )
+        daily = _daily(items, answer, day_before.incident_start, limits.threshold, types)
+        result.daily += len(daily)
+        kept.extend(item for item in items if id(item) not in daily)
+    return kept
+
+
+def _series(
+    row: Mapping[str, Any], types: Mapping[str, str]
+) -> tuple[dict[str, str], list[tuple[datetime, float]]]:
+    """A range query's row: its labels and its points (a counter's as its rate)."""
+    labels = {str(k): str(v) for k, v in (row.get("metric") or {}).items()}
+    points = _points(row.get("values") or [])
+    if _is_counter(labels.get("__name__", ""), types):
+        points = counter_rate(points)
+    return labels, points
+
+
+def _daily(
+    items: Sequence[ChangedSeries],
+    day_before: ToolResult,
+    incident_start: datetime,
+    threshold: float,
+    types: Mapping[str, str],
+) -> set[int]:
+    """Which of `items` (by id) changed the same way in the same window a day before."""
+    if not day_before.ok:
+        return set()
+    then: dict[frozenset[tuple[str, str]], list[tuple[datetime, float]]] = {}
+    for row in day_before.rows:
+        labels, points = _series(row, types)
+        then[frozenset(labels.items())] = points
+    daily = set()
+    for item in items:
+        before = then.get(frozenset(item.labels.items()))
+        if not before:
+            continue
+        found = score_change(before, incident_start=incident_start, threshold=threshold)
+        if found is not None and found.direction == item.change.direction:
+            daily.add(id(item))
+    return daily
 
 
 def rank(
