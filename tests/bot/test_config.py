@@ -114,6 +114,7 @@ ADDED_VALUES: dict[str, Any] = {
     "CHANGE_SCAN_MAX_SERIES": 2000,  # issue 39: what changed at the same time
     "CHANGE_SCAN_MAX_QUERIES": 12,
     "CHANGE_SCAN_BUDGET_SEC": 15.0,
+    "RUNBOOKS_SHIPPED": True,  # the shipped pack off: the change scan alone
 }
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {
