@@ -78,7 +78,8 @@ def log_lines_rows(
                   "log_source": source, "log_last": last.isoformat()}, has_data=True,
         )  # fmt: skip
     recent_rate, base_rate = count / recent_hours, base_count / base_hours
-    new = count >= rule.min_count and recent_rate >= rule.ratio * base_rate
+    rising = recent_rate >= rule.ratio * base_rate or not rule.against_baseline
+    new = count >= rule.min_count and rising
     since = _time(first) or window.recent_start
     text = quote(
         str(first.get("line", "")), count=count, since=since, baseline_count=base_count,

@@ -260,6 +260,9 @@ class LogLinesRule(_Rule):
     #: Lines that stopped this long before the window's end are the past (an earlier
     #: incident's), not what is happening now.
     fresh_seconds: float = Field(default=90, gt=0)
+    #: False: every line is an event of its own (the kernel killing a process), so a fresh
+    #: one confirms however many came before it; the baseline's count is still quoted.
+    against_baseline: bool = True
     confidence: float = Field(default=0.85, gt=0, le=1)
     refute_confidence: float = Field(default=0.3, ge=0, le=1)
     label: Label = Wording(en="matching lines", ru="подходящие строки")

@@ -205,3 +205,23 @@ async def test_a_probed_url_finds_the_source_that_goes_by_its_host_and_port(
         start=at("08:00:00"), end=at("08:10:00"),
     ))  # fmt: skip
     assert result.ok and result.data["source"] == "web" and result.row_count == 1
+
+
+def test_an_oom_kill_now_is_news_however_many_came_before() -> None:
+    """The kernel's kill lines are events of their own (`against_baseline: false`): a kill
+    now confirms even after earlier ones; a pattern of ordinary lines would not."""
+    kill = "Memory cgroup out of memory: Killed process {} (python3) total-vm:245432kB"
+    rows = [
+        {"dt": at("08:10:00"), "line": kill.format(4242), "source": "kernel"},
+        {"dt": at("07:40:00"), "line": kill.format(4100), "source": "kernel"},
+        {"dt": at("07:20:00"), "line": kill.format(4000), "source": "kernel"},
+    ]
+    w = window("08:00:00", "08:11:00")
+    as_before = log_lines_rows(
+        LogLinesRule.model_validate({"rule": "log_lines"}), rows, w, "en", now=at("08:11:00")
+    )
+    assert not as_before.confirmed and "as often as" in as_before.text
+    events = LogLinesRule.model_validate({"rule": "log_lines", "against_baseline": False})
+    news = log_lines_rows(events, rows, w, "en", now=at("08:11:00"))
+    assert news.confirmed, news.text
+    assert news.text.startswith(f"“{kill.format(4242)}” ×1 since 08:10:00 UTC, 2 in the 60 min")
