@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_settings
+from bot.replies.report_html import render_report
 from bot.terminal import question, touch_local_user
 from bot.wiring.app import Runtime, open_runtime
 from demo.services import LocalPrometheus, unavailable_reason
 from reasoning_core.models import Answer
+from reasoning_core.tree.report import build_report
 from tests.recordings import DataClock
 
 pytestmark = [
@@ -86,6 +88,9 @@ async def test_the_report_quotes_what_is_new_in_the_logs_since_it_began(
     assert "database query failed: QueryCanceledError" in news
     assert "none in the 60 min before (web)" in news
     assert "New in the logs since" in answer.text and news in answer.text
+    # and in Telegram's HTML, escaped, under a heading of its own
+    html = render_report(build_report(answer.synthesis), answer, "en")
+    assert "<b>New in the logs</b>" in html and "QueryCanceledError" in html
 
 
 async def test_a_window_before_the_lines_has_no_news_of_them(
