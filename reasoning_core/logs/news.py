@@ -26,7 +26,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
@@ -256,7 +256,7 @@ def describe(news: LogNews | None, language: str, *, top: int = 3) -> str | None
     )
 
 
-__all__: Sequence[str] = (
+__all__ = [
     "LogNews",
     "LogNewsReader",
     "NewTemplate",
@@ -264,4 +264,4 @@ __all__: Sequence[str] = (
     "describe",
     "template",
     "troubled",
-)
+]
