@@ -4,6 +4,7 @@ tests of the runbook packs (host, standard exporters)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -13,8 +14,10 @@ from bot.alerts import load_mapping
 from bot.alerts.mapping import Investigation
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.events import answer_of
+from reasoning_core.logs import LogTool
 from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.ports.logs import LogSource
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.base import Tool
@@ -35,9 +38,13 @@ async def analyse_alert(
     *,
     language: Language = "en",
     known: KnownNames | None = None,
+    logs: Mapping[str, LogSource] | None = None,
 ) -> tuple[Answer, Tree | None]:
-    """The mapped alert's analysis as of `at`: its answer and its stored tree."""
+    """The mapped alert's analysis as of `at`: its answer and its stored tree; `logs`: the
+    log sources its log checks read (none: they are left out)."""
     tools: dict[str, Tool] = {"prometheus": PrometheusTool(prometheus_url)}
+    if logs:
+        tools["logs"] = LogTool(logs)
     planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: at)
     analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
     question = found.question(language)

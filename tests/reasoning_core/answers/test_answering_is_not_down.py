@@ -1,0 +1,90 @@
+"""A service that answers the probe with HTTP 500 is not down: a new version deployed right
+after the service was down (its scrapes missed a minute ago) is the release's fault — the
+live bench's bad-release, injected moments after web-killed ended, was reported as "the
+service behind the endpoint is down" at 0.96. Blackbox exporter's and the service's own
+series, turned into TSDB blocks by promtool and served by a real Prometheus."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bot.alerts.mapping import Investigation
+from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.prometheus import build_tsdb
+from logsources import FileLogSource
+from tests.reasoning_core.answers.alert_analysis import MAPPING, analyse_alert, findings
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
+
+START = datetime(2026, 11, 27, 5, 0, tzinfo=UTC)
+#: The service was down from DOWN to ONSET, then came back as a new version answering 500.
+DOWN = START + timedelta(minutes=18, seconds=30)
+ONSET = START + timedelta(minutes=20)
+AT = ONSET + timedelta(seconds=30)
+TARGET = "http://127.0.0.1:8080/checkout"
+PROBE = f'instance="{TARGET}",job="blackbox"'
+WEB = 'instance="127.0.0.1:8080",job="web"'
+
+
+def _times() -> Iterator[tuple[int, datetime]]:
+    at = START
+    while at <= AT + timedelta(minutes=1):
+        yield int(at.timestamp()), at
+        at += timedelta(seconds=5)
+
+
+def _recording() -> str:
+    lines = ["# TYPE probe_success gauge"]
+    lines += [f"probe_success{{{PROBE}}} {0 if at >= DOWN else 1} {t}" for t, at in _times()]
+    lines += ["# TYPE probe_duration_seconds gauge"]
+    lines += [f"probe_duration_seconds{{{PROBE}}} 0.02 {t}" for t, _ in _times()]
+    lines += ["# TYPE probe_http_status_code gauge"]
+    lines += [
+        f"probe_http_status_code{{{PROBE}}} {500 if at >= ONSET else 0 if at >= DOWN else 200} {t}"
+        for t, at in _times()
+    ]
+    lines += ["# TYPE up gauge"]
+    lines += [f"up{{{WEB}}} {0 if DOWN <= at < ONSET else 1} {t}" for t, at in _times()]
+    lines += [f"up{{{PROBE}}} 1 {t}" for t, _ in _times()]
+    lines += ["# TYPE app_build_info gauge"]
+    lines += [
+        f'app_build_info{{{WEB},version="{"v2" if at >= ONSET else "v1"}"}} 1 {t}'
+        for t, at in _times()
+        if not DOWN <= at < ONSET  # no scrape while it was down
+    ]
+    return "\n".join([*lines, "# EOF"]) + "\n"
+
+
+async def test_a_service_answering_500_after_a_deploy_is_the_release_not_down(
+    pool: asyncpg.Pool[Any], tmp_path: Path
+) -> None:
+    source = tmp_path / "series.om"
+    source.write_text(_recording())
+    build_tsdb(source, tmp_path / "tsdb")
+    labels = {"alertname": "BlackboxProbeHttpFailure", "severity": "warning",
+              "instance": TARGET, "job": "blackbox"}  # fmt: skip
+    found = MAPPING.resolve(labels)
+    assert isinstance(found, Investigation) and found.runbook == "endpoint_probe", found
+    # the supervisor's word when the service died, as the lab's keepalive writes it
+    web_log = tmp_path / "web.log"
+    web_log.write_text(
+        f"{DOWN:%Y-%m-%d %H:%M:%S},120 WARNING keepalive: lab.service exited with -9; "
+        "starting it again (restart 1)\n"
+    )
+    source = FileLogSource("web", [str(web_log)])
+    logs = {"web": source, "127.0.0.1:8080": source}  # the host:port it serves on (`also:`)
+    async with LocalPrometheus(tmp_path / "tsdb") as server:
+        answer, tree = await analyse_alert(pool, server.url, found, AT, logs=logs)
+    text = findings(answer, tree)
+    assert answer.synthesis is not None and answer.synthesis.primary is not None, text
+    assert answer.synthesis.primary.id != "service_down", text
+    assert answer.synthesis.primary.id == "bad_release", text
