@@ -80,8 +80,8 @@ async def test_a_service_answering_500_after_a_deploy_is_the_release_not_down(
         f"{DOWN:%Y-%m-%d %H:%M:%S},120 WARNING keepalive: lab.service exited with -9; "
         "starting it again (restart 1)\n"
     )
-    source = FileLogSource("web", [str(web_log)])
-    logs = {"web": source, "127.0.0.1:8080": source}  # the host:port it serves on (`also:`)
+    web_source = FileLogSource("web", [str(web_log)])
+    logs = {"web": web_source, "127.0.0.1:8080": web_source}  # and its host:port (`also:`)
     async with LocalPrometheus(tmp_path / "tsdb") as server:
         answer, tree = await analyse_alert(pool, server.url, found, AT, logs=logs)
     text = findings(answer, tree)
