@@ -144,7 +144,9 @@ def unmapped_key(key: str) -> bool:
 
 def load_mapping(path: Path | None, *, runbooks: Collection[str] | None = None) -> AlertMapping:
     """Read and validate the mapping (the bundled one for None); ConfigurationError saying
-    what is wrong and where. `runbooks`: the ids an entry may name (None: not checked)."""
+    what is wrong and where. `runbooks`: the ids an entry may name (None: not checked) — an
+    entry of the bundled mapping whose runbook is not loaded (RUNBOOKS_SHIPPED=false) is
+    left out, so its alert is one no runbook fits; in your own file it is an error."""
     source = path or DEFAULT_MAPPING
     try:
         raw = yaml.safe_load(source.read_text(encoding="utf-8")) or {}
@@ -159,6 +161,9 @@ def load_mapping(path: Path | None, *, runbooks: Collection[str] | None = None) 
         raise ConfigurationError(f"ALERT_MAPPING: {source}: {where}: {first['msg']}") from e
     if runbooks is not None:
         unknown = sorted({r.runbook for r in mapping.alerts} - set(runbooks))
+        if unknown and path is None:
+            kept = [rule for rule in mapping.alerts if rule.runbook in runbooks]
+            return mapping.model_copy(update={"alerts": kept})
         if unknown:
             raise ConfigurationError(
                 f"ALERT_MAPPING: {source} names runbooks that are not loaded: {unknown}"

@@ -284,3 +284,19 @@ def test_a_host_alert_with_a_hostile_instance_is_refused() -> None:
         {"alertname": "HostHighCpuLoad", "instance": 'web-1"} or vector(1) #'}
     )
     assert found == Refusal(kind="bad_label", alertname="HostHighCpuLoad", label="instance")
+
+
+def test_with_the_shipped_pack_off_its_alerts_are_ones_no_runbook_fits(tmp_path: Path) -> None:
+    """RUNBOOKS_SHIPPED=false: the bundled mapping keeps only the entries whose runbook is
+    loaded (the change scan answers the rest); a mapping file of one's own that names a
+    runbook not loaded is still an error."""
+    only_cpu = load_mapping(None, runbooks={"host_cpu"})
+    cpu = only_cpu.resolve({"alertname": "HostHighCpuLoad", "instance": "web-1:9100"})
+    assert isinstance(cpu, Investigation) and cpu.runbook == "host_cpu"
+    disk = only_cpu.resolve({"alertname": "HostOutOfDiskSpace", "instance": "web-1:9100"})
+    assert isinstance(disk, Refusal) and disk.kind == "unmapped"
+    assert load_mapping(None, runbooks=set()).alerts == []
+    own = tmp_path / "mapping.yaml"
+    own.write_text("alerts: [{alert: A, runbook: host_disk, question: {en: q}}]")
+    with pytest.raises(ConfigurationError, match="not loaded"):
+        load_mapping(own, runbooks={"host_cpu"})
