@@ -105,9 +105,19 @@ USER_VISIBLE: list[tuple[str, str]] = []
 INTERNALS = re.compile(r"\b\w+(?:Error|Exception)\b|Traceback")
 
 
+#: A line of the user's own software quoted as evidence (“…” or «…»): its exception names
+#: are what their service raised, not whytree's internals.
+QUOTED = re.compile(r"“[^”\n]*”|«[^»\n]*»")
+
+
 def internal_leaks(visible: Sequence[tuple[str, str]]) -> list[str]:
-    """The (method: text) entries that show a user an exception class name or a traceback."""
-    return [f"{method}: {text[:300]!r}" for method, text in visible if INTERNALS.search(text)]
+    """The (method: text) entries that show a user an exception class name or a traceback
+    outside the log lines quoted as evidence."""
+    return [
+        f"{method}: {text[:300]!r}"
+        for method, text in visible
+        if INTERNALS.search(QUOTED.sub("", text))
+    ]
 
 
 def _visible_texts(method: str, params: dict[str, Any]) -> list[tuple[str, str]]:

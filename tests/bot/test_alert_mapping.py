@@ -14,6 +14,7 @@ from bot.alerts.payload import PayloadError, parse_notification
 from bot.config import load_settings
 from bot.doctor.edge import check_edge
 from fake_servers.alertmanager import alert, notification
+from fake_servers.telegram.server import internal_leaks
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.models import Language
 from reasoning_core.planners.runbook.plan import NoRunbookError, best_match
@@ -300,3 +301,12 @@ def test_with_the_shipped_pack_off_its_alerts_are_ones_no_runbook_fits(tmp_path:
     own.write_text("alerts: [{alert: A, runbook: host_disk, question: {en: q}}]")
     with pytest.raises(ConfigurationError, match="not loaded"):
         load_mapping(own, runbooks={"host_cpu"})
+
+
+def test_a_log_line_quoted_as_evidence_is_not_an_internal_leak() -> None:
+    """The user's own service's exception, quoted as evidence, may name its class; whytree's
+    own exception names and tracebacks outside quotes are still caught."""
+    quoted = "• confirmed: “ERROR shop: TooManyConnectionsError: …” ×9 since 02:01:05 UTC"
+    assert internal_leaks([("sendMessage", quoted)]) == []
+    assert internal_leaks([("sendMessage", "failed: KeyError in planner")])
+    assert internal_leaks([("sendMessage", "«x» Traceback (most recent call last)")])
