@@ -71,12 +71,8 @@ class FileLogSource:
 
     async def read(self, query: LogQuery) -> LogRead:
         try:
-            pattern = re.compile(query.pattern, re.IGNORECASE) if query.pattern else None
-        except re.error as e:
-            return LogRead(source=self.name, error=f"logs unavailable: bad pattern ({e})")
-        try:
             return await asyncio.wait_for(
-                asyncio.to_thread(self._read, query, pattern), timeout=query.timeout_sec + 1
+                asyncio.to_thread(self._read, query, query.matcher), timeout=query.timeout_sec + 1
             )
         except TimeoutError:
             log.warning("log source %s: no answer within %.1f s", self.name, query.timeout_sec)

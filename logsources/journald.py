@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-import re
 import shutil
 from datetime import UTC, datetime
 
@@ -59,10 +58,6 @@ class JournaldSource:
         return argv
 
     async def read(self, query: LogQuery) -> LogRead:
-        try:
-            pattern = re.compile(query.pattern, re.IGNORECASE) if query.pattern else None
-        except re.error as e:
-            return LogRead(source=self.name, error=f"logs unavailable: bad pattern ({e})")
         if shutil.which(self.binary) is None:
             return LogRead(
                 source=self.name, error="logs unavailable: no journalctl on this machine"
@@ -91,9 +86,10 @@ class JournaldSource:
             why = err.decode("utf-8", "replace").strip().splitlines()[-1:] or ["failed"]
             log.warning("log source %s: journalctl: %s", self.name, why[0])
             return LogRead(source=self.name, error=f"logs unavailable: journalctl: {why[0][:200]}")
-        return self._lines(out, query, pattern)
+        return self._lines(out, query)
 
-    def _lines(self, out: bytes, query: LogQuery, pattern: re.Pattern[str] | None) -> LogRead:
+    def _lines(self, out: bytes, query: LogQuery) -> LogRead:
+        pattern = query.matcher
         lines: list[LogLine] = []
         skipped = 0
         for raw in out.splitlines():

@@ -52,10 +52,6 @@ class KmsgSource:
 
     async def read(self, query: LogQuery) -> LogRead:
         try:
-            pattern = re.compile(query.pattern, re.IGNORECASE) if query.pattern else None
-        except re.error as e:
-            return LogRead(source=self.name, error=f"logs unavailable: bad pattern ({e})")
-        try:
             records, truncated = await asyncio.wait_for(
                 asyncio.to_thread(self._records, query), timeout=query.timeout_sec
             )
@@ -83,7 +79,7 @@ class KmsgSource:
             text = _unescape(match[4])
             if not query.start <= when <= query.end:
                 continue
-            if pattern is not None and not pattern.search(text):
+            if query.matcher is not None and not query.matcher.search(text):
                 continue
             lines.append(LogLine(time=when, text=text, source=self.name, origin=self.path))
             if len(lines) >= query.max_lines:

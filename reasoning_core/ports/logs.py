@@ -9,10 +9,12 @@ gets one is inconclusive, never an error for the whole analysis.
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
+from functools import cached_property
 from typing import Protocol
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 
 class LogLine(BaseModel):
@@ -27,7 +29,11 @@ class LogLine(BaseModel):
 
 
 class LogQuery(BaseModel):
-    """What to read: a window, an optional filter pushed down to the source, the bounds."""
+    """What to read: a window, an optional filter pushed down to the source, the bounds.
+
+    A pattern that is not a regular expression is refused here, once, so no adapter has
+    to; `matcher` is it compiled.
+    """
 
     start: datetime
     end: datetime
@@ -36,6 +42,21 @@ class LogQuery(BaseModel):
     max_lines: int = Field(default=5000, ge=1)
     max_bytes: int = Field(default=8_000_000, ge=1)
     timeout_sec: float = Field(default=5.0, gt=0)
+
+    @field_validator("pattern")
+    @classmethod
+    def _compiles(cls, pattern: str | None) -> str | None:
+        if pattern:
+            try:
+                re.compile(pattern)
+            except re.error as e:
+                raise ValueError(f"bad pattern ({e})") from e
+        return pattern or None
+
+    @cached_property
+    def matcher(self) -> re.Pattern[str] | None:
+        """The pattern compiled once (case-insensitive), or None: every line matches."""
+        return re.compile(self.pattern, re.IGNORECASE) if self.pattern else None
 
 
 class LogRead(BaseModel):
