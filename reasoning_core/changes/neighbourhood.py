@@ -6,7 +6,8 @@ part of `instance`, as `reasoning_core.runbooks.hosts` names it): their own seri
 through them the host's node and process-group series and every target's scrape health
 (`up`, `scrape_duration_seconds`, `scrape_samples_scraped` carry the target's labels). A
 blackbox probe's target counts as on the probed host. Label values go into PromQL quoted and
-escaped; histogram buckets are left out (their `_sum` and `_count` say the same, cheaper).
+escaped; histogram buckets, runtime and monitoring-internal series are left out (`LEFT_OUT`),
+and so is the monitoring system itself (`read_targets`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,14 @@ from dataclasses import dataclass
 
 from reasoning_core.runbooks.hosts import instance_host
 
+#: Series no scan reads (a regex of metric names): histogram buckets (their `_sum` and
+#: `_count` say the same, cheaper), the language runtimes' own (Go's and Python's garbage
+#: collector moves with any load: an effect, never what broke) and the monitoring stack's
+#: bookkeeping (Prometheus' and Alertmanager's internals, the exporters' own scrape timings).
+LEFT_OUT = (
+    r".+_bucket|go_.+|python_(gc|info).*|promhttp_.+|prometheus_.+|alertmanager_.+"
+    r"|net_conntrack_.+|.+_scrape_collector_.+|.+_exporter_.+"
+)
 #: Labels that name a subject, in the order they are matched against targets.
 SUBJECT_LABELS = ("instance", "job", "service", "pod")
 
@@ -32,9 +41,9 @@ class Target:
         return instance_host(self.instance)
 
     def selector(self) -> str:
-        """The PromQL selector of all this target's series but histogram buckets."""
+        """The PromQL selector of this target's series but `LEFT_OUT`."""
         return (
-            f'{{instance="{quote(self.instance)}",job="{quote(self.job)}",__name__!~".+_bucket"}}'
+            f'{{instance="{quote(self.instance)}",job="{quote(self.job)}",__name__!~"{LEFT_OUT}"}}'
         )
 
 

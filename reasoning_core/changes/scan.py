@@ -322,9 +322,14 @@ def targets_from_up(rows: Sequence[Mapping[str, Any]]) -> list[Target]:
     return sorted(found, key=lambda t: (t.job, t.instance))
 
 
+#: Every scrape target but the monitoring system's own (Prometheus and Alertmanager scraping
+#: themselves): its work grows with every incident's queries and alerts, whytree's included.
+TARGETS_QUERY = "up unless on (instance, job) (prometheus_build_info or alertmanager_build_info)"
+
+
 async def read_targets(tool: RangeTool, *, at: datetime) -> list[Target]:
-    """Every target Prometheus scraped at `at` (an instant `up` query); empty on failure."""
-    answer = await tool.run(ToolRequest(query="up", time=at))
+    """The targets Prometheus scraped at `at` (`TARGETS_QUERY`); empty on failure."""
+    answer = await tool.run(ToolRequest(query=TARGETS_QUERY, time=at))
     return targets_from_up(answer.rows) if answer.ok else []
 
 

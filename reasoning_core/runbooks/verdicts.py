@@ -160,6 +160,7 @@ def threshold(
         count=len(values),
     )  # fmt: skip
     data = {"label": label, "value": level, "limit": limit, "op": op, "samples": len(values)}
+    data["last"] = values[-1]  # the latest sample: is it still beyond the limit now?
     if as_share:
         data["as_share"] = True
     return Evidence(confirmed=beyond > 0, confidence=strength, text=text, data=data, has_data=True)
@@ -344,12 +345,15 @@ def _threshold_rows(
         (name, _threshold_series(rule, part, window, language)) for name, part in groups.items()
     ]
 
-    def beyond(item: tuple[str, Evidence]) -> float:
+    def beyond(item: tuple[str, Evidence]) -> tuple[bool, float]:
+        """Past the limit now first (an earlier incident's tail is in the window too), then
+        by how far its aggregate went."""
         data = item[1].data
         if "value" not in data:
-            return -math.inf
-        level, limit = float(data["value"]), float(data["limit"])
-        return level - limit if rule.op == "above" else limit - level
+            return False, -math.inf
+        level, limit, last = float(data["value"]), float(data["limit"]), float(data["last"])
+        now = last > limit if rule.op == "above" else last < limit
+        return now, level - limit if rule.op == "above" else limit - level
 
     name, evidence = max(judged, key=beyond)
     if not evidence.has_data:

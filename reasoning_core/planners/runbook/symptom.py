@@ -2,7 +2,8 @@
 
 The gate's checks ran before any hypothesis; their numbers and series are what
 the report's first line and its chart show. `symptom_data` picks the gate
-check that found the symptom (else the first) and keeps its evidence data with
+check that found the symptom and whose measure is still beyond its limit (else the first)
+and keeps its evidence data with
 the subject the analysis is about (a host by its one name, runbooks/hosts.py).
 """
 
@@ -24,7 +25,9 @@ def symptom_data(
     measured = [(c, e) for c, e in found if "change" in e.data or "value" in e.data]
     if not measured:
         return None
-    check, evidence = max(measured, key=lambda ce: (ce[1].confirmed is True, ce[1].confidence))
+    check, evidence = max(
+        measured, key=lambda ce: (ce[1].confirmed is True, _ongoing(ce[1]), ce[1].confidence)
+    )
     kind, subject = _subject(runbook, state)
     window = state.window
     return {
@@ -36,6 +39,17 @@ def symptom_data(
         "baseline_hours": (window.baseline_end - window.baseline_start).total_seconds() / 3600,
         "recent_start": window.recent_start.isoformat(),
     }
+
+
+def _ongoing(evidence: Evidence) -> bool:
+    """Is a threshold's latest sample still beyond its limit? A window holds the tail of an
+    earlier incident too (the latency of the last one, recovered since): the symptom a report
+    opens with is the one going on now. Other measurements count as going on."""
+    data = evidence.data
+    last, limit = data.get("last"), data.get("limit")
+    if not isinstance(last, int | float) or not isinstance(limit, int | float):
+        return True
+    return last > limit if data.get("op", "above") == "above" else last < limit
 
 
 def _subject(runbook: Runbook, state: PlanState) -> tuple[str, str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reasoning_core.changes.components import component_of
-from reasoning_core.changes.neighbourhood import Target, neighbourhood
+from reasoning_core.changes.neighbourhood import LEFT_OUT, Target, neighbourhood
 
 TARGETS = [
     Target("10.0.0.1:9100", "node"),
@@ -34,7 +34,7 @@ def test_an_unknown_subject_scans_nothing() -> None:
 def test_label_values_with_promql_syntax_are_escaped() -> None:
     target = Target('a"} or vector(1) or {x="\\', "j\nb")
     assert target.selector() == (
-        '{instance="a\\"} or vector(1) or {x=\\"\\\\",job="j\\nb",__name__!~".+_bucket"}'
+        '{instance="a\\"} or vector(1) or {x=\\"\\\\",job="j\\nb",__name__!~"' + LEFT_OUT + '"}'
     )
 
 

@@ -449,3 +449,32 @@ def test_peer_compare_without_a_drop_or_peers_is_inconclusive() -> None:
 def test_invalid_rule_declarations(declaration: dict[str, Any]) -> None:
     with pytest.raises(ValidationError):
         RULE.validate_python(declaration)
+
+
+def test_threshold_by_a_label_names_the_series_still_beyond_the_limit_first() -> None:
+    """The window holds an earlier incident's tail: /items' p95 was 9 s two minutes ago and
+    is 0.2 s now, /checkout's is 1.5 s now. The one going on now is named; the aggregate
+    stays the max over the window (the verdict does not change)."""
+    rule = RULE.validate_python(
+        {"rule": "threshold", "op": "above", "limit": 1, "margin": 1, "aggregate": "max",
+         "label": "p95", "unit": " s", "by": "route"}
+    )  # fmt: skip
+    now = datetime(2026, 11, 26, 14, 10, tzinfo=UTC)
+    window = resolve_window(DateSpan(), now=now, recent_hours=0.05, end_pad=timedelta(0))
+    at = [now - timedelta(seconds=s) for s in (150, 120, 90, 60, 30)]
+
+    def series(route: str, values: list[float]) -> dict[str, Any]:
+        return {
+            "metric": {"route": route},
+            "values": [[t.timestamp(), v] for t, v in zip(at, values, strict=True)],
+        }
+
+    rows = prometheus_rows([series("/items", [9.0, 9.4, 0.3, 0.2, 0.2]),
+                            series("/checkout", [0.1, 0.1, 1.4, 1.5, 1.5])])  # fmt: skip
+    evidence = evaluate(rule, rows, window)
+    assert evidence.confirmed is True
+    assert evidence.data["series_name"] == "/checkout" and evidence.data["last"] == 1.5
+    # Nothing beyond the limit now: the strongest of the window is named, as before.
+    over = prometheus_rows([series("/items", [9.0, 9.4, 0.3, 0.2, 0.2]),
+                            series("/checkout", [0.1, 0.1, 1.4, 0.5, 0.5])])  # fmt: skip
+    assert evaluate(rule, over, window).data["series_name"] == "/items"
