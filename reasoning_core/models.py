@@ -27,6 +27,9 @@ DecisionSource = Literal["llm", "heuristic", "cache"]
 
 #: Below this confidence every answer must say why it is unsure.
 UNCERTAINTY_THRESHOLD = 0.7
+#: How sure a report is of a cause only a new log line names (no check confirms it): below
+#: "medium" (0.5), however telling the line.
+LOG_LEAD_CONFIDENCE = 0.35
 
 
 class ConfidenceLevel(StrEnum):
@@ -158,6 +161,9 @@ class Synthesis(BaseModel):
     #: What is new in the logs since the incident began (reasoning_core/logs/news.py): the
     #: lines an engineer reads first, quoted with their counts; None when not looked at.
     log_news: str | None = None
+    #: The first new error in the logs, quoted, when no check established a cause: the report
+    #: opens with it as a possible cause, below "medium" (logs/news.py `LEAD_CONFIDENCE`).
+    log_lead: str | None = None
 
 
 class Tree(BaseModel):

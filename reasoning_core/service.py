@@ -49,6 +49,7 @@ from reasoning_core.memory.long_term import LongTermMemory, Recall
 from reasoning_core.memory.reuse import parameters_of
 from reasoning_core.memory.turn import Turn, TurnLoader, TurnRecorder
 from reasoning_core.models import (
+    LOG_LEAD_CONFIDENCE,
     Answer,
     ClarifyingQuestion,
     Language,
@@ -72,6 +73,8 @@ from reasoning_core.reflection.uncertainty import with_uncertainty
 from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import Routed, StrategySelector
+from reasoning_core.tree.report import report_of
+from reasoning_core.tree.wording import headline
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from reasoning_core.understanding.parse import detect_language, understand
 from reasoning_core.understanding.pending import answers_pending
@@ -605,10 +608,23 @@ class ReasoningService:
         settled = not (synthesis.not_established or synthesis.by_elimination)
         if not fresh and (settled or news.new):
             return answer
+        heading = news.heading(answer.language)
+        lead = news.lead(answer.language)
+        if synthesis.not_established and lead is not None and fresh and fresh[0] is news.new[0]:
+            # no check established a cause: the first new error is where an engineer starts
+            rest = replace(news, new=tuple(fresh[1:]))
+            body = describe(rest, answer.language) if rest.new else None
+            text = _led_by_log(answer, lead)
+            return answer.model_copy(
+                update={
+                    "text": f"{text}\n\n{heading}:\n{body}" if body else text,
+                    "synthesis": synthesis.model_copy(update={"log_news": body, "log_lead": lead}),
+                    "confidence": LOG_LEAD_CONFIDENCE,
+                }
+            )
         body = describe(replace(news, new=tuple(fresh)), answer.language)
         if body is None:
             return answer
-        heading = news.heading(answer.language)
         return answer.model_copy(
             update={
                 "text": f"{answer.text}\n\n{heading}:\n{body}",
@@ -799,6 +815,19 @@ def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:
             "uncertainty_reason": gettext(decision.language, _WORDS["ambiguous"]),
         }
     )
+
+
+def _led_by_log(answer: Answer, lead: str) -> str:
+    """The answer's text with its "not established" line replaced by the log line's lead."""
+    assert answer.synthesis is not None
+    led = answer.model_copy(
+        update={"synthesis": answer.synthesis.model_copy(update={"log_lead": lead})}
+    )
+    before, after = report_of(answer), report_of(led)
+    if before is None or after is None:
+        return answer.text
+    old, new = headline(before, answer.language), headline(after, answer.language)
+    return answer.text.replace(old, new, 1) if old in answer.text else f"{new}\n\n{answer.text}"
 
 
 def _decided(answer: Answer, decision: StrategyDecision, assumptions: list[str]) -> Answer:

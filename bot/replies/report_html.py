@@ -8,7 +8,7 @@ from aiogram.utils.keyboard import InlineKeyboardBuilder
 
 from bot.replies.rendering import confidence_tag, escape
 from reasoning_core.i18n import gettext, pgettext
-from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer
+from reasoning_core.models import LOG_LEAD_CONFIDENCE, UNCERTAINTY_THRESHOLD, Answer
 from reasoning_core.tree.report import Report
 
 #: Tree lines per page: well under Telegram's 4096 characters even for long lines.
@@ -36,6 +36,10 @@ def labels(language: str) -> dict[str, str]:
         "primary": gettext(language, "Primary cause"),
         "not_established": gettext(language, "Cause not established — best candidate"),
         "possible": gettext(language, "Possible cause (the others were ruled out)"),
+        "from_logs": gettext(language, "Possible cause, from the logs (no check confirms it)"),
+        "checks_found_none": gettext(
+            language, "The checks: no cause found (best candidate: {title}, {p:.2f})"
+        ),
         "confirm": gettext(language, "What would confirm it"),
         "race": gettext(language, "Two causes fit about equally"),
         "pair": gettext(language, "{first} and {second}"),
@@ -97,6 +101,15 @@ def _cause(report: Report, words: dict[str, str], language: str) -> str:
     if report.by_elimination:
         head = f"<b>{words['possible']}:</b> {escape(report.primary)} {number}"
         return _settle(head, words["confirm"], report.would_settle)
+    if report.not_established and report.log_lead:
+        low = escape(confidence_tag(LOG_LEAD_CONFIDENCE, language))
+        found = words["checks_found_none"].format(
+            title=report.primary, p=report.primary_confidence
+        )
+        return (
+            f"<b>{words['from_logs']}:</b> {escape(report.log_lead)} · <i>{low}</i>\n"
+            f"<i>{escape(found)}</i>"
+        )
     if report.not_established:
         return f"<b>{words['not_established']}:</b> {escape(report.primary)} {number}"
     if report.rival:

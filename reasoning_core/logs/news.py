@@ -128,6 +128,13 @@ class LogNews:
             for t in self.new[:top]
         ]
 
+    def lead(self, language: str) -> str | None:
+        """The first new error (an error's level, an exception, a kill) quoted, or None: what
+        a report whose checks established nothing opens with, as a possible cause."""
+        if not self.new or self.new[0].rank != 0:
+            return None
+        return self.lines(language, top=1)[0]
+
     def heading(self, language: str) -> str:
         return gettext(language, _WORDS["heading"]).format(since=f"{self.since:%H:%M:%S}")
 

@@ -19,6 +19,7 @@ from pydantic import BaseModel, Field
 
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import (
+    LOG_LEAD_CONFIDENCE,
     UNCERTAINTY_THRESHOLD,
     Answer,
     ConfidenceLevel,
@@ -73,6 +74,8 @@ class Report(BaseModel):
     changed: str | None = None
     #: What is new in the logs since it began (`Synthesis.log_news`).
     log_news: str | None = None
+    #: The new error line the report opens with when no check established a cause.
+    log_lead: str | None = None
 
 
 def build_report(
@@ -114,6 +117,7 @@ def build_report(
         checked_by=checked_by(synthesis.runbook_title, planner, language),
         changed=synthesis.changed,
         log_news=synthesis.log_news,
+        log_lead=synthesis.log_lead if synthesis.not_established else None,
     )
 
 
@@ -166,6 +170,12 @@ def _headline(report: Report) -> str:
             f"({report.primary_confidence:.2f})"
         )
         return _settle(head, "What would confirm it", report.would_settle)
+    if report.not_established and report.log_lead:
+        return (
+            f"Possible cause, from the logs (no check confirms it): {report.log_lead} — "
+            f"confidence low ({LOG_LEAD_CONFIDENCE:.2f})\nThe checks: no cause found (best "
+            f"candidate: {report.primary}, {report.primary_confidence:.2f})"
+        )
     if report.not_established:
         return (
             f"Primary cause: not established (best candidate: {report.primary}, "

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from reasoning_core.i18n import N_, gettext
-from reasoning_core.models import UNCERTAINTY_THRESHOLD, Synthesis
+from reasoning_core.models import LOG_LEAD_CONFIDENCE, UNCERTAINTY_THRESHOLD, Synthesis
 from reasoning_core.tree.aggregation import CLOSE_MARGIN
 from reasoning_core.tree.report import Report
 from reasoning_core.tree.synthesis import ESTABLISHED_MIN
@@ -39,6 +39,9 @@ _HEADINGS: dict[str, str] = {
     "conclusion": N_("Conclusion"),
     "not_established": N_("not established (best candidate: {title}, {p:.2f})"),
     "possible": N_("Possible cause (the others were ruled out)"),
+    "from_logs": N_("Possible cause, from the logs (no check confirms it)"),
+    "low": N_("low"),
+    "checks_found_none": N_("The checks: no cause found (best candidate: {title}, {p:.2f})"),
     "confirm": N_("What would confirm it"),
     "race": N_("Two causes fit about equally"),
     "pair": N_("{first} and {second}"),
@@ -129,12 +132,24 @@ def render_report(report: Report, language: str) -> str:
     return "\n".join(lines)
 
 
+def headline(report: Report, language: str) -> str:
+    """The report's cause line(s) in `language`, as `render_report` writes them."""
+    h = {key: gettext(language, text) for key, text in _HEADINGS.items()}
+    return _headline(report, h, gettext(language, _LEVELS.get(report.level.value, "low")))
+
+
 def _headline(report: Report, h: dict[str, str], level: str) -> str:
     if report.nothing_to_investigate:
         return f"{h['conclusion']}: {report.primary} ({report.primary_confidence:.2f})"
     if report.by_elimination:
         head = f"{h['possible']}: {report.primary} ({report.primary_confidence:.2f})"
         return _settle(head, h["confirm"], report.would_settle)
+    if report.not_established and report.log_lead:
+        text = h["primary_with"].format(
+            title=report.log_lead, level=h["low"], p=LOG_LEAD_CONFIDENCE
+        )
+        found = h["checks_found_none"].format(title=report.primary, p=report.primary_confidence)
+        return f"{h['from_logs']}: {text}\n{found}"
     if report.not_established:
         text = h["not_established"].format(title=report.primary, p=report.primary_confidence)
         return f"{h['primary']}: {text}"

@@ -125,3 +125,20 @@ async def test_secrets_in_new_lines_are_masked_before_they_are_quoted(tmp_path: 
 
 async def test_no_sources_no_news() -> None:
     assert await reader({}, "08:08:00").read() is None
+
+
+async def test_the_first_new_error_is_the_lead_and_a_warning_is_none(
+    sources: dict[str, LogSource], tmp_path: Path
+) -> None:
+    news = await reader(sources, "08:08:00").read(onset=at("08:06:40"))
+    assert news is not None
+    lead = news.lead("en")
+    assert lead is not None and "KeyError: 'sku'" in lead and lead == news.lines("en")[0]
+    # only trouble below an error's level (a warning, an access log's 5xx): no lead
+    warned = tmp_path / "warned.log"
+    warned.write_text("2026-11-28 08:07:00,000 WARNING app: slow request took 7 s\n")
+    os.utime(warned, (at("08:08:00").timestamp(), at("08:08:00").timestamp()))
+    quiet = await reader({"app": FileLogSource("app", [str(warned)])}, "08:08:00").read(
+        onset=at("08:06:40")
+    )
+    assert quiet is not None and quiet.new and quiet.lead("en") is None
