@@ -610,7 +610,11 @@ class ReasoningService:
             return answer
         heading = news.heading(answer.language)
         lead = news.lead(answer.language)
-        if synthesis.not_established and lead is not None and fresh and fresh[0] is news.new[0]:
+        report = report_of(answer)
+        unfound = (
+            report is not None and report.not_established and not report.nothing_to_investigate
+        )
+        if unfound and lead is not None and fresh and fresh[0] is news.new[0]:
             # no check established a cause: the first new error is where an engineer starts
             rest = replace(news, new=tuple(fresh[1:]))
             body = describe(rest, answer.language) if rest.new else None

@@ -7,11 +7,16 @@ import gzip
 import json
 import shutil
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from bot.config import load_settings
+from bot.terminal import touch_local_user
+from bot.wiring.app import Runtime, open_runtime
+from demo.services import LocalPrometheus
 from demo.services.prometheus import build_tsdb
 
 
@@ -52,3 +57,22 @@ class DataClock:
 
     def __call__(self) -> datetime:
         return self.at
+
+
+@asynccontextmanager
+async def recorded_runtime(
+    tsdb: Path, database_url: str, data_dir: Path, clock: DataClock, **settings: Any
+) -> AsyncIterator[Runtime]:
+    """The chat's runtime over a recording served by a real Prometheus, its data clock at
+    `clock`, the terminal's local user known; `settings` as `load_settings` takes them."""
+    async with LocalPrometheus(tsdb) as prometheus:
+        loaded = load_settings(
+            env_file=None,
+            database_url=database_url,
+            prometheus_url=prometheus.url,
+            whytree_data_dir=data_dir,
+            **settings,
+        )
+        async with open_runtime(loaded, data_clock=clock) as runtime:
+            await touch_local_user(runtime.users)
+            yield runtime

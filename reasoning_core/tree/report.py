@@ -117,7 +117,9 @@ def build_report(
         checked_by=checked_by(synthesis.runbook_title, planner, language),
         changed=synthesis.changed,
         log_news=synthesis.log_news,
-        log_lead=synthesis.log_lead if synthesis.not_established else None,
+        log_lead=synthesis.log_lead
+        if synthesis.not_established and synthesis.primary.id != _NONE_ID
+        else None,
     )
 
 

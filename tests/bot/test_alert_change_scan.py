@@ -26,13 +26,11 @@ from aiogram.enums import ParseMode
 
 from benchmarks.harness.polling_bot import TEST_TOKEN
 from bot.alerts.receiver import ALERTMANAGER_PATH
-from bot.config import load_settings
 from bot.wiring.api import ApiServer, api_server
-from bot.wiring.app import open_runtime
-from demo.services import LocalPrometheus, unavailable_reason
+from demo.services import unavailable_reason
 from fake_servers.alertmanager import alert, notification
 from fake_servers.telegram.server import FakeTelegramServer
-from tests.recordings import DataClock
+from tests.recordings import DataClock, recorded_runtime
 
 pytestmark = [
     pytest.mark.slow,
@@ -59,25 +57,18 @@ async def receiver(
         session=AiohttpSession(api=TelegramAPIServer.from_base(telegram.base_url)),
         default=DefaultBotProperties(parse_mode=ParseMode.HTML),
     )
-    async with LocalPrometheus(tsdb) as prometheus:
-        settings = load_settings(
-            env_file=None,
-            database_url=database_url,
-            prometheus_url=prometheus.url,
-            whytree_data_dir=tmp_path,
-            api_listen="127.0.0.1:0",
-            alert_chats=f"default:{CHAT}",
-            alert_webhook_token=HOOK_TOKEN,
-        )
-        try:
-            async with (
-                open_runtime(settings, data_clock=clock) as runtime,
-                api_server(runtime, bot) as server,
-            ):
-                assert server is not None
-                yield server, clock, starts
-        finally:
-            await bot.session.close()
+    try:
+        async with (
+            recorded_runtime(
+                tsdb, database_url, tmp_path, clock, api_listen="127.0.0.1:0",
+                alert_chats=f"default:{CHAT}", alert_webhook_token=HOOK_TOKEN,
+            ) as runtime,
+            api_server(runtime, bot) as server,
+        ):  # fmt: skip
+            assert server is not None
+            yield server, clock, starts
+    finally:
+        await bot.session.close()
 
 
 async def _fire(server: ApiServer, labels: dict[str, str], starts_at: datetime) -> None:

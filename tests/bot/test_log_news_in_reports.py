@@ -14,14 +14,13 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_settings
 from bot.replies.report_html import render_report
-from bot.terminal import question, touch_local_user
-from bot.wiring.app import Runtime, open_runtime
-from demo.services import LocalPrometheus, unavailable_reason
-from reasoning_core.models import Answer
+from bot.terminal import question
+from bot.wiring.app import Runtime
+from demo.services import unavailable_reason
+from reasoning_core.models import LOG_LEAD_CONFIDENCE, Answer
 from reasoning_core.tree.report import build_report
-from tests.recordings import DataClock
+from tests.recordings import DataClock, recorded_runtime
 
 pytestmark = [
     pytest.mark.slow,
@@ -58,17 +57,11 @@ async def lab_with_logs(
     web_log = tmp_path / "web.log"
     replayed(web_log, starts["slow-db"] + timedelta(seconds=20) - FIRST_FAILURE)
     clock = DataClock()
-    async with LocalPrometheus(tsdb) as prometheus:
-        settings = load_settings(
-            env_file=None,
-            database_url=database_url,
-            prometheus_url=prometheus.url,
-            whytree_data_dir=tmp_path,
-            log_sources=f"web: {{files: ['{web_log}']}}",
-        )
-        async with open_runtime(settings, data_clock=clock) as runtime:
-            await touch_local_user(runtime.users)
-            yield runtime, clock, starts
+    sources = f"web: {{files: ['{web_log}']}}"
+    async with recorded_runtime(
+        tsdb, database_url, tmp_path, clock, log_sources=sources
+    ) as runtime:
+        yield runtime, clock, starts
 
 
 async def ask(
@@ -102,3 +95,65 @@ async def test_a_window_before_the_lines_has_no_news_of_them(
     assert answer.synthesis is not None
     news = answer.synthesis.log_news
     assert news is None or news.startswith("nothing new in the logs"), news
+
+
+#: Questions whose reports end established, by elimination or not established on the
+#: recording; during each, a new error of its own kind appears in a planted log.
+UNSETTLED = [
+    ("bad-release", "why is web failing?"),
+    ("pg-lock", "почему web тормозит?"),
+    ("slow-db", "почему web еле отвечает?"),
+    ("web-killed", "web process is gone, what happened?"),
+    ("cpu-hog", "why is web slow?"),
+    ("disk-full", "why is web slow?"),
+]
+
+
+@pytest.fixture
+async def lab_with_planted_errors(
+    lab_recording: tuple[Path, dict[str, datetime]], database_url: str, tmp_path: Path
+) -> AsyncIterator[tuple[Runtime, DataClock, dict[str, datetime]]]:
+    """The recording with a log that, from 20 s into each fault above, writes one error a
+    second naming that fault (a new template in each window; nothing of it before)."""
+    tsdb, starts = lab_recording
+    app_log = tmp_path / "app.log"
+    lines = []
+    for fault, _ in UNSETTLED:
+        for second in range(20, int(ASKED_AFTER.total_seconds())):
+            at = starts[fault] + timedelta(seconds=second)
+            lines.append(f"{at:%Y-%m-%d %H:%M:%S},000 ERROR app: {fault} step failed: boom")
+    app_log.write_text("\n".join(sorted(lines)) + "\n")
+    clock = DataClock()
+    sources = f"app: {{files: ['{app_log}']}}"
+    async with recorded_runtime(
+        tsdb, database_url, tmp_path, clock, log_sources=sources
+    ) as runtime:
+        yield runtime, clock, starts
+
+
+async def test_a_report_that_established_nothing_opens_with_the_new_error(
+    lab_with_planted_errors: tuple[Runtime, DataClock, dict[str, datetime]],
+) -> None:
+    led = 0
+    for chat, (fault, text) in enumerate(UNSETTLED, start=7_100_010):
+        answer = await ask(lab_with_planted_errors, fault, text, -chat)
+        synthesis = answer.synthesis
+        assert synthesis is not None, answer.text
+        lead = synthesis.log_lead
+        assert (lead is not None) is synthesis.not_established, answer.text
+        if lead is None:
+            continue
+        led += 1
+        assert f"{fault} step failed: boom" in lead and "×" in lead
+        cause_line = answer.text.split("\n")[1]  # under the symptom line
+        opening = (
+            "Возможная причина, по логам"
+            if answer.language == "ru"
+            else ("Possible cause, from the logs (no check confirms it): ")
+        )
+        assert cause_line.startswith(opening) and lead in cause_line, answer.text
+        assert "not established" not in answer.text and "не установлена" not in answer.text
+        assert answer.confidence == LOG_LEAD_CONFIDENCE and lead not in (synthesis.log_news or "")
+        html = render_report(build_report(synthesis), answer, answer.language)
+        assert "🔴" in html and "boom" in html
+    assert led >= 1, "the recording has a report that established nothing among these"

@@ -19,15 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import load_settings
 from bot.replies.reply import answer_reply
-from bot.terminal import question, touch_local_user
-from bot.wiring.app import Runtime, open_runtime
-from demo.services import LocalPrometheus, unavailable_reason
+from bot.terminal import question
+from bot.wiring.app import Runtime
+from demo.services import unavailable_reason
 from lab.asking import score_answer, states_cause
 from lab.fault import find_fault
 from reasoning_core.models import Answer
-from tests.recordings import DataClock
+from tests.recordings import DataClock, recorded_runtime
 
 pytestmark = [
     pytest.mark.slow,
@@ -48,16 +47,8 @@ async def lab_runtime(
 ) -> AsyncIterator[tuple[Runtime, Clock, dict[str, datetime]]]:
     tsdb, starts = lab_recording
     clock = Clock()
-    async with LocalPrometheus(tsdb) as prometheus:
-        settings = load_settings(
-            env_file=None,
-            database_url=database_url,
-            prometheus_url=prometheus.url,
-            whytree_data_dir=tmp_path,
-        )
-        async with open_runtime(settings, data_clock=clock) as runtime:
-            await touch_local_user(runtime.users)
-            yield runtime, clock, starts
+    async with recorded_runtime(tsdb, database_url, tmp_path, clock) as runtime:
+        yield runtime, clock, starts
 
 
 _chats = iter(range(-8_000_000, -9_000_000, -1))

@@ -56,3 +56,15 @@ def test_an_established_cause_is_never_led_by_a_log_line() -> None:
     report = build_report(synthesis.model_copy(update={"log_lead": LINE}))
     assert report.log_lead is None
     assert render_report_text(report).startswith("Primary cause: ")
+
+
+def test_nothing_to_investigate_is_never_led_by_a_log_line() -> None:
+    answer = _not_established()
+    assert answer.synthesis is not None
+    healthy = answer.synthesis.model_copy(
+        update={"primary": answer.synthesis.primary.model_copy(update={"id": "none"}),
+                "log_lead": LINE}
+    )  # fmt: skip
+    report = build_report(healthy)
+    assert report.nothing_to_investigate and report.log_lead is None
+    assert render_report_text(report).startswith("Conclusion: ")
