@@ -73,7 +73,7 @@ from reasoning_core.reflection.uncertainty import with_uncertainty
 from reasoning_core.strategy import clarification as clar
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import Routed, StrategySelector
-from reasoning_core.tree.report import report_of
+from reasoning_core.tree.report import open_to_log_lead, report_of
 from reasoning_core.tree.wording import headline
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames
 from reasoning_core.understanding.parse import detect_language, understand
@@ -610,11 +610,7 @@ class ReasoningService:
             return answer
         heading = news.heading(answer.language)
         lead = news.lead(answer.language)
-        report = report_of(answer)
-        unfound = (
-            report is not None and report.not_established and not report.nothing_to_investigate
-        )
-        if unfound and lead is not None and fresh and fresh[0] is news.new[0]:
+        if open_to_log_lead(synthesis) and lead is not None and fresh and fresh[0] is news.new[0]:
             # no check established a cause: the first new error is where an engineer starts
             rest = replace(news, new=tuple(fresh[1:]))
             body = describe(rest, answer.language) if rest.new else None

@@ -117,9 +117,17 @@ def build_report(
         checked_by=checked_by(synthesis.runbook_title, planner, language),
         changed=synthesis.changed,
         log_news=synthesis.log_news,
-        log_lead=synthesis.log_lead
-        if synthesis.not_established and synthesis.primary.id != _NONE_ID
-        else None,
+        log_lead=synthesis.log_lead if open_to_log_lead(synthesis) else None,
+    )
+
+
+def open_to_log_lead(synthesis: Synthesis) -> bool:
+    """May the report open with a new log line? Only when no check established a cause: not
+    a cause standing by elimination (it has its own lead), not a healthy conclusion."""
+    return (
+        synthesis.not_established
+        and not synthesis.by_elimination
+        and synthesis.primary.id != _NONE_ID
     )
 
 

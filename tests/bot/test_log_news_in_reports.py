@@ -19,7 +19,7 @@ from bot.terminal import question
 from bot.wiring.app import Runtime
 from demo.services import unavailable_reason
 from reasoning_core.models import LOG_LEAD_CONFIDENCE, Answer
-from reasoning_core.tree.report import build_report
+from reasoning_core.tree.report import build_report, open_to_log_lead
 from tests.recordings import DataClock, recorded_runtime
 
 pytestmark = [
@@ -97,15 +97,16 @@ async def test_a_window_before_the_lines_has_no_news_of_them(
     assert news is None or news.startswith("nothing new in the logs"), news
 
 
-#: Questions whose reports end established, by elimination or not established on the
-#: recording; during each, a new error of its own kind appears in a planted log.
+#: Questions whose reports end established ("pg-lock"), by elimination ("bad-release"), not
+#: established ("memory-leak": PostgreSQL asked about while the service leaked) or healthy
+#: ("cpu-hog": web's routes are fine) on the recording; during each, a new error of its own
+#: kind appears in a planted log.
 UNSETTLED = [
     ("bad-release", "why is web failing?"),
     ("pg-lock", "почему web тормозит?"),
-    ("slow-db", "почему web еле отвечает?"),
-    ("web-killed", "web process is gone, what happened?"),
+    ("memory-leak", "what is wrong with postgres?"),
+    ("web-killed", "что с postgres?"),
     ("cpu-hog", "why is web slow?"),
-    ("disk-full", "why is web slow?"),
 ]
 
 
@@ -140,7 +141,7 @@ async def test_a_report_that_established_nothing_opens_with_the_new_error(
         synthesis = answer.synthesis
         assert synthesis is not None, answer.text
         lead = synthesis.log_lead
-        assert (lead is not None) is synthesis.not_established, answer.text
+        assert (lead is not None) is open_to_log_lead(synthesis), answer.text
         if lead is None:
             continue
         led += 1
@@ -152,7 +153,8 @@ async def test_a_report_that_established_nothing_opens_with_the_new_error(
             else ("Possible cause, from the logs (no check confirms it): ")
         )
         assert cause_line.startswith(opening) and lead in cause_line, answer.text
-        assert "not established" not in answer.text and "не установлена" not in answer.text
+        first = answer.text.split("\n\n")[0].lower()  # what the report opens with
+        assert "not established" not in first and "не установлена" not in first
         assert answer.confidence == LOG_LEAD_CONFIDENCE and lead not in (synthesis.log_news or "")
         html = render_report(build_report(synthesis), answer, answer.language)
         assert "🔴" in html and "boom" in html

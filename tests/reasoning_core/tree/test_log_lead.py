@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from bot.replies.report_html import render_report as render_html
 from reasoning_core.models import LOG_LEAD_CONFIDENCE, Answer, Evidence
-from reasoning_core.tree.report import build_report, render_report_text
+from reasoning_core.tree.aggregation import MEASURES
+from reasoning_core.tree.report import build_report, open_to_log_lead, render_report_text
 from reasoning_core.tree.synthesis import synthesize
 from reasoning_core.tree.wording import headline, render_report
 from tests.reasoning_core.tree.test_aggregation import add, check, new_tree
@@ -68,3 +69,17 @@ def test_nothing_to_investigate_is_never_led_by_a_log_line() -> None:
     report = build_report(healthy)
     assert report.nothing_to_investigate and report.log_lead is None
     assert render_report_text(report).startswith("Conclusion: ")
+
+
+def test_a_cause_by_elimination_keeps_its_own_lead() -> None:
+    tree = new_tree()
+    path = add(tree, "root", "hypothesis", prior=0.2)
+    database = add(tree, "root", "hypothesis", prior=0.35)
+    check(tree, path, Evidence(confirmed=True, confidence=0.9, has_data=True, text="idle",
+                               data={MEASURES: False}))  # fmt: skip
+    check(tree, database, Evidence(confirmed=False, confidence=0.9, has_data=True, text="ok"))
+    synthesis = synthesize(tree)
+    assert synthesis.by_elimination and not open_to_log_lead(synthesis)
+    report = build_report(synthesis.model_copy(update={"log_lead": LINE}))
+    assert report.log_lead is None
+    assert render_report_text(report).startswith("Possible cause (the others were ruled out): ")
