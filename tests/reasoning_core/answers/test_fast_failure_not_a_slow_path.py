@@ -1,0 +1,97 @@
+"""A fast failure has nothing slow on its way: a probe answered 503 in milliseconds, with
+PostgreSQL healthy and idle and a proxy process on the path, is not "a slow network path to
+the database" — the holdout faults of stop 45 (the service's database login revoked, the
+database read-only for it, the service out of file descriptors) were all reported as that
+path, possible by elimination. Blackbox exporter's and postgres_exporter's series turned
+into TSDB blocks by promtool and served by a real Prometheus."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bot.alerts.mapping import Investigation
+from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.prometheus import build_tsdb
+from tests.reasoning_core.answers.alert_analysis import MAPPING, analyse_alert, findings
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
+
+START = datetime(2026, 11, 28, 5, 0, tzinfo=UTC)
+ONSET = START + timedelta(minutes=20)
+AT = ONSET + timedelta(seconds=90)
+TARGET = "http://127.0.0.1:8080/checkout"
+PROBE = f'instance="{TARGET}",job="blackbox"'
+WEB = 'instance="127.0.0.1:8080",job="web"'
+PG = 'instance="127.0.0.1:9187",job="postgres"'
+PROCESSES = 'instance="127.0.0.1:9256",job="process"'
+
+
+def _times() -> Iterator[tuple[int, bool]]:
+    at = START
+    while at <= AT + timedelta(minutes=1):
+        yield int(at.timestamp()), at >= ONSET
+        at += timedelta(seconds=5)
+
+
+def _gauge(name: str, labels: str, before: float, after: float) -> list[str]:
+    return [f"# TYPE {name} gauge", *(f"{name}{{{labels}}} {after if late else before} {t}"
+                                      for t, late in _times())]  # fmt: skip
+
+
+def _recording(probe_seconds: float) -> str:
+    lines = _gauge("probe_success", PROBE, 1, 0)
+    lines += _gauge("probe_duration_seconds", PROBE, 0.02, probe_seconds)
+    lines += _gauge("probe_http_status_code", PROBE, 200, 503)
+    lines += ["# TYPE probe_http_duration_seconds gauge"]
+    for phase in ("resolve", "connect", "processing", "transfer"):
+        lines += [f'probe_http_duration_seconds{{{PROBE},phase="{phase}"}} '
+                  f"{probe_seconds if late and phase == 'processing' else 0.002} {t}"
+                  for t, late in _times()]  # fmt: skip
+    lines += ["# TYPE up gauge"]
+    for labels in (WEB, PROBE, PG, PROCESSES):
+        lines += [f"up{{{labels}}} 1 {t}" for t, _ in _times()]
+    lines += _gauge("scrape_duration_seconds", PG, 0.02, 0.02)
+    lines += _gauge("pg_up", PG, 1, 1)
+    lines += _gauge("pg_settings_max_connections", PG, 100, 100)
+    lines += ["# TYPE pg_stat_activity_count gauge"]
+    lines += [f'pg_stat_activity_count{{{PG},datname="shop",state="{state}"}} {n} {t}'
+              for state, n in (("active", 1), ("idle", 4)) for t, _ in _times()]  # fmt: skip
+    lines += _gauge("pg_locks_count", f'{PG},datname="shop",mode="exclusivelock"', 0, 0)
+    lines += ["# TYPE namedprocess_namegroup_num_procs gauge"]
+    for group in ("web", "db-proxy", "postgres"):
+        lines += [f'namedprocess_namegroup_num_procs{{{PROCESSES},groupname="{group}"}} 1 {t}'
+                  for t, _ in _times()]  # fmt: skip
+    return "\n".join([*lines, "# EOF"]) + "\n"
+
+
+@pytest.mark.parametrize("probe_seconds", [0.004, 3.0], ids=["fast-503", "slow-503"])
+async def test_a_fast_failure_is_not_a_slow_path(
+    pool: asyncpg.Pool[Any], tmp_path: Path, probe_seconds: float
+) -> None:
+    source = tmp_path / "series.om"
+    source.write_text(_recording(probe_seconds))
+    build_tsdb(source, tmp_path / "tsdb")
+    labels = {"alertname": "BlackboxProbeHttpFailure", "severity": "warning",
+              "instance": TARGET, "job": "blackbox"}  # fmt: skip
+    found = MAPPING.resolve(labels)
+    assert isinstance(found, Investigation) and found.runbook == "endpoint_probe", found
+    async with LocalPrometheus(tmp_path / "tsdb") as server:
+        answer, tree = await analyse_alert(pool, server.url, found, AT)
+    text = findings(answer, tree)
+    synthesis = answer.synthesis
+    assert synthesis is not None, text
+    if probe_seconds < 0.5:  # 503 in 4 ms: the path is not slow, whatever else is ruled out
+        assert synthesis.not_established and not synthesis.by_elimination, text
+        assert synthesis.primary.confidence < 0.2, text  # vetoed, at most a faint candidate
+        assert "possible cause" not in answer.text.split("\n\n")[0].lower(), text
+    else:  # 503 after 3 s with PostgreSQL idle: the path stays possible, by elimination
+        assert synthesis.primary.id == "slow_db_path" and synthesis.by_elimination, text
