@@ -605,14 +605,12 @@ class ReasoningService:
         if news is None:
             return answer
         fresh = [t for t in news.new if t.example not in answer.text]
-        settled = not (synthesis.not_established or synthesis.by_elimination)
-        if not fresh and (settled or news.new):
-            return answer
         heading = news.heading(answer.language)
-        lead = news.lead(answer.language)
-        if open_to_log_lead(synthesis) and lead is not None and fresh and fresh[0] is news.new[0]:
-            # no check established a cause: the first new error is where an engineer starts
-            rest = replace(news, new=tuple(fresh[1:]))
+        top, lead = news.leading(), news.lead(answer.language)
+        if open_to_log_lead(synthesis) and lead is not None:
+            # no check established a cause: the new error written most is where one starts
+            # (quoted by a check below or not: it is still the line to read first)
+            rest = replace(news, new=tuple(t for t in fresh if t is not top))
             body = describe(rest, answer.language) if rest.new else None
             text = _led_by_log(answer, lead)
             return answer.model_copy(
@@ -622,6 +620,9 @@ class ReasoningService:
                     "confidence": LOG_LEAD_CONFIDENCE,
                 }
             )
+        settled = not (synthesis.not_established or synthesis.by_elimination)
+        if not fresh and (settled or news.new):
+            return answer
         body = describe(replace(news, new=tuple(fresh)), answer.language)
         if body is None:
             return answer

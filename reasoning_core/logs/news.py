@@ -128,12 +128,20 @@ class LogNews:
             for t in self.new[:top]
         ]
 
+    def leading(self) -> NewTemplate | None:
+        """The new error written most often (an error's level, an exception, a kill; the
+        earlier of equals), or None: what a report whose checks established nothing opens
+        with, as a possible cause. The most often, not the first: a one-off line just before
+        the onset (a restart's "the database system is starting up") is not what is going on."""
+        errors = [t for t in self.new if t.rank == 0]
+        return max(errors, key=lambda t: (t.count, -t.first.timestamp()), default=None)
+
     def lead(self, language: str) -> str | None:
-        """The first new error (an error's level, an exception, a kill) quoted, or None: what
-        a report whose checks established nothing opens with, as a possible cause."""
-        if not self.new or self.new[0].rank != 0:
+        """`leading` quoted as evidence, or None."""
+        top = self.leading()
+        if top is None:
             return None
-        return self.lines(language, top=1)[0]
+        return self.lines(language, top=len(self.new))[self.new.index(top)]
 
     def heading(self, language: str) -> str:
         return gettext(language, _WORDS["heading"]).format(since=f"{self.since:%H:%M:%S}")

@@ -127,13 +127,27 @@ async def test_no_sources_no_news() -> None:
     assert await reader({}, "08:08:00").read() is None
 
 
-async def test_the_first_new_error_is_the_lead_and_a_warning_is_none(
+async def test_the_new_error_written_most_is_the_lead_and_a_warning_is_none(
     sources: dict[str, LogSource], tmp_path: Path
 ) -> None:
     news = await reader(sources, "08:08:00").read(onset=at("08:06:40"))
     assert news is not None
     lead = news.lead("en")
     assert lead is not None and "KeyError: 'sku'" in lead and lead == news.lines("en")[0]
+    # a one-off error just before (a restart's) does not lead the one going on
+    restarted = tmp_path / "pg.log"
+    restarted.write_text(
+        "2026-11-28 08:06:45.000 UTC [24184] FATAL:  the database system is starting up\n"
+        + "".join(f"2026-11-28 08:07:{s:02d}.000 UTC [2419{s % 10}] FATAL:  role \"shop\" is "
+                  "not permitted to log in\n" for s in range(0, 50, 5))
+    )  # fmt: skip
+    os.utime(restarted, (at("08:08:00").timestamp(), at("08:08:00").timestamp()))
+    login = await reader({"pg": FileLogSource("pg", [str(restarted)])}, "08:08:00").read(
+        onset=at("08:06:40")
+    )
+    assert login is not None and "starting up" in login.new[0].example  # the first, listed first
+    led = login.lead("en")
+    assert led is not None and "not permitted to log in" in led and "×10" in led
     # only trouble below an error's level (a warning, an access log's 5xx): no lead
     warned = tmp_path / "warned.log"
     warned.write_text("2026-11-28 08:07:00,000 WARNING app: slow request took 7 s\n")
