@@ -161,8 +161,8 @@ class Synthesis(BaseModel):
     #: What is new in the logs since the incident began (reasoning_core/logs/news.py): the
     #: lines an engineer reads first, quoted with their counts; None when not looked at.
     log_news: str | None = None
-    #: The first new error in the logs, quoted, when no check established a cause: the report
-    #: opens with it as a possible cause, below "medium" (logs/news.py `LEAD_CONFIDENCE`).
+    #: The new error written most often in the logs, quoted, when no check established a
+    #: cause: the report opens with it as a possible cause at `LOG_LEAD_CONFIDENCE`.
     log_lead: str | None = None
 
 

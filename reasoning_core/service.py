@@ -606,8 +606,9 @@ class ReasoningService:
             return answer
         fresh = [t for t in news.new if t.example not in answer.text]
         heading = news.heading(answer.language)
-        top, lead = news.leading(), news.lead(answer.language)
-        if open_to_log_lead(synthesis) and lead is not None:
+        top = news.leading()
+        if open_to_log_lead(synthesis) and top is not None:
+            lead = news.quoted(top, answer.language)
             # no check established a cause: the new error written most is where one starts
             # (quoted by a check below or not: it is still the line to read first)
             rest = replace(news, new=tuple(t for t in fresh if t is not top))

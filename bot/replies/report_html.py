@@ -101,7 +101,7 @@ def _cause(report: Report, words: dict[str, str], language: str) -> str:
     if report.by_elimination:
         head = f"<b>{words['possible']}:</b> {escape(report.primary)} {number}"
         return _settle(head, words["confirm"], report.would_settle)
-    if report.not_established and report.log_lead:
+    if report.log_lead:  # set only when no check established a cause (open_to_log_lead)
         low = escape(confidence_tag(LOG_LEAD_CONFIDENCE, language))
         found = words["checks_found_none"].format(
             title=report.primary, p=report.primary_confidence

@@ -115,18 +115,19 @@ class LogNews:
 
     def lines(self, language: str, *, top: int = 3) -> list[str]:
         """The top new templates quoted as evidence, one line each."""
-        return [
-            quote(
-                t.example,
-                count=t.count,
-                since=t.first,
-                baseline_count=t.baseline_count,
-                baseline_seconds=self.baseline_seconds,
-                source=t.source,
-                language=language,
-            )
-            for t in self.new[:top]
-        ]
+        return [self.quoted(t, language) for t in self.new[:top]]
+
+    def quoted(self, found: NewTemplate, language: str) -> str:
+        """One template's example quoted as evidence, with its count, start and baseline."""
+        return quote(
+            found.example,
+            count=found.count,
+            since=found.first,
+            baseline_count=found.baseline_count,
+            baseline_seconds=self.baseline_seconds,
+            source=found.source,
+            language=language,
+        )
 
     def leading(self) -> NewTemplate | None:
         """The new error written most often (an error's level, an exception, a kill; the
@@ -139,9 +140,7 @@ class LogNews:
     def lead(self, language: str) -> str | None:
         """`leading` quoted as evidence, or None."""
         top = self.leading()
-        if top is None:
-            return None
-        return self.lines(language, top=len(self.new))[self.new.index(top)]
+        return None if top is None else self.quoted(top, language)
 
     def heading(self, language: str) -> str:
         return gettext(language, _WORDS["heading"]).format(since=f"{self.since:%H:%M:%S}")

@@ -166,6 +166,15 @@ def threshold(
     return Evidence(confirmed=beyond > 0, confidence=strength, text=text, data=data, has_data=True)
 
 
+def beyond_now(data: Mapping[str, Any]) -> bool:
+    """Is a threshold's latest sample (`data["last"]`) still beyond its limit? A window holds
+    an earlier incident's tail too; measurements without one count as going on."""
+    last, limit = data.get("last"), data.get("limit")
+    if not isinstance(last, int | float) or not isinstance(limit, int | float):
+        return True
+    return last > limit if data.get("op", "above") == "above" else last < limit
+
+
 def _shown(value: float, unit: str, as_share: bool) -> str:
     return f"{value * 100:.1f}%" if as_share else f"{fmt(value)}{unit}"
 
@@ -351,9 +360,8 @@ def _threshold_rows(
         data = item[1].data
         if "value" not in data:
             return False, -math.inf
-        level, limit, last = float(data["value"]), float(data["limit"]), float(data["last"])
-        now = last > limit if rule.op == "above" else last < limit
-        return now, level - limit if rule.op == "above" else limit - level
+        level, limit = float(data["value"]), float(data["limit"])
+        return beyond_now(data), level - limit if rule.op == "above" else limit - level
 
     name, evidence = max(judged, key=beyond)
     if not evidence.has_data:

@@ -180,7 +180,7 @@ def _headline(report: Report) -> str:
             f"({report.primary_confidence:.2f})"
         )
         return _settle(head, "What would confirm it", report.would_settle)
-    if report.not_established and report.log_lead:
+    if report.log_lead:  # set only when no check established a cause (open_to_log_lead)
         return (
             f"Possible cause, from the logs (no check confirms it): {report.log_lead} — "
             f"confidence low ({LOG_LEAD_CONFIDENCE:.2f})\nThe checks: no cause found (best "

@@ -144,7 +144,7 @@ def _headline(report: Report, h: dict[str, str], level: str) -> str:
     if report.by_elimination:
         head = f"{h['possible']}: {report.primary} ({report.primary_confidence:.2f})"
         return _settle(head, h["confirm"], report.would_settle)
-    if report.not_established and report.log_lead:
+    if report.log_lead:  # set only when no check established a cause (open_to_log_lead)
         text = h["primary_with"].format(
             title=report.log_lead, level=h["low"], p=LOG_LEAD_CONFIDENCE
         )

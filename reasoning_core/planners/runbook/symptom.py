@@ -16,6 +16,7 @@ from reasoning_core.models import Evidence
 from reasoning_core.planners.runbook.checks import PlanState
 from reasoning_core.runbooks import Check, Runbook
 from reasoning_core.runbooks.hosts import host_name
+from reasoning_core.runbooks.verdicts import beyond_now
 
 
 def symptom_data(
@@ -26,7 +27,8 @@ def symptom_data(
     if not measured:
         return None
     check, evidence = max(
-        measured, key=lambda ce: (ce[1].confirmed is True, _ongoing(ce[1]), ce[1].confidence)
+        measured,
+        key=lambda ce: (ce[1].confirmed is True, beyond_now(ce[1].data), ce[1].confidence),
     )
     kind, subject = _subject(runbook, state)
     window = state.window
@@ -39,17 +41,6 @@ def symptom_data(
         "baseline_hours": (window.baseline_end - window.baseline_start).total_seconds() / 3600,
         "recent_start": window.recent_start.isoformat(),
     }
-
-
-def _ongoing(evidence: Evidence) -> bool:
-    """Is a threshold's latest sample still beyond its limit? A window holds the tail of an
-    earlier incident too (the latency of the last one, recovered since): the symptom a report
-    opens with is the one going on now. Other measurements count as going on."""
-    data = evidence.data
-    last, limit = data.get("last"), data.get("limit")
-    if not isinstance(last, int | float) or not isinstance(limit, int | float):
-        return True
-    return last > limit if data.get("op", "above") == "above" else last < limit
 
 
 def _subject(runbook: Runbook, state: PlanState) -> tuple[str, str]:
