@@ -6,7 +6,8 @@ the lab's PostgreSQL (through the delaying proxy) on every `/checkout`.
 `/checkout` updates one stock row (the row the lock-contention fault holds); `/items`
 reads; `/healthz` answers without the database. The release file says which version
 runs: "bad" makes `/checkout` raise a real exception, logged with its traceback, and answer
-500 (the bad-release fault). Requests go to an access log in the combined format, failed
+500 (the bad-release fault); "slow" makes every `/checkout` recount the stock with a heavy
+query of its own before the update, as a release that added an expensive query does. Requests go to an access log in the combined format, failed
 database calls to the log with their error (lab/logs.py).
 """
 
@@ -39,6 +40,12 @@ DB_ERRORS = Counter("app_db_errors_total", "Database calls that failed", ["kind"
 BUILD = Gauge("app_build_info", "The version running", ["version"])
 
 
+#: The version each release file's word stands for.
+_VERSIONS = {"bad": "v2-bad", "slow": "v3"}
+#: The slow release's extra query: a recount PostgreSQL spends a few hundred ms of CPU on.
+_RECOUNT = "SELECT count(*) FROM stock, generate_series(1, 1500000)"
+
+
 def _release(path: Path) -> str:
     try:
         return path.read_text().strip() or "v1"
@@ -58,7 +65,7 @@ def build_app(dsn: str, release_file: Path) -> web.Application:  # noqa: C901, P
         name = _release(release_file)
         if name != version["now"]:
             BUILD.clear()
-            BUILD.labels("v2-bad" if name == "bad" else "v1").set(1)
+            BUILD.labels(_VERSIONS.get(name, "v1")).set(1)
             version["now"] = name
         return name
 
@@ -88,6 +95,8 @@ def build_app(dsn: str, release_file: Path) -> web.Application:  # noqa: C901, P
             except KeyError as e:
                 log.exception("checkout failed")
                 raise web.HTTPInternalServerError(text="checkout failed") from e
+        if current() == "slow":
+            await query(_RECOUNT)
         n = await query("UPDATE stock SET sold = sold + 1 WHERE id = 1 RETURNING sold")
         return web.json_response({"sold": n})
 
