@@ -17,7 +17,7 @@ from bot.wiring.app import open_runtime
 from fake_servers.telegram.server import FakeTelegramServer
 from lab.asking import Ask, QuestionSet, Reply, run_ask_bench
 from lab.bench import CHAT, TOKEN, run_live_bench
-from lab.lab import Lab
+from lab.lab import Lab, monitor_dsn
 from lab.logs import log_sources
 
 
@@ -36,6 +36,7 @@ async def bot_for_lab(
             alert_webhook_token=TOKEN,
             prometheus_url=f"http://127.0.0.1:{prometheus_port}",
             log_sources=log_sources(lab.root, web_port=lab.reserved.get("web")),
+            tools_pg_monitor_dsn=monitor_dsn(lab.reserved["pg"]),
             runbooks_shipped=runbooks,
         )
         async with running_bot(settings, telegram):
@@ -57,7 +58,11 @@ async def run_live(
     prometheus_port = lab_module.free_port()
 
     def factory(lab: Lab) -> Any:
-        lab.reserved = {"prometheus": prometheus_port, "web": lab_module.free_port()}
+        lab.reserved = {
+            "prometheus": prometheus_port,
+            "web": lab_module.free_port(),
+            "pg": lab_module.free_port(),
+        }
         return bot_for_lab(dsn, lab, prometheus_port, runbooks=runbooks)
 
     figures = await run_live_bench(bot_factory=factory, faults_dir=faults_dir, rounds=rounds)
@@ -77,6 +82,7 @@ async def service_for_lab(dsn: str, lab: Lab, prometheus_port: int) -> AsyncIter
         database_url=dsn,
         prometheus_url=f"http://127.0.0.1:{prometheus_port}",
         log_sources=log_sources(lab.root, web_port=lab.reserved.get("web")),
+        tools_pg_monitor_dsn=monitor_dsn(lab.reserved["pg"]),
         openai_api_key=None,
         openai_base_url=None,
     )
@@ -99,7 +105,11 @@ async def run_live_ask(
     prometheus_port = lab_module.free_port()
 
     def factory(lab: Lab) -> Any:
-        lab.reserved = {"prometheus": prometheus_port, "web": lab_module.free_port()}
+        lab.reserved = {
+            "prometheus": prometheus_port,
+            "web": lab_module.free_port(),
+            "pg": lab_module.free_port(),
+        }
         return service_for_lab(dsn, lab, prometheus_port)
 
     return await run_ask_bench(service_factory=factory, sets=sets, faults_dir=faults_dir)

@@ -284,7 +284,8 @@ class DeepSettings(SettingsGroup):
 
 
 class ToolsSettings(SettingsGroup):
-    """The data-source tools of the checks: read-only SQL, http_check, prometheus, logs."""
+    """The data-source tools of the checks: read-only SQL, http_check, prometheus, logs,
+    the monitored PostgreSQL's sessions."""
 
     title: ClassVar[str] = "Data-source tools"
 
@@ -306,6 +307,8 @@ class ToolsSettings(SettingsGroup):
     )
     log_read_timeout_sec: float = Field(5.0, gt=0, le=120, validation_alias="LOG_READ_TIMEOUT_SEC")
     log_max_files: int = Field(64, ge=1, le=10_000, validation_alias="LOG_MAX_FILES")
+    #: The monitored PostgreSQL's sessions (storage/pg_sessions.py: fixed queries only).
+    pg_monitor_dsn: EmptyIsNone[SecretStr] = Field(None, validation_alias="TOOLS_PG_MONITOR_DSN")
     #: The change scan's bounds (reasoning_core/changes, docs/changes.md).
     change_scan_max_series: int = Field(
         2000, ge=10, le=100_000, validation_alias="CHANGE_SCAN_MAX_SERIES"

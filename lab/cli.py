@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lab.fault import FaultFileError, clear, find_fault, inject
-from lab.lab import Lab, LabError
+from lab.lab import Lab, LabError, monitor_dsn
 
 
 def add_lab_parsers(sub: Any) -> None:
@@ -69,6 +69,7 @@ def _print_status(lab: Lab) -> int:
     print("ports: " + ", ".join(f"{k} {v}" for k, v in status.ports.items()))
     print(f"fault: {status.fault or 'none'}")
     print(f"LOG_SOURCES={lab.root / 'log-sources.yaml'}")
+    print(f"TOOLS_PG_MONITOR_DSN={monitor_dsn(status.ports['pg'])}")
     for note in status.notes:
         print(f"note: {note}")
     return 1 if status.dead else 0

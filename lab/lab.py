@@ -50,10 +50,17 @@ REQUIRED = ("prometheus", "prometheus-alertmanager")
 WEB_MEMORY_LIMIT = 256 * 1024 * 1024
 DISK_SIZE = "32m"
 MAX_CONNECTIONS = 40
+#: The role whytree reads the sessions with: pg_monitor, no superuser, no table rights.
+MONITOR_ROLE = "whytree_monitor"
 
 
 class LabError(Exception):
     """The lab cannot do what was asked; the message says why and what to do."""
+
+
+def monitor_dsn(pg_port: int) -> str:
+    """The DSN whytree reads the lab's PostgreSQL sessions with (TOOLS_PG_MONITOR_DSN)."""
+    return f"postgresql://{MONITOR_ROLE}@127.0.0.1:{pg_port}/postgres"
 
 
 def free_port() -> int:
@@ -269,7 +276,12 @@ class Lab:
                  # out it is refused as an application is (the reserved slots are not its)
                  "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'shop') "
                  "THEN CREATE ROLE shop LOGIN; END IF; END $$;"
-                 "GRANT SELECT, UPDATE ON stock TO shop"],
+                 "GRANT SELECT, UPDATE ON stock TO shop;"
+                 # whytree's monitoring login (TOOLS_PG_MONITOR_DSN): sees every session's
+                 # statement through pg_monitor, may change nothing
+                 "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+                 f"'{MONITOR_ROLE}') THEN CREATE ROLE {MONITOR_ROLE} LOGIN IN ROLE pg_monitor; "
+                 "END IF; END $$;"],
                 capture_output=True, check=False,
             )  # fmt: skip
             if done.returncode == 0:

@@ -7,8 +7,9 @@ the lab's PostgreSQL (through the delaying proxy) on every `/checkout`.
 reads; `/healthz` answers without the database. The release file says which version
 runs: "bad" makes `/checkout` raise a real exception, logged with its traceback, and answer
 500 (the bad-release fault); "slow" makes every `/checkout` recount the stock with a slow
-query of its own before the update, as a release that added an expensive query does. Requests go to an access log in the combined format, failed
-database calls to the log with their error (lab/logs.py).
+query of its own before the update, as a release that added an expensive query does.
+Requests go to an access log in the combined format, failed database calls to the log with
+their error (lab/logs.py).
 """
 
 from __future__ import annotations

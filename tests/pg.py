@@ -7,7 +7,10 @@ TEMPLATE), so tests are isolated even when the code under test uses a pool.
 
 from __future__ import annotations
 
+import asyncio
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from urllib.parse import urlsplit, urlunsplit
 
 import asyncpg
@@ -53,3 +56,37 @@ async def drop(server_dsn: str, name: str) -> None:
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
     finally:
         await admin.close()
+
+
+#: The statement that holds the stock row's lock in `row_lock_held` (a token planted in it).
+HOLDING_STATEMENT = "SELECT sold FROM stock WHERE id = 1 /* token=s3cr3t-abcdef */ FOR UPDATE"
+#: The statement that waits for it.
+WAITING_STATEMENT = "UPDATE stock SET sold = sold + 1 WHERE id = 1"
+
+
+@asynccontextmanager
+async def row_lock_held(dsn: str) -> AsyncIterator[None]:
+    """A `stock` table whose row lock one session holds (idle in its transaction) while
+    another waits for it — the lab's lock fault, on a real server — until the block ends."""
+    setup = await asyncpg.connect(dsn)
+    await setup.execute(
+        "CREATE TABLE IF NOT EXISTS stock (id int PRIMARY KEY, sold int);"
+        "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING"
+    )
+    holder, waiter = await asyncpg.connect(dsn), await asyncpg.connect(dsn)
+    await holder.execute("BEGIN")
+    await holder.execute(HOLDING_STATEMENT)
+    waiting = asyncio.create_task(waiter.execute(WAITING_STATEMENT))
+    try:
+        for _ in range(200):  # until PostgreSQL shows the waiter waiting for the lock
+            if await setup.fetchval(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            ):
+                break
+            await asyncio.sleep(0.05)
+        yield
+    finally:
+        await holder.execute("ROLLBACK")
+        await waiting
+        for conn in (holder, waiter, setup):
+            await conn.close()

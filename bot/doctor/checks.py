@@ -11,6 +11,7 @@ from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
 from bot.doctor.sources import (
     check_logs,
+    check_pg_sessions,
     check_port,
     check_prometheus,
     check_runbooks,
@@ -87,6 +88,7 @@ async def _sources(settings: Settings, inspection: Inspection, limit_sec: float)
             tools, inspection.sql_problem, settings.tools.sql_schemas, limit_sec=limit_sec
         ),
         await check_prometheus(tools, limit_sec=limit_sec),
+        await check_pg_sessions(tools),
         *await check_logs(tools, limit_sec=limit_sec),
         *await check_runbooks(runbooks, tools, limit_sec=limit_sec),
     ]

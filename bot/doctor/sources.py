@@ -74,6 +74,24 @@ async def check_prometheus(tools: Mapping[str, Tool], *, limit_sec: float) -> Fi
     )
 
 
+async def check_pg_sessions(tools: Mapping[str, Tool]) -> Finding:
+    """The monitored PostgreSQL's sessions: its fixed query answers, or why not."""
+    part = "PostgreSQL sessions (TOOLS_PG_MONITOR_DSN)"
+    sessions = tools.get("pg_sessions")
+    if sessions is None:
+        return Finding.off(part, "not configured: lock checks cannot name the blocking session")
+    result = await sessions.run(ToolRequest(query="blockers"))
+    if result.ok:
+        return Finding.ok(part, f"answers; {result.row_count} session(s) wait for a lock now")
+    return Finding.fail(
+        part,
+        result.error or "no answer",
+        "a login with pg_monitor on the PostgreSQL the runbooks diagnose "
+        "(CREATE ROLE … LOGIN IN ROLE pg_monitor)",
+        required=False,
+    )
+
+
 async def check_logs(tools: Mapping[str, Tool], *, limit_sec: float) -> list[Finding]:
     """One line per log source: readable, with its lines of the last hour, or why not."""
     logs = tools.get("logs")

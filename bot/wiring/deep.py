@@ -45,6 +45,7 @@ from reasoning_core.tools.sql_check import refusal_reason
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from reasoning_core.understanding.request import Request
 from storage.jobs import PgJobStore
+from storage.pg_sessions import PgSessionsTool
 from storage.pool import redact_dsn
 from storage.reader import READER_ROLE, grant_reader, own_tables, reader_dsn
 from storage.sql_tool import PgSqlTool
@@ -261,6 +262,8 @@ def _tools(tool_settings: ToolsSettings, sql: PgSqlTool | None) -> dict[str, Too
             max_bytes=tool_settings.log_max_bytes,
             timeout_sec=tool_settings.log_read_timeout_sec,
         )
+    if tool_settings.pg_monitor_dsn is not None:
+        tools["pg_sessions"] = PgSessionsTool(tool_settings.pg_monitor_dsn.get_secret_value())
     return tools
 
 

@@ -26,6 +26,7 @@ from reasoning_core.runbooks.rules import VerdictRule
 from reasoning_core.runbooks.sqltext import ensure_read_only, sql_parameter_names
 from reasoning_core.runbooks.templates import template_parameter_names
 from reasoning_core.runbooks.timewindow import WINDOW_PARAMETERS
+from reasoning_core.tools.pg_sessions import SESSION_QUERIES
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 MetricName = Annotated[
@@ -230,11 +231,15 @@ class HttpRequest(_Strict):
     url: str = Field(pattern=r"^https?://")
 
 
+#: Tools whose rows only one rule can read, and that rule.
+_OWN_RULES = {"logs": "log_lines", "pg_sessions": "blocking_session"}
+
+
 class Check(_Strict):
     """One verification: a tool call with a template and the rule that reads its result."""
 
     id: Identifier
-    tool: Literal["sql", "prometheus", "http_check", "logs"]
+    tool: Literal["sql", "prometheus", "http_check", "logs", "pg_sessions"]
     description: Localized
     query: str | None = None
     #: logs: the log sources to read, by component name, `|`-separated (the first one
@@ -267,17 +272,24 @@ class Check(_Strict):
             raise FieldError("query", f"a {self.tool} check needs a query")
         if self.tool == "http_check" and self.request is None:
             raise FieldError("request", "an http_check needs a request")
+        own_rule = _OWN_RULES.get(self.tool)
+        if own_rule is not None and self.verdict.rule != own_rule:
+            raise FieldError(
+                "verdict.rule", f"a {self.tool} check is judged by the {own_rule} rule"
+            )
+        for tool, rule in _OWN_RULES.items():
+            if self.verdict.rule == rule and self.tool != tool:
+                raise FieldError("verdict.rule", f"the {rule} rule judges {tool} checks only")
         if self.tool == "logs":
             if not self.source:
                 raise FieldError("source", "a logs check needs a source (its component's name)")
-            if self.verdict.rule != "log_lines":
-                raise FieldError("verdict.rule", "a logs check is judged by the log_lines rule")
             try:
                 re.compile(self.query or "")
             except re.error as e:
                 raise FieldError("query", f"not a regular expression: {e}") from e
-        elif self.verdict.rule == "log_lines":
-            raise FieldError("verdict.rule", "the log_lines rule judges logs checks only")
+        if self.tool == "pg_sessions" and self.query not in SESSION_QUERIES:
+            known = ", ".join(SESSION_QUERIES)
+            raise FieldError("query", f"a pg_sessions check names one of: {known}")
         return self
 
     def parameter_names(self) -> list[str]:
@@ -288,6 +300,8 @@ class Check(_Strict):
             return template_parameter_names(self.query or "")
         if self.tool == "logs":
             return template_parameter_names(self.source or "")
+        if self.tool == "pg_sessions":
+            return []  # a fixed query, no template
         return template_parameter_names(self.request.url if self.request else "")
 
 

@@ -268,6 +268,19 @@ class LogLinesRule(_Rule):
     label: Label = Wording(en="matching lines", ru="подходящие строки")
 
 
+class BlockingSessionRule(_Rule):
+    """Sessions of the database wait now for a lock another session holds (rows of the
+    `pg_sessions` tool's `blockers` query): confirmed when at least `min_waiting` wait; the
+    line names the holder, its state, how long its transaction has been open and its
+    statement (runbooks/blockers.py). None waiting refutes weakly: the lock may have been
+    let go since the alert fired."""
+
+    rule: Literal["blocking_session"]
+    min_waiting: int = Field(default=1, ge=1)
+    confidence: float = Field(default=0.85, gt=0, le=1)
+    refute_confidence: float = Field(default=0.3, ge=0, le=1)
+
+
 VerdictRule = Annotated[
     ChangeRule
     | ThresholdRule
@@ -275,7 +288,8 @@ VerdictRule = Annotated[
     | PeerCompareRule
     | DependencyWalkRule
     | CapacityRule
-    | LogLinesRule,
+    | LogLinesRule
+    | BlockingSessionRule,
     Field(discriminator="rule"),
 ]
 RULE_NAMES = (
@@ -286,4 +300,5 @@ RULE_NAMES = (
     "dependency_walk",
     "capacity",
     "log_lines",
+    "blocking_session",
 )

@@ -22,6 +22,7 @@ from typing import Any
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks import baseline as bl
 from reasoning_core.runbooks.baseline import Direction, Pair, Scale
+from reasoning_core.runbooks.blockers import blocking_session_rows
 from reasoning_core.runbooks.capacity import capacity_rows
 from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
@@ -37,6 +38,7 @@ from reasoning_core.runbooks.rows import (
     points,
 )
 from reasoning_core.runbooks.rules import (
+    BlockingSessionRule,
     CapacityRule,
     ChangeRule,
     DependencyWalkRule,
@@ -245,6 +247,8 @@ def evaluate(
         evidence = log_lines_rows(
             rule, rows, window, language, source=given.get("log_source"), now=now
         )
+    elif isinstance(rule, BlockingSessionRule):
+        evidence = blocking_session_rows(rule, rows, language)
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}

@@ -72,6 +72,9 @@ CRASHLOOP_METRICS = [
 ]  # fmt: skip
 
 
+SESSIONS = "PostgreSQL sessions (TOOLS_PG_MONITOR_DSN)"
+
+
 def _by_part(findings: list[Finding]) -> dict[str, Finding]:
     return {f.part: f for f in findings}
 
@@ -85,6 +88,7 @@ async def test_everything_configured_and_working(
         settings = _settings(
             demo_data, telegram, llm, prometheus_url=prometheus.base_url, metrics_port=0,
             api_listen="127.0.0.1:0", alert_chats="default:-100456", alert_webhook_token="t",
+            tools_pg_monitor_dsn=demo_data,
         )  # fmt: skip
         findings = await run_doctor(settings, limit_sec=5)
     parts = _by_part(findings)
@@ -232,6 +236,7 @@ async def test_nothing_configured_is_not_a_failure(database_url: str, tmp_path: 
         "metrics port (METRICS_PORT)",
         "HTTP API (API_LISTEN)",
         ALERTMANAGER,
+        SESSIONS,
     ):
         assert parts[part].status == "off", part
     assert "TELEGRAM_BOT_TOKEN" in parts["Telegram"].fix
@@ -390,3 +395,18 @@ async def test_each_log_source_is_readable_with_its_lines_of_the_last_hour_or_sa
     web = parts["log source web"]
     assert web.status == "fail" and not web.required and "no file matches" in web.detail
     assert "LOG_SOURCES" in web.fix
+
+
+async def test_the_monitored_postgresql_s_sessions_answer_or_say_what_to_do(
+    demo_data: str, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+) -> None:
+    settings = _settings(demo_data, telegram, llm, tools_pg_monitor_dsn=demo_data)
+    found = _by_part(await run_doctor(settings, limit_sec=5))[SESSIONS]
+    assert found.status == "ok" and found.detail == "answers; 0 session(s) wait for a lock now"
+
+    unreachable = "postgresql://monitor:hunter2@127.0.0.1:1/postgres"
+    settings = _settings(demo_data, telegram, llm, tools_pg_monitor_dsn=unreachable)
+    found = _by_part(await run_doctor(settings, limit_sec=5))[SESSIONS]
+    assert found.status == "fail" and not found.required
+    assert "cannot connect" in found.detail and "hunter2" not in found.detail
+    assert "pg_monitor" in found.fix

@@ -129,6 +129,8 @@ def build_request(
                 start=state.window.baseline_start,
                 end=min(state.window.recent_end, state.anchor),
             )
+        if check.tool == "pg_sessions":
+            return ToolRequest(query=check.query)
         assert check.request is not None  # validated at load
         url = render_template(check.request.url, values, kind="url")
         return ToolRequest(url=url, method=check.request.method)

@@ -114,6 +114,10 @@ def state_of(parameters: Mapping[str, Any]) -> PlanState | None:
         return None
 
 
+#: Tools whose checks are left out when they are not configured (not failed: absent).
+_OPTIONAL_TOOLS = ("logs", "pg_sessions")
+
+
 class RunbookPlanner:
     """Plans, checks and reports with runbooks alone; implements the `Planner` port."""
 
@@ -261,7 +265,8 @@ class RunbookPlanner:
         return [
             self._proposal(runbook, state, check, role)
             for check, role in checks_for(runbook, hypothesis.key)
-            if check.tool != "logs" or "logs" in self._tools  # log checks need log sources
+            # log and session checks are left out without log sources or a monitor DSN
+            if check.tool not in _OPTIONAL_TOOLS or check.tool in self._tools
         ]
 
     def _proposal(

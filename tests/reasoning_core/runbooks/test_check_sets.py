@@ -74,3 +74,47 @@ def test_a_broken_set_file_is_reported_not_loaded(tmp_path: Path) -> None:
     loaded = load_runbooks([tmp_path])
     assert any(e.file.endswith("bad.yaml") for e in loaded.errors)
     assert loaded.get("endpoint_probe") is not None
+
+
+def test_the_lock_hypotheses_ask_postgresql_who_holds_the_lock() -> None:
+    shipped = load_runbooks()
+    locks = {"postgres_trouble": "lock_contention"}
+    for runbook_id in ("postgres_trouble", "endpoint_probe", "http_service_trouble"):
+        runbook = shipped.get(runbook_id)
+        assert runbook is not None
+        check = runbook.check("pg_blocking_session")
+        assert check.tool == "pg_sessions" and check.query == "blockers"
+        holders = [h.id for h in runbook.hypotheses if "pg_blocking_session" in h.checks]
+        assert holders, runbook_id
+        if runbook_id in locks:
+            assert holders == [locks[runbook_id]]
+
+
+def _session_check(**changes: Any) -> dict[str, Any]:
+    check = {
+        "id": "blocker",
+        "tool": "pg_sessions",
+        "description": {"en": "Who holds the lock?", "ru": "Кто держит блокировку?"},
+        "query": "blockers",
+        "verdict": {"rule": "blocking_session"},
+    }
+    return {**check, **changes}
+
+
+def test_a_session_check_names_a_fixed_query_and_its_own_rule() -> None:
+    def parsed(check: dict[str, Any]) -> Runbook | list[Any]:
+        data = minimal()
+        data["checks"].append(check)
+        data["hypotheses"][0]["checks"].append("blocker")
+        return parse_runbook(yaml.safe_dump(data), file="x.yaml")
+
+    assert isinstance(parsed(_session_check()), Runbook)
+    sql = parsed(_session_check(query="SELECT * FROM pg_stat_activity"))
+    assert not isinstance(sql, Runbook)
+    assert sql[0].field.endswith("query") and "one of: blockers" in sql[0].message
+    wrong_rule = parsed(_session_check(verdict={"rule": "rows_exist"}))
+    assert not isinstance(wrong_rule, Runbook) and "blocking_session" in wrong_rule[0].message
+    misused = parsed(
+        _session_check(tool="prometheus", query="up", verdict={"rule": "blocking_session"})
+    )
+    assert not isinstance(misused, Runbook) and "pg_sessions" in misused[0].message

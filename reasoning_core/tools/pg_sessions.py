@@ -1,0 +1,16 @@
+"""The `pg_sessions` tool's contract: the fixed queries it answers and the columns they give.
+
+A runbook check names one of these (``tool: pg_sessions``, ``query: blockers``); the tool
+(storage/pg_sessions.py) holds their SQL, so no text from a runbook, a question or a model
+ever runs on the monitored database.
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, get_args
+
+SessionQuery = Literal["blockers"]
+#: blockers: sessions waiting for a lock now, one row per (waiting, blocking) pair —
+#: waiting_pid, waiting_seconds, waiting_query, blocking_pid, blocking_state,
+#: blocking_application, blocking_xact_seconds, blocking_query.
+SESSION_QUERIES: Final[tuple[str, ...]] = get_args(SessionQuery)

@@ -1,0 +1,126 @@
+"""The `pg_sessions` tool: what the monitored PostgreSQL's sessions are doing now.
+
+An engineer who reads "process 4242 still waiting for ShareLock" in PostgreSQL's log asks
+the server next: who holds the lock, and what is it running? The log cannot say (the
+holder's statement was never logged); `pg_stat_activity` and `pg_blocking_pids()` can.
+
+This tool runs only the fixed queries named in `reasoning_core.tools.pg_sessions` — never text
+from a runbook, a question or a model — on its own connection (TOOLS_PG_MONITOR_DSN: a role
+with `pg_monitor` is enough, no superuser), inside a READ ONLY transaction with a
+transaction-local `statement_timeout`, at most `max_rows` rows. Statements are masked
+(passwords, tokens) before they leave. Failures come back as ``ToolResult(ok=False)`` with a
+message safe to show: "database sessions unavailable: …", never the DSN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+import asyncpg
+
+from reasoning_core.logs.masking import mask_line
+from reasoning_core.tools.base import ToolRequest, ToolResult
+from reasoning_core.tools.pg_sessions import SESSION_QUERIES
+from storage.pool import CONNECTION_ERRORS
+
+#: Sessions waiting for a lock now, each with a session that blocks it: its state, how long
+#: its transaction has been open and its statement (the last one, for an idle one).
+_BLOCKERS_SQL = """
+SELECT w.pid AS waiting_pid,
+       extract(epoch FROM clock_timestamp() - w.query_start)::float8 AS waiting_seconds,
+       left(w.query, $2) AS waiting_query,
+       b.pid AS blocking_pid,
+       b.state AS blocking_state,
+       b.application_name AS blocking_application,
+       extract(epoch FROM clock_timestamp() - b.xact_start)::float8 AS blocking_xact_seconds,
+       left(b.query, $2) AS blocking_query
+FROM pg_catalog.pg_stat_activity w
+CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(w.pid)) AS held(pid)
+JOIN pg_catalog.pg_stat_activity b ON b.pid = held.pid
+WHERE w.wait_event_type = 'Lock'
+ORDER BY b.xact_start NULLS LAST, w.query_start
+LIMIT $1
+"""
+
+_SQL: dict[str, str] = {"blockers": _BLOCKERS_SQL}
+assert set(_SQL) == set(SESSION_QUERIES), "every named query has its SQL"
+
+#: Characters of a statement kept (PostgreSQL's own track_activity_query_size is 1024).
+STATEMENT_CHARS = 1000
+_TEXT_COLUMNS = ("waiting_query", "blocking_query", "blocking_application")
+
+
+class PgSessionsTool:
+    """The fixed session queries against one PostgreSQL; implements the `Tool` port."""
+
+    name = "pg_sessions"
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        statement_timeout_ms: int = 3000,
+        connect_timeout_sec: float = 5.0,
+        max_rows: int = 20,
+    ) -> None:
+        self._dsn = dsn
+        self._timeout_ms = statement_timeout_ms
+        self._connect_timeout = connect_timeout_sec
+        self._max_rows = max_rows
+
+    async def run(self, request: ToolRequest) -> ToolResult:
+        started = time.monotonic()
+        sql = _SQL.get(request.query or "")
+        if sql is None:
+            known = ", ".join(sorted(_SQL))
+            return ToolResult.failure(
+                self.name, "refused", f"no such session query: {request.query!r} (known: {known})"
+            )
+        limit = min(request.max_rows or self._max_rows, self._max_rows)
+        try:
+            records = await self._fetch(sql, limit)
+        except asyncpg.PostgresError as e:
+            kind = "timeout" if isinstance(e, asyncpg.QueryCanceledError) else "failed"
+            return ToolResult.failure(
+                self.name, kind, f"database sessions unavailable: {type(e).__name__}: {e}",
+                elapsed_ms=_ms(started),
+            )  # fmt: skip
+        except TimeoutError:
+            return ToolResult.failure(
+                self.name, "timeout", "database sessions unavailable: no answer in time",
+                elapsed_ms=_ms(started),
+            )  # fmt: skip
+        except (*CONNECTION_ERRORS, asyncpg.InterfaceError) as e:
+            return ToolResult.failure(
+                self.name, "unavailable",
+                f"database sessions unavailable: cannot connect ({type(e).__name__})",
+                elapsed_ms=_ms(started),
+            )  # fmt: skip
+        rows = [_masked(dict(r)) for r in records]
+        return ToolResult(tool=self.name, ok=True, rows=rows, row_count=len(rows),
+                          elapsed_ms=_ms(started))  # fmt: skip
+
+    async def _fetch(self, sql: str, limit: int) -> list[asyncpg.Record]:
+        async with asyncio.timeout(self._connect_timeout + self._timeout_ms / 1000 + 2):
+            conn = await asyncpg.connect(self._dsn, timeout=self._connect_timeout)
+            try:
+                async with conn.transaction(readonly=True):
+                    await conn.execute(
+                        "SELECT set_config('statement_timeout', $1, true)", str(self._timeout_ms)
+                    )
+                    return await conn.fetch(sql, limit, STATEMENT_CHARS)
+            finally:
+                await conn.close(timeout=2)
+
+
+def _masked(row: dict[str, Any]) -> dict[str, Any]:
+    for column in _TEXT_COLUMNS:
+        if isinstance(row.get(column), str):
+            row[column] = mask_line(row[column])
+    return row
+
+
+def _ms(started: float) -> float:
+    return round((time.monotonic() - started) * 1000, 1)

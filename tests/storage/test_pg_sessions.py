@@ -1,0 +1,68 @@
+"""The pg_sessions tool on a real PostgreSQL: a session holds a row lock, another waits for
+it, and the tool names the holder, its state and its statement (masked); it runs only its
+named queries, and an unreachable server is a clear failure that names no DSN."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import pytest
+
+from reasoning_core.runbooks.blockers import blocking_session_rows
+from reasoning_core.runbooks.rules import BlockingSessionRule
+from reasoning_core.tools.base import ToolRequest
+from storage.pg_sessions import PgSessionsTool
+from tests.pg import WAITING_STATEMENT, row_lock_held
+
+
+@pytest.fixture
+async def lock_held(database_url: str) -> AsyncIterator[None]:
+    async with row_lock_held(database_url):
+        yield
+
+
+async def test_the_blocker_and_its_statement_are_named(database_url: str, lock_held: None) -> None:
+    result = await PgSessionsTool(database_url).run(ToolRequest(query="blockers"))
+
+    assert result.ok, result.error
+    assert result.row_count == 1
+    row = result.rows[0]
+    assert row["blocking_state"] == "idle in transaction"
+    assert row["blocking_query"].startswith("SELECT sold FROM stock WHERE id = 1")
+    assert "s3cr3t" not in row["blocking_query"], "a token in a statement is masked"
+    assert row["waiting_query"] == WAITING_STATEMENT
+    assert row["blocking_xact_seconds"] >= 0
+
+    evidence = blocking_session_rows(
+        BlockingSessionRule(rule="blocking_session"), result.rows, "en"
+    )
+    assert evidence.confirmed is True
+    assert f"pid {row['blocking_pid']}" in evidence.text
+    assert "idle in transaction" in evidence.text
+    assert "“SELECT sold FROM stock WHERE id = 1" in evidence.text
+    assert evidence.data["blocking_statement"] == row["blocking_query"]
+
+
+async def test_no_lock_wait_is_no_row(database_url: str) -> None:
+    result = await PgSessionsTool(database_url).run(ToolRequest(query="blockers"))
+
+    assert result.ok and result.rows == []
+    evidence = blocking_session_rows(BlockingSessionRule(rule="blocking_session"), [], "ru")
+    assert evidence.confirmed is False
+    assert evidence.text == "сейчас ни одна сессия не ждёт блокировку"
+
+
+async def test_only_the_named_queries_run(database_url: str) -> None:
+    result = await PgSessionsTool(database_url).run(ToolRequest(query="DROP TABLE stock"))
+
+    assert not result.ok and result.error_kind == "refused"
+    assert "known: blockers" in (result.error or "")
+
+
+async def test_an_unreachable_server_is_a_clear_failure_without_the_dsn() -> None:
+    dsn = "postgresql://monitor:hunter2@127.0.0.1:1/postgres"
+    result = await PgSessionsTool(dsn, connect_timeout_sec=2).run(ToolRequest(query="blockers"))
+
+    assert not result.ok and result.error_kind == "unavailable"
+    assert (result.error or "").startswith("database sessions unavailable: cannot connect")
+    assert "hunter2" not in (result.error or "") and "127.0.0.1" not in (result.error or "")
