@@ -21,6 +21,12 @@ from lab.lab import Lab, monitor_dsn
 from lab.logs import log_sources
 
 
+def reserve_ports(lab: Lab, prometheus_port: int) -> None:
+    """The ports whytree must know before the lab starts: its Prometheus (PROMETHEUS_URL),
+    its web service (LOG_SOURCES' access log) and its PostgreSQL (TOOLS_PG_MONITOR_DSN)."""
+    lab.reserved = {"prometheus": prometheus_port, "web": free_port(), "pg": free_port()}
+
+
 @asynccontextmanager
 async def bot_for_lab(
     dsn: str, lab: Lab, prometheus_port: int, *, runbooks: bool = True
@@ -58,11 +64,7 @@ async def run_live(
     prometheus_port = lab_module.free_port()
 
     def factory(lab: Lab) -> Any:
-        lab.reserved = {
-            "prometheus": prometheus_port,
-            "web": lab_module.free_port(),
-            "pg": lab_module.free_port(),
-        }
+        reserve_ports(lab, prometheus_port)
         return bot_for_lab(dsn, lab, prometheus_port, runbooks=runbooks)
 
     figures = await run_live_bench(bot_factory=factory, faults_dir=faults_dir, rounds=rounds)
@@ -105,11 +107,7 @@ async def run_live_ask(
     prometheus_port = lab_module.free_port()
 
     def factory(lab: Lab) -> Any:
-        lab.reserved = {
-            "prometheus": prometheus_port,
-            "web": lab_module.free_port(),
-            "pg": lab_module.free_port(),
-        }
+        reserve_ports(lab, prometheus_port)
         return service_for_lab(dsn, lab, prometheus_port)
 
     return await run_ask_bench(service_factory=factory, sets=sets, faults_dir=faults_dir)

@@ -3,7 +3,8 @@ posted to a fake Telegram chat.
 
 The real bot (runbook planner, no LLM; PROMETHEUS_URL = the lab's Prometheus) runs on a
 scratch PostgreSQL with its receiver on a free loopback port; a lab is started in a
-scratch directory with Alertmanager posting there. For each fault and round: inject,
+scratch directory with Alertmanager posting there, and left 3 min with no fault (the
+baseline the change scan and the runbooks read). For each fault and round: inject,
 wait for an alert to fire in Alertmanager (up to the fault's `show_s` + 60 s), wait for
 whytree's message in the chat (up to 120 s more), clear, let the lab settle: 30 s, then
 until Alertmanager holds no alert that was not firing before the first fault (at most
@@ -43,6 +44,10 @@ TOKEN = "bench-live-token"
 _ALERT_WAIT_MARGIN_S = 60.0
 _REPORT_WAIT_S = 120.0
 _SETTLE_S = 30.0
+#: Normal data before the first fault: a real Prometheus holds hours of it; the change scan
+#: compares the incident with the minutes before (8 samples at its 15 s step at least), so a
+#: first fault injected 30 s after the lab started had no baseline to stand out from.
+_WARM_UP_S = 180.0
 _SETTLE_LIMIT_S = 240.0
 
 
@@ -173,7 +178,7 @@ async def run_live_bench(
             try:
                 ports = lab.read()["ports"]
                 am = f"http://127.0.0.1:{ports['alertmanager']}"
-                await asyncio.sleep(settle)
+                await asyncio.sleep(5.0 if quick else _WARM_UP_S)
                 quiet = await firing_alerts(am)  # what fires with no fault (ideally nothing)
                 for round_ in range(rounds):
                     for fault in faults:

@@ -554,7 +554,7 @@ class ReasoningService:
         off = self._deps.deep.switched_off(request) if self._deps.deep is not None else []
         scanned = await self._scan(_mentioned_subject(request))
         if scanned is not None:
-            answer = candidates_answer(scanned, language)
+            answer = await self._news_below(candidates_answer(scanned, language), onset=None)
             if off:
                 note = switched_off_answer(off, language).text
                 answer = answer.model_copy(update={"text": f"{answer.text}\n\n{note}"})
@@ -572,7 +572,9 @@ class ReasoningService:
         `onset` (the alert's start). None when no scanner is wired, the labels name nothing
         Prometheus scrapes, or the scan failed."""
         scanned = await self._scan(labelled_subject(labels), onset=onset)
-        return None if scanned is None else candidates_answer(scanned, language)
+        if scanned is None:
+            return None
+        return await self._news_below(candidates_answer(scanned, language), onset=onset)
 
     async def _with_changes(self, answer: Answer, subject: Mapping[str, str]) -> Answer:
         """A deep report that established no cause (or one only by elimination) gets what
@@ -591,6 +593,19 @@ class ReasoningService:
                 "text": f"{answer.text}\n\n{heading}: {changed}",
                 "synthesis": synthesis.model_copy(update={"changed": changed}),
             }
+        )
+
+    async def _news_below(self, answer: Answer, *, onset: datetime | None) -> Answer:
+        """The change scan's candidates with what is new in the logs since `onset` below
+        them: the lines an engineer reads beside what changed, never a cause."""
+        if self._deps.log_news is None:
+            return answer
+        news = await self._deps.log_news.read(onset=onset)
+        if news is None or not news.new:
+            return answer
+        body = describe(news, answer.language)
+        return answer.model_copy(
+            update={"text": f"{answer.text}\n\n{news.heading(answer.language)}:\n{body}"}
         )
 
     async def _with_log_news(self, answer: Answer, *, onset: datetime | None) -> Answer:

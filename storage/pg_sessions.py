@@ -21,7 +21,7 @@ from typing import Any
 import asyncpg
 
 from reasoning_core.logs.masking import mask_line
-from reasoning_core.tools.base import ToolRequest, ToolResult
+from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
 from reasoning_core.tools.pg_sessions import SESSION_QUERIES
 from storage.pool import CONNECTION_ERRORS
 
@@ -49,6 +49,7 @@ assert set(_SQL) == set(SESSION_QUERIES), "every named query has its SQL"
 
 #: Characters of a statement kept (PostgreSQL's own track_activity_query_size is 1024).
 STATEMENT_CHARS = 1000
+_UNREACHABLE: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, asyncpg.InterfaceError)
 _TEXT_COLUMNS = ("waiting_query", "blocking_query", "blocking_application")
 
 
@@ -82,9 +83,11 @@ class PgSessionsTool:
         try:
             records = await self._fetch(sql, limit)
         except asyncpg.PostgresError as e:
-            kind = "timeout" if isinstance(e, asyncpg.QueryCanceledError) else "failed"
+            kind: ToolErrorKind = (
+                "timeout" if isinstance(e, asyncpg.QueryCanceledError) else "failed"
+            )
             return ToolResult.failure(
-                self.name, kind, f"database sessions unavailable: {type(e).__name__}: {e}",
+                self.name, kind, f"database sessions unavailable: {_first_line(e)}",
                 elapsed_ms=_ms(started),
             )  # fmt: skip
         except TimeoutError:
@@ -92,10 +95,10 @@ class PgSessionsTool:
                 self.name, "timeout", "database sessions unavailable: no answer in time",
                 elapsed_ms=_ms(started),
             )  # fmt: skip
-        except (*CONNECTION_ERRORS, asyncpg.InterfaceError) as e:
+        except _UNREACHABLE:
             return ToolResult.failure(
                 self.name, "unavailable",
-                f"database sessions unavailable: cannot connect ({type(e).__name__})",
+                "database sessions unavailable: cannot connect",
                 elapsed_ms=_ms(started),
             )  # fmt: skip
         rows = [_masked(dict(r)) for r in records]
@@ -120,6 +123,11 @@ def _masked(row: dict[str, Any]) -> dict[str, Any]:
         if isinstance(row.get(column), str):
             row[column] = mask_line(row[column])
     return row
+
+
+def _first_line(e: asyncpg.PostgresError) -> str:
+    """PostgreSQL's own message ("sorry, too many clients already"), never a class name."""
+    return mask_line(str(e).splitlines()[0] if str(e) else "the server refused the query")
 
 
 def _ms(started: float) -> float:

@@ -4,7 +4,9 @@ else its target's job.
 A report names components the way an engineer does: process-exporter's `groupname`
 ("postgres", "db-proxy"), postgres_exporter's series as the database ("postgres"), the
 node's filesystem series as "disk", a blackbox probe (and its scrape health) by the path it
-probes ("/checkout"), anything else by its `job` (or `instance` when it has no job).
+probes ("/checkout"), a service's own series of one route by its job and the route ("web
+/checkout": the route that failed, not the whole service), anything else by its `job` (or
+`instance` when it has no job).
 """
 
 from __future__ import annotations
@@ -36,4 +38,6 @@ def component_of(labels: Mapping[str, str]) -> str:
             path = ""
         if path and path != "/":
             return path
-    return labels.get("job") or instance or "?"
+    job = labels.get("job") or instance or "?"
+    route = labels.get("route")
+    return f"{job} {route}" if route else job

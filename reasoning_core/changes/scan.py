@@ -8,8 +8,9 @@ changed the same way in the same window a day before (a nightly job, a daily pea
 every day at this hour and is left out — one more query per target that changed, within the
 same budget; no data a day before leaves the series in. A component's change is its
 earliest changed series; components are ranked by their strength, discounted
-by how long after the symptom's onset they changed (an effect comes after its cause); equal
-weights go to the component with more changed series.
+by how long after the symptom's onset they changed (an effect comes after its cause); a
+part that stopped (its target no longer scraped, its process group empty) outranks any
+that merely moved; equal weights go to the component with more changed series.
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ from typing import Any, Protocol
 
 from reasoning_core.changes.components import component_of
 from reasoning_core.changes.neighbourhood import Target, neighbourhood, quote
-from reasoning_core.changes.score import SeriesChange, counter_rate, finite, score_change
+from reasoning_core.changes.score import (
+    MAX_SCORE,
+    SeriesChange,
+    counter_rate,
+    finite,
+    score_change,
+)
 from reasoning_core.i18n import N_, gettext, ngettext
 from reasoning_core.tools.base import ToolRequest, ToolResult
 
@@ -39,6 +46,8 @@ _MOVED = {
 }
 #: The finest step: a few scrapes per step, so counters' rates are not aliased.
 MIN_STEP_SEC = 15.0
+#: Series whose fall to 0 says the part itself stopped (rank.stopped).
+_STOPPED_SIGNS = frozenset({"up", "namedprocess_namegroup_num_procs"})
 #: What changes every day at this hour is read this long before.
 DAY = timedelta(days=1)
 
@@ -289,9 +298,24 @@ def rank(
     components = []
     for name, items in grouped.items():
         ordered = sorted(items, key=lambda c: (c.change.onset, -c.change.score))
-        weight = max(c.change.score * _lag_factor(c.change.onset, reference) for c in items)
+        weight = max(_weight(c) * _lag_factor(c.change.onset, reference) for c in items)
         components.append(ComponentChange(component=name, series=tuple(ordered), weight=weight))
     return sorted(components, key=lambda c: (-c.weight, -len(c.series), c.onset, c.component))
+
+
+def stopped(item: ChangedSeries) -> bool:
+    """The series says its part stopped: its target no longer answers the scrape (`up` fell
+    to 0) or its process group has no process left."""
+    if item.change.direction != "down" or item.change.after > 0:
+        return False
+    return item.name in _STOPPED_SIGNS
+
+
+def _weight(item: ChangedSeries) -> float:
+    """A part that stopped outweighs any part that merely moved: what depends on it moves
+    because it stopped (a database's transactions fall when the service that makes them
+    dies), so its own stop is the strongest change there is."""
+    return MAX_SCORE * 2 if stopped(item) else item.change.score
 
 
 def _lag_factor(onset: datetime, reference: datetime) -> float:

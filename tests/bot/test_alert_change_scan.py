@@ -52,6 +52,17 @@ async def receiver(
 ) -> AsyncIterator[tuple[ApiServer, Clock, dict[str, datetime]]]:
     tsdb, starts = lab_recording
     clock = Clock()
+    # PostgreSQL's log as the lab's server wrote it while its slots were taken: from 10 s into
+    # the pg-connections fault, one refusal a second (nothing of it before)
+    pg_log = tmp_path / "postgres.log"
+    refused = starts["pg-connections"] + timedelta(seconds=10)
+    pg_log.write_text(
+        "".join(
+            f"{refused + timedelta(seconds=i):%Y-%m-%d %H:%M:%S}.000 UTC [{4200 + i}] FATAL:  "
+            "remaining connection slots are reserved for roles with the SUPERUSER attribute\n"
+            for i in range(60)
+        )
+    )
     bot = Bot(
         TEST_TOKEN,
         session=AiohttpSession(api=TelegramAPIServer.from_base(telegram.base_url)),
@@ -62,6 +73,7 @@ async def receiver(
             recorded_runtime(
                 tsdb, database_url, tmp_path, clock, api_listen="127.0.0.1:0",
                 alert_chats=f"default:{CHAT}", alert_webhook_token=HOOK_TOKEN,
+                log_sources=f"postgres: {{files: ['{pg_log}']}}",
             ) as runtime,
             api_server(runtime, bot) as server,
         ):  # fmt: skip
@@ -101,6 +113,10 @@ async def test_an_unmapped_alert_gets_what_changed_first_as_candidates(
     assert "No runbook for alert PgBackendsPileUp" in header
     assert report.startswith("what changed first: postgres (pg_stat_activity_count rose"), report
     assert "Primary cause" not in report  # candidates, never a cause
+    # and below them, what is new in the logs since the alert began: the line to read first
+    news = report.split("\n\n", 1)[1]
+    assert news.startswith("New in the logs since"), report
+    assert "remaining connection slots are reserved" in news and "(postgres)" in news
 
 
 async def test_an_unmapped_alert_in_a_quiet_window_says_what_was_looked_at(
@@ -110,6 +126,7 @@ async def test_an_unmapped_alert_in_a_quiet_window_says_what_was_looked_at(
     header, report = await _report(telegram, receiver, "nothing-wrong", labels, 2)
     assert "No runbook for alert WebLooksOdd" in header
     assert "none changed before the symptom" in report and "looked at" in report, report
+    assert "New in the logs" not in report  # nothing new was written in this window
 
 
 async def test_an_alert_naming_nothing_scraped_gets_the_note_alone(

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.live import bot_for_lab
+from benchmarks.live import bot_for_lab, reserve_ports
 from lab.bench import TOKEN, firing_alerts, first_report, quotes_log, score
 from lab.fault import clear, find_fault, inject
 from lab.lab import Lab, free_port, missing_packages
@@ -48,7 +48,7 @@ async def test_two_faults_reach_the_chat_and_down_leaves_nothing(database_url: s
 
 async def _two_faults(lab: Lab, database_url: str) -> None:
     prometheus = free_port()
-    lab.reserved = {"prometheus": prometheus, "web": free_port()}
+    reserve_ports(lab, prometheus)
     async with bot_for_lab(database_url, lab, prometheus) as (receiver, messages_since):
         await asyncio.to_thread(lab.up, receiver_url=receiver, token=TOKEN)
         pids = [p["pid"] for p in lab.read()["processes"]]

@@ -66,3 +66,16 @@ async def test_an_unreachable_server_is_a_clear_failure_without_the_dsn() -> Non
     assert not result.ok and result.error_kind == "unavailable"
     assert (result.error or "").startswith("database sessions unavailable: cannot connect")
     assert "hunter2" not in (result.error or "") and "127.0.0.1" not in (result.error or "")
+
+
+async def test_a_refusal_says_postgresql_s_own_words_not_a_class_name(database_url: str) -> None:
+    """What the lab's connection fault does to the monitor's login: the server refuses it."""
+    refused = database_url.replace("postgresql://", "postgresql://no_such_role_x@", 1)
+    if "@" in database_url.split("://", 1)[1]:  # a DSN that names its user already
+        scheme, rest = database_url.split("://", 1)
+        refused = f"{scheme}://no_such_role_x@{rest.split('@', 1)[1]}"
+    result = await PgSessionsTool(refused).run(ToolRequest(query="blockers"))
+
+    assert not result.ok
+    assert 'role "no_such_role_x" does not exist' in (result.error or ""), result.error
+    assert "Error" not in (result.error or "")

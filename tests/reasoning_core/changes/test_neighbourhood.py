@@ -46,3 +46,10 @@ def test_components_are_named_as_an_engineer_would() -> None:
     assert component_of({"__name__": "probe_success", "job": "blackbox",
                          "instance": "http://h:1/checkout"}) == "/checkout"  # fmt: skip
     assert component_of({"__name__": "up", "job": "web", "instance": "h:1"}) == "web"
+    route = {
+        "__name__": "http_requests_total",
+        "job": "web",
+        "route": "/checkout",
+        "status": "500",
+    }
+    assert component_of(route) == "web /checkout"  # the route that failed, of its service
