@@ -60,6 +60,9 @@ async def drop(server_dsn: str, name: str) -> None:
 
 #: The statement that holds the stock row's lock in `row_lock_held` (a token planted in it).
 HOLDING_STATEMENT = "SELECT sold FROM stock WHERE id = 1 /* token=s3cr3t-abcdef */ FOR UPDATE"
+#: Sessions waiting for it: the first for the holder's transaction, the others queued behind
+#: the first for the row's tuple lock (PostgreSQL names the first as their blocker).
+WAITERS = 3
 #: The statement that waits for it.
 WAITING_STATEMENT = "UPDATE stock SET sold = sold + 1 WHERE id = 1"
 
@@ -67,26 +70,31 @@ WAITING_STATEMENT = "UPDATE stock SET sold = sold + 1 WHERE id = 1"
 @asynccontextmanager
 async def row_lock_held(dsn: str) -> AsyncIterator[None]:
     """A `stock` table whose row lock one session holds (idle in its transaction) while
-    another waits for it — the lab's lock fault, on a real server — until the block ends."""
+    `WAITERS` others queue for it — the lab's lock fault, on a real server — until the
+    block ends."""
     setup = await asyncpg.connect(dsn)
     await setup.execute(
         "CREATE TABLE IF NOT EXISTS stock (id int PRIMARY KEY, sold int);"
         "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING"
     )
-    holder, waiter = await asyncpg.connect(dsn), await asyncpg.connect(dsn)
+    holder = await asyncpg.connect(dsn)
+    waiters = [await asyncpg.connect(dsn) for _ in range(WAITERS)]
     await holder.execute("BEGIN")
     await holder.execute(HOLDING_STATEMENT)
-    waiting = asyncio.create_task(waiter.execute(WAITING_STATEMENT))
+    waiting = [asyncio.create_task(w.execute(WAITING_STATEMENT)) for w in waiters]
     try:
-        for _ in range(200):  # until PostgreSQL shows the waiter waiting for the lock
-            if await setup.fetchval(
-                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+        for _ in range(200):  # until PostgreSQL shows every waiter waiting for a lock
+            if (
+                await setup.fetchval(
+                    "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                )
+                == WAITERS
             ):
                 break
             await asyncio.sleep(0.05)
         yield
     finally:
         await holder.execute("ROLLBACK")
-        await waiting
-        for conn in (holder, waiter, setup):
+        await asyncio.gather(*waiting)
+        for conn in (holder, *waiters, setup):
             await conn.close()

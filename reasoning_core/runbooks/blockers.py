@@ -1,7 +1,8 @@
 """The `blocking_session` verdict rule: which session holds the lock the others wait for?
 
 Rows come from the `pg_sessions` tool's `blockers` query, one per (waiting, blocking) pair.
-The evidence names the session most of them wait for — its pid, state, how long its
+The evidence names the session at the head of the queue (one that blocks and waits for
+nobody; else the one most waited for) — its pid, state, how long its
 transaction has been open — and quotes its statement (the last one it ran, for a session
 idle in its transaction), shortened at whole words: ``3 sessions wait for a lock held by
 pid 4240 (idle in transaction, its transaction open 95 s): “SELECT sold FROM stock WHERE
@@ -46,8 +47,12 @@ def blocking_session_rows(
             text=gettext(language, _WORDS["none"]), data={"waiting": len(waiting)},
             has_data=True,
         )  # fmt: skip
+    # Sessions queue for a row: the first waiter holds the tuple lock the later ones wait
+    # for, so the session most waited for is often a waiter itself; the one to name is at
+    # the head of the queue, a holder that waits for nobody.
     holders = Counter(r.get("blocking_pid") for r in rows)
-    pid = holders.most_common(1)[0][0]
+    heads = Counter({pid: n for pid, n in holders.items() if pid not in waiting})
+    pid = (heads or holders).most_common(1)[0][0]
     holder = next(r for r in rows if r.get("blocking_pid") == pid)
     statement = " ".join(str(holder.get("blocking_query") or "").split())
     age = _number(holder.get("blocking_xact_seconds"))

@@ -12,7 +12,7 @@ from reasoning_core.runbooks.blockers import blocking_session_rows
 from reasoning_core.runbooks.rules import BlockingSessionRule
 from reasoning_core.tools.base import ToolRequest
 from storage.pg_sessions import PgSessionsTool
-from tests.pg import WAITING_STATEMENT, row_lock_held
+from tests.pg import WAITERS, WAITING_STATEMENT, row_lock_held
 
 
 @pytest.fixture
@@ -25,8 +25,13 @@ async def test_the_blocker_and_its_statement_are_named(database_url: str, lock_h
     result = await PgSessionsTool(database_url).run(ToolRequest(query="blockers"))
 
     assert result.ok, result.error
-    assert result.row_count == 1
-    row = result.rows[0]
+    assert len({r["waiting_pid"] for r in result.rows}) == WAITERS
+    # the queue: the first waiter blocks the later ones, the holder blocks the first
+    idle = {
+        r["blocking_pid"]: r for r in result.rows if r["blocking_state"] == "idle in transaction"
+    }
+    assert len(idle) == 1, result.rows  # one holder at the head of the queue
+    [row] = idle.values()
     assert row["blocking_state"] == "idle in transaction"
     assert row["blocking_query"].startswith("SELECT sold FROM stock WHERE id = 1")
     assert "s3cr3t" not in row["blocking_query"], "a token in a statement is masked"
@@ -37,7 +42,8 @@ async def test_the_blocker_and_its_statement_are_named(database_url: str, lock_h
         BlockingSessionRule(rule="blocking_session"), result.rows, "en"
     )
     assert evidence.confirmed is True
-    assert f"pid {row['blocking_pid']}" in evidence.text
+    head = f"{WAITERS} session(s) wait for a lock held by pid {row['blocking_pid']} "
+    assert evidence.text.startswith(head), evidence.text  # the head, not the first waiter
     assert "idle in transaction" in evidence.text
     assert "“SELECT sold FROM stock WHERE id = 1" in evidence.text
     assert evidence.data["blocking_statement"] == row["blocking_query"]
