@@ -127,7 +127,8 @@ def _masked(row: dict[str, Any]) -> dict[str, Any]:
 
 def _first_line(e: asyncpg.PostgresError) -> str:
     """PostgreSQL's own message ("sorry, too many clients already"), never a class name."""
-    return mask_line(str(e).splitlines()[0] if str(e) else "the server refused the query")
+    first = next(iter(str(e).splitlines()), "") or "the server refused the query"
+    return mask_line(first)
 
 
 def _ms(started: float) -> float:
