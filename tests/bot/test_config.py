@@ -111,6 +111,7 @@ ADDED_VALUES: dict[str, Any] = {
     "LOG_MAX_BYTES": 8_000_000,
     "LOG_READ_TIMEOUT_SEC": 5.0,
     "LOG_MAX_FILES": 64,
+    "TOOLS_PG_MONITOR_DSN": None,  # issue 38: the session that holds the lock
     "CHANGE_SCAN_MAX_SERIES": 2000,  # issue 39: what changed at the same time
     "CHANGE_SCAN_MAX_QUERIES": 12,
     "CHANGE_SCAN_BUDGET_SEC": 15.0,
