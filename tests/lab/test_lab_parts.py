@@ -157,15 +157,19 @@ def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
     fourth = load_faults(FAULTS_DIR / "holdout4")
     fifth = load_faults(FAULTS_DIR / "holdout5")
     sixth = load_faults(FAULTS_DIR / "holdout6")
+    seventh = load_faults(FAULTS_DIR / "holdout7")
     assert {f.name for f in second} == {"pg-frozen", "web-hung", "web-crash-loop", "db-path-flap"}
     assert {f.name for f in third} == {"web-exit-loop", "web-slow-loop"}
     assert {f.name for f in fourth} == {"pg-cpu-burn", "proxy-frozen", "pg-migration-lock"}
     assert {f.name for f in fifth} == {"web-fd-limit", "pg-read-only", "pg-login-revoked"}
     assert {f.name for f in sixth} == {"pg-table-renamed", "pg-write-revoked", "slow-release"}
-    holdouts = [*first, *second, *third, *fourth, *fifth, *sixth]
+    assert {f.name for f in seventh} == {
+        "pg-role-conn-limit", "pg-backend-killer", "pg-slow-trigger", "proxy-stalls"
+    }
+    holdouts = [*first, *second, *third, *fourth, *fifth, *sixth, *seventh]
     names = [f.name for f in [*load_faults(), *holdouts]]
     assert len(names) == len(set(names))  # no holdout repeats a shipped fault
-    for fault in [*second, *third, *fourth, *fifth, *sixth]:
+    for fault in [*second, *third, *fourth, *fifth, *sixth, *seventh]:
         assert fault.cause_terms and fault.component and fault.duration_s <= 900, fault.name
 
 
