@@ -26,7 +26,8 @@ from reasoning_core.answers.fixed import (
     switched_off_answer,
 )
 from reasoning_core.answers.quick import answer_quickly, as_written
-from reasoning_core.changes.neighbourhood import labelled_subject, named_subject
+from reasoning_core.changes.hypotheses import is_scan_key
+from reasoning_core.changes.neighbourhood import labelled_subject, named_subject, subject_of
 from reasoning_core.changes.scan import ScanResult
 from reasoning_core.changes.scanner import ChangeScanner, candidates_answer
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
@@ -320,7 +321,7 @@ class ReasoningService:
             async for event in self._deep(turn, recall, decision, request):
                 if isinstance(event, AnswerEvent):
                     answer = _decided(event.answer, decision, assumptions)
-                    subject = _changes_subject(parameters) or _mentioned_subject(request)
+                    subject = subject_of(parameters) or _mentioned_subject(request)
                     answer = await self._with_changes(answer, subject)
                     answer = await self._with_log_news(answer, onset=None)
                     yield _answer(answer, usage, done)
@@ -407,7 +408,7 @@ class ReasoningService:
         async for event in run:
             if isinstance(event, AnswerEvent):
                 answer = _decided(event.answer, decision, [])
-                answer = await self._with_changes(answer, _changes_subject(parameters))
+                answer = await self._with_changes(answer, subject_of(parameters))
                 answer = await self._with_log_news(answer, onset=onset)
                 yield _answer(answer, Usage())
             else:
@@ -579,9 +580,12 @@ class ReasoningService:
     async def _with_changes(self, answer: Answer, subject: Mapping[str, str]) -> Answer:
         """A deep report that established no cause (or one only by elimination) gets what
         changed around its subject — the change scan, where an engineer would look next —
-        as a section of its own below the report: candidates, never the cause."""
+        as a section of its own below the report: candidates, never the cause. A tree the
+        scan already grew candidates in (a revision's) says it there."""
         synthesis = answer.synthesis
         if synthesis is None or not (synthesis.not_established or synthesis.by_elimination):
+            return answer
+        if any(is_scan_key(ranked.id) for ranked in synthesis.ranking):
             return answer
         scanned = await self._scan(subject)
         if scanned is None:
@@ -683,13 +687,6 @@ class ReasoningService:
         except StoreError as e:
             log.error("clarification lookup failed, treating the message as new: %s", e)
             return None
-
-
-def _changes_subject(parameters: Mapping[str, str]) -> dict[str, str]:
-    """What the change scan looks around: the analysis' `instance`, `job`, `service` or
-    `pod`, else its first named value (a process group, a database) as any of them."""
-    first = next((value for value in parameters.values() if value), None)
-    return labelled_subject(parameters) or named_subject(first)
 
 
 def _mentioned_subject(request: Request) -> dict[str, str]:

@@ -228,6 +228,7 @@ async def _open_runtime(
                     usage=ops.usage,
                 )
             )
+            changes = _change_scanner(settings.tools, data_clock)
             async with open_deep(
                 settings.deep,
                 settings.tools,
@@ -237,6 +238,7 @@ async def _open_runtime(
                 chat_model=llm,
                 runbooks=lambda: ops.runbooks.current,
                 data_clock=data_clock,
+                changes=changes,
             ) as (deep, catalogue):
                 runtime = _wire(
                     settings,
@@ -245,7 +247,7 @@ async def _open_runtime(
                     ops,
                     deep,
                     catalogue=catalogue,
-                    changes=_change_scanner(settings.tools, data_clock),
+                    changes=changes,
                     log_news=log_news_reader(settings.tools, data_clock),
                 )
                 await runtime.service.purge_memory(ttl_days=settings.memory.ttl_days)

@@ -25,6 +25,7 @@ from logsources import open_log_sources, parse_log_sources
 from reasoning_core.answers.deep_analyst import DeepAnalyst
 from reasoning_core.answers.deep_jobs import DeepJobRunner
 from reasoning_core.answers.deep_path import DeepPath, Guidance
+from reasoning_core.changes.scanner import ChangeScanner
 from reasoning_core.errors import ConfigurationError, StoreError, ToolError
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.logs import LogTool
@@ -66,11 +67,13 @@ async def open_deep(
     chat_model: ChatModel | None,
     runbooks: Callable[[], RunbookSet],
     data_clock: Callable[[], datetime] | None = None,
+    changes: ChangeScanner | None = None,
 ) -> AsyncIterator[tuple[DeepPath, EntityCatalogue]]:
     """The deep path: the runbooks first and the model in addition (RunbookFirstPlanner,
     with the runbook planner as its fallback and runbooks as the model's guidance), or the
     runbook planner alone when no LLM is configured;
-    and the catalogue of the names the data knows, read through the same tools.
+    and the catalogue of the names the data knows, read through the same tools. `changes`
+    (the change scan) adds what changed first as candidates when a plan is revised.
 
     `runbooks` is read on every use, so /reload_runbooks takes effect at once; questions
     see only those live against Prometheus (bot/wiring/discovery.py). A running
@@ -92,9 +95,9 @@ async def open_deep(
         loaded = runbooks
         runbooks = found.live
         runbook = (
-            RunbookPlanner(runbooks, tools=tools, clock=data_clock)
+            RunbookPlanner(runbooks, tools=tools, clock=data_clock, changes=changes)
             if data_clock is not None
-            else RunbookPlanner(runbooks, tools=tools)
+            else RunbookPlanner(runbooks, tools=tools, changes=changes)
         )
         planner: Planner = runbook
         guidance: Guidance | None = None

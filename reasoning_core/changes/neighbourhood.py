@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from reasoning_core.runbooks.hosts import instance_host
 
@@ -55,6 +56,14 @@ def labelled_subject(labels: Mapping[str, str]) -> dict[str, str]:
 def named_subject(name: str | None) -> dict[str, str]:
     """A bare name (a question's, a process group's) as any of the subject labels."""
     return {} if not name else dict.fromkeys(SUBJECT_LABELS, name)
+
+
+def subject_of(parameters: Mapping[str, Any]) -> dict[str, str]:
+    """What the scan looks around for an analysis: its `instance`, `job`, `service` or `pod`,
+    else its first named value (a process group, a database) as any of them."""
+    named = {k: str(v) for k, v in parameters.items() if isinstance(v, str)}
+    first = next((value for value in named.values() if value), None)
+    return labelled_subject(named) or named_subject(first)
 
 
 def quote(value: str) -> str:

@@ -98,6 +98,16 @@ class ComponentChange:
         return self.series[0].change.onset
 
 
+@dataclass(frozen=True)
+class ScanWindow:
+    """The range the scan read: baseline from `start`, the incident from `incident_start`."""
+
+    start: datetime
+    end: datetime
+    incident_start: datetime
+    step_sec: float
+
+
 @dataclass
 class ScanResult:
     """What the scan found and what it looked at."""
@@ -108,6 +118,10 @@ class ScanResult:
     partial: list[str] = field(default_factory=list)
     #: Changed series left out because they changed the same way a day before.
     daily: int = 0
+    #: The range read (None: nothing was read).
+    window: ScanWindow | None = None
+    #: The symptom's onset the components were ranked against (None: not known).
+    symptom_onset: datetime | None = None
 
     def describe(self, language: str) -> str:
         """One line: the candidates ("what changed first: …"), or what was looked at."""
@@ -165,6 +179,8 @@ async def scan(
     )
     start = incident_start - limits.baseline
     step = max(MIN_STEP_SEC, (at - start).total_seconds() / POINTS)
+    result.window = ScanWindow(start=start, end=at, incident_start=incident_start, step_sec=step)
+    result.symptom_onset = symptom_onset
     changed: dict[Target, list[ChangedSeries]] = defaultdict(list)
     types = types or {}
     for index, target in enumerate(chosen):
@@ -253,10 +269,13 @@ def _series(
 ) -> tuple[dict[str, str], list[tuple[datetime, float]]]:
     """A range query's row: its labels and its points (a counter's as its rate)."""
     labels = {str(k): str(v) for k, v in (row.get("metric") or {}).items()}
+    return labels, series_points(row, counter=is_counter(labels.get("__name__", ""), types))
+
+
+def series_points(row: Mapping[str, Any], *, counter: bool) -> list[tuple[datetime, float]]:
+    """A range query's row as the points the scan scores (a counter's as its rate)."""
     points = _points(row.get("values") or [])
-    if _is_counter(labels.get("__name__", ""), types):
-        points = counter_rate(points)
-    return labels, points
+    return counter_rate(points) if counter else points
 
 
 def _daily(
@@ -323,7 +342,9 @@ def _lag_factor(onset: datetime, reference: datetime) -> float:
     return 1.0 if lag <= 0 else math.exp(-lag)
 
 
-def _is_counter(name: str, types: Mapping[str, str]) -> bool:
+def is_counter(name: str, types: Mapping[str, str] | None = None) -> bool:
+    """Is the metric a counter (by the metadata's type, else a `_total` name)?"""
+    types = types or {}
     family = name.removesuffix("_total")
     kind = types.get(name) or types.get(family)
     if kind:
@@ -357,4 +378,13 @@ async def read_targets(tool: RangeTool, *, at: datetime) -> list[Target]:
     return targets_from_up(answer.rows) if answer.ok else []
 
 
-__all__ = ["ScanLimits", "ScanResult", "quote", "read_targets", "scan"]
+__all__ = [
+    "ScanLimits",
+    "ScanResult",
+    "ScanWindow",
+    "is_counter",
+    "quote",
+    "read_targets",
+    "scan",
+    "series_points",
+]

@@ -33,6 +33,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from reasoning_core.changes.hypotheses import (
+    is_scan_key,
+    read_scan_check,
+    scan_check,
+    scan_plan,
+    spec_of,
+)
+from reasoning_core.changes.neighbourhood import subject_of
+from reasoning_core.changes.scanner import ChangeScanner
 from reasoning_core.errors import ReasoningError, UnanswerableError
 from reasoning_core.models import (
     ClarifyingQuestion,
@@ -130,11 +139,14 @@ class RunbookPlanner:
         tools: Mapping[str, Tool],
         clock: Callable[[], datetime] = _utcnow,
         max_rows: int = DEFAULT_MAX_ROWS,
+        changes: ChangeScanner | None = None,
     ) -> None:
         self._runbooks = runbooks
         self._tools = tools
         self._clock = clock
         self._max_rows = max_rows
+        #: On a revision, what changed around the subject becomes candidate hypotheses.
+        self._changes = changes
 
     @property
     def runbooks(self) -> RunbookSet:
@@ -168,7 +180,7 @@ class RunbookPlanner:
         """The runbook's hypotheses, or the gate's `none` conclusion (see the module doc)."""
         known = state_of(ctx.parameters)
         if known is not None:
-            return self._follow_up(ctx, known)
+            return await self._follow_up(ctx, known)
         request = ctx.parsed()
         match = best_match(self.runbooks, request, ctx.runbook)
         if ctx.runbook is None and request.checkup:
@@ -243,24 +255,57 @@ class RunbookPlanner:
             window=match.window(anchor),
         )
 
-    def _follow_up(self, ctx: PlanningContext, state: PlanState) -> Plan:
-        """A later call (branching, revision): only fallbacks, and only on a revision."""
+    async def _follow_up(self, ctx: PlanningContext, state: PlanState) -> Plan:
+        """A later call (branching, revision): only on a revision, the runbook's fallbacks
+        and what changed first around the subject (changes/hypotheses.py)."""
         runbook = self._runbook(state)
         if not ctx.previous_failure:
             return Plan()  # runbook hypotheses are not split further than the runbook says
-        return Plan(
-            hypotheses=[
-                hypothesis_proposal(runbook, h, state.language)
-                for h in runbook.fallback_hypotheses()
-                if h.id not in ctx.excluded_hypotheses
-            ]
+        fallbacks = [
+            hypothesis_proposal(runbook, h, state.language)
+            for h in runbook.fallback_hypotheses()
+            if h.id not in ctx.excluded_hypotheses
+        ]
+        scanned, parameters = await self._scanned(ctx, state)
+        return Plan(hypotheses=[*fallbacks, *scanned], parameters=parameters)
+
+    async def _scanned(
+        self, ctx: PlanningContext, state: PlanState
+    ) -> tuple[list[HypothesisProposal], dict[str, Any]]:
+        """The change scan's top components around the subject as candidate hypotheses;
+        none without a scanner, a subject Prometheus knows, or when the scan failed. The
+        scan runs once an analysis: a later call (a branch under a candidate) adds none."""
+        scanner = self._changes
+        subject = subject_of(state.params)
+        if scanner is None or not subject or "prometheus" not in self._tools:
+            return [], {}
+        if any(is_scan_key(key) for key in ctx.excluded_hypotheses):
+            return [], {}
+        try:
+            result = await scanner.scan(subject, symptom_onset=_symptom_onset(ctx.parameters))
+        except ReasoningError as e:
+            log.warning("change scan for the revision failed: %s", e)
+            return [], {}
+        if result is None:
+            return [], {}
+        return scan_plan(
+            result,
+            threshold=scanner.limits.threshold,
+            language=state.language,
+            taken=set(ctx.excluded_hypotheses),
         )
 
     async def propose_checks(
         self, ctx: PlanningContext, hypothesis: HypothesisProposal
     ) -> list[CheckProposal]:
-        """The hypothesis' checks, then its `against` checks, with bound values."""
+        """The hypothesis' checks, then its `against` checks, with bound values; a scan
+        candidate's one check, its series again."""
         state = self._state(ctx)
+        if is_scan_key(hypothesis.key):
+            spec = spec_of(ctx.parameters, hypothesis.key)
+            if spec is None or "prometheus" not in self._tools:
+                return []
+            return [scan_check(hypothesis.key, spec, state.language)]
         runbook = self._runbook(state)
         return [
             self._proposal(runbook, state, check, role)
@@ -291,7 +336,14 @@ class RunbookPlanner:
         check: CheckProposal,
         result: ToolResult,
     ) -> Evidence:
-        """The verdict rule's evidence, as a veto for `against` checks."""
+        """The verdict rule's evidence, as a veto for `against` checks; a scan candidate's
+        series read by the scan's own measure."""
+        if isinstance(scanned := check.extra.get("scan"), str):
+            series = spec_of(ctx.parameters, scanned)
+            language = (state_of(ctx.parameters) or self._state(ctx)).language
+            if series is None:
+                return Evidence(confirmed=None, confidence=0.0, text=result.error or "")
+            return read_scan_check(result, series, language)
         state = state_of(check.extra) or self._state(ctx)
         runbook = self._runbook(state)
         try:
@@ -396,6 +448,19 @@ def _named(
     name = detail_title(detail, language) or detail if detail is not None else None
     title = primary_title(hypothesis.title.get(language), ", ".join(n for n in (name, named) if n))
     return ranked.model_copy(update={"title": title})
+
+
+def _symptom_onset(parameters: Mapping[str, Any]) -> datetime | None:
+    """When the gate's symptom began (the scan ranks what changed against it)."""
+    symptom = parameters.get(SYMPTOM_KEY)
+    raw = symptom.get("onset") if isinstance(symptom, Mapping) else None
+    if not isinstance(raw, str):
+        return None
+    try:
+        onset = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    return onset if onset.tzinfo else onset.replace(tzinfo=UTC)
 
 
 def _explains(runbook: Runbook, direction: str) -> bool:
