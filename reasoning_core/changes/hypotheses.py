@@ -29,9 +29,10 @@ from reasoning_core.changes.scan import (
     ComponentChange,
     ScanResult,
     is_counter,
+    raw_points,
     series_points,
 )
-from reasoning_core.changes.score import score_change
+from reasoning_core.changes.score import score_appeared, score_change
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Evidence
 from reasoning_core.ports.planning import CheckProposal, HypothesisProposal
@@ -58,6 +59,7 @@ _PLACE_DISCOUNT = 0.25
 _WORDS: dict[str, str] = {
     "up": N_("what changed first: {component} ({series} rose from {at})"),
     "down": N_("what changed first: {component} ({series} fell from {at})"),
+    "appeared": N_("what changed first: {component} ({series} appeared at {at})"),
     "check": N_("Did {series} of {component} change before the symptom?"),
     "before": N_("{at}, {seconds} s before the symptom"),
     "after": N_("{at}, {seconds} s after the symptom began"),
@@ -81,6 +83,8 @@ class ScanSpec(BaseModel):
     step_sec: float = Field(gt=0)
     threshold: float = Field(gt=0)
     symptom_onset: datetime | None = None
+    #: Born in the window (a counter with no sample before it): read as `score_appeared` does.
+    appeared: bool = False
     #: The component's weight relative to the scan's first, less for each place down (1.0
     #: for the first).
     rank_weight: float = Field(default=1.0, ge=0.0, le=1.0)
@@ -115,6 +119,7 @@ def scan_plan(
             counter=is_counter(first.name),
             direction=first.change.direction,
             onset=first.change.onset,
+            appeared=first.change.appeared,
             start=window.start,
             end=window.end,
             incident_start=window.incident_start,
@@ -141,7 +146,8 @@ def scan_plan(
 def title(component: ComponentChange, language: str) -> str:
     """ "what changed first: postgres (pg_stat_activity_count rose from 02:01:05)"."""
     first = component.series[0]
-    text = gettext(language, _WORDS[first.change.direction]).format(
+    how = "appeared" if first.change.appeared else first.change.direction
+    text = gettext(language, _WORDS[how]).format(
         component=component.component, series=first.name, at=f"{component.onset:%H:%M:%S}"
     )
     return text[:200]
@@ -200,7 +206,16 @@ def read_scan_check(result: ToolResult, spec: ScanSpec, language: str) -> Eviden
         "v": [v for _, v in points],
         "label": f"{spec.component}: {name}" + (" (rate)" if spec.counter else ""),
     }
-    found = score_change(points, incident_start=spec.incident_start, threshold=spec.threshold)
+    found = (
+        score_appeared(
+            raw_points(result.rows[0]),
+            incident_start=spec.incident_start,
+            end=spec.end,
+            step=timedelta(seconds=spec.step_sec),
+        )
+        if spec.appeared
+        else score_change(points, incident_start=spec.incident_start, threshold=spec.threshold)
+    )
     if found is None or found.direction != spec.direction:
         before = [v for at, v in points if at < spec.incident_start]
         text = gettext(language, _WORDS["gone"]).format(

@@ -7,10 +7,12 @@ Counters (by the metadata's type, else a `_total` name) are scored as rates. A s
 changed the same way in the same window a day before (a nightly job, a daily peak) changes
 every day at this hour and is left out — one more query per target that changed, within the
 same budget; no data a day before leaves the series in. A component's change is its
-earliest changed series; components are ranked by their strength, discounted
-by how long after the symptom's onset they changed (an effect comes after its cause); a
-part that stopped (its target no longer scraped, its process group empty) outranks any
-that merely moved; equal weights go to the component with more changed series.
+earliest changed series; components are ranked by their strength, discounted by how long
+after the symptom's onset they changed (an effect comes after its cause); a part that
+stopped (its target no longer scraped, its process group empty) outranks any that merely
+moved, a change still going on outweighs one that already ended, and equal weights go to
+the component with more changed series. A counter born in the window (its target scraped
+before it) is a change too (`score_appeared`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from reasoning_core.changes.score import (
     SeriesChange,
     counter_rate,
     finite,
+    score_appeared,
     score_change,
 )
 from reasoning_core.i18n import N_, gettext, ngettext
@@ -37,12 +40,15 @@ from reasoning_core.tools.base import ToolRequest, ToolResult
 
 #: A change this long after the symptom's onset weighs 1/e of one at the onset.
 LAG_SCALE = timedelta(seconds=60)
+#: What a change that ended before the scan weighs against one still going on.
+ENDED_FACTOR = 0.5
 #: Points per range query: the scan's resolution.
 POINTS = 240
 #: How a component's first changed series is named, by its direction.
 _MOVED = {
     "up": N_("{component} ({series} rose from {at})"),
     "down": N_("{component} ({series} fell from {at})"),
+    "appeared": N_("{component} ({series} appeared at {at})"),
 }
 #: The finest step: a few scrapes per step, so counters' rates are not aliased.
 MIN_STEP_SEC = 15.0
@@ -133,7 +139,7 @@ class ScanResult:
         ).format(series=self.series_seen, n=len(self.targets))
         if self.components:
             first = ", ".join(
-                gettext(language, _MOVED[c.series[0].change.direction]).format(
+                gettext(language, _MOVED[_how(c.series[0].change)]).format(
                     component=c.component, series=c.series[0].name, at=f"{c.onset:%H:%M:%S}"
                 )
                 for c in self.components[:3]
@@ -155,6 +161,11 @@ class ScanResult:
         if self.partial:
             text += " " + gettext(language, "(partial: {why})").format(why="; ".join(self.partial))
         return text
+
+
+def _how(change: SeriesChange) -> str:
+    """How a series changed, as `_MOVED` words it."""
+    return "appeared" if change.appeared else change.direction
 
 
 async def scan(
@@ -202,6 +213,7 @@ async def scan(
             continue
         if answer.truncated:
             result.partial.append(f"{target.job}: {answer.truncation_note}")
+        scraped_before = any(_starts_before(row, incident_start) for row in answer.rows)
         for row in answer.rows:
             if result.series_seen >= limits.max_series:
                 result.partial.append(f"only the first {limits.max_series} series scored")
@@ -209,6 +221,13 @@ async def scan(
             result.series_seen += 1
             labels, points = _series(row, types)
             found = score_change(points, incident_start=incident_start, threshold=limits.threshold)
+            if found is None and scraped_before and is_counter(labels.get("__name__", ""), types):
+                found = score_appeared(
+                    raw_points(row),
+                    incident_start=incident_start,
+                    end=at,
+                    step=timedelta(seconds=step),
+                )
             if found is not None:
                 changed[target].append(ChangedSeries(labels=labels, change=found))
         else:
@@ -272,10 +291,21 @@ def _series(
     return labels, series_points(row, counter=is_counter(labels.get("__name__", ""), types))
 
 
+def _starts_before(row: Mapping[str, Any], moment: datetime) -> bool:
+    """Has the range query's row a sample before `moment`?"""
+    values = row.get("values") or []
+    return bool(values) and float(values[0][0]) < moment.timestamp()
+
+
 def series_points(row: Mapping[str, Any], *, counter: bool) -> list[tuple[datetime, float]]:
     """A range query's row as the points the scan scores (a counter's as its rate)."""
-    points = _points(row.get("values") or [])
+    points = raw_points(row)
     return counter_rate(points) if counter else points
+
+
+def raw_points(row: Mapping[str, Any]) -> list[tuple[datetime, float]]:
+    """A range query's row as its finite samples, in time order."""
+    return _points(row.get("values") or [])
 
 
 def _daily(
@@ -333,8 +363,10 @@ def stopped(item: ChangedSeries) -> bool:
 def _weight(item: ChangedSeries) -> float:
     """A part that stopped outweighs any part that merely moved: what depends on it moves
     because it stopped (a database's transactions fall when the service that makes them
-    dies), so its own stop is the strongest change there is."""
-    return MAX_SCORE * 2 if stopped(item) else item.change.score
+    dies), so its own stop is the strongest change there is. A change that already ended
+    weighs `ENDED_FACTOR` of one still going on: the symptom is going on now."""
+    weight = MAX_SCORE * 2 if stopped(item) else item.change.score
+    return weight if item.change.ongoing else weight * ENDED_FACTOR
 
 
 def _lag_factor(onset: datetime, reference: datetime) -> float:
@@ -384,6 +416,7 @@ __all__ = [
     "ScanWindow",
     "is_counter",
     "quote",
+    "raw_points",
     "read_targets",
     "scan",
     "series_points",

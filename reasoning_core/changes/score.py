@@ -4,12 +4,18 @@ The baseline's median and MAD (scaled to a standard deviation, with a floor so a
 baseline does not turn any wobble into an infinite score) give each incident sample a
 robust z. The series changed when `SUSTAINED` consecutive incident samples lie past
 `threshold` on the same side; the onset is the first of them, the direction its side, the
-strength the median |z| from the onset on. A series already away from its median in the
-baseline's last samples (an earlier incident's lingering effect) has no onset in the window.
-NaN and ±Inf are dropped, a gap longer than
-`MAX_GAP_STEPS` steps breaks a run (no onset across it), a counter's reset (a drop) leaves
-that step out of its rate, and a baseline with fewer than `MIN_BASELINE` samples scores
-nothing: no false "changed at" time.
+strength the median |z| of the run. Of several such runs, the one still going on at the
+window's end is the change (what is changed now), else the first (`ongoing` False: it
+ended). A series already away from its median in the baseline's last samples (an earlier
+incident's lingering effect) has no onset in the window. NaN and ±Inf are dropped, a gap
+longer than `MAX_GAP_STEPS` steps breaks a run (no onset across it), a counter's reset (a
+drop) leaves that step out of its rate, and a baseline with fewer than `MIN_BASELINE`
+samples scores nothing: no false "changed at" time.
+
+A counter born in the incident window — no sample in the baseline while its target was
+scraped, then rising to the end (`score_appeared`) — is how Prometheus shows a new kind of
+event: the first 500 of a route, a new error class. It scores `APPEARED_SCORE`: a clear
+change, below a strong move of a series that was there all along.
 """
 
 from __future__ import annotations
@@ -36,6 +42,13 @@ RELATIVE_FLOOR = 0.05
 ABSOLUTE_FLOOR = 1e-6
 #: Scores are capped: a flat series that moves is "very changed", not infinitely.
 MAX_SCORE = 100.0
+#: A positive series that falls to this fraction of its baseline or below scores
+#: `MAX_SCORE`: on a linear scale a fall to nothing is only 1 / RELATIVE_FLOOR noise floors
+#: away, as far as a doubling, yet it is the largest fall there is (a disk's free space gone,
+#: a target's traffic stopped).
+GONE_FRACTION = 0.1
+#: The score of a counter born in the incident window (`score_appeared`).
+APPEARED_SCORE = 20.0
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,10 @@ class SeriesChange:
     score: float
     before: float
     after: float
+    #: Born in the window (`score_appeared`): `after` is its rate, `before` 0.
+    appeared: bool = False
+    #: Still changed at the window's end (else a change that already ended).
+    ongoing: bool = True
 
 
 def finite(points: Sequence[tuple[datetime, float | None]]) -> list[Point]:
@@ -80,6 +97,35 @@ def score_change(
     if any(abs(v - centre) / scale >= threshold for v in baseline[-SUSTAINED:]):
         return None  # already away before the window: it did not change in it
     step = _typical_step([at for at, _ in points])
+    runs = _runs(incident, centre=centre, scale=scale, threshold=threshold, step=step)
+    if not runs:
+        return None
+    # the change still going on at the end (the present) before an earlier one that ended
+    last_at = incident[-1][0]
+    current = [r for r in runs if last_at - r[-1][0] <= step * MAX_GAP_STEPS]
+    run = current[-1] if current else runs[0]
+    onset = run[0][0]
+    after = [v for at, v in incident if at >= onset]
+    strength = min(MAX_SCORE, median(abs(z) for _, _, z in run))
+    level = median(v for _, v, _ in run)
+    if centre > 0 and 0 <= level <= centre * GONE_FRACTION:
+        strength = MAX_SCORE  # all but gone: as far as a series can fall
+    return SeriesChange(
+        onset=onset,
+        direction="up" if run[0][2] > 0 else "down",
+        score=strength,
+        before=centre,
+        after=median(after),
+        ongoing=bool(current),
+    )
+
+
+def _runs(
+    incident: Sequence[Point], *, centre: float, scale: float, threshold: float, step: timedelta
+) -> list[list[tuple[datetime, float, float]]]:
+    """The runs of `SUSTAINED` or more consecutive samples past `threshold` on one side
+    (a gap of more than `MAX_GAP_STEPS` steps or a change of side ends a run)."""
+    runs: list[list[tuple[datetime, float, float]]] = []
     run: list[tuple[datetime, float, float]] = []
     for at, value in incident:
         z = (value - centre) / scale
@@ -87,21 +133,36 @@ def score_change(
         same_side = run and (z > 0) == (run[-1][2] > 0)
         if abs(z) < threshold or gap or (run and not same_side):
             if len(run) >= SUSTAINED:
-                break
+                runs.append(run)
             run = []
         if abs(z) >= threshold:
             run.append((at, value, z))
-    if len(run) < SUSTAINED:
+    if len(run) >= SUSTAINED:
+        runs.append(run)
+    return runs
+
+
+def score_appeared(
+    points: Sequence[Point], *, incident_start: datetime, end: datetime, step: timedelta
+) -> SeriesChange | None:
+    """A counter's raw samples: born in the incident window (none before it), present in
+    `SUSTAINED` samples or more up to `end` (within a few steps) and risen from its first
+    sample to its last; else None. The caller knows its target was scraped before."""
+    if len(points) < SUSTAINED or points[0][0] < incident_start:
         return None
-    onset = run[0][0]
-    after = [v for at, v in incident if at >= onset]
-    strength = min(MAX_SCORE, median(abs(z) for _, _, z in run))
+    if end - points[-1][0] > step * MAX_GAP_STEPS:
+        return None  # gone again: a blip, not what is going on now
+    first, last = points[0], points[-1]
+    if last[1] <= first[1]:
+        return None
+    seconds = (last[0] - first[0]).total_seconds()
     return SeriesChange(
-        onset=onset,
-        direction="up" if run[0][2] > 0 else "down",
-        score=strength,
-        before=centre,
-        after=median(after),
+        onset=first[0],
+        direction="up",
+        score=APPEARED_SCORE,
+        before=0.0,
+        after=(last[1] - first[1]) / seconds if seconds > 0 else 0.0,
+        appeared=True,
     )
 
 

@@ -6,7 +6,13 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
-from reasoning_core.changes.score import counter_rate, finite, score_change
+from reasoning_core.changes.score import (
+    MAX_SCORE,
+    counter_rate,
+    finite,
+    score_appeared,
+    score_change,
+)
 
 T0 = datetime(2026, 11, 28, 2, 0, tzinfo=UTC)
 INCIDENT = T0 + timedelta(minutes=15)
@@ -85,3 +91,41 @@ def test_a_flat_baseline_that_moves_a_little_is_capped() -> None:
 def test_already_away_before_the_window_has_no_onset() -> None:
     points = _flat_then(175, 0.0, 3.0)  # an earlier incident's lingering step
     assert score_change(points, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_the_change_going_on_now_is_the_one_named() -> None:
+    """An earlier fault's spike that ended, then the change still going on at the end: the
+    latter's onset, and it is ongoing; the spike alone is a change that ended."""
+    points = [(_at(i), 10.0 if 182 <= i < 188 or i >= 196 else 0.0) for i in range(204)]
+    found = score_change(points, incident_start=INCIDENT, threshold=6)
+    assert found is not None and found.onset == _at(196) and found.ongoing
+
+    ended = [(_at(i), 10.0 if 182 <= i < 188 else 0.0) for i in range(204)]
+    spike = score_change(ended, incident_start=INCIDENT, threshold=6)
+    assert spike is not None and spike.onset == _at(182) and not spike.ongoing
+
+
+def test_a_counter_born_in_the_window_appeared() -> None:
+    """No sample before the window (its target scraped all along), then rising to the end:
+    the first 500 of a route. One that stopped again, or stands still, did not."""
+    step = timedelta(seconds=5)
+    end = _at(203)
+    born = [(_at(i), float(i - 190)) for i in range(190, 204)]
+    found = score_appeared(born, incident_start=INCIDENT, end=end, step=step)
+    assert found is not None and found.appeared and found.direction == "up"
+    assert found.onset == _at(190) and found.after == 0.2  # a rate of one per 5 s
+    gone = born[:5]
+    assert score_appeared(gone, incident_start=INCIDENT, end=end, step=step) is None
+    still = [(at, 3.0) for at, _ in born]
+    assert score_appeared(still, incident_start=INCIDENT, end=end, step=step) is None
+    before = [(_at(i), float(i)) for i in range(170, 204)]  # there before the window
+    assert score_appeared(before, incident_start=INCIDENT, end=end, step=step) is None
+
+
+def test_a_fall_to_nothing_is_as_strong_as_a_change_gets() -> None:
+    """Free space from 30 MB to 1 MB is the largest fall there is, scored as such; a fall to
+    half is not."""
+    gone = score_change(_flat_then(190, 30e6, 1e6), incident_start=INCIDENT, threshold=6)
+    half = score_change(_flat_then(190, 30e6, 15e6), incident_start=INCIDENT, threshold=6)
+    assert gone is not None and gone.score == MAX_SCORE
+    assert half is not None and half.score < MAX_SCORE

@@ -4,6 +4,7 @@ strong and as early, but an effect."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 from reasoning_core.changes.scan import ChangedSeries, rank, stopped
@@ -53,3 +54,13 @@ def test_a_group_with_no_process_left_stopped_one_with_fewer_did_not() -> None:
 def test_a_rise_of_up_is_no_stop() -> None:
     back = changed("up", series(0.0, 1.0), job="web")
     assert not stopped(back)
+
+
+def test_a_change_still_going_on_outranks_one_that_ended() -> None:
+    """The previous incident's change in the window, over before the symptom, weighs half of
+    the one going on now, however strong."""
+    ended = changed("namedprocess_namegroup_cpu_seconds_total", series(1.0, 50.0), groupname="web")
+    now = changed("node_filesystem_avail_bytes", series(30.0, 1.0, moved_at=2), job="node")
+    ended = ChangedSeries(labels=ended.labels, change=replace(ended.change, ongoing=False))
+    assert ended.change.score >= now.change.score
+    assert [c.component for c in rank([ended, now], symptom_onset=ONSET)] == ["disk", "web"]
