@@ -48,9 +48,13 @@ class ChangeScanner:
         )
         if not result.targets:
             return None
+        window = result.window
         log.info(
-            "change scan of %s: %d series of %d targets, %d components changed%s",
+            "change scan of %s (symptom onset %s, incident window from %s): %d series of %d "
+            "targets, %d components changed%s",
             sorted(subject.values()),
+            f"{symptom_onset:%H:%M:%S}" if symptom_onset else "unknown",
+            f"{window.incident_start:%H:%M:%S}" if window else "-",
             result.series_seen,
             len(result.targets),
             len(result.components),
