@@ -8,8 +8,9 @@ reads that series again over the scan's window (a range query of exactly its lab
 its points are the evidence and the report's chart), and the reading confirms it when the
 series still shows the change, strongest when it came before the symptom, and refutes it
 when the change is no longer there. Only a runbook's verdict rule establishes a cause:
-a scan hypothesis' p is capped at `SCAN_MAX`, below "established", so it is reported as a
-candidate and never outranks a cause a runbook's checks established.
+a scan hypothesis' p is capped at `SCAN_MAX`, below "established" and below a runbook's
+cause by elimination, so it is reported as a candidate and never outranks a cause a
+runbook's checks established or left standing.
 
 What the checks need travels in the plan's parameters under `SCAN_KEY` (as the runbook's
 own state does), so a tree continued after a restart can still run them.
@@ -37,21 +38,23 @@ from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Evidence
 from reasoning_core.ports.planning import CheckProposal, HypothesisProposal
 from reasoning_core.tools.base import ToolRequest, ToolResult
-from reasoning_core.tree.synthesis import ESTABLISHED_MIN
+from reasoning_core.tree.aggregation import ELIMINATION_MAX
 
 #: Keys of the scan's hypotheses start with this.
 SCAN_KEY_PREFIX = "scan_"
 #: Where the plan's parameters keep what the scan's checks read.
 SCAN_KEY = "change_scan"
-#: The highest p a scan hypothesis reaches: a candidate, below "established".
-SCAN_MAX = ESTABLISHED_MIN - 0.05
+#: The highest p a scan hypothesis reaches: a candidate, below "established" and below a
+#: cause a runbook's checks left standing by elimination (its rivals refuted by checks,
+#: capped at ELIMINATION_MAX): what merely changed never outranks that reasoning.
+SCAN_MAX = ELIMINATION_MAX - 0.05
 #: Where a scan hypothesis starts: a lead, not yet a cause.
-SCAN_PRIOR = 0.15
+SCAN_PRIOR = 0.1
 #: How many components become hypotheses.
 TOP = 2
 #: A confirming reading's strength: `_EVIDENCE_BASE` plus `_EVIDENCE_RANK` times the
 #: component's weight relative to the first's, so the tree keeps the scan's order (the
-#: first reaches SCAN_MAX, the others stay below it as far as they weighed less).
+#: others stay below the first as far as they weighed less).
 _EVIDENCE_BASE = 0.3
 _EVIDENCE_RANK = 0.4
 _PLACE_DISCOUNT = 0.25
