@@ -45,9 +45,10 @@ _ALERT_WAIT_MARGIN_S = 60.0
 _REPORT_WAIT_S = 120.0
 _SETTLE_S = 30.0
 #: Normal data before the first fault: a real Prometheus holds hours of it; the change scan
-#: compares the incident with the minutes before (8 samples at its 15 s step at least), so a
-#: first fault injected 30 s after the lab started had no baseline to stand out from.
-_WARM_UP_S = 180.0
+#: compares the incident with the minutes before — its window opens 150 s before the alert,
+#: and 8 samples (at the lab's 5 s scrape) before that — so a first fault injected 3 min
+#: after the lab started had 30 s of baseline to stand out from.
+_WARM_UP_S = 240.0
 _SETTLE_LIMIT_S = 240.0
 
 

@@ -50,8 +50,10 @@ _MOVED = {
     "down": N_("{component} ({series} fell from {at})"),
     "appeared": N_("{component} ({series} appeared at {at})"),
 }
-#: The finest step: a few scrapes per step, so counters' rates are not aliased.
+#: The step when the scrape interval is not known: a few scrapes of a common interval.
 MIN_STEP_SEC = 15.0
+#: The finest step, whatever the scrape interval says.
+FINEST_STEP_SEC = 1.0
 #: Series whose fall to 0 says the part itself stopped (rank.stopped).
 _STOPPED_SIGNS = frozenset({"up", "namedprocess_namegroup_num_procs"})
 #: What changes every day at this hour is read this long before.
@@ -177,8 +179,14 @@ async def scan(
     symptom_onset: datetime | None = None,
     types: Mapping[str, str] | None = None,
     limits: ScanLimits | None = None,
+    scrape_interval: float | None = None,
 ) -> ScanResult:
-    """Scan the subject's neighbourhood for series that changed in the incident window."""
+    """Scan the subject's neighbourhood for series that changed in the incident window.
+
+    The step is the slowest scrape interval (`scrape_interval`; else `MIN_STEP_SEC`): one
+    sample a step, so a counter's rate is never read between two of its scrapes, and a change
+    is seen after three scrapes, not three quarter-minutes (an alert with a short `for` fires
+    before a 15 s step has seen it sustained)."""
     limits = limits or ScanLimits()
     started = time.monotonic()
     chosen, left_out = neighbourhood(targets, subject, max_targets=limits.max_queries)
@@ -189,7 +197,8 @@ async def scan(
         symptom_onset - limits.lead if symptom_onset is not None else at - limits.incident
     )
     start = incident_start - limits.baseline
-    step = max(MIN_STEP_SEC, (at - start).total_seconds() / POINTS)
+    finest = max(FINEST_STEP_SEC, scrape_interval) if scrape_interval else MIN_STEP_SEC
+    step = max(finest, (at - start).total_seconds() / POINTS)
     result.window = ScanWindow(start=start, end=at, incident_start=incident_start, step_sec=step)
     result.symptom_onset = symptom_onset
     changed: dict[Target, list[ChangedSeries]] = defaultdict(list)
@@ -404,6 +413,20 @@ def targets_from_up(rows: Sequence[Mapping[str, Any]]) -> list[Target]:
 TARGETS_QUERY = "up unless on (instance, job) (prometheus_build_info or alertmanager_build_info)"
 
 
+#: The slowest target's scrape interval, as Prometheus measures it of itself.
+SCRAPE_INTERVAL_QUERY = 'max(prometheus_target_interval_length_seconds{quantile="0.5"})'
+
+
+async def read_scrape_interval(tool: RangeTool, *, at: datetime) -> float | None:
+    """The slowest scrape interval Prometheus keeps (seconds), or None when it does not say
+    (it does not scrape itself, the query failed)."""
+    answer = await tool.run(ToolRequest(query=SCRAPE_INTERVAL_QUERY, time=at))
+    value = answer.rows[0].get("value") if answer.ok and answer.rows else None
+    if isinstance(value, int | float) and math.isfinite(value) and value > 0:
+        return float(value)
+    return None
+
+
 async def read_targets(tool: RangeTool, *, at: datetime) -> list[Target]:
     """The targets Prometheus scraped at `at` (`TARGETS_QUERY`); empty on failure."""
     answer = await tool.run(ToolRequest(query=TARGETS_QUERY, time=at))
@@ -417,6 +440,7 @@ __all__ = [
     "is_counter",
     "quote",
     "raw_points",
+    "read_scrape_interval",
     "read_targets",
     "scan",
     "series_points",

@@ -12,7 +12,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
-from reasoning_core.changes.scan import RangeTool, ScanLimits, ScanResult, read_targets, scan
+from reasoning_core.changes.scan import (
+    RangeTool,
+    ScanLimits,
+    ScanResult,
+    read_scrape_interval,
+    read_targets,
+    scan,
+)
 from reasoning_core.i18n import gettext
 from reasoning_core.models import Answer, as_language
 
@@ -44,7 +51,13 @@ class ChangeScanner:
             symptom_onset = None
         targets = await read_targets(self.tool, at=at)
         result = await scan(
-            self.tool, targets, subject, at=at, symptom_onset=symptom_onset, limits=self.limits
+            self.tool,
+            targets,
+            subject,
+            at=at,
+            symptom_onset=symptom_onset,
+            limits=self.limits,
+            scrape_interval=await read_scrape_interval(self.tool, at=at),
         )
         if not result.targets:
             return None
