@@ -20,11 +20,13 @@ from reasoning_core.runbooks.hosts import instance_host
 
 #: Series no scan reads (a regex of metric names): histogram buckets (their `_sum` and
 #: `_count` say the same, cheaper), the language runtimes' own (Go's and Python's garbage
-#: collector moves with any load: an effect, never what broke) and the monitoring stack's
-#: bookkeeping (Prometheus' and Alertmanager's internals, the exporters' own scrape timings).
+#: collector moves with any load: an effect, never what broke), the monitoring stack's
+#: bookkeeping (Prometheus' and Alertmanager's internals, the exporters' own scrape timings)
+#: and the kernel's 5 and 15 minute load averages (node_load1 smoothed: they ramp for minutes
+#: after any change, so their "onset" is late and blurred, and node_load1 says it first).
 LEFT_OUT = (
     r".+_bucket|go_.+|python_(gc|info).*|promhttp_.+|prometheus_.+|alertmanager_.+"
-    r"|net_conntrack_.+|.+_scrape_collector_.+|.+_exporter_.+"
+    r"|net_conntrack_.+|.+_scrape_collector_.+|.+_exporter_.+|node_load(5|15)"
 )
 #: Labels that name a subject, in the order they are matched against targets.
 SUBJECT_LABELS = ("instance", "job", "service", "pod")
