@@ -231,7 +231,7 @@ async def _one(
     logger.info(
         "live: %s round %d: alerts %s; cause %s, component %s; report: %s",
         fault.name, round_, sorted(new) or "-", cause_ok, component_ok,
-        (text or "(none)")[:600].replace("\n", " | "),
+        (text or "(none)")[:1500].replace("\n", " | "),
     )  # fmt: skip
     return {
         "fault": fault.name,
