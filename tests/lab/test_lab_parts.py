@@ -164,7 +164,10 @@ def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
     assert {f.name for f in fifth} == {"web-fd-limit", "pg-read-only", "pg-login-revoked"}
     assert {f.name for f in sixth} == {"pg-table-renamed", "pg-write-revoked", "slow-release"}
     assert {f.name for f in seventh} == {
-        "pg-role-conn-limit", "pg-backend-killer", "pg-slow-trigger", "proxy-stalls"
+        "pg-role-conn-limit",
+        "pg-backend-killer",
+        "pg-slow-trigger",
+        "proxy-stalls",
     }
     holdouts = [*first, *second, *third, *fourth, *fifth, *sixth, *seventh]
     names = [f.name for f in [*load_faults(), *holdouts]]
