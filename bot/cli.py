@@ -279,6 +279,9 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except asyncio.CancelledError:  # SIGTERM to a live bench: its lab is down, its run stopped
+        print("whytree: stopped", file=sys.stderr)
+        return 143
 
 
 if __name__ == "__main__":

@@ -25,10 +25,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+import signal
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -164,6 +166,24 @@ def score(
     return cause, component
 
 
+@contextmanager
+def cancelled_on_sigterm() -> Iterator[None]:
+    """SIGTERM (and SIGHUP) cancel the running task instead of killing the process, so its
+    `finally` runs: a bench stopped with `kill` takes its lab down as at the end of its run,
+    not leaving Prometheus, the exporters and the load running. Restored on leaving."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    assert task is not None
+    signals = (signal.SIGTERM, signal.SIGHUP)
+    for sig in signals:
+        loop.add_signal_handler(sig, task.cancel)
+    try:
+        yield
+    finally:
+        for sig in signals:
+            loop.remove_signal_handler(sig)
+
+
 async def run_live_bench(
     *, bot_factory: Any, faults_dir: Path | None, rounds: int, quick: bool = False
 ) -> dict[str, Any]:
@@ -172,7 +192,7 @@ async def run_live_bench(
     faults = load_faults(faults_dir) if faults_dir else load_faults()
     settle = 5.0 if quick else _SETTLE_S
     results: list[dict[str, Any]] = []
-    with tempfile.TemporaryDirectory(prefix="whytree-lab-") as scratch:
+    with cancelled_on_sigterm(), tempfile.TemporaryDirectory(prefix="whytree-lab-") as scratch:
         lab = Lab(Path(scratch) / "lab")
         async with bot_factory(lab) as (receiver_url, messages_since):
             await asyncio.to_thread(lab.up, receiver_url=receiver_url, token=TOKEN)
