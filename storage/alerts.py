@@ -10,6 +10,7 @@ belongs to a dead process and is claimed again.
 from __future__ import annotations
 
 import builtins
+import logging
 from datetime import datetime
 from typing import Any
 
@@ -25,6 +26,8 @@ from reasoning_core.ports import (
 )
 from storage.errors import translated
 
+log = logging.getLogger(__name__)
+
 _COLUMNS = (
     "id, dedup_key, alertname, runbook, parameters, question, language, chats, status,"
     " attempts, answer, report_html, matchers, messages, resolved_at, resolved_posted,"
@@ -38,6 +41,20 @@ _REPEAT = """
     JOIN alert_analyses a ON a.id = f.analysis_id
     WHERE f.fingerprint = $1 AND f.resolved_at IS NULL AND a.resolved_at IS NULL
     FOR UPDATE OF f"""
+
+#: A posted report's analysis takes in new alerts of its key for this long after its last
+#: activity; an alert of the same key that began later is a new incident, not this one.
+#: (An analysis stays open until whytree hears every one of its alerts resolve; one
+#: resolution never heard — a notification lost, an alert of the group still pending —
+#: would otherwise swallow every later incident of the key: no report at all.)
+REOPEN_AFTER_SEC = 600
+
+_SUPERSEDE = """
+    UPDATE alert_analyses SET resolved_at = coalesce($2, now()), resolved_posted = true,
+                              updated_at = now()
+    WHERE dedup_key = $1 AND resolved_at IS NULL AND status IN ('posted', 'failed')
+      AND updated_at < coalesce($2, now()) - make_interval(secs => $3)
+    RETURNING id"""
 
 _OPEN = """
     INSERT INTO alert_analyses (dedup_key, alertname, runbook, parameters, question,
@@ -90,7 +107,9 @@ class PgAlertStore:
     async def record_firing(
         self, fingerprint: str, *, starts_at: datetime | None, analysis: NewAlertAnalysis
     ) -> tuple[FiringOutcome, int]:
-        """Duplicate, joined or started, in one transaction (see the module doc)."""
+        """Duplicate, joined or started, in one transaction (see the module doc). An open
+        analysis whose report was posted `REOPEN_AFTER_SEC` before the alert began is
+        closed (no "resolved" edit: whytree did not see it resolve) and a new one starts."""
         async with self._pool.acquire() as conn, conn.transaction():
             known = await conn.fetchval(_REPEAT, fingerprint)
             if known is not None:
@@ -99,6 +118,14 @@ class PgAlertStore:
                     fingerprint,
                 )
                 return "duplicate", int(known)
+            superseded = await conn.fetchval(
+                _SUPERSEDE, analysis.dedup_key, starts_at, float(REOPEN_AFTER_SEC)
+            )
+            if superseded is not None:
+                log.info(
+                    "alert %s began %d s or more after analysis %d was posted: a new incident, "
+                    "a new analysis", analysis.alertname, REOPEN_AFTER_SEC, superseded,
+                )  # fmt: skip
             row = await conn.fetchrow(
                 _OPEN,
                 analysis.dedup_key,

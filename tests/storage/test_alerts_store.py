@@ -4,7 +4,7 @@ resolution, claims, the one resolved edit."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import asyncpg
@@ -55,6 +55,33 @@ async def test_the_last_resolved_alert_resolves_the_analysis_and_a_new_firing_st
     assert done is not None and done.id == first and done.resolved_at == ENDED
     outcome, again = await alerts.record_firing("a", starts_at=None, analysis=analysis("1"))
     assert outcome == "started" and again != first
+
+
+async def test_an_alert_long_after_a_posted_report_of_its_key_starts_a_new_analysis(
+    alerts: PgAlertStore,
+) -> None:
+    """One resolution whytree never heard must not swallow every later incident of the key."""
+    _, first = await alerts.record_firing("probe-failed", starts_at=None, analysis=analysis("1"))
+    claimed = await alerts.claim(stale_after_sec=60)
+    assert claimed is not None and claimed.id == first
+    # a second alert of the same incident, minutes later, while the report is not posted yet
+    soon = datetime.now(UTC) + timedelta(minutes=3)
+    outcome, same = await alerts.record_firing("probe-slow", starts_at=soon, analysis=analysis("1"))
+    assert (outcome, same) == ("joined", first)
+    answer = Answer(strategy="deep", text="report", confidence=0.9)
+    await alerts.posted(first, answer=answer, report_html="<b>h</b>", messages=[])
+    # just after the report: still this incident
+    outcome, same = await alerts.record_firing("probe-5xx", starts_at=soon, analysis=analysis("1"))
+    assert (outcome, same) == ("joined", first)
+    # "probe-failed" never heard resolved; an alert of the key that began 25 min later
+    later = datetime.now(UTC) + timedelta(minutes=25)
+    outcome, new = await alerts.record_firing("release-5xx", starts_at=later, analysis=analysis("1"))
+    assert outcome == "started" and new != first
+    assert await alerts.queued() == 1
+    # the old analysis closed quietly (no "resolved" edit: its alerts were not seen resolving)
+    assert not await alerts.take_resolved_edit(first)
+    # its old alert resolving later touches neither analysis
+    assert await alerts.record_resolved("probe-failed", ends_at=ENDED) is None
 
 
 async def test_claims_posting_and_the_single_resolved_edit(alerts: PgAlertStore) -> None:
