@@ -12,22 +12,28 @@ and so is the monitoring system itself (`read_targets`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
 from reasoning_core.runbooks.hosts import instance_host
 
 #: Series no scan reads (a regex of metric names): histogram buckets (their `_sum` and
 #: `_count` say the same, cheaper), the language runtimes' own (Go's and Python's garbage
 #: collector moves with any load: an effect, never what broke), the monitoring stack's
-#: bookkeeping (Prometheus' and Alertmanager's internals, the exporters' own scrape timings)
-#: and the kernel's 5 and 15 minute load averages (node_load1 smoothed: they ramp for minutes
-#: after any change, so their "onset" is late and blurred, and node_load1 says it first).
+#: bookkeeping (Prometheus' and Alertmanager's internals, the exporters' own scrape timings
+#: and errors) and the kernel's 5 and 15 minute load averages (node_load1 smoothed: they ramp
+#: for minutes after any change, so their "onset" is late and blurred, and node_load1 says it
+#: first).
 LEFT_OUT = (
     r".+_bucket|go_.+|python_(gc|info).*|promhttp_.+|prometheus_.+|alertmanager_.+"
-    r"|net_conntrack_.+|.+_scrape_collector_.+|.+_exporter_.+|node_load(5|15)"
+    r"|net_conntrack_.+|.+_scrape_collector_.+|.+_exporter_.+|namedprocess_scrape_.+"
+    r"|node_load(5|15)"
 )
+#: The subject's own series that are its symptom (`symptom_series`): request durations.
+SYMPTOM_NAMES = re.compile(r".*(?:_duration_seconds|_latency_seconds|_latency)(?:_sum|_count)?")
 #: Labels that name a subject, in the order they are matched against targets.
 SUBJECT_LABELS = ("instance", "job", "service", "pod")
 
@@ -73,6 +79,35 @@ def quote(value: str) -> str:
     return value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
 
 
+def own_targets(targets: Sequence[Target], subject: Mapping[str, str]) -> list[Target]:
+    """The targets the subject names itself (its `instance` or `job`)."""
+    values = {v for k, v in subject.items() if k in SUBJECT_LABELS and v}
+    return [t for t in targets if values & {t.instance, t.job}]
+
+
+def symptom_series(labels: Mapping[str, str], target: Target, own: Sequence[Target]) -> bool:
+    """Is the series the symptom itself rather than something around it? A probe of the
+    subject (a blackbox target the subject names, or one probing the subject's host:port)
+    measures nothing but the symptom, and the subject's own request latency (or, when the
+    subject is a probe, the probed service's) is what a latency alert reads: they change
+    because it broke, never first of what broke it. A probe of another part (the
+    database's port) is that part's health: it stays."""
+    if "://" in target.instance:
+        probed = _netloc(target.instance)
+        return target in own or any(probed and probed == t.instance for t in own)
+    # the subject's own, or the probed service's when the subject is its probe
+    probed_by_own = {_netloc(t.instance) for t in own if "://" in t.instance}
+    owner = target in own or target.instance in probed_by_own
+    return owner and SYMPTOM_NAMES.fullmatch(labels.get("__name__", "")) is not None
+
+
+def _netloc(url: str) -> str:
+    try:
+        return urlsplit(url).netloc
+    except ValueError:
+        return ""
+
+
 def neighbourhood(
     targets: Sequence[Target], subject: Mapping[str, str], *, max_targets: int
 ) -> tuple[list[Target], int]:
@@ -81,8 +116,7 @@ def neighbourhood(
     A subject `instance` that is no target (an application's own label) still names its host.
     With no target matching the subject, nothing is scanned: an unknown subject is not an
     invitation to scan everything."""
-    values = {v for k, v in subject.items() if k in SUBJECT_LABELS and v}
-    own = [t for t in targets if values & {t.instance, t.job}]
+    own = own_targets(targets, subject)
     hosts = {t.host for t in own}
     if not own and subject.get("instance"):
         hosts = {instance_host(subject["instance"])}

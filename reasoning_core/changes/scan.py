@@ -12,7 +12,9 @@ after the symptom's onset they changed (an effect comes after its cause); a part
 stopped (its target no longer scraped, its process group empty) outranks any that merely
 moved, a change still going on outweighs one that already ended, and equal weights go to
 the component with more changed series. A counter born in the window (its target scraped
-before it) is a change too (`score_appeared`).
+before it) is a change too (`score_appeared`). The symptom's own series — a probe of the
+subject, the subject's request latency (`neighbourhood.symptom_series`) — are read but never
+candidates: they changed because it broke.
 """
 
 from __future__ import annotations
@@ -26,12 +28,20 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from reasoning_core.changes.components import component_of
-from reasoning_core.changes.neighbourhood import Target, neighbourhood, quote
+from reasoning_core.changes.neighbourhood import (
+    Target,
+    neighbourhood,
+    own_targets,
+    quote,
+    symptom_series,
+)
 from reasoning_core.changes.score import (
+    ABSOLUTE_FLOOR,
     MAX_SCORE,
     SeriesChange,
     counter_rate,
     finite,
+    rate_floor,
     score_appeared,
     score_change,
 )
@@ -42,6 +52,9 @@ from reasoning_core.tools.base import ToolRequest, ToolResult
 LAG_SCALE = timedelta(seconds=60)
 #: What a change that ended before the scan weighs against one still going on.
 ENDED_FACTOR = 0.5
+#: What a host's total weighs against a part's own series (`host_total`): the host's CPU
+#: idle falls because a process group's CPU rose, and that group is what changed.
+HOST_FACTOR = 0.5
 #: Points per range query: the scan's resolution.
 POINTS = 240
 #: How a component's first changed series is named, by its direction.
@@ -190,6 +203,7 @@ async def scan(
     limits = limits or ScanLimits()
     started = time.monotonic()
     chosen, left_out = neighbourhood(targets, subject, max_targets=limits.max_queries)
+    own = own_targets(chosen, subject)
     result = ScanResult(targets=list(chosen))
     if left_out:
         result.partial.append(f"{left_out} targets on the host left out (the query limit)")
@@ -199,7 +213,8 @@ async def scan(
     start = incident_start - limits.baseline
     finest = max(FINEST_STEP_SEC, scrape_interval) if scrape_interval else MIN_STEP_SEC
     step = max(finest, (at - start).total_seconds() / POINTS)
-    result.window = ScanWindow(start=start, end=at, incident_start=incident_start, step_sec=step)
+    window = ScanWindow(start=start, end=at, incident_start=incident_start, step_sec=step)
+    result.window = window
     result.symptom_onset = symptom_onset
     changed: dict[Target, list[ChangedSeries]] = defaultdict(list)
     types = types or {}
@@ -223,20 +238,17 @@ async def scan(
         if answer.truncated:
             result.partial.append(f"{target.job}: {answer.truncation_note}")
         scraped_before = any(_starts_before(row, incident_start) for row in answer.rows)
+        known_from = min((p[0][0] for r in answer.rows if (p := raw_points(r))), default=start)
         for row in answer.rows:
             if result.series_seen >= limits.max_series:
                 result.partial.append(f"only the first {limits.max_series} series scored")
                 break
             result.series_seen += 1
             labels, points = _series(row, types)
-            found = score_change(points, incident_start=incident_start, threshold=limits.threshold)
-            if found is None and scraped_before and is_counter(labels.get("__name__", ""), types):
-                found = score_appeared(
-                    raw_points(row),
-                    incident_start=incident_start,
-                    end=at,
-                    step=timedelta(seconds=step),
-                )
+            if symptom_series(labels, target, own):
+                continue  # the symptom itself, not what changed around it
+            found = _scored(row, labels, points, window, threshold=limits.threshold, types=types,
+                            born=scraped_before, known_from=known_from)  # fmt: skip
             if found is not None:
                 changed[target].append(ChangedSeries(labels=labels, change=found))
         else:
@@ -248,6 +260,58 @@ async def scan(
     )
     result.components = rank(kept, symptom_onset=symptom_onset)
     return result
+
+
+#: The share of the baseline a series must cover for its baseline to say what is normal.
+MIN_COVERAGE = 0.5
+
+
+def _young(
+    points: Sequence[tuple[datetime, float]], window: ScanWindow, known_from: datetime
+) -> bool:
+    """Was the series born late in the baseline its target has (`known_from`: the target's
+    first sample in the range), covering less than `MIN_COVERAGE` of it? A route's 500s born
+    with the previous incident a minute before the window have that incident as their whole
+    baseline: their return to nothing is not what changed now."""
+    if not points or points[0][0] >= window.incident_start:
+        return False  # no baseline at all: score_change says nothing, score_appeared may
+    baseline = (window.incident_start - max(window.start, known_from)).total_seconds()
+    covered = (window.incident_start - points[0][0]).total_seconds()
+    return covered < MIN_COVERAGE * baseline
+
+
+def _scored(
+    row: Mapping[str, Any],
+    labels: Mapping[str, str],
+    points: Sequence[tuple[datetime, float]],
+    window: ScanWindow,
+    *,
+    threshold: float,
+    types: Mapping[str, str],
+    born: bool,
+    known_from: datetime,
+) -> SeriesChange | None:
+    """One series' change in the window: its move (a gauge's values, a counter's rate), else
+    — a counter, `born` (its target scraped before the window) — its birth in the window;
+    nothing for a series too young for its baseline (`_young`)."""
+    counter = is_counter(labels.get("__name__", ""), types)
+    if _young(points, window, known_from):
+        return None  # its "normal" is the tail of whatever it was born in, not normal
+    found = score_change(
+        points,
+        incident_start=window.incident_start,
+        threshold=threshold,
+        gauge=not counter,
+        floor=rate_floor(raw_points(row)) if counter else ABSOLUTE_FLOOR,
+    )
+    if found is None and born and counter:
+        found = score_appeared(
+            raw_points(row),
+            incident_start=window.incident_start,
+            end=window.end,
+            step=timedelta(seconds=window.step_sec),
+        )
+    return found
 
 
 @dataclass(frozen=True)
@@ -336,7 +400,10 @@ def _daily(
         before = then.get(frozenset(item.labels.items()))
         if not before:
             continue
-        found = score_change(before, incident_start=incident_start, threshold=threshold)
+        counter = is_counter(item.name, types)
+        found = score_change(
+            before, incident_start=incident_start, threshold=threshold, gauge=not counter
+        )
         if found is not None and found.direction == item.change.direction:
             daily.add(id(item))
     return daily
@@ -373,9 +440,18 @@ def _weight(item: ChangedSeries) -> float:
     """A part that stopped outweighs any part that merely moved: what depends on it moves
     because it stopped (a database's transactions fall when the service that makes them
     dies), so its own stop is the strongest change there is. A change that already ended
-    weighs `ENDED_FACTOR` of one still going on: the symptom is going on now."""
+    weighs `ENDED_FACTOR` of one still going on: the symptom is going on now. A host's
+    totals (`host_total`) weigh `HOST_FACTOR`: they move because a process on it moved."""
     weight = MAX_SCORE * 2 if stopped(item) else item.change.score
+    if host_total(item):
+        weight *= HOST_FACTOR
     return weight if item.change.ongoing else weight * ENDED_FACTOR
+
+
+def host_total(item: ChangedSeries) -> bool:
+    """Is the series a host's total (the node exporter's CPU, memory, load, network, not
+    its disks: a full disk is a part of its own) rather than one part's?"""
+    return item.name.startswith("node_") and component_of(item.labels) != "disk"
 
 
 def _lag_factor(onset: datetime, reference: datetime) -> float:

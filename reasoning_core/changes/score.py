@@ -49,6 +49,12 @@ MAX_SCORE = 100.0
 GONE_FRACTION = 0.1
 #: The score of a counter born in the incident window (`score_appeared`).
 APPEARED_SCORE = 20.0
+#: The noise floor of a gauge that counts (its baseline all whole numbers: processes,
+#: sessions, locks): a count moves by one for no reason — one more process running, a
+#: zombie reaped a scrape later — so a step of one is never `threshold` floors.
+COUNT_FLOOR = 0.5
+#: How far from a whole multiple of a counter's unit an increment may be (float rounding).
+UNIT_TOLERANCE = 0.01
 
 
 @dataclass(frozen=True)
@@ -83,26 +89,58 @@ def counter_rate(points: Sequence[Point]) -> list[Point]:
     return rates
 
 
+def rate_floor(raw: Sequence[Point]) -> float:
+    """The noise floor of a counter's rate: half its unit per sampling step. A counter that
+    moves in whole units (a page fault, a 10 ms CPU tick) — every increment a whole multiple
+    of the smallest — has one unit more or less in a step as its rounding, not a change: a
+    CPU rate of 0.002 s/s at a 5 s step is one tick. A counter whose increments share no
+    unit (a busy one's hundreds, a byte count) has no such floor."""
+    increments = [v1 - v0 for (_, v0), (_, v1) in itertools.pairwise(raw) if v1 > v0]
+    if not increments:
+        return ABSOLUTE_FLOOR
+    unit = min(increments)
+    if any(abs(i / unit - round(i / unit)) > UNIT_TOLERANCE for i in increments):
+        return ABSOLUTE_FLOOR
+    step = _typical_step([at for at, _ in raw]).total_seconds()
+    return max(ABSOLUTE_FLOOR, unit / max(step, 1e-9) / 2)
+
+
 def score_change(
-    points: Sequence[Point], *, incident_start: datetime, threshold: float
+    points: Sequence[Point],
+    *,
+    incident_start: datetime,
+    threshold: float,
+    gauge: bool = False,
+    floor: float = ABSOLUTE_FLOOR,
 ) -> SeriesChange | None:
-    """The series' change from `incident_start` on, or None when it did not change clearly."""
+    """The series' change from `incident_start` on, or None when it did not change clearly.
+
+    `floor`: the absolute noise floor (a counter's rate: `rate_floor`). `gauge`: the points
+    are a gauge's own values; one that counts (whole numbers all through its baseline) has
+    a noise floor of `COUNT_FLOOR`, and falls to nothing past it. A burst
+    on a baseline flat at zero that is over before the window's end (a checkpoint's writes,
+    one read) is no change: nothing of it is going on."""
     baseline = [v for at, v in points if at < incident_start]
     incident = [(at, v) for at, v in points if at >= incident_start]
     if len(baseline) < MIN_BASELINE or len(incident) < SUSTAINED:
         return None
     centre = median(baseline)
     mad = median(abs(v - centre) for v in baseline)
-    scale = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), ABSOLUTE_FLOOR)
+    counts = gauge and all(v.is_integer() for v in baseline)
+    scale = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), COUNT_FLOOR if counts else floor)
     if any(abs(v - centre) / scale >= threshold for v in baseline[-SUSTAINED:]):
         return None  # already away before the window: it did not change in it
     step = _typical_step([at for at, _ in points])
-    runs = _runs(incident, centre=centre, scale=scale, threshold=threshold, step=step)
+    runs = _runs(
+        incident, centre=centre, scale=scale, threshold=threshold, step=step, counts=counts
+    )
     if not runs:
         return None
     # the change still going on at the end (the present) before an earlier one that ended
     last_at = incident[-1][0]
     current = [r for r in runs if last_at - r[-1][0] <= step * MAX_GAP_STEPS]
+    if not current and centre == 0 and mad == 0:
+        return None  # a burst from nothing, over: nothing of it goes on
     run = current[-1] if current else runs[0]
     onset = run[0][0]
     after = [v for at, v in incident if at >= onset]
@@ -121,14 +159,24 @@ def score_change(
 
 
 def _runs(
-    incident: Sequence[Point], *, centre: float, scale: float, threshold: float, step: timedelta
+    incident: Sequence[Point],
+    *,
+    centre: float,
+    scale: float,
+    threshold: float,
+    step: timedelta,
+    counts: bool = False,
 ) -> list[list[tuple[datetime, float, float]]]:
     """The runs of `SUSTAINED` or more consecutive samples past `threshold` on one side
-    (a gap of more than `MAX_GAP_STEPS` steps or a change of side ends a run)."""
+    (a gap of more than `MAX_GAP_STEPS` steps or a change of side ends a run). A count
+    (`counts`) that fell to `GONE_FRACTION` of its level or below is past it whatever its
+    floor: one process of one, gone."""
     runs: list[list[tuple[datetime, float, float]]] = []
     run: list[tuple[datetime, float, float]] = []
     for at, value in incident:
         z = (value - centre) / scale
+        if counts and centre > 0 and 0 <= value <= centre * GONE_FRACTION:
+            z = min(z, -threshold)  # a count gone to nothing (1 -> 0) is past its floor
         gap = run and (at - run[-1][0]) > step * MAX_GAP_STEPS
         same_side = run and (z > 0) == (run[-1][2] > 0)
         if abs(z) < threshold or gap or (run and not same_side):

@@ -6,10 +6,13 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from reasoning_core.changes.score import (
     MAX_SCORE,
     counter_rate,
     finite,
+    rate_floor,
     score_appeared,
     score_change,
 )
@@ -100,9 +103,39 @@ def test_the_change_going_on_now_is_the_one_named() -> None:
     found = score_change(points, incident_start=INCIDENT, threshold=6)
     assert found is not None and found.onset == _at(196) and found.ongoing
 
-    ended = [(_at(i), 10.0 if 182 <= i < 188 else 0.0) for i in range(204)]
+    ended = [(_at(i), 10.0 if 182 <= i < 188 else 1.0) for i in range(204)]
     spike = score_change(ended, incident_start=INCIDENT, threshold=6)
     assert spike is not None and spike.onset == _at(182) and not spike.ongoing
+
+    # on a baseline flat at zero, a burst that is over is nothing going on (a checkpoint)
+    burst = [(_at(i), 10.0 if 182 <= i < 188 else 0.0) for i in range(204)]
+    assert score_change(burst, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_a_count_moving_by_one_is_not_a_change_but_one_gone_is() -> None:
+    """A gauge of whole numbers (processes running, zombies, sessions) moves by one for no
+    reason: 1 -> 2 is no change, 1 -> 4 is; a count of one gone to nothing is. Read as a
+    counter's rate (not a gauge), the same step is a change."""
+    assert (
+        score_change(_flat_then(190, 1.0, 2.0), incident_start=INCIDENT, threshold=6, gauge=True)
+        is None
+    )
+    rose = score_change(
+        _flat_then(190, 1.0, 4.0), incident_start=INCIDENT, threshold=6, gauge=True
+    )
+    assert rose is not None and rose.direction == "up" and rose.onset == _at(190)
+    gone = score_change(
+        _flat_then(190, 1.0, 0.0), incident_start=INCIDENT, threshold=6, gauge=True
+    )
+    assert gone is not None and gone.direction == "down" and gone.score == MAX_SCORE
+    assert (
+        score_change(_flat_then(190, 1.0, 2.0), incident_start=INCIDENT, threshold=6) is not None
+    )
+    # a gauge that is not a count keeps the relative floor: 0.5 -> 1.0 is a change
+    assert (
+        score_change(_flat_then(190, 0.5, 1.0), incident_start=INCIDENT, threshold=6, gauge=True)
+        is not None
+    )
 
 
 def test_a_counter_born_in_the_window_appeared() -> None:
@@ -129,3 +162,27 @@ def test_a_fall_to_nothing_is_as_strong_as_a_change_gets() -> None:
     half = score_change(_flat_then(190, 30e6, 15e6), incident_start=INCIDENT, threshold=6)
     assert gone is not None and gone.score == MAX_SCORE
     assert half is not None and half.score < MAX_SCORE
+
+
+def test_a_counters_rate_has_its_unit_as_noise_floor() -> None:
+    """One CPU tick (10 ms) more or less in a 5 s step is a counter's rounding, not a change;
+    a counter whose increments share no unit keeps the relative floor."""
+    # a tick every tenth step, then one every step: one unit per step more, no change
+    total, ticks = 0.0, []
+    for i in range(204):
+        total += 0.01 if (i >= 190 or i % 10 == 0) else 0.0
+        ticks.append((_at(i), total))
+    assert rate_floor(ticks) == pytest.approx(0.001)
+    rates = counter_rate(ticks)
+    assert score_change(rates, incident_start=INCIDENT, threshold=6) is not None  # no floor
+    assert (
+        score_change(rates, incident_start=INCIDENT, threshold=6, floor=rate_floor(ticks)) is None
+    )
+    # a real rise: from one tick every other step to ten ticks a step
+    busy = [(_at(i), 0.01 * (i // 2) if i < 190 else 0.95 + 0.1 * (i - 190)) for i in range(204)]
+    found = score_change(
+        counter_rate(busy), incident_start=INCIDENT, threshold=6, floor=rate_floor(busy)
+    )
+    assert found is not None and found.direction == "up"
+    switches = [(_at(i), 185.0 * i + (7 if i % 3 else 0)) for i in range(204)]
+    assert rate_floor(switches) < 1e-5  # 185, 192, 178…: no common unit
