@@ -164,6 +164,9 @@ class Synthesis(BaseModel):
     #: The new error written most often in the logs, quoted, when no check established a
     #: cause: the report opens with it as a possible cause at `LOG_LEAD_CONFIDENCE`.
     log_lead: str | None = None
+    #: How the new log lines bear on the primary cause (reasoning_core/logs/bearing.py):
+    #: the lines of the part it blames that agree, or the new errors elsewhere, quoted.
+    log_bearing: list[str] = Field(default_factory=list)
 
 
 class Tree(BaseModel):

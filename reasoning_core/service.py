@@ -44,7 +44,8 @@ from reasoning_core.events import (
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.llm.prompts import QUICK_SYSTEM
 from reasoning_core.llm.pseudonyms import begin_question
-from reasoning_core.logs.news import LogNewsReader, describe
+from reasoning_core.logs.bearing import Bearing, bearing
+from reasoning_core.logs.news import LogNews, LogNewsReader, describe
 from reasoning_core.memory.budget import ContextBudget, history_messages
 from reasoning_core.memory.long_term import LongTermMemory, Recall
 from reasoning_core.memory.reuse import parameters_of
@@ -97,6 +98,9 @@ _WORDS: dict[str, str] = {
     "ambiguous": N_("the question stayed ambiguous after the clarification rounds"),
     "assumed": N_("answered on assumptions, since the question stayed ambiguous"),
     "changed": N_("What changed around it"),
+    "logs_on_cause": N_("The logs on the cause"),
+    "logs_agrees": N_("{source}'s log: {quoted}"),
+    "logs_elsewhere": N_("nothing new in {source}'s log; a new error elsewhere: {quoted}"),
 }
 
 
@@ -323,7 +327,7 @@ class ReasoningService:
                     answer = _decided(event.answer, decision, assumptions)
                     subject = subject_of(parameters) or _mentioned_subject(request)
                     answer = await self._with_changes(answer, subject)
-                    answer = await self._with_log_news(answer, onset=None)
+                    answer = await self._with_log_news(answer, onset=None, subject=subject)
                     yield _answer(answer, usage, done)
                 else:
                     yield event
@@ -408,8 +412,9 @@ class ReasoningService:
         async for event in run:
             if isinstance(event, AnswerEvent):
                 answer = _decided(event.answer, decision, [])
-                answer = await self._with_changes(answer, subject_of(parameters))
-                answer = await self._with_log_news(answer, onset=onset)
+                subject = subject_of(parameters)
+                answer = await self._with_changes(answer, subject)
+                answer = await self._with_log_news(answer, onset=onset, subject=subject)
                 yield _answer(answer, Usage())
             else:
                 yield event
@@ -612,17 +617,31 @@ class ReasoningService:
             update={"text": f"{answer.text}\n\n{news.heading(answer.language)}:\n{body}"}
         )
 
-    async def _with_log_news(self, answer: Answer, *, onset: datetime | None) -> Answer:
+    async def _with_log_news(
+        self, answer: Answer, *, onset: datetime | None, subject: Mapping[str, str]
+    ) -> Answer:
         """A deep report gets what is new in the logs since `onset` (else the last minutes):
         the lines an engineer reads first, beside the checks' own. A line a check already
         quoted is not quoted again; a report that established its cause and found nothing
-        new in the logs says nothing of them, one that did not says what was read."""
+        new in the logs says nothing of them, one that did not says what was read. A cause
+        the checks put forward gets the lines of the part it blames that agree with it, or
+        the new errors elsewhere when its part wrote none (logs/bearing.py)."""
         synthesis = answer.synthesis
-        if synthesis is None or self._deps.log_news is None:
+        reader = self._deps.log_news
+        if synthesis is None or reader is None:
             return answer
-        news = await self._deps.log_news.read(onset=onset)
+        news = await reader.read(onset=onset)
         if news is None:
             return answer
+        if not open_to_log_lead(synthesis) and synthesis.primary.id != "none":
+            answer = _with_bearing(
+                answer, bearing(
+                    news, title=synthesis.primary.title, subject=subject.values(),
+                    names=reader.names(),
+                ), news,
+            )  # fmt: skip
+            synthesis = answer.synthesis
+            assert synthesis is not None
         fresh = [t for t in news.new if t.example not in answer.text]
         heading = news.heading(answer.language)
         top = news.leading()
@@ -827,6 +846,28 @@ def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:
             "questions": [],
             "confidence": min(decision.confidence, 0.5),
             "uncertainty_reason": gettext(decision.language, _WORDS["ambiguous"]),
+        }
+    )
+
+
+def _with_bearing(answer: Answer, found: Bearing | None, news: LogNews) -> Answer:
+    """The answer with how the logs bear on its cause as a section of its own."""
+    if found is None or answer.synthesis is None:
+        return answer
+    language = answer.language
+    key, items = ("agrees", found.agrees) if found.agrees else ("elsewhere", found.elsewhere)
+    lines = [
+        gettext(language, _WORDS[f"logs_{key}"]).format(
+            source=found.blamed, quoted=news.quoted(item, language)
+        )
+        for item in items
+    ]
+    heading = gettext(language, _WORDS["logs_on_cause"])
+    body = "\n".join(f"- {line}" for line in lines)
+    return answer.model_copy(
+        update={
+            "text": f"{answer.text}\n\n{heading}:\n{body}",
+            "synthesis": answer.synthesis.model_copy(update={"log_bearing": lines}),
         }
     )
 

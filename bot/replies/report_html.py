@@ -52,6 +52,7 @@ def labels(language: str) -> dict[str, str]:
         "not_checked": gettext(language, "Could not check"),
         "changed": gettext(language, "What changed around it"),
         "log_news": gettext(language, "New in the logs"),
+        "log_bearing": gettext(language, "The logs on the cause"),
         "assumptions": gettext(language, "Assumptions"),
         "tree": gettext(language, "🌳 Show reasoning tree"),
         "browser": gettext(language, "🌐 Open in browser"),
@@ -81,6 +82,11 @@ def render_report(report: Report, answer: Answer, language: str) -> str:
         parts.append(
             f"<b>{words['assumptions']}</b>\n"
             + "\n".join(f"• {escape(a)}" for a in answer.assumptions)
+        )
+    if report.log_bearing:
+        parts.append(
+            f"<b>{words['log_bearing']}</b>\n"
+            + "\n".join(f"• {escape(line)}" for line in report.log_bearing)
         )
     if report.log_news:
         parts.append(f"<b>{words['log_news']}</b>\n{escape(report.log_news)}")

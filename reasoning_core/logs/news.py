@@ -184,6 +184,11 @@ class LogNewsReader:
             unique.setdefault(source.name, source)
         self._unique = dict(sorted(unique.items())[: self.limits.max_sources])
 
+    def names(self) -> dict[str, str]:
+        """Every name a source goes by (its own, its `also:` names) → its own name."""
+        named = {name: source.name for name, source in self.sources.items()}
+        return {**named, **{name: name for name in self._unique}}
+
     async def read(self, *, onset: datetime | None = None) -> LogNews | None:
         """What is new since `onset` (else the last minutes); None with no source configured."""
         if not self._unique:

@@ -76,6 +76,8 @@ class Report(BaseModel):
     log_news: str | None = None
     #: The new error line the report opens with when no check established a cause.
     log_lead: str | None = None
+    #: How the new log lines bear on the primary cause (`Synthesis.log_bearing`).
+    log_bearing: list[str] = Field(default_factory=list)
 
 
 def build_report(
@@ -117,6 +119,7 @@ def build_report(
         checked_by=checked_by(synthesis.runbook_title, planner, language),
         changed=synthesis.changed,
         log_news=synthesis.log_news,
+        log_bearing=list(synthesis.log_bearing),
         log_lead=synthesis.log_lead if open_to_log_lead(synthesis) else None,
     )
 

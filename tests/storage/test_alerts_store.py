@@ -66,7 +66,9 @@ async def test_an_alert_long_after_a_posted_report_of_its_key_starts_a_new_analy
     assert claimed is not None and claimed.id == first
     # a second alert of the same incident, minutes later, while the report is not posted yet
     soon = datetime.now(UTC) + timedelta(minutes=3)
-    outcome, same = await alerts.record_firing("probe-slow", starts_at=soon, analysis=analysis("1"))
+    outcome, same = await alerts.record_firing(
+        "probe-slow", starts_at=soon, analysis=analysis("1")
+    )
     assert (outcome, same) == ("joined", first)
     answer = Answer(strategy="deep", text="report", confidence=0.9)
     await alerts.posted(first, answer=answer, report_html="<b>h</b>", messages=[])
@@ -75,7 +77,9 @@ async def test_an_alert_long_after_a_posted_report_of_its_key_starts_a_new_analy
     assert (outcome, same) == ("joined", first)
     # "probe-failed" never heard resolved; an alert of the key that began 25 min later
     later = datetime.now(UTC) + timedelta(minutes=25)
-    outcome, new = await alerts.record_firing("release-5xx", starts_at=later, analysis=analysis("1"))
+    outcome, new = await alerts.record_firing(
+        "release-5xx", starts_at=later, analysis=analysis("1")
+    )
     assert outcome == "started" and new != first
     assert await alerts.queued() == 1
     # the old analysis closed quietly (no "resolved" edit: its alerts were not seen resolving)
