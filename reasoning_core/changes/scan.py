@@ -413,7 +413,8 @@ def rank(
     changed: Sequence[ChangedSeries], *, symptom_onset: datetime | None
 ) -> list[ComponentChange]:
     """Components by weight: the strongest series' score, discounted by its lag after the
-    symptom's onset (or after the earliest change when the onset is unknown)."""
+    symptom's onset (or after the earliest change when the onset is unknown); equal weights
+    go to the broader change now (`_breadth`)."""
     if not changed:
         return []
     reference = symptom_onset or min(c.change.onset for c in changed)
@@ -425,7 +426,17 @@ def rank(
         ordered = sorted(items, key=lambda c: (c.change.onset, -c.change.score))
         weight = max(_weight(c) * _lag_factor(c.change.onset, reference) for c in items)
         components.append(ComponentChange(component=name, series=tuple(ordered), weight=weight))
-    return sorted(components, key=lambda c: (-c.weight, -len(c.series), c.onset, c.component))
+    return sorted(
+        components, key=lambda c: (-c.weight, *(-n for n in _breadth(c)), c.onset, c.component)
+    )
+
+
+def _breadth(component: ComponentChange) -> tuple[int, int]:
+    """How many of its series changed, those still changed at the window's end first: of
+    two parts as strongly changed, the one changed now across more of its series (an
+    earlier incident's tail has ended in most of its own)."""
+    ongoing = sum(1 for s in component.series if s.change.ongoing)
+    return ongoing, len(component.series)
 
 
 def stopped(item: ChangedSeries) -> bool:

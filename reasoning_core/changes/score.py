@@ -144,7 +144,10 @@ def score_change(
     run = current[-1] if current else runs[0]
     onset = run[0][0]
     after = [v for at, v in incident if at >= onset]
-    strength = min(MAX_SCORE, median(abs(z) for _, _, z in run))
+    # the unit floors decide whether it changed; how far it went is read as for any series
+    # (a count 1 -> 37 is as strong a change as a rate 0.1 -> 3.7)
+    spread = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), ABSOLUTE_FLOOR)
+    strength = min(MAX_SCORE, median(abs(v - centre) for _, v, _ in run) / spread)
     level = median(v for _, v, _ in run)
     if centre > 0 and 0 <= level <= centre * GONE_FRACTION:
         strength = MAX_SCORE  # all but gone: as far as a series can fall

@@ -124,6 +124,11 @@ def test_a_count_moving_by_one_is_not_a_change_but_one_gone_is() -> None:
         _flat_then(190, 1.0, 4.0), incident_start=INCIDENT, threshold=6, gauge=True
     )
     assert rose is not None and rose.direction == "up" and rose.onset == _at(190)
+    # the floor decides whether it changed, not how far: 1 -> 37 is at the cap
+    many = score_change(
+        _flat_then(190, 1.0, 37.0), incident_start=INCIDENT, threshold=6, gauge=True
+    )
+    assert many is not None and many.score == MAX_SCORE
     gone = score_change(
         _flat_then(190, 1.0, 0.0), incident_start=INCIDENT, threshold=6, gauge=True
     )

@@ -147,3 +147,27 @@ def test_the_process_that_moved_the_hosts_totals_is_first() -> None:
     ]
     disk = _changed("node_filesystem_avail_bytes", 3.3e7, 1e6, job="node", mountpoint="/data")
     assert rank([disk, idle], symptom_onset=ONSET_UNIT)[0].component == "disk"
+
+
+def _ended(name: str, **labels: str) -> ChangedSeries:
+    """A change at the cap that ended before the window's end (an earlier incident's tail)."""
+    start = ONSET_UNIT - 40 * STEP
+    points = [(start + i * STEP, 1.0 * (1.01 if i % 3 == 0 else 1.0)) for i in range(40)]
+    points += [(ONSET_UNIT + i * STEP, 50.0 if i < 4 else 1.0) for i in range(12)]
+    change = score_change(points, incident_start=ONSET_UNIT - 2 * STEP, threshold=6.0)
+    assert change is not None and not change.ongoing, name
+    return ChangedSeries(labels={"__name__": name, **labels}, change=change)
+
+
+def test_of_two_parts_as_strongly_changed_the_one_changed_now_across_more_series() -> None:
+    """The previous fault's tail: many of the database's series changed and ended, one is
+    still up; the leaking service's memory, threads and page faults are all up now."""
+    tail = [_ended(f"pg_stat_database_{n}", datname="shop") for n in ("a", "b", "c", "d")]
+    still = _changed("pg_stat_database_tup_deleted", 1.0, 60.0, datname="shop")
+    leak = [
+        _changed(name, 2.0, 200.0, groupname="web")
+        for name in ("namedprocess_namegroup_memory_bytes", "namedprocess_namegroup_num_threads")
+    ]
+    ranked = rank([*tail, still, *leak], symptom_onset=ONSET_UNIT)
+    assert ranked[0].weight == ranked[1].weight  # both at the cap
+    assert [c.component for c in ranked] == ["web", "shop"]
