@@ -3,7 +3,7 @@ posted to a fake Telegram chat.
 
 The real bot (runbook planner, no LLM; PROMETHEUS_URL = the lab's Prometheus) runs on a
 scratch PostgreSQL with its receiver on a free loopback port; a lab is started in a
-scratch directory with Alertmanager posting there, and left 3 min with no fault (the
+scratch directory with Alertmanager posting there, and left 7 min with no fault (the
 baseline the change scan and the runbooks read). For each fault and round: inject,
 wait for an alert to fire in Alertmanager (up to the fault's `show_s` + 60 s), wait for
 whytree's message in the chat (up to 120 s more), clear, let the lab settle: 30 s, then
@@ -49,8 +49,10 @@ _SETTLE_S = 30.0
 #: Normal data before the first fault: a real Prometheus holds hours of it; the change scan
 #: compares the incident with the minutes before — its window opens 150 s before the alert,
 #: and 8 samples (at the lab's 5 s scrape) before that — so a first fault injected 3 min
-#: after the lab started had 30 s of baseline to stand out from.
-_WARM_UP_S = 240.0
+#: after the lab started had 30 s of baseline to stand out from, and at 4 min its baseline
+#: was the lab's start-up: PostgreSQL's first writes settling read as "postgres fell" in the
+#: first fault's window (stop 48). Seven minutes leave 4 of settled baseline.
+_WARM_UP_S = 420.0
 _SETTLE_LIMIT_S = 240.0
 
 
