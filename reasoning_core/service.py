@@ -851,11 +851,15 @@ def _proceed_anyway(decision: StrategyDecision) -> StrategyDecision:
 
 
 def _with_bearing(answer: Answer, found: Bearing | None, news: LogNews) -> Answer:
-    """The answer with how the logs bear on its cause as a section of its own."""
+    """The answer with how the logs bear on its cause as a section of its own (a line a
+    check already quoted is not quoted again)."""
     if found is None or answer.synthesis is None:
         return answer
     language = answer.language
     key, items = ("agrees", found.agrees) if found.agrees else ("elsewhere", found.elsewhere)
+    items = tuple(item for item in items if item.example not in answer.text)  # a check's quote
+    if not items:
+        return answer
     lines = [
         gettext(language, _WORDS[f"logs_{key}"]).format(
             source=found.blamed, quoted=news.quoted(item, language)

@@ -86,6 +86,9 @@ async def test_the_report_quotes_what_is_new_in_the_logs_since_it_began(
     assert any("database query failed: QueryCanceledError" in line for line in bearing)
     assert all("none in the 60 min before (web)" in line for line in bearing)
     assert "The logs on the cause:\n- web's log: “" in answer.text
+    for line in bearing:  # each line once in the report: not a check's quote again
+        example = line.split("“", 1)[1].split("” ×", 1)[0]
+        assert answer.text.count(example) == 1, example
     news = synthesis.log_news
     assert "QueryCanceledError" not in news and "none in the 60 min before (web)" in news
     assert "New in the logs since" in answer.text and news in answer.text
