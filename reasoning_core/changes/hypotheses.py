@@ -33,7 +33,7 @@ from reasoning_core.changes.scan import (
     raw_points,
     series_points,
 )
-from reasoning_core.changes.score import ABSOLUTE_FLOOR, rate_floor, score_appeared, score_change
+from reasoning_core.changes.score import score_appeared, score_series
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Evidence
 from reasoning_core.ports.planning import CheckProposal, HypothesisProposal
@@ -217,12 +217,12 @@ def read_scan_check(result: ToolResult, spec: ScanSpec, language: str) -> Eviden
             step=timedelta(seconds=spec.step_sec),
         )
         if spec.appeared
-        else score_change(
+        else score_series(
             points,
+            raw=raw_points(result.rows[0]),
+            counter=spec.counter,
             incident_start=spec.incident_start,
             threshold=spec.threshold,
-            gauge=not spec.counter,
-            floor=rate_floor(raw_points(result.rows[0])) if spec.counter else ABSOLUTE_FLOOR,
         )
     )
     if found is None or found.direction != spec.direction:

@@ -36,14 +36,13 @@ from reasoning_core.changes.neighbourhood import (
     symptom_series,
 )
 from reasoning_core.changes.score import (
-    ABSOLUTE_FLOOR,
     MAX_SCORE,
     SeriesChange,
     counter_rate,
     finite,
-    rate_floor,
     score_appeared,
     score_change,
+    score_series,
 )
 from reasoning_core.i18n import N_, gettext, ngettext
 from reasoning_core.tools.base import ToolRequest, ToolResult
@@ -237,18 +236,19 @@ async def scan(
             continue
         if answer.truncated:
             result.partial.append(f"{target.job}: {answer.truncation_note}")
-        scraped_before = any(_starts_before(row, incident_start) for row in answer.rows)
-        known_from = min((p[0][0] for r in answer.rows if (p := raw_points(r))), default=start)
+        # the target's first sample in the range: scraped before the window, and since when
+        known_from = min(map(_first_sample, answer.rows), default=at)
+        scraped_before = known_from < incident_start
         for row in answer.rows:
             if result.series_seen >= limits.max_series:
                 result.partial.append(f"only the first {limits.max_series} series scored")
                 break
             result.series_seen += 1
-            labels, points = _series(row, types)
+            labels = _labels(row)
             if symptom_series(labels, target, own):
                 continue  # the symptom itself, not what changed around it
-            found = _scored(row, labels, points, window, threshold=limits.threshold, types=types,
-                            born=scraped_before, known_from=known_from)  # fmt: skip
+            found = _scored(raw_points(row), labels, window, threshold=limits.threshold,
+                            types=types, born=scraped_before, known_from=known_from)  # fmt: skip
             if found is not None:
                 changed[target].append(ChangedSeries(labels=labels, change=found))
         else:
@@ -281,9 +281,8 @@ def _young(
 
 
 def _scored(
-    row: Mapping[str, Any],
+    raw: Sequence[tuple[datetime, float]],
     labels: Mapping[str, str],
-    points: Sequence[tuple[datetime, float]],
     window: ScanWindow,
     *,
     threshold: float,
@@ -295,18 +294,19 @@ def _scored(
     — a counter, `born` (its target scraped before the window) — its birth in the window;
     nothing for a series too young for its baseline (`_young`)."""
     counter = is_counter(labels.get("__name__", ""), types)
+    points = counter_rate(raw) if counter else raw
     if _young(points, window, known_from):
         return None  # its "normal" is the tail of whatever it was born in, not normal
-    found = score_change(
+    found = score_series(
         points,
+        raw=raw,
+        counter=counter,
         incident_start=window.incident_start,
         threshold=threshold,
-        gauge=not counter,
-        floor=rate_floor(raw_points(row)) if counter else ABSOLUTE_FLOOR,
     )
     if found is None and born and counter:
         found = score_appeared(
-            raw_points(row),
+            raw,
             incident_start=window.incident_start,
             end=window.end,
             step=timedelta(seconds=window.step_sec),
@@ -360,14 +360,22 @@ def _series(
     row: Mapping[str, Any], types: Mapping[str, str]
 ) -> tuple[dict[str, str], list[tuple[datetime, float]]]:
     """A range query's row: its labels and its points (a counter's as its rate)."""
-    labels = {str(k): str(v) for k, v in (row.get("metric") or {}).items()}
+    labels = _labels(row)
     return labels, series_points(row, counter=is_counter(labels.get("__name__", ""), types))
 
 
-def _starts_before(row: Mapping[str, Any], moment: datetime) -> bool:
-    """Has the range query's row a sample before `moment`?"""
+def _labels(row: Mapping[str, Any]) -> dict[str, str]:
+    return {str(k): str(v) for k, v in (row.get("metric") or {}).items()}
+
+
+def _first_sample(row: Mapping[str, Any]) -> datetime:
+    """When the range query's row has its first sample (never: the far future)."""
     values = row.get("values") or []
-    return bool(values) and float(values[0][0]) < moment.timestamp()
+    return (
+        datetime.fromtimestamp(float(values[0][0]), tz=UTC)
+        if values
+        else datetime.max.replace(tzinfo=UTC)
+    )
 
 
 def series_points(row: Mapping[str, Any], *, counter: bool) -> list[tuple[datetime, float]]:

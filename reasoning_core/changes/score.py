@@ -127,7 +127,8 @@ def score_change(
     centre = median(baseline)
     mad = median(abs(v - centre) for v in baseline)
     counts = gauge and all(v.is_integer() for v in baseline)
-    scale = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), COUNT_FLOOR if counts else floor)
+    spread = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), ABSOLUTE_FLOOR)
+    scale = max(spread, COUNT_FLOOR if counts else floor)
     if any(abs(v - centre) / scale >= threshold for v in baseline[-SUSTAINED:]):
         return None  # already away before the window: it did not change in it
     step = _typical_step([at for at, _ in points])
@@ -146,7 +147,6 @@ def score_change(
     after = [v for at, v in incident if at >= onset]
     # the unit floors decide whether it changed; how far it went is read as for any series
     # (a count 1 -> 37 is as strong a change as a rate 0.1 -> 3.7)
-    spread = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), ABSOLUTE_FLOOR)
     strength = min(MAX_SCORE, median(abs(v - centre) for _, v, _ in run) / spread)
     level = median(v for _, v, _ in run)
     if centre > 0 and 0 <= level <= centre * GONE_FRACTION:
@@ -158,6 +158,26 @@ def score_change(
         before=centre,
         after=median(after),
         ongoing=bool(current),
+    )
+
+
+def score_series(
+    points: Sequence[Point],
+    *,
+    raw: Sequence[Point],
+    counter: bool,
+    incident_start: datetime,
+    threshold: float,
+) -> SeriesChange | None:
+    """`score_change` of a series with the floors its kind gives it: a counter's rate
+    (`points`, of its `raw` samples) the unit of its increments, a gauge that counts half
+    a unit."""
+    return score_change(
+        points,
+        incident_start=incident_start,
+        threshold=threshold,
+        gauge=not counter,
+        floor=rate_floor(raw) if counter else ABSOLUTE_FLOOR,
     )
 
 
