@@ -159,6 +159,7 @@ def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
     sixth = load_faults(FAULTS_DIR / "holdout6")
     seventh = load_faults(FAULTS_DIR / "holdout7")
     eighth = load_faults(FAULTS_DIR / "holdout8")
+    ninth = load_faults(FAULTS_DIR / "holdout9")
     assert {f.name for f in second} == {"pg-frozen", "web-hung", "web-crash-loop", "db-path-flap"}
     assert {f.name for f in third} == {"web-exit-loop", "web-slow-loop"}
     assert {f.name for f in fourth} == {"pg-cpu-burn", "proxy-frozen", "pg-migration-lock"}
@@ -176,10 +177,16 @@ def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
         "pg-periodic-lock",
         "pg-postmaster-stopped",
     }
-    holdouts = [*first, *second, *third, *fourth, *fifth, *sixth, *seventh, *eighth]
+    assert {f.name for f in ninth} == {
+        "pg-sync-standby",
+        "pg-crash-loop",
+        "proxy-fd-limit",
+        "web-port-squatter",
+    }
+    holdouts = [*first, *second, *third, *fourth, *fifth, *sixth, *seventh, *eighth, *ninth]
     names = [f.name for f in [*load_faults(), *holdouts]]
     assert len(names) == len(set(names))  # no holdout repeats a shipped fault
-    for fault in [*second, *third, *fourth, *fifth, *sixth, *seventh, *eighth]:
+    for fault in [*second, *third, *fourth, *fifth, *sixth, *seventh, *eighth, *ninth]:
         assert fault.cause_terms and fault.component and fault.duration_s <= 900, fault.name
 
 
