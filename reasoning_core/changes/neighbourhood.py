@@ -34,6 +34,14 @@ LEFT_OUT = (
 )
 #: The subject's own series that are its symptom (`symptom_series`): request durations.
 SYMPTOM_NAMES = re.compile(r".*(?:_duration_seconds|_latency_seconds|_latency)(?:_sum|_count)?")
+#: The subject's counts of requests answered (`symptom_series`: by their status, some are
+#: its symptom; requests in flight are not a count of answers).
+REQUEST_COUNTS = re.compile(r".*_requests?_total")
+#: Labels that carry a request's HTTP status.
+STATUS_LABELS = ("status", "code", "status_code")
+#: Statuses a service answers when what it depends on failed (bad gateway, unavailable,
+#: gateway timeout): not its own failure.
+DEPENDENCY_STATUSES = frozenset({"502", "503", "504"})
 #: Labels that name a subject, in the order they are matched against targets.
 SUBJECT_LABELS = ("instance", "job", "service", "pod")
 
@@ -90,15 +98,30 @@ def symptom_series(labels: Mapping[str, str], target: Target, own: Sequence[Targ
     subject (a blackbox target the subject names, or one probing the subject's host:port)
     measures nothing but the symptom, and the subject's own request latency (or, when the
     subject is a probe, the probed service's) is what a latency alert reads: they change
-    because it broke, never first of what broke it. A probe of another part (the
+    because it broke, never first of what broke it. So are its request counts that say
+    only that requests stopped succeeding (`own_failure`). A probe of another part (the
     database's port) is that part's health: it stays."""
     if "://" in target.instance:
         probed = _netloc(target.instance)
         return target in own or any(probed and probed == t.instance for t in own)
     # the subject's own, or the probed service's when the subject is its probe
     probed_by_own = {_netloc(t.instance) for t in own if "://" in t.instance}
-    owner = target in own or target.instance in probed_by_own
-    return owner and SYMPTOM_NAMES.fullmatch(labels.get("__name__", "")) is not None
+    if not (target in own or target.instance in probed_by_own):
+        return False
+    name = labels.get("__name__", "")
+    if SYMPTOM_NAMES.fullmatch(name):
+        return True
+    return REQUEST_COUNTS.fullmatch(name) is not None and not own_failure(labels)
+
+
+def own_failure(labels: Mapping[str, str]) -> bool:
+    """Do a request count's labels say the service failed by itself — a 4xx or a 500 (its
+    own error, a route it no longer has) — rather than that requests stopped succeeding (a
+    2xx's fall) or that what it depends on failed (502, 503, 504: the service passing on
+    its dependency's failure)? The former is a change of its own; the latter is the symptom
+    seen from inside, and points past the service."""
+    status = next((labels[k] for k in STATUS_LABELS if labels.get(k)), "")
+    return status[:1] in ("4", "5") and status not in DEPENDENCY_STATUSES
 
 
 def _netloc(url: str) -> str:

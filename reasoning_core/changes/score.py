@@ -2,15 +2,17 @@
 
 The baseline's median and MAD (scaled to a standard deviation, with a floor so a flat
 baseline does not turn any wobble into an infinite score) give each incident sample a
-robust z. The series changed when `SUSTAINED` consecutive incident samples lie past
-`threshold` on the same side; the onset is the first of them, the direction its side, the
-strength the median |z| of the run. Of several such runs, the one still going on at the
-window's end is the change (what is changed now), else the first (`ongoing` False: it
-ended). A series already away from its median in the baseline's last samples (an earlier
-incident's lingering effect) has no onset in the window. NaN and ±Inf are dropped, a gap
-longer than `MAX_GAP_STEPS` steps breaks a run (no onset across it), a counter's reset (a
-drop) leaves that step out of its rate, and a baseline with fewer than `MIN_BASELINE`
-samples scores nothing: no false "changed at" time.
+robust z, against the whole baseline and against its recent part (a series still settling
+when the window opened is not changed by going on). The series changed when `SUSTAINED`
+incident samples lie past `threshold` on the same side, in a row but for single dips back
+(`MAX_DIPS`: a part that stalls and recovers every few seconds); the onset is the first of
+them, the direction its side, the strength the median |z| of the run. Of several such runs,
+the one still going on at the window's end is the change (what is changed now), else the
+first (`ongoing` False: it ended). A series already away from its median in the baseline's
+last samples (an earlier incident's lingering effect) has no onset in the window. NaN and
+±Inf are dropped, a gap longer than `MAX_GAP_STEPS` steps breaks a run (no onset across
+it), a counter's reset (a drop) leaves that step out of its rate, and a baseline with fewer
+than `MIN_BASELINE` samples scores nothing: no false "changed at" time.
 
 A counter born in the incident window — no sample in the baseline while its target was
 scraped, then rising to the end (`score_appeared`) — is how Prometheus shows a new kind of
@@ -55,6 +57,10 @@ APPEARED_SCORE = 20.0
 COUNT_FLOOR = 0.5
 #: How far from a whole multiple of a counter's unit an increment may be (float rounding).
 UNIT_TOLERANCE = 0.01
+#: The baseline's recent part (`_references`), as a share of it.
+RECENT_SHARE = 1 / 3
+#: Samples back within the threshold, in a row, that a run of changed samples bridges.
+MAX_DIPS = 1
 
 
 @dataclass(frozen=True)
@@ -119,46 +125,92 @@ def score_change(
     are a gauge's own values; one that counts (whole numbers all through its baseline) has
     a noise floor of `COUNT_FLOOR`, and falls to nothing past it. A burst
     on a baseline flat at zero that is over before the window's end (a checkpoint's writes,
-    one read) is no change: nothing of it is going on."""
+    one read) is no change: nothing of it is going on. A sample is past the threshold when
+    it is past it against the whole baseline and against its recent part (`_references`):
+    a series still settling or drifting when the window opened goes on where it was going,
+    and that is not a change."""
     baseline = [v for at, v in points if at < incident_start]
     incident = [(at, v) for at, v in points if at >= incident_start]
     if len(baseline) < MIN_BASELINE or len(incident) < SUSTAINED:
         return None
-    centre = median(baseline)
-    mad = median(abs(v - centre) for v in baseline)
     counts = gauge and all(v.is_integer() for v in baseline)
-    spread = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), ABSOLUTE_FLOOR)
-    scale = max(spread, COUNT_FLOOR if counts else floor)
-    if any(abs(v - centre) / scale >= threshold for v in baseline[-SUSTAINED:]):
+    references = _references(baseline, counts=counts, floor=floor)
+    whole = references[0]
+    if any(abs(v - whole.centre) / whole.scale >= threshold for v in baseline[-SUSTAINED:]):
         return None  # already away before the window: it did not change in it
     step = _typical_step([at for at, _ in points])
-    runs = _runs(
-        incident, centre=centre, scale=scale, threshold=threshold, step=step, counts=counts
-    )
+    runs = _runs(incident, references, threshold=threshold, step=step, counts=counts)
     if not runs:
         return None
     # the change still going on at the end (the present) before an earlier one that ended
     last_at = incident[-1][0]
     current = [r for r in runs if last_at - r[-1][0] <= step * MAX_GAP_STEPS]
-    if not current and centre == 0 and mad == 0:
+    if not current and whole.centre == 0 and whole.spread <= ABSOLUTE_FLOOR:
         return None  # a burst from nothing, over: nothing of it goes on
     run = current[-1] if current else runs[0]
     onset = run[0][0]
     after = [v for at, v in incident if at >= onset]
     # the unit floors decide whether it changed; how far it went is read as for any series
     # (a count 1 -> 37 is as strong a change as a rate 0.1 -> 3.7)
-    strength = min(MAX_SCORE, median(abs(v - centre) for _, v, _ in run) / spread)
+    strength = min(MAX_SCORE, median(abs(v - whole.centre) for _, v, _ in run) / whole.spread)
     level = median(v for _, v, _ in run)
-    if centre > 0 and 0 <= level <= centre * GONE_FRACTION:
+    if whole.centre > 0 and 0 <= level <= whole.centre * GONE_FRACTION:
         strength = MAX_SCORE  # all but gone: as far as a series can fall
     return SeriesChange(
         onset=onset,
         direction="up" if run[0][2] > 0 else "down",
         score=strength,
-        before=centre,
+        before=whole.centre,
         after=median(after),
         ongoing=bool(current),
     )
+
+
+@dataclass(frozen=True)
+class _Reference:
+    """What is normal by one part of the baseline: its median, its spread (the MAD as a
+    standard deviation, with the relative floor) and the scale a z is measured in (the
+    spread, at least the series' own noise floor)."""
+
+    centre: float
+    spread: float
+    scale: float
+
+
+def _reference(values: Sequence[float], *, counts: bool, floor: float) -> _Reference:
+    centre = median(values)
+    mad = median(abs(v - centre) for v in values)
+    spread = max(1.4826 * mad, RELATIVE_FLOOR * abs(centre), ABSOLUTE_FLOOR)
+    return _Reference(centre, spread, max(spread, COUNT_FLOOR if counts else floor))
+
+
+def _references(values: Sequence[float], *, counts: bool, floor: float) -> list[_Reference]:
+    """What is normal by the whole baseline, and by its last `RECENT_SHARE` (at least
+    `MIN_BASELINE` samples): a lab's start-up settling, an earlier incident's slow return,
+    a disk filling for an hour all move the whole baseline's median away from where the
+    series was just before the window."""
+    recent = values[-max(MIN_BASELINE, int(len(values) * RECENT_SHARE)) :]
+    whole = _reference(values, counts=counts, floor=floor)
+    if len(recent) == len(values):
+        return [whole]
+    return [whole, _reference(recent, counts=counts, floor=floor)]
+
+
+def _z(value: float, references: Sequence[_Reference], *, threshold: float, counts: bool) -> float:
+    """The sample's robust z: the smallest against any reference, 0 when they disagree on
+    its side. A count (`counts`) that fell to `GONE_FRACTION` of a reference's level or below
+    is past it whatever its floor: one process of one, gone."""
+    zs = []
+    for ref in references:
+        z = (value - ref.centre) / ref.scale
+        if counts and ref.centre > 0 and 0 <= value <= ref.centre * GONE_FRACTION:
+            z = min(z, -threshold)
+        zs.append(z)
+    if all(z > 0 for z in zs):
+        return min(zs)
+    if all(z < 0 for z in zs):
+        return max(zs)
+    return 0.0
 
 
 def score_series(
@@ -183,33 +235,42 @@ def score_series(
 
 def _runs(
     incident: Sequence[Point],
+    references: Sequence[_Reference],
     *,
-    centre: float,
-    scale: float,
     threshold: float,
     step: timedelta,
     counts: bool = False,
 ) -> list[list[tuple[datetime, float, float]]]:
-    """The runs of `SUSTAINED` or more consecutive samples past `threshold` on one side
-    (a gap of more than `MAX_GAP_STEPS` steps or a change of side ends a run). A count
-    (`counts`) that fell to `GONE_FRACTION` of its level or below is past it whatever its
-    floor: one process of one, gone."""
+    """The runs of `SUSTAINED` or more samples past `threshold` on one side. A run bridges
+    up to `MAX_DIPS` samples back within the threshold in a row, as long as at least half
+    of its samples are past it: a part that stalls 4 s of every 5, or flaps, is changed
+    through its brief recoveries. A gap of more than `MAX_GAP_STEPS` steps, a sample past
+    the threshold on the other side or one dip too many ends a run."""
     runs: list[list[tuple[datetime, float, float]]] = []
     run: list[tuple[datetime, float, float]] = []
+    dips = span = 0
+    previous: datetime | None = None
+
+    def close() -> None:
+        if len(run) >= SUSTAINED and 2 * len(run) >= span:
+            runs.append(run)
+
     for at, value in incident:
-        z = (value - centre) / scale
-        if counts and centre > 0 and 0 <= value <= centre * GONE_FRACTION:
-            z = min(z, -threshold)  # a count gone to nothing (1 -> 0) is past its floor
-        gap = run and (at - run[-1][0]) > step * MAX_GAP_STEPS
-        same_side = run and (z > 0) == (run[-1][2] > 0)
-        if abs(z) < threshold or gap or (run and not same_side):
-            if len(run) >= SUSTAINED:
-                runs.append(run)
-            run = []
-        if abs(z) >= threshold:
+        z = _z(value, references, threshold=threshold, counts=counts)
+        past = abs(z) >= threshold
+        gap = previous is not None and at - previous > step * MAX_GAP_STEPS
+        previous = at
+        other_side = past and run and (z > 0) != (run[-1][2] > 0)
+        if run and (gap or other_side or (not past and dips >= MAX_DIPS)):
+            close()
+            run, dips, span = [], 0, 0
+        if past:
             run.append((at, value, z))
-    if len(run) >= SUSTAINED:
-        runs.append(run)
+            span += dips + 1
+            dips = 0
+        elif run:
+            dips += 1
+    close()
     return runs
 
 

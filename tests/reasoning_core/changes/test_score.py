@@ -191,3 +191,34 @@ def test_a_counters_rate_has_its_unit_as_noise_floor() -> None:
     assert found is not None and found.direction == "up"
     switches = [(_at(i), 185.0 * i + (7 if i % 3 else 0)) for i in range(204)]
     assert rate_floor(switches) < 1e-5  # 185, 192, 178…: no common unit
+
+
+def test_a_series_that_wanders_in_its_recent_baseline_did_not_change_within_it() -> None:
+    """Flat for two thirds of the baseline, then wandering 10-14 for its last third (a lab
+    still settling, an earlier incident's slow return), its last samples back near 10: the
+    window at 13.5 is within that recent wander, no change, though far from the whole
+    baseline's median; a step well past the wander is one."""
+    wander = [10.0, 11.0, 12.0, 13.0, 14.0]
+    points = [(_at(i), 10.0 if i < 120 else wander[(i - 177) % 5]) for i in range(180)]
+    assert [v for _, v in points[-3:]] == [10.0, 11.0, 12.0]  # not away before the window
+    window = [(_at(i), 13.5) for i in range(180, 204)]
+    assert score_change([*points, *window], incident_start=INCIDENT, threshold=6) is None
+    stepped = [(_at(i), 40.0) for i in range(180, 204)]
+    found = score_change([*points, *stepped], incident_start=INCIDENT, threshold=6)
+    assert found is not None and found.onset == _at(180) and found.direction == "up"
+
+
+def test_a_part_stalling_with_brief_recoveries_changed_from_its_first_stall() -> None:
+    """Past the threshold 4 samples of 5 (stalls with one-sample recoveries): one change from
+    the first stall. Every other sample past it (half the run) still is; one in three, or
+    two recoveries in a row between single stalls, is not."""
+    stalls = [(_at(i), 10.0 if i >= 184 and i % 5 != 0 else 1.0) for i in range(204)]
+    found = score_change(stalls, incident_start=INCIDENT, threshold=6)
+    assert found is not None and found.onset == _at(184) and found.ongoing
+
+    every_other = [(_at(i), 10.0 if i >= 184 and i % 2 == 0 else 1.0) for i in range(204)]
+    half = score_change(every_other, incident_start=INCIDENT, threshold=6)
+    assert half is not None and half.onset == _at(184)
+
+    sparse = [(_at(i), 10.0 if i >= 184 and i % 3 == 0 else 1.0) for i in range(204)]
+    assert score_change(sparse, incident_start=INCIDENT, threshold=6) is None

@@ -171,3 +171,53 @@ def test_of_two_parts_as_strongly_changed_the_one_changed_now_across_more_series
     ranked = rank([*tail, still, *leak], symptom_onset=ONSET_UNIT)
     assert ranked[0].weight == ranked[1].weight  # both at the cap
     assert [c.component for c in ranked] == ["web", "shop"]
+
+
+def _failing_route(path: Path, status: str) -> Path:
+    """/checkout's 200s stop at the onset and `status` answers instead; the database's
+    rollbacks rise 10 s before (every UPDATE rejected)."""
+    lines = [
+        "# TYPE http_requests_total counter",
+        *_counter(
+            f'http_requests_total{{{WEB},route="/checkout",status="200"}}',
+            lambda t: 0.0 if t >= ONSET else 2.0 + (0.05 if t.second % 10 else 0),
+        ),
+        *_counter(
+            f'http_requests_total{{{WEB},route="/checkout",status="{status}"}}',
+            lambda t: None if t < ONSET else 2.0,
+        ),
+        "# TYPE pg_stat_database_xact_rollback counter",
+        *_counter(
+            f'pg_stat_database_xact_rollback{{{WEB.replace("web", "postgres")},datname="shop"}}',
+            lambda t: 2.0 if t >= STALLED else 0.0,
+        ),
+        "# TYPE up gauge",
+        *(
+            f"up{{{target}}} 1 {t.timestamp():.0f}"
+            for target in (WEB, PROBE, WEB.replace("web", "postgres"))
+            for t in _times()
+        ),
+    ]
+    path.write_text("\n".join([*lines, "# EOF", ""]), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("status", ["503", "500"])
+async def test_a_routes_dependency_errors_are_the_symptom_its_own_errors_are_not(
+    tmp_path: Path, status: str
+) -> None:
+    """The probed route's 200s falling is the symptom seen from inside, and so are its 503s
+    (the service passing on its database's failure): the database's rollbacks are what
+    changed. A 500 is the service's own error: it stays a candidate."""
+    tsdb = tmp_path / "tsdb"
+    build_tsdb(_failing_route(tmp_path / "series.om", status), tsdb)
+    async with LocalPrometheus(tsdb) as server:
+        scanner = ChangeScanner(PrometheusTool(server.url), clock=lambda: AT)
+        result = await scanner.scan(
+            {"instance": "http://127.0.0.1:8000/checkout", "job": "blackbox"},
+            symptom_onset=ONSET,
+        )
+    assert result is not None
+    assert [c.component for c in result.components][:1] == ["shop"], result.describe("en")
+    statuses = {s.labels.get("status") for c in result.components for s in c.series} - {None}
+    assert statuses == ({"500"} if status == "500" else set()), result.describe("en")
