@@ -210,6 +210,17 @@ class ClarificationPrompt(BaseModel):
     options: list[str] = Field(default_factory=list)
 
 
+class AnswerChart(BaseModel):
+    """The chart of an answer that has no tree (the change scan's candidates): the symptom's
+    series on top and the evidence's below it on the same time axis, each as
+    `runbooks.series.chart_series` keeps one (`{"t": [...], "v": [...], "label": ...}`)."""
+
+    title: str
+    symptom: dict[str, Any]
+    evidence: dict[str, Any] | None = None
+    onset: datetime | None = None
+
+
 class Answer(BaseModel):
     """The reply to one question, the same shape whichever path produced it."""
 
@@ -231,3 +242,5 @@ class Answer(BaseModel):
     #: The language the answer is worded in (the question's): front ends word their own
     #: parts of the reply (labels, hints, buttons) in it too.
     language: Language = "en"
+    #: The chart of an answer without a tree (a tree's chart is drawn from the tree).
+    chart: AnswerChart | None = None

@@ -1,4 +1,5 @@
-"""A deep report's chart in Telegram: a photo sent right after the report's text.
+"""A deep report's chart in Telegram: a photo sent right after the report's text (and so
+is the chart an answer without a tree carries: the change scan's candidates).
 
 The chart never delays the report: it is drawn after the text went out, within
 `TreeCharts.timeout`; when there is nothing to draw, drawing fails or is too slow,
@@ -17,7 +18,7 @@ from aiogram.types import BufferedInputFile, Message
 from bot.replies.rendering import escape
 from bot.trees.chart import ChartError, TreeCharts, chart_filename
 from reasoning_core.errors import StoreError
-from reasoning_core.models import Answer
+from reasoning_core.models import Answer, AnswerChart
 from reasoning_core.ports import TreeStore
 from reasoning_core.tree.report import report_of
 
@@ -35,6 +36,8 @@ class ReportCharts:
 
     async def send(self, bot: Bot, chat_id: int, answer: Answer) -> Message | None:
         """The chart as a photo after the report; None (and one log line) when not sent."""
+        if answer.chart is not None and not answer.tree_id:
+            return await self._send_own(bot, chat_id, answer, answer.chart)
         report = report_of(answer)
         if report is None or not answer.tree_id:
             return None
@@ -46,4 +49,18 @@ class ReportCharts:
             return await bot.send_photo(chat_id, upload, caption=caption)
         except (ChartError, StoreError, TelegramAPIError) as e:
             log.warning("tree %s: report sent without its chart: %s", answer.tree_id, e)
+            return None
+
+    async def _send_own(
+        self, bot: Bot, chat_id: int, answer: Answer, chart: AnswerChart
+    ) -> Message | None:
+        """The chart an answer without a tree carries (the change scan's candidates), its
+        title as the caption."""
+        try:
+            png = await self.charts.render_answer(chart, language=answer.language)
+            upload = BufferedInputFile(png, filename="chart.png")
+            caption = escape(chart.title)[:_CAPTION_CHARS] or None
+            return await bot.send_photo(chat_id, upload, caption=caption)
+        except (ChartError, TelegramAPIError) as e:
+            log.warning("an answer sent without its chart: %s", e)
             return None

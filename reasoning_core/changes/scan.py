@@ -95,10 +95,12 @@ class ScanLimits:
 
 @dataclass(frozen=True)
 class ChangedSeries:
-    """One series that changed, with the labels that name it."""
+    """One series that changed, with the labels that name it and the points it was scored
+    on (a counter's rate), for the chart."""
 
     labels: Mapping[str, str]
     change: SeriesChange
+    points: tuple[tuple[datetime, float], ...] = ()
 
     @property
     def name(self) -> str:
@@ -142,6 +144,9 @@ class ScanResult:
     window: ScanWindow | None = None
     #: The symptom's onset the components were ranked against (None: not known).
     symptom_onset: datetime | None = None
+    #: The symptom as the scan read it: the most changed of the subject's own symptom
+    #: series (`symptom_series`; None: none of them changed, or the subject has none).
+    symptom: ChangedSeries | None = None
 
     def describe(self, language: str) -> str:
         """One line: the candidates ("what changed first: …"), or what was looked at."""
@@ -245,12 +250,18 @@ async def scan(
                 break
             result.series_seen += 1
             labels = _labels(row)
-            if symptom_series(labels, target, own):
-                continue  # the symptom itself, not what changed around it
-            found = _scored(raw_points(row), labels, window, threshold=limits.threshold,
+            raw = raw_points(row)
+            found = _scored(raw, labels, window, threshold=limits.threshold,
                             types=types, born=scraped_before, known_from=known_from)  # fmt: skip
-            if found is not None:
-                changed[target].append(ChangedSeries(labels=labels, change=found))
+            if found is None:
+                continue
+            points = _chart_points(raw, labels, types)
+            item = ChangedSeries(labels=labels, change=found, points=points)
+            if symptom_series(labels, target, own):
+                # the symptom itself, not what changed around it: kept for the chart
+                result.symptom = _stronger(result.symptom, item)
+                continue
+            changed[target].append(item)
         else:
             continue
         break
@@ -260,6 +271,25 @@ async def scan(
     )
     result.components = rank(kept, symptom_onset=symptom_onset)
     return result
+
+
+def _chart_points(
+    raw: Sequence[tuple[datetime, float]], labels: Mapping[str, str], types: Mapping[str, str]
+) -> tuple[tuple[datetime, float], ...]:
+    """The points a chart shows of a series: a counter's rate, a gauge's values."""
+    counter = is_counter(labels.get("__name__", ""), types)
+    return tuple(counter_rate(raw) if counter else raw)
+
+
+def _stronger(kept: ChangedSeries | None, item: ChangedSeries) -> ChangedSeries:
+    """Of two changed symptom series, the one changed now, then the stronger."""
+    if kept is None:
+        return item
+    return item if _now_and_strength(item) > _now_and_strength(kept) else kept
+
+
+def _now_and_strength(item: ChangedSeries) -> tuple[bool, float]:
+    return item.change.ongoing, item.change.score
 
 
 #: The share of the baseline a series must cover for its baseline to say what is normal.

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 
+from reasoning_core.changes.chart import scan_chart
 from reasoning_core.changes.scan import (
     RangeTool,
     ScanLimits,
@@ -77,7 +78,8 @@ class ChangeScanner:
 
 
 def candidates_answer(result: ScanResult, language: str = "en") -> Answer:
-    """What changed first, as candidates (never an established cause), or what was looked at."""
+    """What changed first, as candidates (never an established cause), or what was looked
+    at; with the chart of the symptom and the first candidate (`scan_chart`) when it has one."""
     return Answer(
         strategy="quick",
         text=result.describe(language),
@@ -86,4 +88,5 @@ def candidates_answer(result: ScanResult, language: str = "en") -> Answer:
             language, "no runbook fits: candidates from what changed, not a confirmed cause"
         ),
         language=as_language(language),
+        chart=scan_chart(result, language),
     )

@@ -1,4 +1,5 @@
-"""What a report's chart shows, taken from the tree: no query runs for it.
+"""What a report's chart shows, taken from the tree (or, for an answer without one, from
+the answer's own chart, `answer_chart_data`): no query runs for it.
 
 The symptom's series (what the gate read, tree/symptom.py) goes on top; the
 series of the winning evidence (the primary hypothesis' strongest confirmed
@@ -14,7 +15,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from reasoning_core.i18n import N_, gettext
-from reasoning_core.models import Node, Tree
+from reasoning_core.models import AnswerChart, Node, Tree
 from reasoning_core.tree.symptom import symptom_line, symptom_of
 from reasoning_core.tree.walk import descendants
 
@@ -63,6 +64,21 @@ def chart_data(tree: Tree, language: str) -> ChartData | str:
         baseline_start=_at(raw.get("baseline_start")),
         onset=_at(symptom.get("onset")),
         evidence=_winning(tree, str(symptom.get("check") or "")),
+    )
+
+
+def answer_chart_data(chart: AnswerChart, language: str) -> ChartData | str:
+    """The chart of an answer without a tree (`Answer.chart`), or one line saying why none."""
+    top = _series(chart.symptom)
+    if top is None:
+        return gettext(language, _WHY["no_points"])
+    return ChartData(
+        title=chart.title or top.label,
+        symptom=top,
+        recent_start=_at(chart.symptom.get("recent_start")) or top.times[-1],
+        baseline_start=_at(chart.symptom.get("baseline_start")),
+        onset=chart.onset,
+        evidence=_series(chart.evidence) if chart.evidence else None,
     )
 
 

@@ -119,6 +119,27 @@ async def test_an_unmapped_alert_gets_what_changed_first_as_candidates(
     assert "remaining connection slots are reserved" in news and "(postgres)" in news
 
 
+async def test_an_unmapped_probe_alert_gets_the_chart_of_its_symptom_and_first_candidate(
+    telegram: FakeTelegramServer, receiver: tuple[ApiServer, Clock, dict[str, datetime]]
+) -> None:
+    """Right after the candidates, a photo: the probe as the scan read it and the first
+    candidate's series on one time axis, its caption saying which."""
+    labels = {
+        "alertname": "CheckoutProbeOdd",
+        "instance": "http://127.0.0.1:57789/checkout",
+        "job": "blackbox",
+    }
+    header, report = await _report(telegram, receiver, "pg-lock", labels, 2)
+    assert "No runbook for alert CheckoutProbeOdd" in header
+    assert report.startswith("what changed first: "), report
+    await telegram.wait_for(lambda: bool(telegram.sent_photos(CHAT)), timeout=60)
+    [photo] = telegram.sent_photos(CHAT)
+    caption = str(photo.params.get("caption"))
+    assert caption.startswith("/checkout: probe_") and ", and what changed first: " in caption
+    first = report.removeprefix("what changed first: ").split(" (", 1)[0]
+    assert caption.split("what changed first: ", 1)[1].startswith(f"{first}: "), caption
+
+
 async def test_an_unmapped_alert_in_a_quiet_window_says_what_was_looked_at(
     telegram: FakeTelegramServer, receiver: tuple[ApiServer, Clock, dict[str, datetime]]
 ) -> None:

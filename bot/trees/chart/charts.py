@@ -1,4 +1,5 @@
-"""TreeCharts: a report's chart as PNG, drawn off the event loop, within a timeout, cached.
+"""TreeCharts: a report's chart as PNG, drawn off the event loop, within a timeout, cached
+(and the chart an answer without a tree carries, `render_answer`).
 
 Charts are cached per tree version like the tree picture (bot/trees/picture): the
 key is a digest of the whole tree and the language. The whole draw, queueing
@@ -9,12 +10,13 @@ tree without a series to draw (its message is the line shown instead).
 from __future__ import annotations
 
 import asyncio
+import hashlib
 
 from bot.trees.chart.drawing import draw_chart
 from bot.trees.picture.cache import RenderCache
 from bot.trees.picture.pictures import tree_version
-from reasoning_core.models import Tree
-from reasoning_core.tree.chart_data import ChartData, chart_data
+from reasoning_core.models import AnswerChart, Tree
+from reasoning_core.tree.chart_data import ChartData, answer_chart_data, chart_data
 
 
 class ChartError(Exception):
@@ -39,7 +41,17 @@ class TreeCharts:
         data = chart_data(tree, language)
         if isinstance(data, str):
             raise ChartError(data)
-        key = ("chart", tree.id, tree_version(tree), language)
+        return await self._drawn(("chart", tree.id, tree_version(tree), language), data, language)
+
+    async def render_answer(self, chart: AnswerChart, *, language: str = "en") -> bytes:
+        """The PNG of an answer's own chart (an answer without a tree), as `render`."""
+        data = answer_chart_data(chart, language)
+        if isinstance(data, str):
+            raise ChartError(data)
+        digest = hashlib.sha256(chart.model_dump_json().encode()).hexdigest()
+        return await self._drawn(("answer-chart", digest, language), data, language)
+
+    async def _drawn(self, key: tuple[str, ...], data: ChartData, language: str) -> bytes:
         try:
             async with asyncio.timeout(self.timeout):
                 return await self._cache.get_or_make(key, lambda: self._draw(data, language))

@@ -150,3 +150,44 @@ async def test_a_quiet_scan_is_no_candidate(
     answer = candidates_answer(found, "en")
     assert answer.confidence == 0.0
     assert "none changed before the symptom" in answer.text
+
+
+PROBE = "http://127.0.0.1:57789/checkout"
+
+
+async def test_the_candidates_chart_shows_the_symptom_and_the_first_candidate(
+    prometheus: tuple[PrometheusTool, dict[str, datetime]],
+) -> None:
+    """The probe's alert (no runbook): the chart's top is the probe as the scan read it,
+    below it the first candidate's changed series, over the scan's window, the onset
+    marked. A subject with no symptom series of its own (the database's exporter) gets no
+    chart: half a picture."""
+    tool, starts = prometheus
+    at = starts["pg-lock"] + READ_AFTER
+    scanner = ChangeScanner(tool, clock=lambda: at)
+    found = await scanner.scan(
+        {"instance": PROBE, "job": "blackbox"}, symptom_onset=starts["pg-lock"]
+    )
+    assert found is not None and found.components and found.symptom is not None
+    assert found.symptom.labels["instance"] == PROBE
+    chart = candidates_answer(found, "en").chart
+    assert chart is not None and chart.evidence is not None
+    assert chart.symptom["label"] == f"/checkout: {found.symptom.name}"
+    first = found.components[0]
+    assert chart.evidence["label"] == f"{first.component}: {first.series[0].name}"
+    assert chart.onset == starts["pg-lock"]
+    assert found.window is not None
+    for series in (chart.symptom, chart.evidence):
+        assert len(series["t"]) == len(series["v"]) > 10
+        assert found.window.start.timestamp() <= series["t"][0] < series["t"][-1] <= at.timestamp()
+    assert chart.title.startswith(f"/checkout: {found.symptom.name}, and what changed first: ")
+    assert candidates_answer(found, "ru").chart.title.startswith(  # type: ignore[union-attr]
+        f"/checkout: {found.symptom.name}, и что изменилось первым: "
+    )
+
+    at = starts["pg-connections"] + READ_AFTER
+    database = await ChangeScanner(tool, clock=lambda: at).scan(
+        {"job": "postgres"}, symptom_onset=starts["pg-connections"]
+    )
+    assert database is not None and database.components and database.symptom is None
+    assert candidates_answer(database, "en").chart is None
