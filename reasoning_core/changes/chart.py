@@ -35,7 +35,7 @@ def scan_chart(result: ScanResult, language: str) -> AnswerChart | None:
         return None
     return AnswerChart(
         title=gettext(language, _TITLE).format(
-            symptom=symptom["label"], candidate=evidence["label"]
+            symptom=symptom["label"], candidate=result.components[0].component
         ),
         symptom=symptom,
         evidence=evidence,

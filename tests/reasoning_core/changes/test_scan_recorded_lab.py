@@ -180,9 +180,12 @@ async def test_the_candidates_chart_shows_the_symptom_and_the_first_candidate(
     for series in (chart.symptom, chart.evidence):
         assert len(series["t"]) == len(series["v"]) > 10
         assert found.window.start.timestamp() <= series["t"][0] < series["t"][-1] <= at.timestamp()
-    assert chart.title.startswith(f"/checkout: {found.symptom.name}, and what changed first: ")
-    assert candidates_answer(found, "ru").chart.title.startswith(  # type: ignore[union-attr]
-        f"/checkout: {found.symptom.name}, и что изменилось первым: "
+    assert (
+        chart.title
+        == f"/checkout: {found.symptom.name}, and what changed first: {first.component}"
+    )
+    assert candidates_answer(found, "ru").chart.title == (  # type: ignore[union-attr]
+        f"/checkout: {found.symptom.name}, и что изменилось первым: {first.component}"
     )
 
     at = starts["pg-connections"] + READ_AFTER
