@@ -41,7 +41,6 @@ from reasoning_core.changes.score import (
     counter_rate,
     finite,
     score_appeared,
-    score_change,
     score_series,
 )
 from reasoning_core.i18n import N_, gettext, ngettext
@@ -386,14 +385,6 @@ async def _not_daily(
     return kept
 
 
-def _series(
-    row: Mapping[str, Any], types: Mapping[str, str]
-) -> tuple[dict[str, str], list[tuple[datetime, float]]]:
-    """A range query's row: its labels and its points (a counter's as its rate)."""
-    labels = _labels(row)
-    return labels, series_points(row, counter=is_counter(labels.get("__name__", ""), types))
-
-
 def _labels(row: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): str(v) for k, v in (row.get("metric") or {}).items()}
 
@@ -431,16 +422,19 @@ def _daily(
         return set()
     then: dict[frozenset[tuple[str, str]], list[tuple[datetime, float]]] = {}
     for row in day_before.rows:
-        labels, points = _series(row, types)
-        then[frozenset(labels.items())] = points
+        then[frozenset(_labels(row).items())] = raw_points(row)
     daily = set()
     for item in items:
-        before = then.get(frozenset(item.labels.items()))
-        if not before:
+        raw = then.get(frozenset(item.labels.items()))
+        if not raw:
             continue
         counter = is_counter(item.name, types)
-        found = score_change(
-            before, incident_start=incident_start, threshold=threshold, gauge=not counter
+        found = score_series(
+            counter_rate(raw) if counter else raw,
+            raw=raw,
+            counter=counter,
+            incident_start=incident_start,
+            threshold=threshold,
         )
         if found is not None and found.direction == item.change.direction:
             daily.add(id(item))

@@ -55,8 +55,9 @@ APPEARED_SCORE = 20.0
 #: sessions, locks): a count moves by one for no reason — one more process running, a
 #: zombie reaped a scrape later — so a step of one is never `threshold` floors.
 COUNT_FLOOR = 0.5
-#: How far from a whole multiple of a counter's unit an increment may be (float rounding).
-UNIT_TOLERANCE = 0.01
+#: How far from a whole multiple of a counter's unit an increment may be, in units (float
+#: rounding of a large total; 559 after 557 is no multiple of 557).
+UNIT_TOLERANCE = 1e-4
 #: The baseline's recent part (`_references`), as a share of it.
 RECENT_SHARE = 1 / 3
 #: Samples back within the threshold, in a row, that a run of changed samples bridges.
@@ -222,14 +223,17 @@ def score_series(
     threshold: float,
 ) -> SeriesChange | None:
     """`score_change` of a series with the floors its kind gives it: a counter's rate
-    (`points`, of its `raw` samples) the unit of its increments, a gauge that counts half
-    a unit."""
+    (`points`, of its `raw` samples) the unit of its increments in the baseline, a gauge
+    that counts half a unit."""
+    # the unit is how the counter moved while normal: one still until the window, then
+    # moving a hundred a step, has no unit of a hundred
+    normal = [(at, v) for at, v in raw if at < incident_start]
     return score_change(
         points,
         incident_start=incident_start,
         threshold=threshold,
         gauge=not counter,
-        floor=rate_floor(raw) if counter else ABSOLUTE_FLOOR,
+        floor=rate_floor(normal) if counter else ABSOLUTE_FLOOR,
     )
 
 

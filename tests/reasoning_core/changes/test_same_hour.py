@@ -85,3 +85,41 @@ async def test_what_changed_yesterday_at_this_hour_is_left_out(
         assert "каждый день" in result.describe("ru")
     else:  # it stepped only today: a candidate like any other
         assert sorted(names) == ["batch", "web"] and result.daily == 0, text
+
+
+def _ticks(day: datetime, *, before: int, after: int, per_tick: int) -> list[str]:
+    """A counter of `day` from 01:30: `per_tick` units every `before`-th step (0: still)
+    before 02:00, every `after`-th step from then."""
+    total, lines = 0, []
+    for i, (t, moving) in enumerate(_samples(day, 0, 1)):
+        every = after if moving else before
+        total += per_tick if every and i % every == 0 else 0
+        lines.append(f'batch_ticks_total{{instance="h:9101",job="batch"}} {total} {t}')
+    return lines
+
+
+async def test_a_counter_still_until_the_window_then_moving_in_hundreds_changed(
+    tmp_path: Path,
+) -> None:
+    """Today the batch counter went from still to a hundred a step at 02:00 (yesterday from a
+    unit every fourth step to one every other: its rounding). Its unit is how it moved while
+    normal, not the hundreds of the window (a unit of a hundred made a hundred a step look
+    like rounding); yesterday's rounding is not the same change: a candidate."""
+    batch = 'instance="h:9101",job="batch"'
+    lines = [
+        "# TYPE up gauge",
+        *[f"up{{{batch}}} 1 {t}" for day in (YESTERDAY, TODAY) for t, _ in _samples(day, 1, 1)],
+        "# TYPE batch_ticks_total counter",
+        *_ticks(YESTERDAY, before=4, after=2, per_tick=1),
+        *_ticks(TODAY, before=0, after=1, per_tick=100),
+        "# EOF",
+    ]
+    source = tmp_path / "series.om"
+    source.write_text("\n".join(lines) + "\n")
+    build_tsdb(source, tmp_path / "tsdb")
+    async with LocalPrometheus(tmp_path / "tsdb") as server:
+        tool = PrometheusTool(server.url)
+        targets = await read_targets(tool, at=AT)
+        result = await scan(tool, targets, {"job": "batch"}, at=AT, symptom_onset=ONSET)
+    assert [c.component for c in result.components] == ["batch"], result.describe("en")
+    assert result.daily == 0
