@@ -9,10 +9,11 @@ incident samples lie past `threshold` on the same side, in a row but for single 
 them, the direction its side, the strength the median |z| of the run. Of several such runs,
 the one still going on at the window's end is the change (what is changed now), else the
 first (`ongoing` False: it ended). A series already away from its median in the baseline's
-last samples (an earlier incident's lingering effect) has no onset in the window. NaN and
-±Inf are dropped, a gap longer than `MAX_GAP_STEPS` steps breaks a run (no onset across
-it), a counter's reset (a drop) leaves that step out of its rate, and a baseline with fewer
-than `MIN_BASELINE` samples scores nothing: no false "changed at" time.
+last samples (an earlier incident's lingering effect) has no onset in the window until it
+is back to normal. NaN and ±Inf are dropped, a gap longer than `MAX_GAP_STEPS` steps breaks
+a run (no onset across it), a counter's reset (a drop) leaves that step out of its rate,
+and a baseline with fewer than `MIN_BASELINE` samples scores nothing: no false "changed at"
+time.
 
 A counter born in the incident window — no sample in the baseline while its target was
 scraped, then rising to the end (`score_appeared`) — is how Prometheus shows a new kind of
@@ -138,7 +139,11 @@ def score_change(
     references = _references(baseline, counts=counts, floor=floor)
     whole = references[0]
     if any(abs(v - whole.centre) / whole.scale >= threshold for v in baseline[-SUSTAINED:]):
-        return None  # already away before the window: it did not change in it
+        # already away before the window: an earlier change going on is not one of the
+        # window; once back to normal, a new departure is
+        incident = _back_to_normal(incident, whole, threshold=threshold)
+        if len(incident) < SUSTAINED:
+            return None
     step = _typical_step([at for at, _ in points])
     runs = _runs(incident, references, threshold=threshold, step=step, counts=counts)
     if not runs:
@@ -195,6 +200,16 @@ def _references(values: Sequence[float], *, counts: bool, floor: float) -> list[
     if len(recent) == len(values):
         return [whole]
     return [whole, _reference(recent, counts=counts, floor=floor)]
+
+
+def _back_to_normal(
+    incident: Sequence[Point], reference: _Reference, *, threshold: float
+) -> list[Point]:
+    """The incident's samples from the first back within the threshold on."""
+    for index, (_, value) in enumerate(incident):
+        if abs(value - reference.centre) / reference.scale < threshold:
+            return list(incident[index:])
+    return []
 
 
 def _z(value: float, references: Sequence[_Reference], *, threshold: float, counts: bool) -> float:

@@ -96,6 +96,18 @@ def test_already_away_before_the_window_has_no_onset() -> None:
     assert score_change(points, incident_start=INCIDENT, threshold=6) is None
 
 
+def test_away_before_the_window_then_back_then_away_again_changed_the_second_time() -> None:
+    """An earlier fault's memory still high when the window opens, back to normal within it,
+    then the leak: the leak's first sample is the onset, the earlier tail is not."""
+    points = [
+        (_at(i), 87.0 if 176 <= i < 184 else 263.0 if i >= 196 else 61.0) for i in range(204)
+    ]
+    found = score_change(points, incident_start=INCIDENT, threshold=6)
+    assert found is not None and found.onset == _at(196) and found.direction == "up"
+    never_back = [(_at(i), 87.0 if i >= 176 else 61.0) for i in range(204)]
+    assert score_change(never_back, incident_start=INCIDENT, threshold=6) is None
+
+
 def test_the_change_going_on_now_is_the_one_named() -> None:
     """An earlier fault's spike that ended, then the change still going on at the end: the
     latter's onset, and it is ongoing; the spike alone is a change that ended."""
