@@ -104,14 +104,30 @@ def symptom_series(labels: Mapping[str, str], target: Target, own: Sequence[Targ
     if "://" in target.instance:
         probed = _netloc(target.instance)
         return target in own or any(probed and probed == t.instance for t in own)
-    # the subject's own, or the probed service's when the subject is its probe
-    probed_by_own = {_netloc(t.instance) for t in own if "://" in t.instance}
-    if not (target in own or target.instance in probed_by_own):
+    if not _subjects_service(target, own):
         return False
     name = labels.get("__name__", "")
     if SYMPTOM_NAMES.fullmatch(name):
         return True
     return REQUEST_COUNTS.fullmatch(name) is not None and not own_failure(labels)
+
+
+def subject_failure(labels: Mapping[str, str], target: Target, own: Sequence[Target]) -> bool:
+    """Is the series the subject's own failure — a request count of the subject's service
+    (the probed one, when the subject is a probe) whose status is its own error
+    (`own_failure`)? What the alert sees is then the service's own doing."""
+    name = labels.get("__name__", "")
+    return (
+        _subjects_service(target, own)
+        and REQUEST_COUNTS.fullmatch(name) is not None
+        and own_failure(labels)
+    )
+
+
+def _subjects_service(target: Target, own: Sequence[Target]) -> bool:
+    """The subject's own target, or the probed service's when the subject is its probe."""
+    probed_by_own = {_netloc(t.instance) for t in own if "://" in t.instance}
+    return target in own or target.instance in probed_by_own
 
 
 def own_failure(labels: Mapping[str, str]) -> bool:

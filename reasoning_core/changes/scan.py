@@ -33,6 +33,7 @@ from reasoning_core.changes.neighbourhood import (
     neighbourhood,
     own_targets,
     quote,
+    subject_failure,
     symptom_series,
 )
 from reasoning_core.changes.score import (
@@ -53,6 +54,9 @@ ENDED_FACTOR = 0.5
 #: What a host's total weighs against a part's own series (`host_total`): the host's CPU
 #: idle falls because a process group's CPU rose, and that group is what changed.
 HOST_FACTOR = 0.5
+#: What the subject's own failure weighs (`_weight`), in `MAX_SCORE`s: more than any part
+#: that merely moved, less than one that stopped (2).
+OWN_FAILURE_FACTOR = 1.5
 #: Points per range query: the scan's resolution.
 POINTS = 240
 #: How a component's first changed series is named, by its direction.
@@ -100,6 +104,8 @@ class ChangedSeries:
     labels: Mapping[str, str]
     change: SeriesChange
     points: tuple[tuple[datetime, float], ...] = ()
+    #: The subject's own failure (`neighbourhood.subject_failure`): its own error answers.
+    subject_failure: bool = False
 
     @property
     def name(self) -> str:
@@ -255,7 +261,12 @@ async def scan(
             if found is None:
                 continue
             points = _chart_points(raw, labels, types)
-            item = ChangedSeries(labels=labels, change=found, points=points)
+            item = ChangedSeries(
+                labels=labels,
+                change=found,
+                points=points,
+                subject_failure=subject_failure(labels, target, own),
+            )
             if symptom_series(labels, target, own):
                 # the symptom itself, not what changed around it: kept for the chart
                 result.symptom = _stronger(result.symptom, item)
@@ -482,10 +493,18 @@ def stopped(item: ChangedSeries) -> bool:
 def _weight(item: ChangedSeries) -> float:
     """A part that stopped outweighs any part that merely moved: what depends on it moves
     because it stopped (a database's transactions fall when the service that makes them
-    dies), so its own stop is the strongest change there is. A change that already ended
+    dies), so its own stop is the strongest change there is. The subject answering with
+    its own errors (`subject_failure`: a 500, a 404, where a dependency's failure is a 503)
+    comes next: what stops downstream (the database's writes when a release fails every
+    checkout before its UPDATE) stops because it did. A change that already ended
     weighs `ENDED_FACTOR` of one still going on: the symptom is going on now. A host's
     totals (`host_total`) weigh `HOST_FACTOR`: they move because a process on it moved."""
-    weight = MAX_SCORE * 2 if stopped(item) else item.change.score
+    if stopped(item):
+        weight = MAX_SCORE * 2
+    elif item.subject_failure and item.change.direction == "up":
+        weight = MAX_SCORE * OWN_FAILURE_FACTOR
+    else:
+        weight = item.change.score
     if host_total(item):
         weight *= HOST_FACTOR
     return weight if item.change.ongoing else weight * ENDED_FACTOR
