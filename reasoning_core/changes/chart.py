@@ -13,7 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from reasoning_core.changes.components import component_of
-from reasoning_core.changes.scan import ChangedSeries, ScanResult, ScanWindow, is_counter
+from reasoning_core.changes.scan import ChangedSeries, ScanResult, ScanWindow
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import AnswerChart
 from reasoning_core.runbooks.series import chart_series
@@ -56,10 +56,9 @@ def _span(window: ScanWindow) -> TimeWindow:
 
 def _series(item: ChangedSeries, span: TimeWindow) -> dict[str, Any] | None:
     """The series as a chart keeps it, named by its component (a counter's rate per second)."""
-    counter = is_counter(item.name)
     return chart_series(
         item.points,
         span,
         label=f"{component_of(item.labels)}: {item.name}",
-        unit="/s" if counter else "",
+        unit="/s" if item.counter else "",
     )

@@ -29,7 +29,6 @@ from reasoning_core.changes.neighbourhood import quote
 from reasoning_core.changes.scan import (
     ComponentChange,
     ScanResult,
-    is_counter,
     raw_points,
     series_points,
 )
@@ -119,7 +118,7 @@ def scan_plan(
         spec = ScanSpec(
             component=component.component,
             labels=dict(first.labels),
-            counter=is_counter(first.name),
+            counter=first.counter,
             direction=first.change.direction,
             onset=first.change.onset,
             appeared=first.change.appeared,

@@ -19,6 +19,7 @@ candidates: they changed because it broke.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections import defaultdict
@@ -38,6 +39,7 @@ from reasoning_core.changes.neighbourhood import (
 )
 from reasoning_core.changes.score import (
     MAX_SCORE,
+    SUSTAINED,
     SeriesChange,
     counter_rate,
     finite,
@@ -106,6 +108,8 @@ class ChangedSeries:
     points: tuple[tuple[datetime, float], ...] = ()
     #: The subject's own failure (`neighbourhood.subject_failure`): its own error answers.
     subject_failure: bool = False
+    #: Scored as a counter's rate (`reads_as_counter`).
+    counter: bool = False
 
     @property
     def name(self) -> str:
@@ -256,16 +260,17 @@ async def scan(
             result.series_seen += 1
             labels = _labels(row)
             raw = raw_points(row)
-            found = _scored(raw, labels, window, threshold=limits.threshold,
-                            types=types, born=scraped_before, known_from=known_from)  # fmt: skip
+            counter = reads_as_counter(labels.get("__name__", ""), raw, types, incident_start)
+            found = _scored(raw, window, threshold=limits.threshold, counter=counter,
+                            born=scraped_before, known_from=known_from)  # fmt: skip
             if found is None:
                 continue
-            points = _chart_points(raw, labels, types)
             item = ChangedSeries(
                 labels=labels,
                 change=found,
-                points=points,
+                points=tuple(counter_rate(raw) if counter else raw),
                 subject_failure=subject_failure(labels, target, own),
+                counter=counter,
             )
             if symptom_series(labels, target, own):
                 # the symptom itself, not what changed around it: kept for the chart
@@ -277,18 +282,10 @@ async def scan(
         break
     day_before = _Window(start - DAY, at - DAY, step, incident_start - DAY)
     kept = await _not_daily(
-        tool, changed, day_before, result=result, limits=limits, types=types, started=started
+        tool, changed, day_before, result=result, limits=limits, started=started
     )
     result.components = rank(kept, symptom_onset=symptom_onset)
     return result
-
-
-def _chart_points(
-    raw: Sequence[tuple[datetime, float]], labels: Mapping[str, str], types: Mapping[str, str]
-) -> tuple[tuple[datetime, float], ...]:
-    """The points a chart shows of a series: a counter's rate, a gauge's values."""
-    counter = is_counter(labels.get("__name__", ""), types)
-    return tuple(counter_rate(raw) if counter else raw)
 
 
 def _stronger(kept: ChangedSeries | None, item: ChangedSeries) -> ChangedSeries:
@@ -322,18 +319,16 @@ def _young(
 
 def _scored(
     raw: Sequence[tuple[datetime, float]],
-    labels: Mapping[str, str],
     window: ScanWindow,
     *,
     threshold: float,
-    types: Mapping[str, str],
+    counter: bool,
     born: bool,
     known_from: datetime,
 ) -> SeriesChange | None:
-    """One series' change in the window: its move (a gauge's values, a counter's rate), else
-    — a counter, `born` (its target scraped before the window) — its birth in the window;
-    nothing for a series too young for its baseline (`_young`)."""
-    counter = is_counter(labels.get("__name__", ""), types)
+    """One series' change in the window: its move (a gauge's values, a `counter`'s rate),
+    else — a counter, `born` (its target scraped before the window) — its birth in the
+    window; nothing for a series too young for its baseline (`_young`)."""
     points = counter_rate(raw) if counter else raw
     if _young(points, window, known_from):
         return None  # its "normal" is the tail of whatever it was born in, not normal
@@ -369,7 +364,6 @@ async def _not_daily(
     *,
     result: ScanResult,
     limits: ScanLimits,
-    types: Mapping[str, str],
     started: float,
 ) -> list[ChangedSeries]:
     """The changed series but those that changed the same way a day before (counted in
@@ -390,7 +384,7 @@ async def _not_daily(
                 timeout_sec=max(1.0, remaining),
             )
         )
-        daily = _daily(items, answer, day_before.incident_start, limits.threshold, types)
+        daily = _daily(items, answer, day_before.incident_start, limits.threshold)
         result.daily += len(daily)
         kept.extend(item for item in items if id(item) not in daily)
     return kept
@@ -426,7 +420,6 @@ def _daily(
     day_before: ToolResult,
     incident_start: datetime,
     threshold: float,
-    types: Mapping[str, str],
 ) -> set[int]:
     """Which of `items` (by id) changed the same way in the same window a day before."""
     if not day_before.ok:
@@ -439,7 +432,7 @@ def _daily(
         raw = then.get(frozenset(item.labels.items()))
         if not raw:
             continue
-        counter = is_counter(item.name, types)
+        counter = item.counter
         found = score_series(
             counter_rate(raw) if counter else raw,
             raw=raw,
@@ -467,7 +460,8 @@ def rank(
     components = []
     for name, items in grouped.items():
         ordered = sorted(items, key=lambda c: (c.change.onset, -c.change.score))
-        weight = max(_weight(c) * _lag_factor(c.change.onset, reference) for c in items)
+        # rounded: a capped score's float noise (99.99999999999999) is no lesser change
+        weight = round(max(_weight(c) * _lag_factor(c.change.onset, reference) for c in items), 6)
         components.append(ComponentChange(component=name, series=tuple(ordered), weight=weight))
     return sorted(
         components, key=lambda c: (-c.weight, *(-n for n in _breadth(c)), c.onset, c.component)
@@ -519,6 +513,33 @@ def host_total(item: ChangedSeries) -> bool:
 def _lag_factor(onset: datetime, reference: datetime) -> float:
     lag = (onset - reference) / LAG_SCALE
     return 1.0 if lag <= 0 else math.exp(-lag)
+
+
+#: Metadata types that say nothing of how a series moves.
+_UNTYPED = frozenset({"", "unknown", "untyped"})
+
+
+def reads_as_counter(
+    name: str,
+    raw: Sequence[tuple[datetime, float]],
+    types: Mapping[str, str],
+    incident_start: datetime,
+) -> bool:
+    """Is the series scored as a counter's rate? By its type (the metadata's, else a
+    `_total` name); a series of no known type (an exporter's "unknown": PostgreSQL's
+    `pg_stat_database_active_time`) by how it moved: never falling through its baseline and
+    rising in at least half its steps is a running total, whose level only grows — read
+    as a gauge it is "up" from the first sample of the window on."""
+    family = name.removesuffix("_total")
+    if (types.get(name) or types.get(family) or "") not in _UNTYPED or name.endswith("_total"):
+        return is_counter(name, types)
+    baseline = [v for at, v in raw if at < incident_start]
+    steps = [b - a for a, b in itertools.pairwise(baseline)]
+    return (
+        len(steps) >= SUSTAINED
+        and all(d >= 0 for d in steps)
+        and (2 * sum(1 for d in steps if d > 0) >= len(steps))
+    )
 
 
 def is_counter(name: str, types: Mapping[str, str] | None = None) -> bool:
@@ -580,6 +601,7 @@ __all__ = [
     "raw_points",
     "read_scrape_interval",
     "read_targets",
+    "reads_as_counter",
     "scan",
     "series_points",
 ]

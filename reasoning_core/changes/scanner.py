@@ -11,6 +11,7 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from typing import Protocol, runtime_checkable
 
 from reasoning_core.changes.chart import scan_chart
 from reasoning_core.changes.scan import (
@@ -21,6 +22,7 @@ from reasoning_core.changes.scan import (
     read_targets,
     scan,
 )
+from reasoning_core.errors import CatalogueError
 from reasoning_core.i18n import gettext
 from reasoning_core.models import Answer, as_language
 
@@ -30,6 +32,14 @@ log = logging.getLogger(__name__)
 CANDIDATE_CONFIDENCE = 0.3
 #: The earliest symptom onset the scan starts from, before the scan's moment.
 ONSET_REACH = timedelta(hours=1)
+
+
+@runtime_checkable
+class TypeReader(Protocol):
+    """Prometheus' metric types (`PrometheusTool.metric_types`; CatalogueError when it
+    cannot say)."""
+
+    async def metric_types(self) -> dict[str, str]: ...
 
 
 @dataclass
@@ -57,6 +67,7 @@ class ChangeScanner:
             subject,
             at=at,
             symptom_onset=symptom_onset,
+            types=await self._types(),
             limits=self.limits,
             scrape_interval=await read_scrape_interval(self.tool, at=at),
         )
@@ -75,6 +86,18 @@ class ChangeScanner:
             f" (partial: {'; '.join(result.partial)})" if result.partial else "",
         )
         return result
+
+    async def _types(self) -> dict[str, str]:
+        """The metric types Prometheus' metadata gives (a counter without a `_total` name,
+        PostgreSQL's `pg_stat_database_xact_commit`, is scored as its rate, not as a total
+        that only grows); none when the tool cannot say."""
+        if not isinstance(self.tool, TypeReader):
+            return {}
+        try:
+            return await self.tool.metric_types()
+        except CatalogueError as e:
+            log.info("change scan without metric types: %s", e)
+            return {}
 
 
 def candidates_answer(result: ScanResult, language: str = "en") -> Answer:

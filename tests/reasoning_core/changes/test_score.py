@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from reasoning_core.changes.scan import reads_as_counter
 from reasoning_core.changes.score import (
     MAX_SCORE,
     counter_rate,
@@ -234,3 +235,19 @@ def test_a_part_stalling_with_brief_recoveries_changed_from_its_first_stall() ->
 
     sparse = [(_at(i), 10.0 if i >= 184 and i % 3 == 0 else 1.0) for i in range(204)]
     assert score_change(sparse, incident_start=INCIDENT, threshold=6) is None
+
+
+def test_a_running_total_of_no_known_type_is_read_as_a_counter() -> None:
+    """An exporter's "unknown" series that never falls and rises in most steps (PostgreSQL's
+    active time) is a running total: its rate is scored. One that wobbles is a gauge; a type
+    the metadata gives, or a `_total` name, decides by itself."""
+    total = [(_at(i), 1000.0 + 3 * i) for i in range(204)]
+    wobble = [(_at(i), 1000.0 + (i % 3)) for i in range(204)]
+    unknown = {"pg_stat_database_active_time": "unknown"}
+    assert reads_as_counter("pg_stat_database_active_time", total, unknown, INCIDENT)
+    assert reads_as_counter("pg_stat_database_active_time", total, {}, INCIDENT)
+    assert not reads_as_counter("pg_stat_database_active_time", wobble, unknown, INCIDENT)
+    assert not reads_as_counter(
+        "node_time_seconds", total, {"node_time_seconds": "gauge"}, INCIDENT
+    )
+    assert reads_as_counter("app_errors_total", wobble, {}, INCIDENT)
