@@ -100,16 +100,26 @@ def symptom_series(labels: Mapping[str, str], target: Target, own: Sequence[Targ
     subject is a probe, the probed service's) is what a latency alert reads: they change
     because it broke, never first of what broke it. So are its request counts that say
     only that requests stopped succeeding (`own_failure`). A probe of another part (the
-    database's port) is that part's health: it stays."""
+    database's port) is that part's health, and the service's own scrape health
+    (`scrape_health`) is the service's: they stay."""
     if "://" in target.instance:
         probed = _netloc(target.instance)
         return target in own or any(probed and probed == t.instance for t in own)
     if not _subjects_service(target, own):
         return False
     name = labels.get("__name__", "")
+    if scrape_health(name):
+        return False  # how the service answers its own scrape, with no dependency in it
     if SYMPTOM_NAMES.fullmatch(name):
         return True
     return REQUEST_COUNTS.fullmatch(name) is not None and not own_failure(labels)
+
+
+def scrape_health(name: str) -> bool:
+    """Is the series Prometheus' own record of scraping the target (`up`, `scrape_*`)? A
+    service whose /metrics answers slowly or not at all is stalled itself — no database is
+    behind its metrics page — so its scrape health is never its symptom."""
+    return name == "up" or name.startswith("scrape_")
 
 
 def subject_failure(labels: Mapping[str, str], target: Target, own: Sequence[Target]) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from reasoning_core.changes.components import component_of
-from reasoning_core.changes.neighbourhood import LEFT_OUT, Target, neighbourhood
+from reasoning_core.changes.neighbourhood import LEFT_OUT, Target, neighbourhood, symptom_series
 
 TARGETS = [
     Target("10.0.0.1:9100", "node"),
@@ -53,3 +53,20 @@ def test_components_are_named_as_an_engineer_would() -> None:
         "status": "500",
     }
     assert component_of(route) == "web /checkout"  # the route that failed, of its service
+
+
+def test_the_probed_services_scrape_health_is_not_its_symptom() -> None:
+    """The probe of web's /checkout: web's request latency and its 503s are the symptom;
+    how web answers its own scrape (no database behind /metrics) and its 500s are not."""
+    probe = Target("http://10.0.0.1:8080/checkout", "blackbox")
+    web = Target("10.0.0.1:8080", "web")
+    own = [probe]
+    assert symptom_series({"__name__": "probe_duration_seconds"}, probe, own)
+    assert symptom_series({"__name__": "http_request_duration_seconds_sum"}, web, own)
+    assert symptom_series({"__name__": "http_requests_total", "status": "503"}, web, own)
+    assert not symptom_series({"__name__": "http_requests_total", "status": "500"}, web, own)
+    assert not symptom_series({"__name__": "scrape_duration_seconds"}, web, own)
+    assert not symptom_series({"__name__": "up"}, web, own)
+    # another part's latency is its own health
+    db = Target("10.0.0.1:9187", "postgres")
+    assert not symptom_series({"__name__": "pg_query_duration_seconds_sum"}, db, own)
