@@ -26,7 +26,8 @@ from reasoning_core.tools.pg_sessions import SESSION_QUERIES
 from storage.pool import CONNECTION_ERRORS
 
 #: Sessions waiting for a lock now, each with a session that blocks it: its state, how long
-#: its transaction has been open and its statement (the last one, for an idle one).
+#: its transaction has been open, its statement (the last one, for an idle one) and what it
+#: waits for itself (its wait event), if anything.
 _BLOCKERS_SQL = """
 SELECT w.pid AS waiting_pid,
        extract(epoch FROM clock_timestamp() - w.query_start)::float8 AS waiting_seconds,
@@ -35,7 +36,9 @@ SELECT w.pid AS waiting_pid,
        b.state AS blocking_state,
        b.application_name AS blocking_application,
        extract(epoch FROM clock_timestamp() - b.xact_start)::float8 AS blocking_xact_seconds,
-       left(b.query, $2) AS blocking_query
+       left(b.query, $2) AS blocking_query,
+       b.wait_event_type AS blocking_wait_type,
+       b.wait_event AS blocking_wait
 FROM pg_catalog.pg_stat_activity w
 CROSS JOIN LATERAL unnest(pg_catalog.pg_blocking_pids(w.pid)) AS held(pid)
 JOIN pg_catalog.pg_stat_activity b ON b.pid = held.pid

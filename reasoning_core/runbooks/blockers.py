@@ -6,7 +6,9 @@ nobody; else the one most waited for) — its pid, state, how long its
 transaction has been open — and quotes its statement (the last one it ran, for a session
 idle in its transaction), shortened at whole words: ``3 sessions wait for a lock held by
 pid 4240 (idle in transaction, its transaction open 95 s): “SELECT sold FROM stock WHERE
-id = 1 FOR UPDATE”``. Its data carries `blocking_pid`, `blocking_statement`, `waiting`.
+id = 1 FOR UPDATE”``. A holder that is running and itself waiting (a commit waiting for a
+synchronous standby) says on what: the queue is that wait's effect. Its data carries
+`blocking_pid`, `blocking_statement`, `blocking_wait`, `waiting`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,24 @@ _WORDS: dict[str, str] = {
         "{waiting} session(s) wait for a lock held by pid {pid} ({state}, its transaction "
         "open {age} s): “{statement}”"
     ),
+    "held_waiting": N_(
+        "{waiting} session(s) wait for a lock held by pid {pid} ({state}, itself waiting "
+        "on {wait}, its transaction open {age} s): “{statement}”"
+    ),
 }
+
+
+def holder_wait(row: Row) -> str | None:
+    """What the holder itself waits on, when it is running (`active`) and waiting: a
+    commit waiting for a synchronous standby (IPC SyncRep), a read from disk, a client
+    slow to take its rows. Then the queue behind it is the effect of that wait, and the
+    engineer's next question is about it. An idle holder's wait (ClientRead: the client's
+    next statement) says only that it is idle."""
+    event = row.get("blocking_wait")
+    if row.get("blocking_state") != "active" or not event:
+        return None
+    kind = row.get("blocking_wait_type")
+    return f"{kind} {event}" if kind else str(event)
 
 
 def _number(value: object) -> float | None:
@@ -56,9 +75,10 @@ def blocking_session_rows(
     holder = next(r for r in rows if r.get("blocking_pid") == pid)
     statement = " ".join(str(holder.get("blocking_query") or "").split())
     age = _number(holder.get("blocking_xact_seconds"))
-    text = gettext(language, _WORDS["held"]).format(
+    wait = holder_wait(holder)
+    text = gettext(language, _WORDS["held_waiting" if wait else "held"]).format(
         waiting=len(waiting), pid=pid, state=holder.get("blocking_state") or "?",
-        age=f"{age:.0f}" if age is not None else "?",
+        age=f"{age:.0f}" if age is not None else "?", wait=wait,
         statement=shorten(statement, QUOTED_CHARS) or "?",
     )  # fmt: skip
     return Evidence(
@@ -71,6 +91,7 @@ def blocking_session_rows(
             "blocking_state": holder.get("blocking_state"),
             "blocking_xact_seconds": age,
             "blocking_statement": statement,
+            "blocking_wait": wait,
         },
         has_data=True,
     )

@@ -12,5 +12,6 @@ from typing import Final, Literal, get_args
 SessionQuery = Literal["blockers"]
 #: blockers: sessions waiting for a lock now, one row per (waiting, blocking) pair —
 #: waiting_pid, waiting_seconds, waiting_query, blocking_pid, blocking_state,
-#: blocking_application, blocking_xact_seconds, blocking_query.
+#: blocking_application, blocking_xact_seconds, blocking_query, blocking_wait_type,
+#: blocking_wait (the holder's own wait event, or null).
 SESSION_QUERIES: Final[tuple[str, ...]] = get_args(SessionQuery)

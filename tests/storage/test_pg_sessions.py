@@ -4,8 +4,10 @@ named queries, and an unreachable server is a clear failure that names no DSN.""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 
+import asyncpg
 import pytest
 
 from reasoning_core.runbooks.blockers import blocking_session_rows
@@ -85,3 +87,50 @@ async def test_a_refusal_says_postgresql_s_own_words_not_a_class_name(database_u
     assert not result.ok
     assert 'role "no_such_role_x" does not exist' in (result.error or ""), result.error
     assert "Error" not in (result.error or "")
+
+
+async def test_a_holder_that_is_itself_waiting_says_on_what(database_url: str) -> None:
+    """The holder is running, not idle: its transaction updated the row, then sleeps (as a
+    commit waits for a synchronous standby): the queue behind it is that wait's effect,
+    and the evidence says what the holder waits on. An idle holder's ClientRead is not
+    named (see the test above)."""
+    setup = await asyncpg.connect(database_url)
+    await setup.execute(
+        "CREATE TABLE IF NOT EXISTS stock (id int PRIMARY KEY, sold int);"
+        "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING"
+    )
+    holder, waiter = await asyncpg.connect(database_url), await asyncpg.connect(database_url)
+    await holder.execute("BEGIN")
+    await holder.execute("UPDATE stock SET sold = sold WHERE id = 1")
+    sleeping = asyncio.create_task(holder.execute("SELECT pg_sleep(30)"))
+    waiting = asyncio.create_task(waiter.execute(WAITING_STATEMENT))
+    try:
+        for _ in range(200):
+            waits = await setup.fetch("SELECT wait_event FROM pg_stat_activity")
+            if {"PgSleep", "transactionid"} <= {r["wait_event"] for r in waits}:
+                break
+            await asyncio.sleep(0.05)
+        result = await PgSessionsTool(database_url).run(ToolRequest(query="blockers"))
+        assert result.ok, result.error
+        [row] = [r for r in result.rows if r["blocking_state"] == "active"]
+        assert (row["blocking_wait_type"], row["blocking_wait"]) == ("Timeout", "PgSleep")
+        evidence = blocking_session_rows(
+            BlockingSessionRule(rule="blocking_session"), result.rows, "en"
+        )
+        assert "(active, itself waiting on Timeout PgSleep, its transaction open" in (
+            evidence.text
+        ), evidence.text
+        assert evidence.data["blocking_wait"] == "Timeout PgSleep"
+        russian = blocking_session_rows(
+            BlockingSessionRule(rule="blocking_session"), result.rows, "ru"
+        )
+        assert "сам ждёт Timeout PgSleep" in russian.text
+    finally:
+        await setup.execute(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'"
+        )
+        await asyncio.gather(sleeping, return_exceptions=True)
+        await holder.execute("ROLLBACK")
+        await waiting
+        for conn in (holder, waiter, setup):
+            await conn.close()
