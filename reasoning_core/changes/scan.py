@@ -261,14 +261,15 @@ async def scan(
             labels = _labels(row)
             raw = raw_points(row)
             counter = reads_as_counter(labels.get("__name__", ""), raw, types, incident_start)
-            found = _scored(raw, window, threshold=limits.threshold, counter=counter,
+            points = counter_rate(raw) if counter else raw
+            found = _scored(points, raw, window, threshold=limits.threshold, counter=counter,
                             born=scraped_before, known_from=known_from)  # fmt: skip
             if found is None:
                 continue
             item = ChangedSeries(
                 labels=labels,
                 change=found,
-                points=tuple(counter_rate(raw) if counter else raw),
+                points=tuple(points),
                 subject_failure=subject_failure(labels, target, own),
                 counter=counter,
             )
@@ -289,14 +290,11 @@ async def scan(
 
 
 def _stronger(kept: ChangedSeries | None, item: ChangedSeries) -> ChangedSeries:
-    """Of two changed symptom series, the one changed now, then the stronger."""
+    """Of two changed symptom series, the one changed now, then the stronger (the first
+    kept on a tie)."""
     if kept is None:
         return item
-    return item if _now_and_strength(item) > _now_and_strength(kept) else kept
-
-
-def _now_and_strength(item: ChangedSeries) -> tuple[bool, float]:
-    return item.change.ongoing, item.change.score
+    return max(kept, item, key=lambda c: (c.change.ongoing, c.change.score))
 
 
 #: The share of the baseline a series must cover for its baseline to say what is normal.
@@ -318,6 +316,7 @@ def _young(
 
 
 def _scored(
+    points: Sequence[tuple[datetime, float]],
     raw: Sequence[tuple[datetime, float]],
     window: ScanWindow,
     *,
@@ -326,10 +325,10 @@ def _scored(
     born: bool,
     known_from: datetime,
 ) -> SeriesChange | None:
-    """One series' change in the window: its move (a gauge's values, a `counter`'s rate),
-    else — a counter, `born` (its target scraped before the window) — its birth in the
-    window; nothing for a series too young for its baseline (`_young`)."""
-    points = counter_rate(raw) if counter else raw
+    """One series' change in the window: its move (`points`: a gauge's values, a
+    `counter`'s rate, of its `raw` samples), else — a counter, `born` (its target scraped
+    before the window) — its birth in the window; nothing for a series too young for its
+    baseline (`_young`)."""
     if _young(points, window, known_from):
         return None  # its "normal" is the tail of whatever it was born in, not normal
     found = score_series(

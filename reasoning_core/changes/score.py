@@ -138,7 +138,7 @@ def score_change(
     counts = gauge and all(v.is_integer() for v in baseline)
     references = _references(baseline, counts=counts, floor=floor)
     whole = references[0]
-    if any(abs(v - whole.centre) / whole.scale >= threshold for v in baseline[-SUSTAINED:]):
+    if any(abs(whole.z(v)) >= threshold for v in baseline[-SUSTAINED:]):
         # already away before the window: an earlier change going on is not one of the
         # window; once back to normal, a new departure is
         incident = _back_to_normal(incident, whole, threshold=threshold)
@@ -182,6 +182,10 @@ class _Reference:
     spread: float
     scale: float
 
+    def z(self, value: float) -> float:
+        """How many of its scales `value` lies from the centre (signed)."""
+        return (value - self.centre) / self.scale
+
 
 def _reference(values: Sequence[float], *, counts: bool, floor: float) -> _Reference:
     centre = median(values)
@@ -207,7 +211,7 @@ def _back_to_normal(
 ) -> list[Point]:
     """The incident's samples from the first back within the threshold on."""
     for index, (_, value) in enumerate(incident):
-        if abs(value - reference.centre) / reference.scale < threshold:
+        if abs(reference.z(value)) < threshold:
             return list(incident[index:])
     return []
 
@@ -218,7 +222,7 @@ def _z(value: float, references: Sequence[_Reference], *, threshold: float, coun
     is past it whatever its floor: one process of one, gone."""
     zs = []
     for ref in references:
-        z = (value - ref.centre) / ref.scale
+        z = ref.z(value)
         if counts and ref.centre > 0 and 0 <= value <= ref.centre * GONE_FRACTION:
             z = min(z, -threshold)
         zs.append(z)
