@@ -91,6 +91,8 @@ async def open_deep(
             ttl_sec=deep.runbook_discovery_ttl_sec,
         )
         await found.refresh()  # on start-up, then every TTL
+        if changes is not None:
+            changes.types = found.metric_types  # the metadata discovery already reads
         discovering = asyncio.create_task(found.run())
         loaded = runbooks
         runbooks = found.live

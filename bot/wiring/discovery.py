@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from reasoning_core.errors import CatalogueError
 from reasoning_core.runbooks import RunbookSet
@@ -52,6 +52,10 @@ class LiveRunbooks:
             cached = (loaded, catalogue, discover(loaded, catalogue))
             self._cached = cached
         return cached[2]
+
+    def metric_types(self) -> Mapping[str, str]:
+        """Metric family -> type from the last catalogue (none read yet: empty)."""
+        return self.catalogue.types if self.catalogue is not None else {}
 
     def live(self) -> RunbookSet:
         found = self.discovery()

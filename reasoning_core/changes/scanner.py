@@ -11,7 +11,6 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Protocol, runtime_checkable
 
 from reasoning_core.changes.chart import scan_chart
 from reasoning_core.changes.scan import (
@@ -22,7 +21,6 @@ from reasoning_core.changes.scan import (
     read_targets,
     scan,
 )
-from reasoning_core.errors import CatalogueError
 from reasoning_core.i18n import gettext
 from reasoning_core.models import Answer, as_language
 
@@ -34,14 +32,6 @@ CANDIDATE_CONFIDENCE = 0.3
 ONSET_REACH = timedelta(hours=1)
 
 
-@runtime_checkable
-class TypeReader(Protocol):
-    """Prometheus' metric types (`PrometheusTool.metric_types`; CatalogueError when it
-    cannot say)."""
-
-    async def metric_types(self) -> dict[str, str]: ...
-
-
 @dataclass
 class ChangeScanner:
     """Runs the change scan over one Prometheus (the prometheus tool)."""
@@ -49,6 +39,11 @@ class ChangeScanner:
     tool: RangeTool
     limits: ScanLimits = field(default_factory=ScanLimits)
     clock: Callable[[], datetime] = field(default=lambda: datetime.now(UTC))
+    #: Metric family -> type, as Prometheus' metadata gives them (a counter without a
+    #: `_total` name, PostgreSQL's `pg_stat_database_xact_commit`, is scored as its rate,
+    #: not as a total that only grows). The runtime hands it runbook discovery's catalogue,
+    #: which re-reads the metadata every RUNBOOK_DISCOVERY_TTL_SEC: no scan reads it again.
+    types: Callable[[], Mapping[str, str]] = field(default=dict)
 
     async def scan(
         self, subject: Mapping[str, str], *, symptom_onset: datetime | None = None
@@ -67,7 +62,7 @@ class ChangeScanner:
             subject,
             at=at,
             symptom_onset=symptom_onset,
-            types=await self._types(),
+            types=self.types(),
             limits=self.limits,
             scrape_interval=await read_scrape_interval(self.tool, at=at),
         )
@@ -86,18 +81,6 @@ class ChangeScanner:
             f" (partial: {'; '.join(result.partial)})" if result.partial else "",
         )
         return result
-
-    async def _types(self) -> dict[str, str]:
-        """The metric types Prometheus' metadata gives (a counter without a `_total` name,
-        PostgreSQL's `pg_stat_database_xact_commit`, is scored as its rate, not as a total
-        that only grows); none when the tool cannot say."""
-        if not isinstance(self.tool, TypeReader):
-            return {}
-        try:
-            return await self.tool.metric_types()
-        except CatalogueError as e:
-            log.info("change scan without metric types: %s", e)
-            return {}
 
 
 def candidates_answer(result: ScanResult, language: str = "en") -> Answer:

@@ -63,3 +63,16 @@ async def test_the_catalogue_is_read_again_every_ttl() -> None:
         finally:
             task.cancel()
         assert "k8s_crashloop" in live.live().runbooks
+
+
+async def test_the_metric_types_are_the_last_catalogues() -> None:
+    """What the change scan reads its counters by (bot/wiring/deep.py hands it these): the
+    metadata discovery already reads, none before Prometheus answered, kept when it is gone."""
+    async with FakePrometheus() as prometheus:
+        prometheus.types = {"pg_stat_database_xact_commit": "counter"}
+        live = LiveRunbooks(lambda: LOADED, PrometheusTool(prometheus.base_url), ttl_sec=0)
+        assert live.metric_types() == {}
+        await live.refresh()
+        assert live.metric_types() == {"pg_stat_database_xact_commit": "counter"}
+    await live.refresh()
+    assert live.metric_types() == {"pg_stat_database_xact_commit": "counter"}
