@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.config import Settings, load_settings
+from bot.delivery.drain import stopped_by_signals
 from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.http_api import ApiKeyError, create_key
 from bot.operations.logging_setup import log_file_path, setup_logging
@@ -106,7 +107,10 @@ async def _ask(settings: Settings, args: argparse.Namespace) -> int:
 async def _chat(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         await touch_local_user(runtime.users)
-        await chat_loop(runtime.service, stream=settings.delivery.stream_replies)
+        with stopped_by_signals(runtime.drain):
+            await chat_loop(
+                runtime.service, stream=settings.delivery.stream_replies, drain=runtime.drain
+            )
     return 0
 
 

@@ -184,6 +184,8 @@ class DeliverySettings(SettingsGroup):
     inbox_lease_sec: float = Field(10.0, ge=1, le=600, validation_alias="INBOX_LEASE_SEC")
     inbox_max_attempts: int = Field(5, ge=1, le=100, validation_alias="INBOX_MAX_ATTEMPTS")
     inbox_concurrency: int = Field(100, ge=1, le=1000, validation_alias="INBOX_CONCURRENCY")
+    #: On SIGTERM: how long the work in flight may still run (bot/delivery/drain.py).
+    drain_timeout_sec: float = Field(20.0, ge=0, le=3600, validation_alias="DRAIN_TIMEOUT_SEC")
     #: Above Telegram's 24 h of redelivery (a copy must still be recognised), under its week
     #: (after which a bot's next update id is random and may meet a stored one).
     inbox_retention_hours: float = Field(

@@ -11,8 +11,10 @@ import asyncio
 import getpass
 import os
 import sys
+import threading
 from typing import TextIO
 
+from bot.delivery.drain import Drain
 from bot.replies.rendering import confidence_tag, reply_words
 from bot.telegram.input_text import clean_text
 from bot.trees.chart import sparkline
@@ -148,17 +150,25 @@ async def ask_once(
     return await service.answer(question(text, chat_id=ASK_CHAT_ID), stream=stream)
 
 
-async def chat_loop(service: ReasoningService, *, stream: bool = True) -> None:
-    """Read questions until EOF or /quit; /new starts a new session, /cancel drops a question."""
+async def chat_loop(
+    service: ReasoningService, *, stream: bool = True, drain: Drain | None = None
+) -> None:
+    """Read questions until EOF, /quit or the drain (SIGTERM, Ctrl-C); /new starts a new
+    session, /cancel drops a question. A stop while a question is answered lets the answer
+    finish until the drain's deadline; at the prompt it leaves at once."""
+    drain = drain or Drain()
     language = locale_language()
     print(_words(language)["hello"].format(user=getpass.getuser()))
     pending: ClarificationPrompt | None = None
-    while True:
+    while not drain.begun:
         try:
-            text = clean_text(await asyncio.to_thread(input, _words(language)["prompt"])).strip()
+            line = await drain.until_begun(read_line(_words(language)["prompt"]))
         except (EOFError, KeyboardInterrupt):
+            line = None
+        if line is None:
             print()
             return
+        text = clean_text(line).strip()
         if text in {"/quit", "/exit"}:
             return
         if text in {"/new", "/cancel"}:
@@ -167,17 +177,60 @@ async def chat_loop(service: ReasoningService, *, stream: bool = True) -> None:
             continue
         if not text and pending is None:
             continue
-        shown = TerminalStream() if stream else None
-        async for event in service.ask(question(resolve_choice(text, pending)), stream=shown):
-            if isinstance(event, AnswerEvent):
-                pending = event.answer.clarification
-                language = event.answer.language
-                rest = format_answer(event.answer) if shown is None else shown.rest(event.answer)
-                print(rest, end="\n\n")
-                if sketch := await chart_line(service, event.answer):
-                    print(sketch, end="\n\n")
-            elif event.message and event.kind not in {"reasoning_started", "reasoning_completed"}:
-                print(f"  … {event.message}", file=sys.stderr)
+        answering = asyncio.create_task(
+            _answer(service, question(resolve_choice(text, pending)), stream=stream)
+        )
+        await drain.until_begun(asyncio.shield(answering))
+        if not answering.done():
+            await drain.settle([answering])
+        if answering.cancelled():
+            return
+        answer = answering.result()
+        pending, language = answer.clarification, answer.language
+
+
+async def _answer(service: ReasoningService, asked: Question, *, stream: bool) -> Answer:
+    """One question answered in the terminal: progress on stderr, the answer on stdout."""
+    shown = TerminalStream() if stream else None
+    answer: Answer | None = None
+    async for event in service.ask(asked, stream=shown):
+        if isinstance(event, AnswerEvent):
+            answer = event.answer
+            rest = format_answer(answer) if shown is None else shown.rest(answer)
+            print(rest, end="\n\n")
+            if sketch := await chart_line(service, answer):
+                print(sketch, end="\n\n")
+        elif event.message and event.kind not in {"reasoning_started", "reasoning_completed"}:
+            print(f"  … {event.message}", file=sys.stderr)
+    if answer is None:  # the service always ends with an answer
+        raise RuntimeError("the service ended without an answer")
+    return answer
+
+
+async def read_line(prompt: str) -> str:
+    """input() in a daemon thread: a stop at the prompt does not wait for the user's Enter
+    (asyncio's own threads are joined at exit; this one is left behind)."""
+    loop = asyncio.get_running_loop()
+    line: asyncio.Future[str] = loop.create_future()
+
+    def settle(value: str | None, error: BaseException | None) -> None:
+        if line.done():
+            return
+        if error is not None:
+            line.set_exception(error)
+        else:
+            line.set_result(value or "")
+
+    def read() -> None:
+        try:
+            value = input(prompt)
+        except BaseException as e:  # EOF and Ctrl-D end the chat in the loop
+            loop.call_soon_threadsafe(settle, None, e)
+        else:
+            loop.call_soon_threadsafe(settle, value, None)
+
+    threading.Thread(target=read, name="whytree-chat-input", daemon=True).start()
+    return await line
 
 
 async def _command(service: ReasoningService, command: str, language: str) -> None:

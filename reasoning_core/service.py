@@ -407,7 +407,7 @@ class ReasoningService:
             runbook=runbook,
         )
         run = self._deps.deep.run(
-            ctx, decision, user_id=question.user_id, chat_id=question.chat_id
+            ctx, decision, user_id=question.user_id, chat_id=question.chat_id, key=question.key
         )
         async for event in run:
             if isinstance(event, AnswerEvent):

@@ -161,7 +161,8 @@ class PgAlertActionStore:
     @translated("queueing an alert analysis again")
     async def investigate_again(self, analysis_id: int, chat_id: int) -> bool:
         value = await self._pool.fetchval(
-            """UPDATE alert_analyses SET status = 'queued', again_chat = $2, updated_at = now()
+            """UPDATE alert_analyses SET status = 'queued', again_chat = $2, round = round + 1,
+                                         updated_at = now()
                WHERE id = $1 AND status IN ('posted', 'failed') AND resolved_at IS NULL
                RETURNING id""",
             analysis_id,

@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 _COLUMNS = (
     "id, dedup_key, alertname, runbook, parameters, question, language, chats, status,"
     " attempts, answer, report_html, matchers, messages, resolved_at, resolved_posted,"
-    " again_chat, created_at, updated_at,"
+    " again_chat, round, created_at, updated_at,"
     " (SELECT min(f.starts_at) FROM alert_fingerprints f"
     "  WHERE f.analysis_id = alert_analyses.id) AS started_at"
 )
@@ -175,6 +175,15 @@ class PgAlertStore:
     async def heartbeat(self, analysis_id: int) -> None:
         await self._pool.execute(
             "UPDATE alert_analyses SET heartbeat_at = now() WHERE id = $1", analysis_id
+        )
+
+    @translated("handing an alert analysis back")
+    async def hand_back(self, analysis_id: int) -> None:
+        await self._pool.execute(
+            """UPDATE alert_analyses SET status = 'queued', heartbeat_at = NULL,
+                                         attempts = greatest(attempts - 1, 0), updated_at = now()
+               WHERE id = $1 AND status = 'running'""",
+            analysis_id,
         )
 
     @translated("recording a posted alert report")

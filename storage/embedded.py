@@ -7,7 +7,10 @@ when the last process that started it exits.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
+import tempfile
 from pathlib import Path
 
 from reasoning_core.errors import StoreError
@@ -29,6 +32,7 @@ class EmbeddedPostgres:
 
         try:
             self.pgdata.parent.mkdir(parents=True, exist_ok=True)
+            _ensure_server_user()
             server = get_server(self.pgdata, cleanup_mode="stop")
         except Exception as e:  # pgserver raises plain exceptions with initdb/pg_ctl output
             raise StoreError(
@@ -45,3 +49,18 @@ class EmbeddedPostgres:
         if self._server is not None:
             self._server.cleanup()  # type: ignore[attr-defined]
             self._server = None
+
+
+def _ensure_server_user() -> None:
+    """As root, pgserver runs PostgreSQL as its own user, created on first use with
+    `useradd`. Two processes starting at once on a fresh machine (the test workers) ran
+    useradd together and one was left with a uid that no longer existed ("initdb: could
+    not look up effective user ID"): the user is made under a lock, once."""
+    if os.geteuid() != 0:
+        return
+    from pgserver.utils import ensure_user_exists  # noqa: PLC0415
+
+    lock = Path(tempfile.gettempdir()) / "whytree-pgserver-user.lock"
+    with lock.open("a") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        ensure_user_exists("pgserver")

@@ -213,6 +213,24 @@ class PgInbox:
             release_chat,
         )
 
+    @translated("handing an update back")
+    async def hand_back(
+        self, item_id: int, owner: str, *, release_chat: str | None = None
+    ) -> None:
+        """Pending again, claimable by any process at once: this one stops before it could
+        finish. The claim is not counted (the update did not kill its processor).
+        `release_chat` as in `finish`."""
+        await self._pool.execute(
+            """WITH released AS (
+                   DELETE FROM leases WHERE scope = 'chat' AND holder = $3)
+               UPDATE inbox_updates SET status = 'pending', lease_until = NULL,
+                                        attempts = greatest(attempts - 1, 0)
+               WHERE id = $1 AND owner = $2 AND status = 'processing'""",
+            item_id,
+            owner,
+            release_chat,
+        )
+
     @translated("counting incoming updates")
     async def counts(self) -> dict[str, int]:
         """This bot's updates per status."""

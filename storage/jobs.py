@@ -138,6 +138,15 @@ class PgJobStore:
         )
         return [_job(r) for r in rows]
 
+    @translated("releasing a deep analysis")
+    async def release(self, job_id: int) -> None:
+        """Running with no heartbeat to speak of: stale for every process at once."""
+        await self._pool.execute(
+            """UPDATE deep_jobs SET heartbeat_at = '-infinity', updated_at = now()
+               WHERE id = $1 AND status = 'running'""",
+            job_id,
+        )
+
     @translated("taking over a stale deep analysis")
     async def reclaim(self, job_id: int, *, older_than_sec: float) -> Job | None:
         """Running again under this process, if the job is still stale."""

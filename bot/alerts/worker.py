@@ -4,6 +4,12 @@
 number running at once is bounded however many alerts arrive; the rest wait in
 the table, where a restart finds them. A worker writes a heartbeat while it runs;
 an analysis whose heartbeat is old (its process died) is claimed again.
+
+When the process stops (bot/delivery/drain.py) the workers claim nothing new and
+finish the analyses they hold; one still running at the drain's deadline is handed
+back, queued for any process at once. Its deep job is keyed by the analysis and its
+round, so the next process continues its tree, and its report's messages are keyed
+in the outbox the same way: posted once, whichever process posts them.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from contextlib import asynccontextmanager
 from bot.alerts.mapping import unmapped_key
 from bot.alerts.poster import AlertPoster, AlertPostError
 from bot.alerts.words import note_html
+from bot.delivery.context import Delivery, delivering
+from bot.delivery.drain import Drain
 from reasoning_core.errors import ReasoningError, StoreError
 from reasoning_core.events import AnswerEvent
 from reasoning_core.models import Answer, Question
@@ -40,6 +48,7 @@ class AlertWorker:
         concurrency: int = 2,
         poll_sec: float = 2.0,
         heartbeat_sec: float = 10.0,
+        drain: Drain | None = None,
     ) -> None:
         self._store = store
         self._service = service
@@ -47,6 +56,7 @@ class AlertWorker:
         self._concurrency = concurrency
         self._poll_sec = poll_sec
         self._heartbeat_sec = heartbeat_sec
+        self._drain = drain or Drain()
         self._wake = asyncio.Event()
 
     def wake(self) -> None:
@@ -55,16 +65,19 @@ class AlertWorker:
 
     @asynccontextmanager
     async def running(self) -> AsyncIterator[AlertWorker]:
+        """The workers claim and investigate while the block runs; on its exit they finish
+        what they hold until the drain's deadline (cancelled, they hand it back at once)."""
         tasks = [asyncio.create_task(self._loop()) for _ in range(self._concurrency)]
         try:
             yield self
+            await self._drain.settle(tasks)
         finally:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _loop(self) -> None:
-        while True:
+        while not self._drain.begun:
             try:
                 analysis = await self._store.claim(stale_after_sec=3 * self._heartbeat_sec)
             except StoreError as e:
@@ -72,8 +85,7 @@ class AlertWorker:
                 analysis = None
             if analysis is None:
                 self._wake.clear()
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._wake.wait(), self._poll_sec)
+                await self._drain.until_begun(self._wake.wait(), limit_sec=self._poll_sec)
                 continue
             await self._handle(analysis)
 
@@ -88,7 +100,8 @@ class AlertWorker:
                           analysis.alertname, e)  # fmt: skip
                 answer, header = None, _header(analysis, failed=True)
             chats = _report_chats(analysis)
-            messages = await self._poster.post(analysis, header, answer, chats=chats)
+            with delivering(Delivery(item_id=analysis.id, name=_holder(analysis))):
+                messages = await self._poster.post(analysis, header, answer, chats=chats)
             kept = [m for m in analysis.messages if m.chat_id not in chats]  # their reports
             done = await self._store.posted(
                 analysis.id, answer=answer, report_html=header, messages=[*kept, *messages]
@@ -97,6 +110,9 @@ class AlertWorker:
                 await self._poster.mark_resolved(done, done.resolved_at)
             if answer is not None:
                 await self._poster.post_charts(analysis, answer, chats=chats)
+        except asyncio.CancelledError:  # stopping before it finished: another process takes it
+            await self._hand_back(analysis)
+            raise
         except (ReasoningError, AlertPostError) as e:
             log.error("alert analysis %s (%s) failed: %s", analysis.id, analysis.alertname, e)
             await self._failed(analysis, str(e))
@@ -107,6 +123,15 @@ class AlertWorker:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
+
+    async def _hand_back(self, analysis: AlertAnalysis) -> None:
+        try:
+            await self._store.hand_back(analysis.id)
+        except StoreError as e:  # its heartbeat grows old: claimed again later
+            log.warning("could not hand back alert analysis %s: %s", analysis.id, e)
+            return
+        log.info("alert analysis %s handed back unfinished: another process takes it",
+                 analysis.id)  # fmt: skip
 
     async def _failed(self, analysis: AlertAnalysis, why: str) -> None:
         try:
@@ -124,7 +149,10 @@ class AlertWorker:
                 analysis.matchers, onset=analysis.started_at, language=analysis.language
             )
         question = Question(
-            text=analysis.question, user_id=ALERT_USER_ID, chat_id=analysis.chats[0]
+            text=analysis.question,
+            user_id=ALERT_USER_ID,
+            chat_id=analysis.chats[0],
+            key=f"alert:{_holder(analysis)}",
         )
         answer: Answer | None = None
         events = self._service.investigate(
@@ -146,6 +174,11 @@ class AlertWorker:
                 await self._store.heartbeat(analysis_id)
             except StoreError as e:
                 log.warning("heartbeat of alert analysis %s failed: %s", analysis_id, e)
+
+
+def _holder(analysis: AlertAnalysis) -> str:
+    """The analysis in this round: its deep job's key and its replies' outbox keys."""
+    return f"a{analysis.id}.{analysis.round}"
 
 
 def _report_chats(analysis: AlertAnalysis) -> list[int]:

@@ -32,11 +32,14 @@ class Delivery:
     #: Set when the update could not be answered for a reason that will pass (the
     #: database is unreachable): it is answered again later, not failed.
     retry_later: bool = False
+    #: The keys' prefix when the replies are not an update's (an alert report: its
+    #: analysis and round); the update's row, ``i42``, when empty.
+    name: str = ""
 
     @property
     def holder(self) -> str:
         """The name of this update's leases (chat lock, deep slot, rate-limit hit)."""
-        return f"i{self.item_id}"
+        return self.name or f"i{self.item_id}"
 
     def next_key(self) -> str:
         key = f"{self.holder}:{self.sent}"

@@ -31,6 +31,7 @@ from aiogram.types import Update
 from pydantic import ValidationError
 
 from bot.delivery.context import Delivery, delivering
+from bot.delivery.drain import Drain
 from bot.delivery.limits import chat_lock_name
 from bot.delivery.ports import Arrival, Inbox, InboxItem, Leases
 from reasoning_core.errors import StoreError, StoreUnavailableError
@@ -145,6 +146,7 @@ class InboxWorker:
         idle_poll_sec: float = 0.5,
         owner: str | None = None,
         on_idle: Callable[[], Awaitable[None]] | None = None,
+        drain: Drain | None = None,
     ) -> None:
         self._inbox = inbox
         self._leases = leases
@@ -156,6 +158,7 @@ class InboxWorker:
         self._idle_poll = idle_poll_sec
         self.owner = owner or process_name()
         self._on_idle = on_idle
+        self._drain = drain or Drain()
         self._wake = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._running = False
@@ -169,35 +172,43 @@ class InboxWorker:
         self._wake.set()
 
     async def run(self) -> None:
-        """Claim and process until cancelled; the database going away only pauses it."""
-        pause = self._idle_poll
+        """Claim and process until the drain begins, then let the updates in flight finish
+        until its deadline and hand back the rest (bot/delivery/drain.py); cancelled, hand
+        everything back at once. The database going away only pauses it."""
         idle_work = asyncio.create_task(self._idle_loop())
         self._running = True
         try:
-            while True:
-                await self._slots.acquire()
-                try:
-                    item = await self._inbox.claim(self.owner, lease_sec=self.lease_sec)
-                except StoreError as e:
-                    self._slots.release()
-                    log.error("cannot claim updates from the inbox: %s", e)
-                    await asyncio.sleep(pause)
-                    pause = min(pause * 2, self.lease_sec)
-                    continue
-                pause = self._idle_poll
-                if item is None:
-                    self._slots.release()
-                    self._wake.clear()
-                    with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._wake.wait(), self._idle_poll)
-                    continue
-                self._start(item)
+            await self._claim_until_drained()
+            await self._drain.settle([idle_work, *self._tasks])
         finally:
             self._running = False
-            idle_work.cancel()
-            for task in list(self._tasks):
+            for task in (idle_work, *self._tasks):
                 task.cancel()
             await asyncio.gather(idle_work, *self._tasks, return_exceptions=True)
+
+    async def _claim_until_drained(self) -> None:
+        drain, pause = self._drain, self._idle_poll
+        while not drain.begun:
+            if not await drain.until_begun(self._slots.acquire()):
+                return
+            if drain.begun:
+                self._slots.release()
+                return
+            try:  # never cancelled by the drain: a claimed row is always processed
+                item = await self._inbox.claim(self.owner, lease_sec=self.lease_sec)
+            except StoreError as e:
+                self._slots.release()
+                log.error("cannot claim updates from the inbox: %s", e)
+                await drain.until_begun(asyncio.sleep(pause))
+                pause = min(pause * 2, self.lease_sec)
+                continue
+            pause = self._idle_poll
+            if item is None:
+                self._slots.release()
+                self._wake.clear()
+                await drain.until_begun(self._wake.wait(), limit_sec=self._idle_poll)
+                continue
+            self._start(item)
 
     def _start(self, item: InboxItem) -> None:
         """Process a claimed update in its own task (its slot is held and released there)."""
@@ -228,8 +239,9 @@ class InboxWorker:
         return arrival
 
     async def _reserve(self) -> bool:
-        """Take a processing slot if one is free now (only while the worker runs)."""
-        if not self._running or self._slots.locked():
+        """Take a processing slot if one is free now (only while the worker runs and takes
+        new work: while it drains, a new update waits in the inbox for another process)."""
+        if not self._running or self._drain.begun or self._slots.locked():
             return False
         await self._slots.acquire()  # free: returns at once
         return True
@@ -238,12 +250,12 @@ class InboxWorker:
         """Work that must go on all the time (resuming unkeyed deep jobs), every lease."""
         if self._on_idle is None:
             return
-        while True:
+        while not self._drain.begun:
             try:
                 await self._on_idle()
             except Exception:
                 log.exception("periodic recovery failed")
-            await asyncio.sleep(self.lease_sec)
+            await self._drain.until_begun(asyncio.sleep(self.lease_sec))
 
     async def _process_and_release(self, item: InboxItem) -> None:
         try:
@@ -279,13 +291,24 @@ class InboxWorker:
         except StoreError as e:  # the lease runs out and the update is answered again
             log.error("could not record the outcome of update %s: %s", item.update_id, e)
             await self._release_chat(item, delivery)
-        except asyncio.CancelledError:  # shutting down: the chat is free for what comes next
-            await self._release_chat(item, delivery)
+        except asyncio.CancelledError:  # stopping before it finished: another process takes it
+            await self._hand_back(item, delivery)
             raise
         finally:
             beat.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await beat
+
+    async def _hand_back(self, item: InboxItem, delivery: Delivery) -> None:
+        """The update back to the inbox, claimable by any process at once, with its chat
+        lock released (a deep job it started is continued from its saved tree)."""
+        try:
+            await self._inbox.hand_back(item.id, self.owner, release_chat=delivery.holder)
+        except StoreError as e:  # its lease runs out by itself
+            log.warning("could not hand back update %s: %s", item.update_id, e)
+            await self._release_chat(item, delivery)
+            return
+        log.info("update %s handed back unfinished: another process takes it", item.update_id)
 
     async def _release_chat(self, item: InboxItem, delivery: Delivery) -> None:
         """The update's chat lock, when its outcome could not carry it away (the update
@@ -398,3 +421,8 @@ class _ReceivingInbox:
         await self._inbox.retry_later(
             item_id, owner, after_sec=after_sec, release_chat=release_chat
         )
+
+    async def hand_back(
+        self, item_id: int, owner: str, *, release_chat: str | None = None
+    ) -> None:
+        await self._inbox.hand_back(item_id, owner, release_chat=release_chat)

@@ -16,6 +16,7 @@ from aiogram import Bot
 from aiogram.exceptions import ClientDecodeError, TelegramAPIError, TelegramConflictError
 from aiogram.methods import GetUpdates
 
+from bot.delivery.drain import Drain
 from bot.delivery.inbox import store_update
 from bot.delivery.ports import Inbox
 from reasoning_core.errors import StoreError
@@ -32,16 +33,23 @@ async def poll_into_inbox(
     poll_sec: int,
     allowed_updates: Sequence[str] | None = None,
     stored: Callable[[], None] = lambda: None,
+    drain: Drain | None = None,
 ) -> None:
-    """getUpdates forever; each batch goes into the inbox before the offset moves on.
+    """getUpdates until the drain begins (forever without one); each batch goes into the
+    inbox before the offset moves on.
 
-    `stored` is called after each batch with new updates (the local worker's wake-up).
+    `stored` is called after each batch with new updates (the local worker's wake-up). The
+    drain ends a long poll at once, never the storing of a batch (what was fetched and not
+    acknowledged, Telegram gives the next process again).
     """
+    drain = drain or Drain()
     offset: int | None = None
     pause = 0.5
-    while True:
+    while not drain.begun:
         try:
-            batch = await _get_updates(bot, offset, poll_sec, allowed_updates)
+            batch = await drain.until_begun(_get_updates(bot, offset, poll_sec, allowed_updates))
+            if batch is None:
+                return
             new = 0
             for payload in batch:
                 new += await store_update(inbox, payload)
@@ -52,12 +60,12 @@ async def poll_into_inbox(
                 pause,
                 e.message,
             )
-            await asyncio.sleep(pause)
+            await drain.until_begun(asyncio.sleep(pause))
             pause = min(pause * 2, _MAX_PAUSE)
             continue
         except (TelegramAPIError, StoreError) as e:
             log.error("polling paused %.1fs: %s", pause, e)
-            await asyncio.sleep(pause)
+            await drain.until_begun(asyncio.sleep(pause))
             pause = min(pause * 2, _MAX_PAUSE)
             continue
         pause = 0.5

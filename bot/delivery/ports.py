@@ -71,6 +71,13 @@ class Inbox(Protocol):
         self, item_id: int, owner: str, *, after_sec: float, release_chat: str | None = None
     ) -> None: ...
 
+    async def hand_back(
+        self, item_id: int, owner: str, *, release_chat: str | None = None
+    ) -> None:
+        """Pending again and claimable by any process at once (this one stops before it
+        could finish); the claim does not count as an attempt."""
+        ...
+
 
 class OutboxEntry(Protocol):
     @property

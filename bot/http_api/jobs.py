@@ -22,6 +22,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.delivery.drain import Drain
 from reasoning_core.errors import StoreError
 from reasoning_core.events import AnswerEvent, Event
 from reasoning_core.models import Answer
@@ -65,9 +66,12 @@ class _LiveJob:
 
 
 class JobBoard:
-    def __init__(self, store: ApiJobStore, *, keep_sec: float = 600.0) -> None:
+    def __init__(
+        self, store: ApiJobStore, *, keep_sec: float = 600.0, drain: Drain | None = None
+    ) -> None:
         self._store = store
         self._keep_sec = keep_sec
+        self._drain = drain or Drain()
         self._live: dict[str, _LiveJob] = {}
         self._tasks: set[asyncio.Task[None]] = set()
 
@@ -151,11 +155,15 @@ class JobBoard:
         live = self._live.get(job_id)
         return None if live is None else live.key_id
 
+    @property
+    def stopping(self) -> bool:
+        """The process is stopping: no new job is taken."""
+        return self._drain.begun
+
     async def aclose(self) -> None:
-        """Stop the running jobs (their deep analyses stay durable and are resumed)."""
-        for task in list(self._tasks):
-            task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        """Let the running jobs finish until the drain's deadline; the rest are cancelled
+        (their deep analyses stay durable and are resumed by another process)."""
+        await self._drain.settle(list(self._tasks))
 
     async def wait_idle(self) -> None:
         """Until every running job has ended (tests and benchmarks)."""

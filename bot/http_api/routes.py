@@ -62,6 +62,8 @@ class ApiRoutes:
         return web.json_response(openapi_document())
 
     async def ask(self, request: web.Request) -> web.StreamResponse:
+        if self._board.stopping:  # another replica answers it
+            return _error(503, "this server is stopping, try again", headers={"Retry-After": "1"})
         try:
             return await self._ask(request)
         except StoreError as e:

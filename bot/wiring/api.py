@@ -30,6 +30,7 @@ from bot.alerts.actions import AlertActions
 from bot.alerts.alertmanager import AlertmanagerClient
 from bot.alerts.permissions import ActionPermissions
 from bot.config import ApiSettings, Settings
+from bot.delivery.drain import Drain
 from bot.http_api import ApiGate, ApiRoutes, JobBoard
 from bot.operations.http_server import local_url, parse_listen, serve
 from bot.operations.ops import Ops
@@ -70,6 +71,8 @@ class EdgeParts(Protocol):
     def ops(self) -> Ops: ...
     @property
     def charts(self) -> ReportCharts: ...
+    @property
+    def drain(self) -> Drain: ...
 
 
 @asynccontextmanager
@@ -95,8 +98,9 @@ async def api_server(
         service=runtime.service,
         poster=poster,
         concurrency=api.alert_concurrency,
+        drain=runtime.drain,
     )
-    board = JobBoard(PgApiJobStore(runtime.pool))
+    board = JobBoard(PgApiJobStore(runtime.pool), drain=runtime.drain)
     app = web.Application() if shared is None else shared
     _receiver(api, runtime, store, poster, worker).install(app)
     ApiRoutes(

@@ -34,6 +34,7 @@ from bot.config import (
     TelegramSettings,
     ToolsSettings,
 )
+from bot.delivery.drain import Drain, stopped_by_signals
 from bot.delivery.inbox import InboxWorker, process_name
 from bot.delivery.janitor import Janitor, RetentionPolicy
 from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
@@ -159,6 +160,8 @@ class Runtime:
     #: `delivering_updates` opens it for the bot it is given).
     outbox: PgOutbox
     leases: PgLeases
+    #: This process's stop: shared by everything that takes work (bot/delivery/drain.py).
+    drain: Drain
 
 
 @asynccontextmanager
@@ -367,6 +370,7 @@ def _wire(
         pages=pages,
         outbox=PgOutbox(pool),
         leases=PgLeases(pool),
+        drain=Drain(settings.delivery.drain_timeout_sec),
     )
 
 
@@ -546,8 +550,10 @@ async def delivering_updates(
 ) -> AsyncIterator[InboxWorker]:
     """Replies through the outbox, the dispatcher's start-up hooks, the inbox worker
     running (claiming, answering, taking over what dead processes left) and the retention
-    janitor, until exit. `bot_id`: the bot's id as getMe gives it; its inbox holds its own
-    updates only, and updates stored before they were kept per bot become its own."""
+    janitor, until exit; the exit drains: what the worker holds finishes, until the
+    drain's deadline, or is handed back. `bot_id`: the bot's id as getMe gives it; its
+    inbox holds its own updates only, and updates stored before they were kept per bot
+    become its own."""
     delivery = runtime.settings.delivery
     inbox = PgInbox(runtime.pool, bot_id=bot_id)
     if adopted := await inbox.adopt_legacy():
@@ -571,6 +577,7 @@ async def delivering_updates(
             max_messages=delivery.max_reply_messages,
             charts=runtime.charts,
         ),
+        drain=runtime.drain,
     )
     janitor = Janitor(
         retention=PgRetention(runtime.pool),
@@ -580,9 +587,12 @@ async def delivering_updates(
     )
     workflow = {"dispatcher": dp, "bots": [bot], **dp.workflow_data}
     await dp.emit_startup(bot=bot, **workflow)
-    tasks = [asyncio.create_task(worker.run()), asyncio.create_task(janitor.run())]
+    working = asyncio.create_task(worker.run())
+    tasks = [working, asyncio.create_task(janitor.run())]
     try:
         yield worker
+        runtime.drain.begin()  # the worker finishes what it holds, until the drain's deadline
+        await asyncio.wait([working])
     finally:
         for task in tasks:
             task.cancel()
@@ -614,7 +624,8 @@ def webhook_app(
 
 async def serve_webhook(runtime: Runtime, bot: Bot, dp: Dispatcher, app: web.Application) -> None:
     """Serve the webhook app on WEBHOOK_LISTEN and setWebhook to WEBHOOK_URL; runs until
-    cancelled."""
+    the drain begins (or it is cancelled). Updates that come while the process drains are
+    still stored, for the other replicas: only this one's worker stops taking them."""
     settings = runtime.settings
     url, secret = _webhook_settings(settings.telegram)
     host, port = settings.telegram.webhook_address
@@ -632,42 +643,53 @@ async def serve_webhook(runtime: Runtime, bot: Bot, dp: Dispatcher, app: web.App
                 f"Telegram refused setWebhook for WEBHOOK_URL {url}: {why}"
             ) from e
         log.info("bot is receiving updates on %s", url)
-        await asyncio.Event().wait()
+        await runtime.drain.wait()
 
 
 async def run_bot(settings: Settings, *, bot_id: int, webhook: bool = False) -> None:
-    """Receive updates until interrupted: long polling, or the webhook (for replicas); the
-    API and alert receiver on API_LISTEN (on the webhook's server when the address is the
-    same). `bot_id`: the id getMe gave at start-up."""
+    """Receive updates until SIGTERM or SIGINT: long polling, or the webhook (for replicas);
+    the API and alert receiver on API_LISTEN (on the webhook's server when the address is
+    the same). The first signal drains (bot/delivery/drain.py), the second stops at once.
+    `bot_id`: the id getMe gave at start-up."""
     bot = build_bot(settings.telegram)
     try:
         async with open_runtime(settings) as runtime:
             dp = build_dispatcher(runtime)
-            async with (
-                ops_server(
-                    runtime.ops,
-                    host=settings.observability.metrics_host,
-                    port=settings.observability.metrics_port,
-                    pages=runtime.pages,
-                ),
-                delivering_updates(runtime, bot, dp, bot_id=bot_id) as worker,
-            ):
-                app = webhook_app(runtime, bot, dp, worker) if webhook else None
-                shared = app if app is not None and shares_webhook_server(settings) else None
-                async with api_server(runtime, bot, shared=shared):
-                    if app is not None:
-                        await serve_webhook(runtime, bot, dp, app)
-                    else:
-                        log.info("bot is polling")
-                        await poll_into_inbox(
-                            bot,
-                            worker.receiving,
-                            poll_sec=settings.telegram.polling_timeout_sec,
-                            allowed_updates=dp.resolve_used_update_types(),
-                            stored=worker.wake,
-                        )
+            with stopped_by_signals(runtime.drain):
+                await _receive(runtime, bot, dp, bot_id=bot_id, webhook=webhook)
+        log.info("stopped: the work in flight was finished or handed back")
     finally:
         await bot.session.close()
+
+
+async def _receive(
+    runtime: Runtime, bot: Bot, dp: Dispatcher, *, bot_id: int, webhook: bool
+) -> None:
+    settings = runtime.settings
+    async with (
+        ops_server(
+            runtime.ops,
+            host=settings.observability.metrics_host,
+            port=settings.observability.metrics_port,
+            pages=runtime.pages,
+        ),
+        delivering_updates(runtime, bot, dp, bot_id=bot_id) as worker,
+    ):
+        app = webhook_app(runtime, bot, dp, worker) if webhook else None
+        shared = app if app is not None and shares_webhook_server(settings) else None
+        async with api_server(runtime, bot, shared=shared):
+            if app is not None:
+                await serve_webhook(runtime, bot, dp, app)
+            else:
+                log.info("bot is polling")
+                await poll_into_inbox(
+                    bot,
+                    worker.receiving,
+                    poll_sec=settings.telegram.polling_timeout_sec,
+                    allowed_updates=dp.resolve_used_update_types(),
+                    stored=worker.wake,
+                    drain=runtime.drain,
+                )
 
 
 def shares_webhook_server(settings: Settings) -> bool:

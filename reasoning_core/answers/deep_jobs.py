@@ -8,8 +8,10 @@ heartbeat grows old; `resume_stale` (called at start-up) takes such jobs over,
 continues each from its saved tree (completed checks are not run again) and
 hands the answer to `deliver`, which sends it to the user.
 
-Cancellation is a crash as far as the job is concerned: the job is left
-running, to be resumed, never marked failed.
+Cancellation (the process stops before the analysis could finish) is never a
+failure: the job stays running, to be continued from its tree. A keyed job comes
+back with its question (the front end hands the question back); an unkeyed one is
+released, stale at once, so another process resumes it now.
 """
 
 from __future__ import annotations
@@ -160,6 +162,9 @@ class DeepJobRunner:
                 if isinstance(event, AnswerEvent):
                     answer = event.answer
                 yield event
+        except asyncio.CancelledError:
+            await self._release(job)
+            raise
         except Exception as e:
             await self._finish(job, None, f"{type(e).__name__}: {e}")
             raise
@@ -178,6 +183,14 @@ class DeepJobRunner:
                 await self._jobs.fail(job.id, why)
         except StoreError as e:
             log.error("could not record the end of deep-analysis job %s: %s", job.id, e)
+
+    async def _release(self, job: Job) -> None:
+        if job.key is not None:  # resumed when its question is answered again
+            return
+        try:
+            await self._jobs.release(job.id)
+        except StoreError as e:  # its heartbeat grows old by itself
+            log.warning("could not release deep-analysis job %s: %s", job.id, e)
 
     async def _record_tree(self, job_id: int, tree_id: str) -> None:
         try:

@@ -56,6 +56,8 @@ class AlertAnalysis(NewAlertAnalysis):
     resolved_posted: bool = False
     #: "Investigate again" was pressed in this chat: the new report goes there only.
     again_chat: int | None = None
+    #: How many times "Investigate again" queued it (0: the first investigation).
+    round: int = 0
     created_at: datetime | None = None
     updated_at: datetime | None = None
     #: The earliest `startsAt` of its alerts (Alertmanager's): when the symptom began.
@@ -88,6 +90,11 @@ class AlertStore(Protocol):
         ...
 
     async def heartbeat(self, analysis_id: int) -> None: ...
+
+    async def hand_back(self, analysis_id: int) -> None:
+        """Queued again, claimable by any process at once: this one stops before it could
+        finish (the claim is not counted)."""
+        ...
 
     async def posted(
         self,

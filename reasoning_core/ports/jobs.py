@@ -86,6 +86,11 @@ class JobStore(Protocol):
         resumed by asking their question again.)"""
         ...
 
+    async def release(self, job_id: int) -> None:
+        """A running job this process stops before it could finish: stale at once, so
+        another process resumes it now rather than when its heartbeat grows old."""
+        ...
+
     async def reclaim(self, job_id: int, *, older_than_sec: float) -> Job | None:
         """Atomically take over a stale job (running again, attempts + 1, heartbeat now);
         None when it is no longer stale (another process took it, or it finished)."""
