@@ -160,10 +160,11 @@ async def chat_loop(
     language = locale_language()
     print(_words(language)["hello"].format(user=getpass.getuser()))
     pending: ClarificationPrompt | None = None
+    typed = TerminalInput()
     while not drain.begun:
         try:
-            line = await drain.until_begun(read_line(_words(language)["prompt"]))
-        except (EOFError, KeyboardInterrupt):
+            line = await drain.until_begun(typed.line(_words(language)["prompt"]))
+        except (EOFError, OSError):
             line = None
         if line is None:
             print()
@@ -207,30 +208,52 @@ async def _answer(service: ReasoningService, asked: Question, *, stream: bool) -
     return answer
 
 
-async def read_line(prompt: str) -> str:
-    """input() in a daemon thread: a stop at the prompt does not wait for the user's Enter
-    (asyncio's own threads are joined at exit; this one is left behind)."""
-    loop = asyncio.get_running_loop()
-    line: asyncio.Future[str] = loop.create_future()
+class TerminalInput:
+    """Lines typed in the terminal (stdin), read by `os.read` in a daemon thread: a stop at
+    the prompt does not wait for the user's Enter, and the thread holds none of
+    `sys.stdin`'s locks (a daemon thread blocked in `input()` aborts the interpreter's
+    exit: "could not acquire lock for <stdin> at interpreter shutdown")."""
 
-    def settle(value: str | None, error: BaseException | None) -> None:
-        if line.done():
-            return
-        if error is not None:
-            line.set_exception(error)
-        else:
-            line.set_result(value or "")
+    def __init__(self, fd: int = 0) -> None:
+        self._fd = fd
+        self._pending = b""
 
-    def read() -> None:
-        try:
-            value = input(prompt)
-        except BaseException as e:  # EOF and Ctrl-D end the chat in the loop
-            loop.call_soon_threadsafe(settle, None, e)
-        else:
-            loop.call_soon_threadsafe(settle, value, None)
+    async def line(self, prompt: str) -> str:
+        """The next line without its newline; EOFError at the end of the input."""
+        print(prompt, end="", flush=True)
+        while b"\n" not in self._pending:
+            chunk = await self._read()
+            if not chunk:
+                if not self._pending:
+                    raise EOFError
+                last, self._pending = self._pending, b""
+                return last.decode(errors="replace")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line.decode(errors="replace").rstrip("\r")
 
-    threading.Thread(target=read, name="whytree-chat-input", daemon=True).start()
-    return await line
+    async def _read(self) -> bytes:
+        loop = asyncio.get_running_loop()
+        read: asyncio.Future[bytes] = loop.create_future()
+
+        def settle(data: bytes | None, error: OSError | None) -> None:
+            if read.done():  # the chat stopped meanwhile
+                return
+            if error is not None:
+                read.set_exception(error)
+            else:
+                read.set_result(data or b"")
+
+        def work() -> None:
+            try:
+                data = os.read(self._fd, 4096)
+            except OSError as e:
+                loop.call_soon_threadsafe(settle, None, e)
+            else:
+                loop.call_soon_threadsafe(settle, data, None)
+
+        threading.Thread(target=work, name="whytree-chat-input", daemon=True).start()
+        return await read
 
 
 async def _command(service: ReasoningService, command: str, language: str) -> None:

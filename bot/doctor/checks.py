@@ -10,6 +10,7 @@ from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
 from bot.doctor.sources import (
+    SQL_TOOL,
     check_logs,
     check_pg_sessions,
     check_port,
@@ -69,13 +70,13 @@ def _database(inspection: Inspection) -> Finding:
             f"{inspection.where} is read-only",
             "whytree writes sessions, trees and jobs: use a writable server and role",
         )
-    if inspection.pending_migrations:
-        pending = ", ".join(inspection.pending_migrations)
-        return Finding.fail(
+    if pending := inspection.pending_migrations:
+        which = pending[0] if len(pending) == 1 else f"{pending[0]} … {pending[-1]}"
+        return Finding.note(
             DATABASE,
-            f"{inspection.where}: migrations pending ({pending})",
-            "applied at every start, or now with `whytree migrate`",
-            required=False,
+            f"{inspection.where}: {len(pending)} migration(s) to apply at the next start "
+            f"({which})",
+            "every start applies them; `whytree migrate` does it now",
         )
     return Finding.ok(DATABASE, f"{inspection.where}, migrations current")
 
@@ -83,12 +84,25 @@ def _database(inspection: Inspection) -> Finding:
 async def _sources(settings: Settings, inspection: Inspection, limit_sec: float) -> list[Finding]:
     runbooks = await asyncio.to_thread(configured_runbooks, settings)
     tools = inspection.tools
-    return [
-        await check_sql(
+    if inspection.sql_after_migrations:
+        sql = Finding.note(
+            SQL_TOOL,
+            "runs as the reader role the migrations create: checked after the next start "
+            "applies them",
+        )
+    else:
+        sql = await check_sql(
             tools, inspection.sql_problem, settings.tools.sql_schemas, limit_sec=limit_sec
-        ),
+        )
+    return [
+        sql,
         await check_prometheus(tools, limit_sec=limit_sec),
         await check_pg_sessions(tools),
         *await check_logs(tools, limit_sec=limit_sec),
-        *await check_runbooks(runbooks, tools, limit_sec=limit_sec),
+        *await check_runbooks(
+            runbooks,
+            tools,
+            limit_sec=limit_sec,
+            after_migrations={"sql"} if inspection.sql_after_migrations else set(),
+        ),
     ]

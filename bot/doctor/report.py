@@ -1,4 +1,5 @@
-"""One finding per line: ✓ works, ✗ broken (with what to do), – not configured."""
+"""One finding per line: ✓ works, ✗ broken (with what to do), – not configured,
+ℹ done by the next start (pending migrations, and what needs them: checked then)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Literal
 
-Status = Literal["ok", "fail", "off"]
-_MARKS: dict[Status, str] = {"ok": "✓", "fail": "✗", "off": "–"}
+Status = Literal["ok", "fail", "off", "note"]
+_MARKS: dict[Status, str] = {"ok": "✓", "fail": "✗", "off": "–", "note": "ℹ"}
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -32,6 +33,11 @@ class Finding:
     @classmethod
     def off(cls, part: str, detail: str, fix: str = "") -> Finding:
         return cls(part=part, status="off", detail=detail, fix=fix, required=False)
+
+    @classmethod
+    def note(cls, part: str, detail: str, fix: str = "") -> Finding:
+        """Nothing to fix: a step every start performs, not performed yet."""
+        return cls(part=part, status="note", detail=detail, fix=fix, required=False)
 
 
 def exit_code(findings: Sequence[Finding]) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import errno
 import socket
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from datetime import UTC, datetime, timedelta
 from typing import Protocol, runtime_checkable
 
@@ -17,6 +17,8 @@ from reasoning_core.logs import LogTool
 from reasoning_core.runbooks import RunbookSet
 from reasoning_core.runbooks.model import Runbook
 from reasoning_core.tools.base import Tool, ToolRequest
+
+SQL_TOOL = "SQL tool (TOOLS_SQL_DSN)"
 
 
 @runtime_checkable
@@ -29,7 +31,7 @@ class RightsReader(Protocol):
 async def check_sql(
     tools: Mapping[str, Tool], problem: str | None, schemas: Sequence[str], *, limit_sec: float
 ) -> Finding:
-    part = "SQL tool (TOOLS_SQL_DSN)"
+    part = SQL_TOOL
     sql = tools.get("sql")
     if sql is None:
         return Finding.fail(part, f"cannot connect: {problem}", "check TOOLS_SQL_DSN")
@@ -124,8 +126,15 @@ async def check_logs(tools: Mapping[str, Tool], *, limit_sec: float) -> list[Fin
 
 
 async def check_runbooks(
-    runbooks: RunbookSet, tools: Mapping[str, Tool], *, limit_sec: float
+    runbooks: RunbookSet,
+    tools: Mapping[str, Tool],
+    *,
+    limit_sec: float,
+    after_migrations: Set[str] = frozenset(),
 ) -> list[Finding]:
+    """Each runbook: invalid, switched off by discovery, or its data's state. A runbook
+    whose data source opens only after the pending migrations (`after_migrations`: the
+    SQL tool's reader role) is said to be checked then."""
     findings = [
         Finding.fail(f"runbook {error.file}", "invalid, skipped", f"fix it: {error}"[:300])
         for error in runbooks.errors
@@ -148,6 +157,14 @@ async def check_runbooks(
             off.append(status)
         elif status is not None and status.uses_metrics:
             findings.append(runbook_finding(f"runbook {runbook.id}", status))
+        elif (anchor := runbook.window.anchor) is not None and anchor.tool in after_migrations:
+            findings.append(
+                Finding.note(
+                    f"runbook {runbook.id}",
+                    f"valid; its data ({anchor.tool}) is checked after the next start applies "
+                    "the migrations",
+                )
+            )
         else:
             findings.append(await _runbook_data(runbook, tools, limit_sec))
     return [*findings, *off_findings(off)]

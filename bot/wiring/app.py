@@ -270,6 +270,9 @@ class Inspection:
     tools: dict[str, Tool]
     #: Why the SQL tool could not connect (TOOLS_SQL_DSN), or None.
     sql_problem: str | None
+    #: The SQL tool runs as the reader role the pending migrations create: it is checked
+    #: once a start has applied them (not opened before).
+    sql_after_migrations: bool = False
 
 
 @asynccontextmanager
@@ -294,13 +297,18 @@ async def _open_inspection(settings: Settings) -> AsyncIterator[Inspection]:
             if settings.storage.database_url is not None
             else f"embedded PostgreSQL in {settings.storage.data_dir / 'pg'}"
         )
-        async with open_tools(settings.tools, dsn, pool) as (tools, sql_problem):
+        after_migrations = bool(pending) and settings.tools.sql_dsn is None
+        async with open_tools(settings.tools, dsn, pool, sql=not after_migrations) as (
+            tools,
+            sql_problem,
+        ):
             yield Inspection(
                 where=where,
                 pending_migrations=pending,
                 read_only=is_read_only,
                 tools=tools,
                 sql_problem=sql_problem,
+                sql_after_migrations=after_migrations,
             )
 
 

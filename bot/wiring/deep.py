@@ -155,23 +155,25 @@ async def open_deep(
 
 @asynccontextmanager
 async def open_tools(
-    tool_settings: ToolsSettings, dsn: str, pool: asyncpg.Pool[Any]
+    tool_settings: ToolsSettings, dsn: str, pool: asyncpg.Pool[Any], *, sql: bool = True
 ) -> AsyncIterator[tuple[dict[str, Tool], str | None]]:
-    """The tools as the deep path gets them, and why the SQL tool is missing or refused
-    (None when it is there): for `whytree doctor`, which reports rather than stops."""
-    sql: PgSqlTool | None = None
+    """The tools as the deep path gets them (without the SQL tool when `sql` is false),
+    and why the SQL tool is missing or refused (None when it is there or not asked for):
+    for `whytree doctor`, which reports rather than stops."""
+    opened: PgSqlTool | None = None
     problem: str | None = None
+    if sql:
+        try:
+            opened = await _sql_tool(tool_settings, pool, dsn)
+        except ConfigurationError as e:
+            problem = str(e)
+        if opened is None and problem is None:
+            problem = "the SQL tool could not connect (TOOLS_SQL_DSN, or the reader role)"
     try:
-        sql = await _sql_tool(tool_settings, pool, dsn)
-    except ConfigurationError as e:
-        problem = str(e)
-    if sql is None and problem is None:
-        problem = "the SQL tool could not connect (TOOLS_SQL_DSN, or the reader role)"
-    try:
-        yield _tools(tool_settings, sql), problem
+        yield _tools(tool_settings, opened), problem
     finally:
-        if sql is not None:
-            await sql.close()
+        if opened is not None:
+            await opened.close()
 
 
 async def _sql_tool(

@@ -116,6 +116,7 @@ ADDED_VALUES: dict[str, Any] = {
     "CHANGE_SCAN_MAX_QUERIES": 12,
     "CHANGE_SCAN_BUDGET_SEC": 15.0,
     "RUNBOOKS_SHIPPED": True,  # the shipped pack off: the change scan alone
+    "DRAIN_TIMEOUT_SEC": 20.0,  # issue 51: a stop finishes the work in flight
 }
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {

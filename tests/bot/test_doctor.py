@@ -410,3 +410,22 @@ async def test_the_monitored_postgresql_s_sessions_answer_or_say_what_to_do(
     assert found.status == "fail" and not found.required
     assert "cannot connect" in found.detail and "hunter2" not in found.detail
     assert "pg_monitor" in found.fix
+
+
+async def test_a_fresh_data_directory_reports_nothing_to_fix(tmp_path: Path) -> None:
+    """Before the first start the embedded database has every migration pending and no
+    reader role: steps every start performs, said as notes (ℹ), never as ✗."""
+    settings = load_settings(env_file=None, whytree_data_dir=tmp_path / "data", database_url=None)
+    findings = await run_doctor(settings, limit_sec=30)
+    parts = {f.part: f for f in findings}
+    database, sql = parts["database"], parts["SQL tool (TOOLS_SQL_DSN)"]
+    assert database.status == "note" and "migration(s) to apply at the next start" in (
+        database.detail
+    )
+    assert sql.status == "note" and "after the next start" in sql.detail
+    assert parts["runbook cell_traffic_drop"].status == "note"
+    assert [f for f in findings if f.status == "fail"] == [], render_table(findings)
+    assert exit_code(findings) == 0
+    table = render_table(findings)
+    assert "✗" not in table and "ℹ database" in table
+    assert json.loads(render_json(findings))["ok"] is True
