@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator
-from contextlib import AsyncExitStack, asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.harness import takeover
 from bot.config import Settings, load_settings
 from bot.delivery.inbox import InboxWorker
 from bot.delivery.polling import poll_into_inbox
@@ -99,12 +100,32 @@ async def running_bot(
                     )
                     if task.done():
                         await task  # start-up failed: raise its error here
-                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker, api=api)
+                    with _registered(telegram, runtime):
+                        yield RunningBot(
+                            runtime=runtime, telegram=telegram, worker=worker, api=api
+                        )
                 finally:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)
         finally:
             await bot.session.close()
+
+
+@contextmanager
+def _registered(telegram: FakeTelegramServer, runtime: Runtime) -> Iterator[None]:
+    """The fake knows when this bot is idle (`FakeTelegramServer.wait_idle`): no update
+    waits or runs and no deep analysis is queued or running."""
+
+    async def idle() -> bool:
+        open_ = await runtime.pool.fetchval(takeover.OPEN_WORK)
+        return bool(open_ == 0)
+
+    telegram.bot_idle = idle
+    try:
+        yield
+    finally:
+        if telegram.bot_idle is idle:
+            telegram.bot_idle = None
 
 
 def free_port() -> int:
@@ -152,7 +173,10 @@ async def running_webhook_bot(
                     )
                     if task.done():
                         await task
-                    yield RunningBot(runtime=runtime, telegram=telegram, worker=worker, api=api)
+                    with _registered(telegram, runtime):
+                        yield RunningBot(
+                            runtime=runtime, telegram=telegram, worker=worker, api=api
+                        )
                 finally:
                     task.cancel()
                     await asyncio.gather(task, return_exceptions=True)

@@ -59,13 +59,16 @@ async def holding(conn: asyncpg.Connection[Any], owner: str) -> bool:
     return bool(found)
 
 
+#: Updates not yet answered and deep analyses not yet ended: what can still send something.
+OPEN_WORK = """
+    SELECT (SELECT count(*) FROM inbox_updates WHERE status IN ('pending', 'processing'))
+         + (SELECT count(*) FROM deep_jobs WHERE status IN ('queued', 'running'))"""
+
+
 async def finished(conn: asyncpg.Connection[Any]) -> bool:
     """Whether every update has its outcome and no deep analysis waits or runs: nothing
     can send anything any more (a late duplicate included)."""
-    open_ = await conn.fetchval(
-        """SELECT (SELECT count(*) FROM inbox_updates WHERE status IN ('pending', 'processing'))
-                + (SELECT count(*) FROM deep_jobs WHERE status IN ('queued', 'running'))"""
-    )
+    open_ = await conn.fetchval(OPEN_WORK)
     return bool(open_ == 0)
 
 

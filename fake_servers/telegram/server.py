@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from http import HTTPStatus
 from types import TracebackType
@@ -162,6 +162,9 @@ class FakeTelegramServer:
         self.webhook_answers: list[int] = []
         self.delivered: list[int] = []
         self.webhook_retry_sec = 0.2
+        #: Set by the harness that runs a bot against this fake: whether that bot is done
+        #: with everything it was sent (nothing stored waits or runs). `wait_idle` reads it.
+        self.bot_idle: Callable[[], Awaitable[bool]] | None = None
 
     # --- lifecycle ---------------------------------------------------------------
 
@@ -412,6 +415,29 @@ class FakeTelegramServer:
                 await self._wait_change(min(remaining, 0.05))
             else:
                 await self._wait_chat_change(chat_id, min(remaining, 1.0))
+
+    def served(self, update_id: int) -> int:
+        """How many getUpdates answers carried that update (long polling serves it again
+        each time the bot did not acknowledge it)."""
+        return sum(
+            1
+            for call in self.calls_of("getUpdates")
+            if call.ok
+            and isinstance(call.result, list)
+            and any(isinstance(u, dict) and u.get("update_id") == update_id for u in call.result)
+        )
+
+    async def wait_idle(self, timeout: float = WAIT_SEC) -> None:  # noqa: ASYNC109
+        """Until the bot under test is done with every update it was sent (its replies are
+        all out): what a test waits for before it asserts that nothing else was sent."""
+        if self.bot_idle is None:
+            raise AssertionError("no bot is registered with this fake (bot_idle is unset)")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not await self.bot_idle():
+            if loop.time() > deadline:
+                raise AssertionError(f"the bot was still busy after {timeout}s\n{self.dump()}")
+            await asyncio.sleep(0.05)
 
     async def wait_for_messages(
         self,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import asyncpg
@@ -46,7 +45,7 @@ async def say(
     before = len(telegram.sent_messages(chat_id))
     telegram.push_message(chat_id, text, user_id=user_id, chat_type=chat_type)
     await telegram.wait_for_messages(chat_id, before + 1, timeout=timeout)
-    await asyncio.sleep(0.1)  # a long reply may come in several parts
+    await telegram.wait_idle(timeout)  # a long reply may come in several parts
     return "\n".join(m.text for m in telegram.sent_messages(chat_id)[before:])
 
 
@@ -62,7 +61,7 @@ async def silence(
     before = len(telegram.sent_messages(chat_id))
     update_id = telegram.push_message(chat_id, text, user_id=user_id, chat_type=chat_type)
     await telegram.wait_for(lambda: _confirmed(telegram, update_id))
-    await asyncio.sleep(0.3)
+    await telegram.wait_idle()  # stored, and done with: nothing else follows
     assert len(telegram.sent_messages(chat_id)) == before, telegram.dump()
 
 

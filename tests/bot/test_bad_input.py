@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
@@ -12,6 +11,7 @@ from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from fake_servers.telegram.updates import Content
+from tests.bot.settled import inbox_settled
 
 CHAT = 601
 GROUP = -100601
@@ -78,7 +78,7 @@ async def test_edited_message_is_explained_not_answered(
 
 
 async def test_group_messages_need_a_mention_or_a_reply(
-    bot: RunningBot, telegram: FakeTelegramServer, llm: FakeOpenAIServer
+    bot: RunningBot, telegram: FakeTelegramServer, llm: FakeOpenAIServer, database_url: str
 ) -> None:
     telegram.push_message(GROUP, "chatting among ourselves", chat_type="supergroup", user_id=7)
     telegram.push_message(GROUP, None, chat_type="supergroup", user_id=7, content="sticker")
@@ -91,7 +91,7 @@ async def test_group_messages_need_a_mention_or_a_reply(
     assert "@whytree_test_bot" not in str(llm.requests[-1]["messages"][-1])
     telegram.push_message(GROUP, "and IPv6?", chat_type="supergroup", user_id=8, reply_to_bot=True)
     await telegram.wait_for_messages(GROUP, 2)
-    await asyncio.sleep(0.3)  # anything else would have arrived by now
+    await inbox_settled(database_url, stored=len(telegram.pushed))  # nothing else follows
     assert len(telegram.sent_messages(GROUP)) == 2, telegram.dump()
     assert llm.request_count == 2
 
@@ -134,7 +134,8 @@ async def test_a_database_outage_leaves_the_update_with_telegram(
     answered once the database is back — tests/bot/test_delivery.py)."""
     await bot.runtime.pool.close()  # the database goes away under a running bot
     update_id = telegram.push_message(CHAT, "are you there?")
-    await asyncio.sleep(2.5)
+    # Read, failed to store, and so read again: it was not acknowledged the first time.
+    await telegram.wait_for(lambda: telegram.served(update_id) >= 3, timeout=60)
     assert not telegram.sent_messages(CHAT)
     assert any(u["update_id"] == update_id for u in telegram._updates)  # not confirmed
     polls = [c for c in telegram.calls_of("getUpdates") if c.ok]

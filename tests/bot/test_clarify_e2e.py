@@ -6,7 +6,6 @@ answer prompts are scripted separately (benchmarks/harness/llm_routes.py).
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -27,6 +26,7 @@ from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from tests.bot.replies import buttons, next_reply, wait_for_replies
+from tests.bot.settled import inbox_settled
 
 CHAT = 701
 USER = 701
@@ -118,7 +118,7 @@ async def test_other_users_forged_and_stale_buttons_change_nothing(
         ]:
             telegram.push_callback(group, user, payload, message_id)
         await telegram.wait_for(lambda: len(telegram.callback_answers) == 5)
-        await asyncio.sleep(0.2)
+        await inbox_settled(database_url, stored=len(telegram.pushed))
     # Updates are handled concurrently, so the notices may come back in any order.
     notices = sorted(c.params.get("text", "") for c in telegram.callback_answers)
     assert notices == sorted(

@@ -30,6 +30,7 @@ from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.migrate import apply_migrations
 from tests import pg
+from tests.bot.settled import inbox_settled
 
 ANSWER = "This is the fake model's answer."
 OTHER_TOKEN = "654321:OTHER-token-abcdefghijklmnopqrstuvwxyz"
@@ -106,7 +107,7 @@ async def test_a_redelivery_is_answered_once_and_a_reused_id_is_a_new_question(
         telegram.push_update(copy.deepcopy(other))  # and that one delivered twice
         await telegram.wait_for(lambda: len(_answers(telegram, 32)) == 2, timeout=60)
         await telegram.wait_for(lambda: len(telegram.delivered) == 4, timeout=60)
-        await asyncio.sleep(0.5)
+        await inbox_settled(database_url, stored=2)
     assert len(_answers(telegram, 32)) == 2  # the first question once, the second once
     assert len(llm.requests) == 2
     warnings = [r for r in caplog.records if REUSED in r.getMessage()]

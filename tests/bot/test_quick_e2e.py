@@ -3,7 +3,6 @@ openai client talking to the fake LLM, real PostgreSQL."""
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import asyncpg
@@ -14,6 +13,7 @@ from bot.telegram.handlers.common import HELP_TEXT
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
+from tests.bot.settled import inbox_settled
 
 CHAT = 501
 
@@ -233,7 +233,7 @@ async def test_second_question_while_busy_is_turned_away(
         await telegram.wait_for(lambda: llm.request_count == 1)
         telegram.push_message(CHAT, "second question")
         await telegram.wait_for_messages(CHAT, 2)
-        await asyncio.sleep(0.2)
+        await inbox_settled(database_url, stored=2)
     texts = [m.text for m in telegram.sent_messages(CHAT)]
     assert any("Still working on your previous question" in t for t in texts)
     assert any("slow answer" in t for t in texts)

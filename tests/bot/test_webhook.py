@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import aiohttp
@@ -13,6 +12,7 @@ from benchmarks.harness.polling_bot import running_webhook_bot, webhook_settings
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.errors import ConfigurationError
+from tests.bot.settled import inbox_settled
 
 ANSWER = "This is the fake model's answer."
 
@@ -61,7 +61,7 @@ async def test_webhook_answers_and_refuses_forged_calls(
         await telegram.wait_for(
             lambda: any(ANSWER in m.text for m in telegram.sent_messages(21)), timeout=15
         )
-        await asyncio.sleep(0.3)
+        await inbox_settled(database_url)
     assert await _count(database_url, "SELECT count(*) FROM inbox_updates") == 1
     assert (
         await _count(database_url, "SELECT count(*) FROM inbox_updates WHERE update_id = 5") == 0

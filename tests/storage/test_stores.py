@@ -61,7 +61,7 @@ async def test_touch_creates_then_refreshes_names_and_last_seen(pool: asyncpg.Po
     assert first.created_at is not None
     assert first.last_seen_at is not None
 
-    await asyncio.sleep(0.01)
+    await asyncio.sleep(0.01)  # time passes: last_seen_at moves, created_at stays
     second = await users.touch(42, username="ann_b", full_name="Ann B")
     assert (second.username, second.full_name) == ("ann_b", "Ann B")
     assert second.created_at == first.created_at

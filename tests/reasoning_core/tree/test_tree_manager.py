@@ -214,11 +214,22 @@ class GatedStore(PgTreeStore):
         self.gate = asyncio.Event()
         self.gate.set()
         self.saves = 0
+        self._arrived = asyncio.Event()
 
     async def save_changes(self, tree: Any, node_ids: Any) -> None:
         self.saves += 1
+        self._arrived.set()
         await self.gate.wait()
         await super().save_changes(tree, node_ids)
+
+    async def at_gate(self, saves: int) -> None:
+        """Until `saves` saves have begun (the last one waits at the gate, if it is shut).
+        The other waits of these tests are one turn of the event loop for tasks that need
+        no I/O to queue behind the lock: no wall time is involved."""
+        async with asyncio.timeout(30):
+            while self.saves < saves:
+                self._arrived.clear()
+                await self._arrived.wait()
 
 
 @pytest.fixture
@@ -238,7 +249,7 @@ async def test_changes_queued_during_a_save_are_saved_together_in_order(
     gated_store.gate.clear()
     gated_store.saves = 0
     first = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
-    await asyncio.sleep(0.01)  # the first change is being saved
+    await gated_store.at_gate(1)  # the first change is being saved
     rest = [asyncio.create_task(m.add_child(h, "alarms", "verification")) for h in ("h2", "h3")]
     refused = asyncio.create_task(m.add_child("h9", "no such parent", "verification"))
     last = asyncio.create_task(m.add_child("h4", "alarms", "verification"))
@@ -260,8 +271,9 @@ async def test_a_cancelled_change_never_happens_and_the_queued_one_still_does(
 ) -> None:
     m, gated_store = gated
     gated_store.gate.clear()
+    begun = gated_store.saves
     saving = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
-    await asyncio.sleep(0.01)  # its save waits at the gate
+    await gated_store.at_gate(begun + 1)  # its save waits at the gate
     waiting = asyncio.create_task(m.add_child("h2", "alarms", "verification"))
     await asyncio.sleep(0.01)
     gone, kept = (saving, waiting) if cancelled == "saving" else (waiting, saving)
@@ -282,8 +294,9 @@ async def test_a_cancelled_save_requeues_only_the_changes_still_waiting(
 ) -> None:
     m, gated_store = gated
     gated_store.gate.clear()
+    begun = gated_store.saves
     first = asyncio.create_task(m.add_child("h1", "alarms", "verification"))
-    await asyncio.sleep(0.01)
+    await gated_store.at_gate(begun + 1)
     writer = asyncio.create_task(m.add_child("h3", "alarms", "verification"))
     refused = asyncio.create_task(m.add_child("h9", "no such parent", "verification"))
     good = asyncio.create_task(m.add_child("h2", "alarms", "verification"))
