@@ -125,13 +125,13 @@ async def test_only_the_janitor_holding_the_lease_deletes(pool: asyncpg.Pool[Any
     holder = janitors[0] if first is not None else janitors[1]
     other = janitors[1] if holder is janitors[0] else janitors[0]
     assert await other.run_once() is None  # the lease is still held
-    runs = holder.runs
+    held = holder.runs
     running = asyncio.create_task(holder.run())
     for _ in range(6000):  # until it has run once more under the lease (60 s at most)
-        if holder.runs > runs:
+        if holder.runs > held:
             break
         await asyncio.sleep(0.01)
-    assert holder.runs > runs
+    assert holder.runs > held
     running.cancel()  # the holder stops: it gives up the lease on the way out
     await asyncio.gather(running, return_exceptions=True)
     assert await other.run_once() == {"updates": 0, "replies": 0, "leases": 0, "rate hits": 0}
