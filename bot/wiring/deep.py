@@ -107,7 +107,10 @@ async def open_deep(
             schema = await _describe(sql)
             gate = partial(refusal_reason, schemas=tool_settings.sql_schemas)
             model = LLMPlanner(
-                chat_model, schema_description=schema, tools=tuple(tools), sql_gate=gate
+                chat_model,
+                schema_description=schema,
+                tools=tuple(tools),
+                query_gates={"sql": gate},
             )
             planner = RunbookFirstPlanner(runbook, model)  # the runbooks decide, the model adds
 

@@ -22,7 +22,6 @@ from typing import Any
 
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.runbooks.model import Check
-from reasoning_core.runbooks.templates import template_parameter_names
 
 #: Series stopped: their newest sample is this many scrape intervals behind the target's
 #: newest scrape (one missed scrape is a blip, two are a stop).
@@ -74,10 +73,7 @@ class Stopped:
 def metric_names(check: Check, metrics: Mapping[str, str]) -> list[str]:
     """The metric names a Prometheus check reads through the runbook's `$key` mapping
     (`up` aside: it is how freshness is measured)."""
-    if check.tool != "prometheus" or not check.query:
-        return []
-    names = [metrics[n] for n in template_parameter_names(check.query) if n in metrics]
-    return sorted({n for n in names if re.fullmatch(r"[a-zA-Z_:][a-zA-Z0-9_:]*", n)} - {"up"})
+    return sorted(set(check.kind.metric_names(check, metrics)) - {"up"})
 
 
 def newest_sample_query(names: Iterable[str]) -> str:

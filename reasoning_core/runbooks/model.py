@@ -8,7 +8,6 @@ are checked here too and reported as `FieldError`s that carry the field path.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -22,11 +21,10 @@ from pydantic import (
 )
 
 from reasoning_core.models import Language
+from reasoning_core.runbooks.kinds import KINDS, CheckKind, KindError, kind_of
 from reasoning_core.runbooks.rules import VerdictRule
 from reasoning_core.runbooks.sqltext import ensure_read_only, sql_parameter_names
-from reasoning_core.runbooks.templates import template_parameter_names
 from reasoning_core.runbooks.timewindow import WINDOW_PARAMETERS
-from reasoning_core.tools.pg_sessions import SESSION_QUERIES
 
 Identifier = Annotated[str, StringConstraints(pattern=r"^[a-z][a-z0-9_]*$", max_length=64)]
 MetricName = Annotated[
@@ -47,6 +45,15 @@ class FieldError(ValueError):
         super().__init__(f"{field}: {message}")
         self.field = field
         self.message = message
+
+
+def _lookup_kind(name: str) -> CheckKind:
+    """A kind that may answer an anchor or known-values query (ValueError otherwise)."""
+    kind = kind_of(name)
+    if not kind.lookups:
+        able = ", ".join(n for n in KINDS.names() if kind_of(n).lookups)
+        raise ValueError(f"a {name} query cannot list names or find the data's now ({able} can)")
+    return kind
 
 
 class _Strict(BaseModel):
@@ -86,25 +93,30 @@ class KnownValues(_Strict):
     what Grafana calls ``label_values(http_requests_total, service)``).
     """
 
-    tool: Literal["sql", "prometheus"] = "sql"
+    tool: str = "sql"
     query: str = Field(min_length=1)
     label: Annotated[str, StringConstraints(pattern=r"^[a-zA-Z_][a-zA-Z0-9_]*$")] | None = None
+
+    @field_validator("tool")
+    @classmethod
+    def _answers_lookups(cls, value: str) -> str:
+        return _lookup_kind(value).name
 
     @field_validator("query")
     @classmethod
     def _read_only(cls, value: str, info: ValidationInfo) -> str:
-        if info.data.get("tool", "sql") == "sql":
-            ensure_read_only(value)
-            if sql_parameter_names(value):
+        tool = info.data.get("tool")
+        if isinstance(tool, str):
+            kind = kind_of(tool)
+            kind.check_query(value)
+            if kind.lookup_parameter_names(value):
                 raise ValueError("a known-values query takes no parameters")
-        elif template_parameter_names(value):
-            raise ValueError("a known-values query takes no parameters")
         return value
 
     @model_validator(mode="after")
     def _label(self) -> KnownValues:
-        if self.tool == "prometheus" and self.label is None:
-            raise FieldError("label", "a prometheus known-values query names its label")
+        if kind_of(self.tool).lookup_label and self.label is None:
+            raise FieldError("label", f"a {self.tool} known-values query names its label")
         return self
 
 
@@ -204,14 +216,20 @@ class Parameter(_Strict):
 class Anchor(_Strict):
     """How to find "now" of the data: a query whose first value is the latest timestamp."""
 
-    tool: Literal["sql", "prometheus"]
+    tool: str
     query: str = Field(min_length=1)
+
+    @field_validator("tool")
+    @classmethod
+    def _answers_lookups(cls, value: str) -> str:
+        return _lookup_kind(value).name
 
     @field_validator("query")
     @classmethod
     def _read_only(cls, value: str, info: ValidationInfo) -> str:
-        if info.data.get("tool") == "sql":
-            ensure_read_only(value)
+        tool = info.data.get("tool")
+        if isinstance(tool, str):
+            kind_of(tool).check_query(value)
         return value
 
 
@@ -231,15 +249,14 @@ class HttpRequest(_Strict):
     url: str = Field(pattern=r"^https?://")
 
 
-#: Tools whose rows only one rule can read, and that rule.
-_OWN_RULES = {"logs": "log_lines", "pg_sessions": "blocking_session"}
-
-
 class Check(_Strict):
-    """One verification: a tool call with a template and the rule that reads its result."""
+    """One verification: a tool call with a template and the rule that reads its result.
+
+    `tool` names its kind (reasoning_core/runbooks/kinds/): which of the template fields
+    `query`, `source` and `request` it takes, and how they are validated and bound."""
 
     id: Identifier
-    tool: Literal["sql", "prometheus", "http_check", "logs", "pg_sessions"]
+    tool: str
     description: Localized
     query: str | None = None
     #: logs: the log sources to read, by component name, `|`-separated (the first one
@@ -259,50 +276,46 @@ class Check(_Strict):
     #: confirmed stays below "established" (possible, the others ruled out).
     measures: bool = True
 
+    @field_validator("tool")
+    @classmethod
+    def _known_kind(cls, value: str) -> str:
+        kind_of(value)  # KindError (a ValueError) naming the kinds there are
+        return value
+
     @field_validator("query")
     @classmethod
-    def _read_only(cls, value: str | None, info: ValidationInfo) -> str | None:
-        if value is not None and info.data.get("tool") == "sql":
-            ensure_read_only(value)
+    def _query(cls, value: str | None, info: ValidationInfo) -> str | None:
+        tool = info.data.get("tool")
+        if value is not None and isinstance(tool, str):
+            kind_of(tool).check_query(value)
         return value
 
     @model_validator(mode="after")
-    def _template_present(self) -> Check:
-        if self.tool in ("sql", "prometheus") and not self.query:
-            raise FieldError("query", f"a {self.tool} check needs a query")
-        if self.tool == "http_check" and self.request is None:
-            raise FieldError("request", "an http_check needs a request")
-        own_rule = _OWN_RULES.get(self.tool)
-        if own_rule is not None and self.verdict.rule != own_rule:
+    def _suits_its_kind(self) -> Check:
+        kind = kind_of(self.tool)
+        try:
+            kind.validate(self)
+        except KindError as e:
+            raise FieldError(e.field, e.message) from e
+        if kind.own_rule is not None and self.verdict.rule != kind.own_rule:
             raise FieldError(
-                "verdict.rule", f"a {self.tool} check is judged by the {own_rule} rule"
+                "verdict.rule", f"a {self.tool} check is judged by the {kind.own_rule} rule"
             )
-        for tool, rule in _OWN_RULES.items():
-            if self.verdict.rule == rule and self.tool != tool:
-                raise FieldError("verdict.rule", f"the {rule} rule judges {tool} checks only")
-        if self.tool == "logs":
-            if not self.source:
-                raise FieldError("source", "a logs check needs a source (its component's name)")
-            try:
-                re.compile(self.query or "")
-            except re.error as e:
-                raise FieldError("query", f"not a regular expression: {e}") from e
-        if self.tool == "pg_sessions" and self.query not in SESSION_QUERIES:
-            known = ", ".join(SESSION_QUERIES)
-            raise FieldError("query", f"a pg_sessions check names one of: {known}")
+        for name in KINDS.names():
+            owner = kind_of(name)
+            if owner.own_rule == self.verdict.rule and self.tool != name:
+                raise FieldError(
+                    "verdict.rule", f"the {owner.own_rule} rule judges {name} checks only"
+                )
         return self
+
+    @property
+    def kind(self) -> CheckKind:
+        return kind_of(self.tool)
 
     def parameter_names(self) -> list[str]:
         """Parameters the template refers to."""
-        if self.tool == "sql":
-            return sql_parameter_names(self.query or "")
-        if self.tool == "prometheus":
-            return template_parameter_names(self.query or "")
-        if self.tool == "logs":
-            return template_parameter_names(self.source or "")
-        if self.tool == "pg_sessions":
-            return []  # a fixed query, no template
-        return template_parameter_names(self.request.url if self.request else "")
+        return self.kind.parameter_names(self)
 
 
 class Hypothesis(_Strict):
@@ -387,7 +400,7 @@ class Runbook(_Strict):
                 raise FieldError(f"metrics.{name}", "a metric key must not be a parameter name")
         known = {p.name for p in self.parameters} | set(IMPLICIT_PARAMETERS) | set(self.metrics)
         for i, check in enumerate(self.checks):
-            field = {"http_check": "request.url", "logs": "source"}.get(check.tool, "query")
+            field = check.kind.template_field
             for name in check.parameter_names():
                 if name not in known:
                     raise FieldError(f"checks[{i}].{field}", f"undeclared parameter {name!r}")

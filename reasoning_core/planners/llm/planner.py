@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from pydantic import BaseModel
@@ -55,7 +55,8 @@ log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
 
 #: Why a SQL query would be refused by the sql tool, or None when it may run.
-SqlGate = Callable[[str], str | None]
+#: A query the model wrote for one tool: why it is refused (None: it may run).
+QueryGate = Callable[[str], str | None]
 
 _MAX_QUESTION_CHARS = 4000
 _MAX_SCHEMA_CHARS = 6000
@@ -75,10 +76,11 @@ class LLMPlanner:
         tools: Sequence[str] = ("sql",),
         max_result_chars: int = 4000,
         max_tokens: int | None = 800,
-        sql_gate: SqlGate | None = None,
+        query_gates: Mapping[str, QueryGate] | None = None,
     ) -> None:
         self._model = model
-        self._sql_gate = sql_gate
+        #: Per tool (the SQL tool's pglast gate): what a model-written query must pass.
+        self._gates = dict(query_gates or {})
         self._schema = (schema_description or "")[:_MAX_SCHEMA_CHARS]
         self._specs: list[ToolSpec] = [TOOL_SPECS[t] for t in tools if t in TOOL_SPECS]
         self._max_result_chars = max_result_chars
@@ -154,9 +156,10 @@ class LLMPlanner:
         return kept + (rewritten or [c for c in checks if c.key in refused])
 
     def _refusal(self, check: CheckProposal) -> str | None:
-        if self._sql_gate is None or check.tool != "sql" or not check.request.query:
+        gate = self._gates.get(check.tool)
+        if gate is None or not check.request.query:
             return None
-        return self._sql_gate(check.request.query)
+        return gate(check.request.query)
 
     async def interpret(
         self,

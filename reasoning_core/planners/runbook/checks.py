@@ -1,12 +1,12 @@
 """Runbook checks as tool requests, and tool results as evidence (the runbook planner's I/O).
 
-A check's template becomes a `ToolRequest` whose values travel apart from the
-text: SQL gets `$n` placeholders and a list of arguments (never a formatted
-value), PromQL and URLs get validated template values. Times are sent as ISO
-text cast in SQL (``$n::text::timestamptz``) because the explorer stores each
-request as JSON and runs it from there, also after a restart.
+A check's template becomes a `ToolRequest` as its kind builds it
+(reasoning_core/runbooks/kinds/): values travel apart from the text — SQL gets
+`$n` placeholders and a list of arguments (never a formatted value), PromQL and
+URLs get validated template values.
 
-Interpretation applies the check's verdict rule (`evaluate`) to its rows. For
+Interpretation applies the check's verdict rule (`evaluate`) to the rows its
+kind reads. For
 an ``against`` check the evidence is turned around: a confirmed finding
 ("availability fell") refutes the hypothesis with its strength, anything else
 adds nothing (docs/runbooks.md, "against is a veto").
@@ -14,8 +14,7 @@ adds nothing (docs/runbooks.md, "against is a veto").
 
 from __future__ import annotations
 
-import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict
@@ -28,12 +27,10 @@ from reasoning_core.runbooks import (
     SQLTemplateError,
     TemplateError,
     TimeWindow,
-    compile_sql,
     evaluate,
-    prometheus_rows,
-    render_template,
 )
-from reasoning_core.runbooks.sqltext import mask_sql
+from reasoning_core.runbooks.kinds import Bound
+from reasoning_core.runbooks.kinds import sql as sql_kind
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tree.wording import phrase
 
@@ -43,7 +40,6 @@ Role = Literal["for", "against", "gate"]
 STATE_KEY = "runbook_plan"
 #: Rows a runbook check may read: hourly series of a cell and its peers over 4 weeks.
 DEFAULT_MAX_ROWS = 50_000
-_POSITIONAL = re.compile(r"\$(\d+)(?!\d)")
 
 
 class RunbookInputError(UnanswerableError):
@@ -75,87 +71,39 @@ def template_values(runbook: Runbook, state: PlanState, *, step: timedelta) -> d
 
 
 def bind_sql(template: str, values: dict[str, Any]) -> tuple[str, list[Any]]:
-    """asyncpg-ready SQL and its arguments; times and intervals travel as cast text."""
-    compiled = compile_sql(template)
+    """asyncpg-ready SQL and its arguments (the sql kind's binding); RunbookInputError
+    when a value cannot be used."""
     try:
-        args = compiled.args(values)
+        return sql_kind.bind_sql(template, values)
     except SQLTemplateError as e:
         raise RunbookInputError(str(e)) from e
-    casts: dict[int, str] = {}
-    sent: list[Any] = []
-    for i, value in enumerate(args, start=1):
-        if isinstance(value, datetime):
-            casts[i] = "::text::timestamptz"
-            sent.append(value.isoformat())
-        elif isinstance(value, timedelta):
-            casts[i] = "::text::interval"
-            sent.append(f"{value.total_seconds():g} seconds")
-        else:
-            sent.append(value)
-    masked = mask_sql(compiled.sql)  # literals blanked: only real placeholders match
-    out, last = [], 0
-    for m in _POSITIONAL.finditer(masked):
-        out += [compiled.sql[last : m.end()], casts.get(int(m.group(1)), "")]
-        last = m.end()
-    out.append(compiled.sql[last:])
-    return "".join(out), sent
 
 
 def build_request(
     check: Check, runbook: Runbook, state: PlanState, *, max_rows: int = DEFAULT_MAX_ROWS
 ) -> ToolRequest:
-    """The tool request of one check; RunbookInputError when a value cannot be used."""
-    values = template_values(runbook, state, step=timedelta(seconds=check.step_seconds))
+    """The tool request of one check, as its kind builds it; RunbookInputError when a
+    value cannot be used."""
+    bound = Bound(
+        values=template_values(runbook, state, step=timedelta(seconds=check.step_seconds)),
+        window=state.window,
+        anchor=state.anchor,
+        max_rows=max_rows,
+    )
     try:
-        if check.tool == "sql":
-            sql, args = bind_sql(check.query or "", values)
-            return ToolRequest(query=sql, params=args, max_rows=max_rows)
-        if check.tool == "prometheus":
-            query = render_template(check.query or "", values, kind="promql")
-            if not check.range:
-                return ToolRequest(query=query, time=state.anchor)
-            end = min(state.window.recent_end, state.anchor)
-            start = state.window.recent_start if check.span == "recent" else None
-            return ToolRequest(
-                query=query,
-                start=start or state.window.baseline_start,
-                end=end,
-                step_sec=float(check.step_seconds),
-            )
-        if check.tool == "logs":
-            return ToolRequest(
-                query=check.query or None,
-                source=render_template(check.source or "", values, kind="promql"),
-                start=state.window.baseline_start,
-                end=min(state.window.recent_end, state.anchor),
-            )
-        if check.tool == "pg_sessions":
-            return ToolRequest(query=check.query)
-        assert check.request is not None  # validated at load
-        url = render_template(check.request.url, values, kind="url")
-        return ToolRequest(url=url, method=check.request.method)
+        return check.kind.request(check, bound)
+    except SQLTemplateError as e:
+        raise RunbookInputError(str(e)) from e
     except TemplateError as e:
         raise RunbookInputError(f"check {check.id}: {e}") from e
 
 
-def result_rows(check: Check, result: ToolResult) -> list[dict[str, Any]]:
-    """The rows a verdict rule reads (Prometheus series flattened into samples)."""
-    if check.tool == "prometheus":
-        return prometheus_rows(result.rows)
-    return list(result.rows)
-
-
 def judge(check: Check, state: PlanState, result: ToolResult) -> Evidence:
     """The check's own finding (before `against` turns it around)."""
-    params = state.params
-    if check.tool == "logs":  # the source read, for a line that names it without rows
-        params = {
-            **params,
-            "log_source": str(result.data.get("source", "")),
-            "log_now": state.anchor.isoformat(),  # "now" of the data, before the window's pad
-        }
+    kind = check.kind
+    params = {**state.params, **kind.judge_params(result, state.anchor)}
     evidence = evaluate(
-        check.verdict, result_rows(check, result), state.window, tags=check.tags,
+        check.verdict, kind.rows(result), state.window, tags=check.tags,
         language=state.language, params=params,
     )  # fmt: skip
     evidence.data = {**evidence.data, "check": check.id, "rows": result.row_count}

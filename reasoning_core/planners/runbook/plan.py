@@ -29,7 +29,8 @@ from reasoning_core.planners.runbook.checks import (
     build_request,
     judge,
 )
-from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet
+from reasoning_core.runbooks import Check, Runbook, RunbookMatch, RunbookSet, SQLTemplateError
+from reasoning_core.runbooks.kinds import kind_of
 from reasoning_core.runbooks.loader import match_runbook
 from reasoning_core.runbooks.rows import as_datetime, as_number
 from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
@@ -159,11 +160,10 @@ async def find_data_span(
     anchor = runbook.window.anchor
     if anchor is None:
         return clock(), None
-    if anchor.tool == "sql":
-        sql, args = bind_sql(anchor.query, dict(params))
-        request = ToolRequest(query=sql, params=args, max_rows=1)
-    else:
-        request = ToolRequest(query=anchor.query)
+    try:
+        request = kind_of(anchor.tool).lookup_request(anchor.query, params)
+    except SQLTemplateError as e:
+        raise RunbookInputError(str(e)) from e
     result = await run_tool(tools, anchor.tool, request, language)
     raise_for_missing(result, language)
     if not result.ok:
@@ -292,11 +292,8 @@ async def run_gate(
 
 
 def _metrics_of(runbook: Runbook, check: Check) -> list[str]:
-    """The metric names a Prometheus check's query uses (from the runbook's `metrics`)."""
-    if check.tool != "prometheus":
-        return []
-    names = [runbook.metrics[n] for n in check.parameter_names() if n in runbook.metrics]
-    return list(dict.fromkeys(names))
+    """The metric names a check's query uses (from the runbook's `metrics`)."""
+    return check.kind.metric_names(check, runbook.metrics)
 
 
 def gate_refuted(found: Sequence[tuple[Check, Evidence]]) -> bool:

@@ -123,10 +123,6 @@ def state_of(parameters: Mapping[str, Any]) -> PlanState | None:
         return None
 
 
-#: Tools whose checks are left out when they are not configured (not failed: absent).
-_OPTIONAL_TOOLS = ("logs", "pg_sessions")
-
-
 class RunbookPlanner:
     """Plans, checks and reports with runbooks alone; implements the `Planner` port."""
 
@@ -310,8 +306,8 @@ class RunbookPlanner:
         return [
             self._proposal(runbook, state, check, role)
             for check, role in checks_for(runbook, hypothesis.key)
-            # log and session checks are left out without log sources or a monitor DSN
-            if check.tool not in _OPTIONAL_TOOLS or check.tool in self._tools
+            # an optional kind's checks (logs, sessions) are left out without their tool
+            if not check.kind.optional or check.tool in self._tools
         ]
 
     def _proposal(

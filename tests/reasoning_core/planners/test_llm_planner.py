@@ -161,7 +161,7 @@ async def test_refused_sql_is_sent_back_with_the_reason_for_one_rewrite(
     planner = LLMPlanner(
         model,
         schema_description=SCHEMA,
-        sql_gate=lambda sql: refusal_reason(sql, schemas=("demo",)),
+        query_gates={"sql": lambda sql: refusal_reason(sql, schemas=("demo",))},
     )
     good = "SELECT min(cell_availability) FROM demo.hour_stats"
     llm.queue(

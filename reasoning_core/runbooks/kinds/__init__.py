@@ -1,0 +1,42 @@
+"""Check kinds: one class per tool a runbook check may name, registered by name.
+
+`kind_of(check.tool)` is how the runbook model, the planner and the explorer treat a
+check; `register(kind)` adds one. The shipped kinds: `sql`, `prometheus`, `http_check`,
+`logs`, `pg_sessions`.
+"""
+
+from reasoning_core.runbooks.kinds.base import (
+    TEMPLATE_FIELDS,
+    Bound,
+    CheckFields,
+    CheckKind,
+    KindError,
+    KindRegistry,
+)
+from reasoning_core.runbooks.kinds.http import HttpKind
+from reasoning_core.runbooks.kinds.logs import LogsKind
+from reasoning_core.runbooks.kinds.pg_sessions import PgSessionsKind
+from reasoning_core.runbooks.kinds.prometheus import PrometheusKind
+from reasoning_core.runbooks.kinds.sql import SqlKind, bind_sql
+
+KINDS = KindRegistry()
+for _kind in (SqlKind(), PrometheusKind(), HttpKind(), LogsKind(), PgSessionsKind()):
+    KINDS.register(_kind)
+
+register = KINDS.register
+unregister = KINDS.unregister
+kind_of = KINDS.kind_of
+
+__all__ = [
+    "KINDS",
+    "TEMPLATE_FIELDS",
+    "Bound",
+    "CheckFields",
+    "CheckKind",
+    "KindError",
+    "KindRegistry",
+    "bind_sql",
+    "kind_of",
+    "register",
+    "unregister",
+]
