@@ -63,6 +63,10 @@ class Drain:
         (it is then cancelled). For the waits between two pieces of work — a free slot, a
         wake-up, a long poll — never for the work itself."""
         work = asyncio.ensure_future(awaitable)
+        if self.begun:  # nothing more is waited for once the drain has begun
+            work.cancel()
+            await asyncio.gather(work, return_exceptions=True)
+            return None
         stop = asyncio.ensure_future(self._begun.wait())
         try:
             await asyncio.wait(
