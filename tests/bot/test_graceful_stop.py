@@ -24,6 +24,7 @@ import pytest
 
 from benchmarks.harness.bot_process import START_WITHIN_SEC, BotProcess, bot_env
 from benchmarks.harness.polling_bot import free_port
+from benchmarks.scale import start_replicas, stop_replicas
 from demo.dataset import ExampleQuestion
 from fake_servers.alertmanager import alert, notification, post_alerts
 from fake_servers.telegram.server import FakeTelegramServer
@@ -223,3 +224,51 @@ async def test_a_drain_shorter_than_the_work_hands_it_back_to_the_next_process_a
     # Each deep job was taken over and continued (its key's job, a second attempt), not
     # started again as another job.
     assert [(r["status"], r["attempts"]) for r in rows["jobs"]] == [("done", 2), ("done", 2)]
+
+
+async def test_a_webhook_replica_stopped_mid_analysis_hands_it_to_the_other_at_once(
+    database_url: str, telegram: FakeTelegramServer, drop_cells: list[str]
+) -> None:
+    """Two `whytree run --webhook` replicas behind a balancer (a rolling restart): the one
+    holding the analysis is stopped with a drain shorter than the work; the other takes
+    the update over at once. With a 300 s lease it could not have waited for the lease:
+    the test gives up well before that."""
+    env = _env(database_url, telegram, free_port(), drain_sec=0.5)
+    del env["API_LISTEN"]  # the replicas share nothing but the database
+    procs, balancer = await start_replicas(telegram, env, 2, name="rolling")
+    try:
+        async with _locked(database_url) as lock:
+            telegram.push_message(CHAT, f"Why did traffic drop on cell {drop_cells[0]}?")
+
+            async def held() -> bool:  # its checks on the lock: its deep job is running
+                return bool(
+                    await lock.fetchval(
+                        "SELECT (SELECT count(*) FROM inbox_updates WHERE status = 'processing')"
+                        " * (SELECT count(*) FROM pg_stat_activity"
+                        "    WHERE wait_event_type = 'Lock' AND usename = 'whytree_reader')"
+                    )
+                )
+
+            await _until("a replica holding the question", held, procs[0])
+            owner = await lock.fetchval("SELECT owner FROM inbox_updates")
+            [stopped] = [p for p in procs if p.owner == owner]
+            [other] = [p for p in procs if p is not stopped]
+            assert await _stop(stopped) == 0, stopped.stderr()[-3000:]
+
+            async def taken_by_the_other() -> bool:
+                row = await lock.fetchrow("SELECT owner, status FROM inbox_updates")
+                return row is not None and row["owner"] == other.owner
+
+            await _until("the other replica taking it over", taken_by_the_other, other)
+        # The lock is gone: the other replica finishes the analysis.
+
+        async def answered() -> bool:
+            return bool(_reports(telegram, CHAT))
+
+        await _until("the report from the other replica", answered, other)
+    finally:
+        await stop_replicas(procs, balancer)
+    assert len(_reports(telegram, CHAT)) == 1
+    rows = await _rows(database_url)
+    assert [r["status"] for r in rows["inbox"]] == ["done"]
+    assert [(r["status"], r["attempts"]) for r in rows["jobs"]] == [("done", 2)]
