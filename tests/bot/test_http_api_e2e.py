@@ -173,3 +173,19 @@ async def test_keys_limits_and_the_description(bot: RunningBot, key: str) -> Non
             f"{url}/v1/ask", json={"question": "hi"}, headers={"Authorization": f"Bearer {key}"}
         ) as resp:
             assert resp.status == 401
+
+
+async def test_a_stopping_server_sends_new_questions_to_another_replica(
+    bot: RunningBot, key: str, questions: list[str]
+) -> None:
+    """Once the drain has begun (SIGTERM), a new question gets 503 with Retry-After: the
+    load balancer's retry reaches a replica that takes work."""
+    assert bot.api is not None
+    bot.runtime.drain.begin()
+    auth = {"Authorization": f"Bearer {key}"}
+    async with (
+        aiohttp.ClientSession() as http,
+        http.post(f"{bot.api.url}/v1/ask", json={"question": questions[0]}, headers=auth) as resp,
+    ):
+        assert resp.status == 503 and resp.headers["Retry-After"] == "1"
+        assert "stopping" in (await resp.json())["error"]
