@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, TypeVar
 
 from reasoning_core.runbooks.timewindow import TimeWindow
 from reasoning_core.tools.base import ToolRequest, ToolResult
@@ -140,13 +140,16 @@ class CheckKind:
         return []
 
 
+K = TypeVar("K", bound=CheckKind)
+
+
 class KindRegistry:
     """The check kinds by name."""
 
     def __init__(self) -> None:
         self._kinds: dict[str, CheckKind] = {}
 
-    def register(self, kind: CheckKind) -> CheckKind:
+    def register(self, kind: K) -> K:
         """Add a kind (a second kind of the same name is a programming error)."""
         if kind.name in self._kinds:
             raise ValueError(f"a check kind named {kind.name!r} is registered already")
