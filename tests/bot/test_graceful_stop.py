@@ -262,8 +262,9 @@ async def test_a_webhook_replica_stopped_mid_analysis_hands_it_to_the_other_at_o
             await _until("the other replica taking it over", taken_by_the_other, other)
         # The lock is gone: the other replica finishes the analysis.
 
-        async def answered() -> bool:
-            return bool(_reports(telegram, CHAT))
+        async def answered() -> bool:  # and its outcome recorded (its drain is short)
+            rows = await _rows(database_url)
+            return bool(_reports(telegram, CHAT)) and rows["inbox"][0]["status"] == "done"
 
         await _until("the report from the other replica", answered, other)
     finally:
