@@ -48,9 +48,10 @@ def harness_settings(
         # Most tests read the reply's one message; streaming has its own tests.
         "stream_replies": False,
         # The suite runs three test processes on two cores: a demo query that takes
-        # milliseconds alone has once taken over the operator's 5 s default there. A test
-        # of the timeout sets its own.
-        "tools_sql_timeout_ms": 30_000,
+        # milliseconds alone has once taken over the operator's 5 s default there, and over
+        # 30 s with stress-ng beside the suite (ten analyses at once). A guard against a
+        # hang, not a speed: a test of the timeout sets its own.
+        "tools_sql_timeout_ms": 120_000,
     }
     values.update(extra)
     return load_settings(env_file=None, **values)
