@@ -13,6 +13,10 @@ went away is postponed, not failed: it is answered once the database is back.
 Long polling and the webhook store through `InboxWorker.receiving`: an update that
 arrives while the worker has a free slot (and no older update waits) is stored and
 claimed in one statement and answered at once, without a claim round trip.
+
+When the process stops (bot/delivery/drain.py) the worker claims nothing more, lets
+the updates it holds finish until the drain's deadline, and hands back the rest
+(pending again, no lease to run out): another process takes them at once.
 """
 
 from __future__ import annotations
