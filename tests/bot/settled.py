@@ -24,16 +24,3 @@ async def inbox_settled(database_url: str, *, stored: int = 1) -> None:
                 return
             await asyncio.sleep(0.1)
     raise AssertionError(f"the inbox never settled with {stored} update(s) finished")
-
-
-async def update_settled(database_url: str, update_id: int) -> None:
-    """Until that update is stored and has its outcome (and no deep analysis runs)."""
-    async with takeover.connected(database_url) as conn:
-        for _ in range(int(LIMIT_SEC * 10)):
-            stored = await conn.fetchval(
-                "SELECT count(*) FROM inbox_updates WHERE update_id = $1", update_id
-            )
-            if stored and await takeover.finished(conn):
-                return
-            await asyncio.sleep(0.1)
-    raise AssertionError(f"update {update_id} was never finished")

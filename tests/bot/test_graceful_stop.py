@@ -137,6 +137,19 @@ async def _stop(proc: BotProcess) -> int:
     return await asyncio.wait_for(proc.wait_dead(), WITHIN_SEC)
 
 
+@asynccontextmanager
+async def _held_mid_analysis(
+    database_url: str, telegram: FakeTelegramServer, proc: BotProcess, port: int, cells: list[str]
+) -> AsyncIterator[None]:
+    """`proc` up, a question and an alert sent to it, and both analyses held on the lock
+    until the block ends."""
+    await _up(telegram, proc)
+    async with _locked(database_url) as lock:
+        await _ask_and_alert(telegram, port, cells)
+        await _until("both analyses on the lock", lambda: _both_held_mid_analysis(lock), proc)
+        yield
+
+
 @pytest.fixture
 def drop_cells(demo_examples: list[ExampleQuestion]) -> list[str]:
     return [e.cellname for e in demo_examples if e.kind == "technical"][:2]
@@ -149,10 +162,7 @@ async def test_sigterm_lets_the_analyses_in_flight_finish_and_nothing_runs_again
     first = BotProcess(_env(database_url, telegram, port, drain_sec=120), name="draining")
     await first.start()
     try:
-        await _up(telegram, first)
-        async with _locked(database_url) as lock:
-            await _ask_and_alert(telegram, port, drop_cells)
-            await _until("both analyses on the lock", lambda: _both_held_mid_analysis(lock), first)
+        async with _held_mid_analysis(database_url, telegram, first, port, drop_cells):
             assert first.proc is not None
             first.proc.send_signal(signal.SIGTERM)
 
@@ -192,10 +202,7 @@ async def test_a_drain_shorter_than_the_work_hands_it_back_to_the_next_process_a
     first = BotProcess(_env(database_url, telegram, port, drain_sec=0.5), name="short")
     await first.start()
     try:
-        await _up(telegram, first)
-        async with _locked(database_url) as lock:
-            await _ask_and_alert(telegram, port, drop_cells)
-            await _until("both analyses on the lock", lambda: _both_held_mid_analysis(lock), first)
+        async with _held_mid_analysis(database_url, telegram, first, port, drop_cells):
             assert await _stop(first) == 0, first.stderr()[-3000:]
             handed_back = await _rows(database_url)
     finally:

@@ -30,7 +30,7 @@ from reasoning_core.runbooks import (
     evaluate,
 )
 from reasoning_core.runbooks.kinds import Bound
-from reasoning_core.runbooks.kinds import sql as sql_kind
+from reasoning_core.runbooks.kinds import bind_sql as bind_sql_args
 from reasoning_core.tools.base import ToolRequest, ToolResult
 from reasoning_core.tree.wording import phrase
 
@@ -74,7 +74,7 @@ def bind_sql(template: str, values: dict[str, Any]) -> tuple[str, list[Any]]:
     """asyncpg-ready SQL and its arguments (the sql kind's binding); RunbookInputError
     when a value cannot be used."""
     try:
-        return sql_kind.bind_sql(template, values)
+        return bind_sql_args(template, values)
     except SQLTemplateError as e:
         raise RunbookInputError(str(e)) from e
 

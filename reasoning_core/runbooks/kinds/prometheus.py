@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -10,8 +9,6 @@ from reasoning_core.runbooks.kinds.base import Bound, CheckFields, CheckKind, Ki
 from reasoning_core.runbooks.rows import prometheus_rows
 from reasoning_core.runbooks.templates import render_template, template_parameter_names
 from reasoning_core.tools.base import ToolRequest, ToolResult
-
-_METRIC = re.compile(r"[a-zA-Z_:][a-zA-Z0-9_:]*")
 
 
 class PrometheusKind(CheckKind):
@@ -46,7 +43,7 @@ class PrometheusKind(CheckKind):
 
     def metric_names(self, check: CheckFields, metrics: Mapping[str, str]) -> list[str]:
         names = [metrics[n] for n in self.parameter_names(check) if n in metrics]
-        return [n for n in dict.fromkeys(names) if _METRIC.fullmatch(n)]
+        return list(dict.fromkeys(names))  # the runbook model validated them as names
 
     def lookup_request(self, query: str, params: Mapping[str, Any]) -> ToolRequest:
         return ToolRequest(query=query)
