@@ -9,20 +9,13 @@ from bot.doctor.alertmanager import check_alertmanager
 from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
-from bot.doctor.sources import (
-    SQL_TOOL,
-    check_logs,
-    check_pg_sessions,
-    check_port,
-    check_prometheus,
-    check_runbooks,
-    check_sql,
-)
+from bot.doctor.sources import check_port, check_runbooks, check_tools
 from bot.doctor.telegram import check_telegram
 from bot.wiring.api import alertmanager_client
 from bot.wiring.app import Inspection, open_inspection
 from reasoning_core.errors import StoreError
 from reasoning_core.runbooks import RunbookSet, load_runbooks
+from reasoning_core.runbooks.kinds import ProbeContext, kind_of
 
 DATABASE = "database"
 #: How long one remote check may take: a hung server costs this, not a hang.
@@ -84,25 +77,17 @@ def _database(inspection: Inspection) -> Finding:
 async def _sources(settings: Settings, inspection: Inspection, limit_sec: float) -> list[Finding]:
     runbooks = await asyncio.to_thread(configured_runbooks, settings)
     tools = inspection.tools
+    later = {}
     if inspection.sql_after_migrations:
-        sql = Finding.note(
-            SQL_TOOL,
+        later["sql"] = Finding.note(
+            kind_of("sql").part,
             "runs as the reader role the migrations create: checked after the next start "
             "applies them",
         )
-    else:
-        sql = await check_sql(
-            tools, inspection.sql_problem, settings.tools.sql_schemas, limit_sec=limit_sec
-        )
+    context = ProbeContext(
+        schemas=settings.tools.sql_schemas, limit_sec=limit_sec, problem=inspection.sql_problem
+    )
     return [
-        sql,
-        await check_prometheus(tools, limit_sec=limit_sec),
-        await check_pg_sessions(tools),
-        *await check_logs(tools, limit_sec=limit_sec),
-        *await check_runbooks(
-            runbooks,
-            tools,
-            limit_sec=limit_sec,
-            after_migrations={"sql"} if inspection.sql_after_migrations else set(),
-        ),
+        *await check_tools(tools, context, later=later),
+        *await check_runbooks(runbooks, tools, limit_sec=limit_sec, after_migrations=set(later)),
     ]

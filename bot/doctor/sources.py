@@ -1,128 +1,51 @@
-"""The tool sources: SQL rights on the data schemas, Prometheus' v1 API, the runbooks and
-their data, and the metrics port."""
+"""The tool sources, each as its check kind probes it (reasoning_core/runbooks/kinds/), the
+runbooks and their data, and the metrics port."""
 
 from __future__ import annotations
 
 import asyncio
 import errno
 import socket
-from collections.abc import Mapping, Sequence, Set
-from datetime import UTC, datetime, timedelta
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping, Set
 
 from bot.doctor.discovery import PART, discover_runbooks, off_findings, runbook_finding
 from bot.doctor.report import Finding
-from reasoning_core.errors import ToolError
-from reasoning_core.logs import LogTool
 from reasoning_core.runbooks import RunbookSet
+from reasoning_core.runbooks.kinds import KINDS, Probe, ProbeContext, kind_of
 from reasoning_core.runbooks.model import Runbook
 from reasoning_core.tools.base import Tool, ToolRequest
 
-SQL_TOOL = "SQL tool (TOOLS_SQL_DSN)"
 
-
-@runtime_checkable
-class RightsReader(Protocol):
-    """The SQL tool's own catalogue look-up (storage/sql_tool.py: `PgSqlTool`)."""
-
-    async def table_rights(self, schemas: Sequence[str]) -> list[tuple[str, int, int]]: ...
-
-
-async def check_sql(
-    tools: Mapping[str, Tool], problem: str | None, schemas: Sequence[str], *, limit_sec: float
-) -> Finding:
-    part = SQL_TOOL
-    sql = tools.get("sql")
-    if sql is None:
-        return Finding.fail(part, f"cannot connect: {problem}", "check TOOLS_SQL_DSN")
-    if not isinstance(sql, RightsReader):
-        return Finding.ok(part, "configured (its rights are not readable here)")
-    try:
-        async with asyncio.timeout(limit_sec):
-            rights = await sql.table_rights(schemas)
-    except (ToolError, TimeoutError) as e:
-        return Finding.fail(part, f"cannot read the catalogue: {e}", "check TOOLS_SQL_DSN")
-    found = {schema: (tables, readable) for schema, tables, readable in rights}
-    for schema in schemas:
-        tables, readable = found.get(schema, (0, 0))
-        if tables == 0:
-            return Finding.fail(
-                part,
-                f"schema {schema} has no tables this role can see",
-                f"load the data (`whytree demo`), or GRANT USAGE ON SCHEMA {schema}",
-                required=False,
-            )
-        if readable < tables:
-            return Finding.fail(
-                part,
-                f"may read {readable} of {tables} tables in schema {schema}",
-                f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO the role of TOOLS_SQL_DSN",
-            )
-    return Finding.ok(part, f"reads every table of {', '.join(schemas)}")
-
-
-async def check_prometheus(tools: Mapping[str, Tool], *, limit_sec: float) -> Finding:
-    part = "Prometheus (PROMETHEUS_URL)"
-    prometheus = tools.get("prometheus")
-    if prometheus is None:
-        return Finding.off(part, "not configured")
-    result = await prometheus.run(ToolRequest(query="vector(1)", timeout_sec=limit_sec))
-    if result.ok:
-        return Finding.ok(part, "answers the v1 query API")
-    return Finding.fail(
-        part,
-        f"does not answer Prometheus' HTTP API v1: {result.error}",
-        "PROMETHEUS_URL is the server's root (http://host:9090), not a page or another API",
-    )
-
-
-async def check_pg_sessions(tools: Mapping[str, Tool]) -> Finding:
-    """The monitored PostgreSQL's sessions: its fixed query answers, or why not."""
-    part = "PostgreSQL sessions (TOOLS_PG_MONITOR_DSN)"
-    sessions = tools.get("pg_sessions")
-    if sessions is None:
-        return Finding.off(part, "not configured: lock checks cannot name the blocking session")
-    result = await sessions.run(ToolRequest(query="blockers"))
-    if result.ok:
-        return Finding.ok(part, f"answers; {result.row_count} session(s) wait for a lock now")
-    return Finding.fail(
-        part,
-        result.error or "no answer",
-        "a login with pg_monitor on the PostgreSQL the runbooks diagnose "
-        "(CREATE ROLE … LOGIN IN ROLE pg_monitor)",
-        required=False,
-    )
-
-
-async def check_logs(tools: Mapping[str, Tool], *, limit_sec: float) -> list[Finding]:
-    """One line per log source: readable, with its lines of the last hour, or why not."""
-    logs = tools.get("logs")
-    if not isinstance(logs, LogTool):
-        return []
-    now = datetime.now(UTC)
-    findings = []
-    for name in logs.sources:
-        result = await logs.run(
-            ToolRequest(
-                source=name, start=now - timedelta(hours=1), end=now, timeout_sec=limit_sec
-            )
-        )
-        part = f"log source {name}"
-        if not result.ok:
-            findings.append(
-                Finding.fail(
-                    part,
-                    result.error or "unreadable",
-                    "check its paths, permissions, unit or URL in LOG_SOURCES (docs/logs.md)",
-                    required=False,
-                )
-            )
+async def check_tools(
+    tools: Mapping[str, Tool], context: ProbeContext, *, later: Mapping[str, Finding]
+) -> list[Finding]:
+    """Each check kind's tool, in the registry's order, as its kind probes it (or says it
+    is not configured); a kind in `later` gets that line instead (checked after the next
+    start applies the migrations it needs)."""
+    findings: list[Finding] = []
+    for name in KINDS.names():
+        if name in later:
+            findings.append(later[name])
             continue
-        more = " or more" if result.truncated else ""
-        findings.append(
-            Finding.ok(part, f"readable, {result.row_count}{more} lines in the last hour")
-        )
+        kind = kind_of(name)
+        tool = tools.get(name)
+        if tool is None:
+            absent = kind.absent(context)
+            probes = [absent] if absent is not None else []
+        else:
+            probes = await kind.probe(tool, context)
+        findings.extend(_finding(probe) for probe in probes)
     return findings
+
+
+def _finding(probe: Probe) -> Finding:
+    return Finding(
+        part=probe.part,
+        status=probe.state,
+        detail=probe.detail,
+        fix=probe.fix,
+        required=probe.required and probe.state == "fail",
+    )
 
 
 async def check_runbooks(

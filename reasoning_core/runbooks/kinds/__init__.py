@@ -2,7 +2,7 @@
 
 `kind_of(check.tool)` is how the runbook model, the planner and the explorer treat a
 check; `register(kind)` adds one. The shipped kinds: `sql`, `prometheus`, `http_check`,
-`logs`, `pg_sessions`.
+`pg_sessions`, `logs` (in the order `whytree doctor` reports them).
 """
 
 from reasoning_core.runbooks.kinds.base import (
@@ -12,6 +12,8 @@ from reasoning_core.runbooks.kinds.base import (
     CheckKind,
     KindError,
     KindRegistry,
+    Probe,
+    ProbeContext,
 )
 from reasoning_core.runbooks.kinds.http import HttpKind
 from reasoning_core.runbooks.kinds.logs import LogsKind
@@ -20,7 +22,7 @@ from reasoning_core.runbooks.kinds.prometheus import PrometheusKind
 from reasoning_core.runbooks.kinds.sql import SqlKind, bind_sql
 
 KINDS = KindRegistry()
-for _kind in (SqlKind(), PrometheusKind(), HttpKind(), LogsKind(), PgSessionsKind()):
+for _kind in (SqlKind(), PrometheusKind(), HttpKind(), PgSessionsKind(), LogsKind()):
     KINDS.register(_kind)
 
 register = KINDS.register
@@ -35,6 +37,8 @@ __all__ = [
     "CheckKind",
     "KindError",
     "KindRegistry",
+    "Probe",
+    "ProbeContext",
     "bind_sql",
     "kind_of",
     "register",

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, ClassVar, Protocol, TypeVar
+from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from reasoning_core.runbooks.timewindow import TimeWindow
-from reasoning_core.tools.base import ToolRequest, ToolResult
+from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 
 #: The template fields of a check; each kind takes some of them.
 TEMPLATE_FIELDS = ("query", "source", "request")
@@ -67,6 +67,32 @@ class CheckFields(Protocol):
     def verdict(self) -> VerdictFields: ...
 
 
+ProbeState = Literal["ok", "fail", "off"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Probe:
+    """What `whytree doctor` found of one kind's tool: it works (`ok`), it is broken
+    (`fail`, with the `fix`; `required`: a failure makes doctor exit non-zero), or it is
+    not configured (`off`)."""
+
+    part: str
+    state: ProbeState
+    detail: str
+    fix: str = ""
+    required: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProbeContext:
+    """What a probe may need beyond its tool: the data schemas the SQL tool reads, why a
+    tool failed to open (`problem`), and how long one remote call may take."""
+
+    schemas: Sequence[str]
+    limit_sec: float
+    problem: str | None = None
+
+
 @dataclass(frozen=True, kw_only=True)
 class Bound:
     """What one check's request is built from: every value its template may name (the
@@ -95,6 +121,9 @@ class CheckKind:
     lookups: ClassVar[bool] = False
     #: Its known-values rows carry the names in a label the query names (`label:`).
     lookup_label: ClassVar[bool] = False
+    #: How `whytree doctor` names its tool, with the setting that configures it
+    #: ("" : doctor does not report it).
+    part: ClassVar[str] = ""
 
     @property
     def template_field(self) -> str:
@@ -137,6 +166,17 @@ class CheckKind:
 
     def lookup_parameter_names(self, query: str) -> list[str]:
         """The parameters an anchor or known-values query names."""
+        return []
+
+    def absent(self, context: ProbeContext) -> Probe | None:
+        """Doctor's line when its tool is not configured (None: no line)."""
+        if not self.part:
+            return None
+        return Probe(part=self.part, state="off", detail="not configured", required=False)
+
+    async def probe(self, tool: Tool, context: ProbeContext) -> list[Probe]:
+        """Doctor's lines for its configured tool: one cheap call that shows it answers.
+        Never raises for a broken tool (that is what the lines say)."""
         return []
 
 

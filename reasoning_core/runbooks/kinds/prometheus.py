@@ -5,16 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from reasoning_core.runbooks.kinds.base import Bound, CheckFields, CheckKind, KindError
+from reasoning_core.runbooks.kinds.base import (
+    Bound,
+    CheckFields,
+    CheckKind,
+    KindError,
+    Probe,
+    ProbeContext,
+)
 from reasoning_core.runbooks.rows import prometheus_rows
 from reasoning_core.runbooks.templates import render_template, template_parameter_names
-from reasoning_core.tools.base import ToolRequest, ToolResult
+from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 
 
 class PrometheusKind(CheckKind):
     name = "prometheus"
     lookups = True
     lookup_label = True
+    part = "Prometheus (PROMETHEUS_URL)"
 
     def validate(self, check: CheckFields) -> None:
         super().validate(check)
@@ -50,3 +58,11 @@ class PrometheusKind(CheckKind):
 
     def lookup_parameter_names(self, query: str) -> list[str]:
         return template_parameter_names(query)
+
+    async def probe(self, tool: Tool, context: ProbeContext) -> list[Probe]:
+        result = await tool.run(ToolRequest(query="vector(1)", timeout_sec=context.limit_sec))
+        if result.ok:
+            return [Probe(part=self.part, state="ok", detail="answers the v1 query API")]
+        fix = "PROMETHEUS_URL is the server's root (http://host:9090), not a page or another API"
+        detail = f"does not answer Prometheus' HTTP API v1: {result.error}"
+        return [Probe(part=self.part, state="fail", detail=detail, fix=fix)]

@@ -2,21 +2,38 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
-from reasoning_core.runbooks.kinds.base import Bound, CheckFields, CheckKind, KindError
+from reasoning_core.errors import ToolError
+from reasoning_core.runbooks.kinds.base import (
+    Bound,
+    CheckFields,
+    CheckKind,
+    KindError,
+    Probe,
+    ProbeContext,
+)
 from reasoning_core.runbooks.sqltext import (
     compile_sql,
     ensure_read_only,
     mask_sql,
     sql_parameter_names,
 )
-from reasoning_core.tools.base import ToolRequest
+from reasoning_core.tools.base import Tool, ToolRequest
 
 _POSITIONAL = re.compile(r"\$(\d+)(?!\d)")
+
+
+@runtime_checkable
+class RightsReader(Protocol):
+    """The SQL tool's own catalogue look-up (storage/sql_tool.py: `PgSqlTool`): per data
+    schema, its tables and how many of them the role may read."""
+
+    async def table_rights(self, schemas: Sequence[str]) -> list[tuple[str, int, int]]: ...
 
 
 def bind_sql(template: str, values: Mapping[str, Any]) -> tuple[str, list[Any]]:
@@ -48,6 +65,7 @@ def bind_sql(template: str, values: Mapping[str, Any]) -> tuple[str, list[Any]]:
 class SqlKind(CheckKind):
     name = "sql"
     lookups = True
+    part = "SQL tool (TOOLS_SQL_DSN)"
 
     def check_query(self, query: str) -> None:
         ensure_read_only(query)
@@ -70,3 +88,35 @@ class SqlKind(CheckKind):
 
     def lookup_parameter_names(self, query: str) -> list[str]:
         return sql_parameter_names(query)
+
+    def absent(self, context: ProbeContext) -> Probe:
+        why = context.problem or "not configured"
+        detail = f"cannot connect: {why}"
+        return Probe(part=self.part, state="fail", detail=detail, fix="check TOOLS_SQL_DSN")
+
+    async def probe(self, tool: Tool, context: ProbeContext) -> list[Probe]:
+        """The role reads every table of the data schemas, or which grant is missing."""
+        if not isinstance(tool, RightsReader):
+            detail = "configured (its rights are not readable here)"
+            return [Probe(part=self.part, state="ok", detail=detail)]
+        try:
+            async with asyncio.timeout(context.limit_sec):
+                rights = await tool.table_rights(context.schemas)
+        except (ToolError, TimeoutError) as e:
+            detail = f"cannot read the catalogue: {e}"
+            return [Probe(part=self.part, state="fail", detail=detail, fix="check TOOLS_SQL_DSN")]
+        found = {schema: (tables, readable) for schema, tables, readable in rights}
+        for schema in context.schemas:
+            tables, readable = found.get(schema, (0, 0))
+            if tables == 0:
+                fix = f"load the data (`whytree demo`), or GRANT USAGE ON SCHEMA {schema}"
+                detail = f"schema {schema} has no tables this role can see"
+                return [
+                    Probe(part=self.part, state="fail", detail=detail, fix=fix, required=False)
+                ]
+            if readable < tables:
+                fix = f"GRANT SELECT ON ALL TABLES IN SCHEMA {schema} TO the role of TOOLS_SQL_DSN"
+                detail = f"may read {readable} of {tables} tables in schema {schema}"
+                return [Probe(part=self.part, state="fail", detail=detail, fix=fix)]
+        detail = f"reads every table of {', '.join(context.schemas)}"
+        return [Probe(part=self.part, state="ok", detail=detail)]

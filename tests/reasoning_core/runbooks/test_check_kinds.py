@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import yaml
 
+from bot.doctor.sources import check_tools
 from reasoning_core.planners.runbook.checks import PlanState, build_request, judge
 from reasoning_core.runbooks import parse_runbook
 from reasoning_core.runbooks.kinds import (
@@ -20,12 +21,14 @@ from reasoning_core.runbooks.kinds import (
     CheckFields,
     CheckKind,
     KindError,
+    Probe,
+    ProbeContext,
     register,
     unregister,
 )
 from reasoning_core.runbooks.model import Runbook
 from reasoning_core.runbooks.timewindow import TimeWindow
-from reasoning_core.tools.base import ToolRequest, ToolResult
+from reasoning_core.tools.base import Tool, ToolRequest, ToolResult
 
 REPO = Path(__file__).resolve().parents[3]
 PRODUCT = ("bot", "reasoning_core", "storage", "logsources", "demo", "lab", "benchmarks")
@@ -38,6 +41,7 @@ class RedisKind(CheckKind):
     name = "redis_info"
     fields = ("query",)
     optional = True
+    part = "Redis (REDIS_URL)"
 
     def validate(self, check: CheckFields) -> None:
         super().validate(check)
@@ -49,6 +53,29 @@ class RedisKind(CheckKind):
 
     def rows(self, result: ToolResult) -> list[dict[str, Any]]:
         return [{"value": float(r["value"])} for r in result.rows]
+
+    async def probe(self, tool: Tool, context: ProbeContext) -> list[Probe]:
+        result = await tool.run(ToolRequest(query="PING", timeout_sec=context.limit_sec))
+        if result.ok:
+            return [Probe(part=self.part, state="ok", detail="answers PING")]
+        fix = "check REDIS_URL"
+        return [Probe(part=self.part, state="fail", detail=str(result.error), fix=fix)]
+
+
+class RedisTool:
+    """A Redis that answers PING, or refuses every call (`down`)."""
+
+    name = "redis_info"
+
+    def __init__(self, *, down: bool = False) -> None:
+        self.down = down
+        self.asked: list[str | None] = []
+
+    async def run(self, request: ToolRequest) -> ToolResult:
+        self.asked.append(request.query)
+        if self.down:
+            return ToolResult(tool=self.name, ok=False, error="connection refused")
+        return ToolResult(tool=self.name, ok=True, rows=[{"value": "PONG"}], row_count=1)
 
 
 def _runbook(**check: Any) -> dict[str, Any]:
@@ -122,6 +149,27 @@ def test_a_new_kind_is_one_class_and_one_registration(toy_kind: RedisKind) -> No
     found = ToolResult(tool="redis_info", ok=True, rows=[{"value": "0.97"}], row_count=1)
     evidence = judge(check, _state(), found)
     assert evidence.confirmed is True and "0.97" in evidence.text
+
+
+async def test_doctor_reports_a_new_kind_as_the_kind_probes_it(toy_kind: RedisKind) -> None:
+    context = ProbeContext(schemas=("public",), limit_sec=1.0)
+    redis = RedisTool()
+    findings = await check_tools({"redis_info": redis}, context, later={})
+    mine = [f for f in findings if f.part == "Redis (REDIS_URL)"]
+    assert [(f.status, f.detail) for f in mine] == [("ok", "answers PING")]
+    assert redis.asked == ["PING"]
+    redis.down = True
+    findings = await check_tools({"redis_info": redis}, context, later={})
+    (broken,) = [f for f in findings if f.part == "Redis (REDIS_URL)"]
+    assert (broken.status, broken.detail, broken.fix) == (
+        "fail",
+        "connection refused",
+        "check REDIS_URL",
+    )
+    assert broken.required  # the kind said so: doctor exits non-zero
+    findings = await check_tools({}, context, later={})
+    (absent,) = [f for f in findings if f.part == "Redis (REDIS_URL)"]
+    assert (absent.status, absent.required) == ("off", False)  # not configured, not broken
 
 
 def test_a_kind_validates_its_own_fields(toy_kind: RedisKind) -> None:
