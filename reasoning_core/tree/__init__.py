@@ -4,7 +4,8 @@
 ``edits``, is saved at once, and recomputes its ancestors (``aggregation``).
 ``synthesis`` ranks the hypotheses, ``report`` and ``wording`` turn the synthesis
 into a ru/en report, ``render`` prints the tree as text, ``tool`` offers the tree
-to a model as one function-calling tool; ``walk`` and ``status`` are helpers.
+to a model as one function-calling tool (on a draft of ``drafts`` when the agent
+planner grows one); ``walk`` and ``status`` are helpers.
 """
 
 from reasoning_core.tree.manager import TreeManager

@@ -256,15 +256,3 @@ def recompute_ancestors(tree: Tree, node_id: str) -> list[str]:
     for current in chain:
         current.confidence = node_confidence(tree, current)
     return [n.id for n in chain]
-
-
-def recompute_all(tree: Tree) -> None:
-    """Recompute every node bottom-up (repair or tests; normal updates use ancestors)."""
-    root = root_of(tree)
-    _recompute_below(tree, root)
-
-
-def _recompute_below(tree: Tree, node: Node) -> None:
-    for child in children(tree, node.id):
-        _recompute_below(tree, child)
-    node.confidence = node_confidence(tree, node)

@@ -23,13 +23,12 @@ from typing import Any, Generic, Literal, TypeVar
 
 from reasoning_core.errors import NotFoundError, TreeError
 from reasoning_core.models import Evidence, Node, NodeType, Synthesis, Tree
-from reasoning_core.ports import TreeStore, TreeSummary
+from reasoning_core.ports import TreeStore
 from reasoning_core.tree.aggregation import recompute_ancestors
 from reasoning_core.tree.edits import (
     DEFAULT_MAX_DEPTH,
     ROOT_ID,
     NewNode,
-    active_node,
     add_node,
     close_node,
     default_title,
@@ -107,12 +106,6 @@ class TreeManager:
             self._tree = tree
         return tree.model_copy(deep=True)
 
-    async def list_trees(
-        self, *, user_id: int | None = None, limit: int = 20
-    ) -> list[TreeSummary]:
-        """Newest trees first, of one user or of everyone."""
-        return await self._store.list(user_id=user_id, limit=limit)
-
     async def get_final_synthesis(self) -> Synthesis:
         """Conclude from the tree as it stands; the synthesis is stored on the tree."""
         return await self._apply(lambda tree: (synthesize(tree), []))
@@ -187,16 +180,6 @@ class TreeManager:
             return added, touched
 
         return await self._apply(add)
-
-    async def start_node(self, node_id: str) -> Node:
-        """Mark a pending node in progress (a check has been sent)."""
-
-        def start(tree: Tree) -> tuple[Node, list[str]]:
-            node = active_node(tree, node_id)
-            node.status = "in_progress"
-            return node, [node.id]
-
-        return await self._apply(start)
 
     async def set_node_result(self, node_id: str, result: Evidence) -> Node:
         """Record what a check found, mark it completed and aggregate upward.

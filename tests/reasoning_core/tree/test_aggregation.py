@@ -20,7 +20,6 @@ from reasoning_core.tree.aggregation import (
     K,
     ceiling,
     logit,
-    recompute_all,
     recompute_ancestors,
     sigmoid,
     strength,
@@ -30,6 +29,7 @@ from reasoning_core.tree.aggregation import (
 from reasoning_core.tree.edits import NewNode, add_node, close_node, set_result
 from reasoning_core.tree.synthesis import synthesize
 from reasoning_core.tree.walk import ancestors, is_active
+from tests.reasoning_core.tree.full_recompute import recompute_all
 
 NOW = datetime(2024, 5, 6, 12, 0, tzinfo=UTC)
 

@@ -6,7 +6,9 @@ bad arguments come back as JSON errors, never as exceptions.
 
 from __future__ import annotations
 
+import asyncio
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import asyncpg
@@ -14,8 +16,10 @@ import pytest
 
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
+from reasoning_core.errors import TreeError
 from reasoning_core.llm.openai_model import OpenAIChatModel
 from reasoning_core.ports import ChatMessage, ToolCall
+from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.tool import TOOL_NAME, TREE_TOOL_SPEC, TreeToolExecutor, run_tool_loop
 from storage.trees import PgTreeStore
 
@@ -184,15 +188,112 @@ async def test_a_model_drives_the_tree_through_tool_calls(
         model = OpenAIChatModel(base_url=llm.base_url, api_key="t", model="m", timeout=5.0)
         try:
             prompt = [ChatMessage(role="user", content="Why did traffic drop?")]
-            final, conversation = await run_tool_loop(model, tool, prompt)
+            session = await run_tool_loop(model, tool, prompt)
         finally:
             await model.aclose()
         assert llm.requests[0]["tools"][0]["function"]["name"] == TREE_TOOL_SPEC.name
-    assert final.text == "The cell had an outage."
-    replies = [json.loads(m.content or "") for m in conversation if m.role == "tool"]
+    assert (session.text, session.stopped, session.rounds) == (
+        "The cell had an outage.",
+        "answered",
+        7,
+    )
+    replies = [json.loads(m.content or "") for m in session.conversation if m.role == "tool"]
     assert [r["ok"] for r in replies] == [True, True, True, False, True, True, True]
     assert "no node 'h7'" in replies[3]["error"]
     synthesis = replies[-1]["synthesis"]
     assert synthesis["primary"]["title"] == "Cell outage"
     saved = await store.load(replies[0]["tree_id"])
     assert set(saved.nodes) == {"root", "h1", "h2", "h1.v1"} and saved.user_id == 7
+
+
+async def test_an_owner_narrows_the_actions_bounds_the_tree_and_reads_checks(
+    store: PgTreeStore,
+) -> None:
+    def rule(check: Mapping[str, Any] | None) -> dict[str, Any]:
+        if not check or check.get("tool") != "sql":
+            raise TreeError("use the sql tool")
+        return {"tool": "sql", "query": check.get("query")}
+
+    narrow = TreeToolExecutor(
+        store=store,
+        user_id=7,
+        chat_id=70,
+        actions=("add_child", "get_status"),
+        max_nodes=3,
+        check_rule=rule,
+    )
+    manager = TreeManager(store=store)
+    await manager.create_tree("why?")
+    tree_id = narrow.include(manager)
+    refused = await act(narrow, action="create_tree", description="another")
+    assert refused == {
+        "ok": False,
+        "error": "action 'create_tree' is not available here; use add_child, get_status",
+    }
+    added = await act(
+        narrow,
+        action="add_child",
+        tree_id=tree_id,
+        parent_id="root",
+        description="Outage",
+        title="outage",
+        prior=0.7,
+    )
+    assert added["node_id"] == "h1" and manager.tree.nodes["h1"].prior == 0.7
+    no_check = await act(
+        narrow, action="add_child", tree_id=tree_id, parent_id="h1", description="availability"
+    )
+    assert no_check == {"ok": False, "error": "use the sql tool"}
+    check = {"tool": "sql", "query": "SELECT 1"}
+    done = await act(
+        narrow,
+        action="add_child",
+        tree_id=tree_id,
+        parent_id="h1",
+        description="availability",
+        check=check,
+    )
+    assert manager.tree.nodes[done["node_id"]].context == check
+    full = await act(
+        narrow, action="add_child", tree_id=tree_id, parent_id="root", description="Demand"
+    )
+    assert full == {"ok": False, "error": "the tree is full: it has its 3 nodes"}
+    plain = await act(tool_of(store), action="create_tree", description="x")
+    stray = await act(
+        tool_of(store),
+        action="add_child",
+        tree_id=plain["tree_id"],
+        parent_id="root",
+        description="A",
+        check=check,
+    )
+    assert stray == {"ok": False, "error": "a check is not taken here"}
+
+
+def tool_of(store: PgTreeStore) -> TreeToolExecutor:
+    return TreeToolExecutor(store=store, user_id=7, chat_id=70)
+
+
+async def test_a_session_is_bounded_by_rounds_calls_per_reply_and_the_deadline(
+    tool: TreeToolExecutor,
+) -> None:
+    status = (TOOL_NAME, {"action": "get_status", "tree_id": "nope"})
+    prompt = [ChatMessage(role="user", content="Why?")]
+    async with FakeOpenAIServer() as llm:
+        model = OpenAIChatModel(base_url=llm.base_url, api_key="t", model="m", timeout=5.0)
+        try:
+            llm.script(lambda _request: Reply.tool_calls_of(*[status] * 40))  # endless, wide
+            endless = await run_tool_loop(model, tool, prompt, max_rounds=3)
+            llm.script(lambda _request: Reply.tool_call(*status, delay=0.3))
+            loop = asyncio.get_running_loop()
+            late = await run_tool_loop(model, tool, prompt, deadline=loop.time() + 0.5)
+            llm.script(lambda _request: Reply.error(400, message="no"))
+            failed = await run_tool_loop(model, tool, prompt)
+        finally:
+            await model.aclose()
+    assert (endless.stopped, endless.rounds) == ("rounds", 3)
+    answers = [json.loads(m.content or "") for m in endless.conversation if m.role == "tool"]
+    assert len(answers) == 3 * 40  # every call answered, as the protocol wants
+    assert sum("too many calls in one reply" in a["error"] for a in answers) == 3 * 24
+    assert (late.stopped, late.rounds) == ("deadline", 1)
+    assert failed.stopped == "failed" and failed.error is not None and failed.rounds == 0
