@@ -1,21 +1,18 @@
 """Dates as a question says them, in English and Russian: the grammar, before any anchor.
 
 `find_dates` reads the question into unresolved `DateExpr`s ("12 October",
-"вчера", "с понедельника"); `DateExpr.resolve` turns one into a UTC midnight
-relative to an anchor. The anchor is the data's last timestamp, not the wall
-clock, so historical datasets work. Investigation windows built from these
-dates live in reasoning_core/runbooks/timewindow.py.
+"вчера", "с понедельника"), the first start and the first end as a `DateSpan`;
+``date_expr.py`` resolves them against an anchor. Investigation windows built from
+these dates live in reasoning_core/runbooks/timewindow.py.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from datetime import UTC, date, datetime, time, timedelta
-from typing import Literal
+from datetime import date
 
-from pydantic import BaseModel, ConfigDict
-
+from reasoning_core.understanding.date_expr import DateExpr, DateSpan
 from reasoning_core.understanding.ordinals import (
     COUNT,
     EN_DAY,
@@ -26,102 +23,7 @@ from reasoning_core.understanding.ordinals import (
     day_number,
 )
 
-DateKind = Literal["date", "day", "days_ago", "weekday", "week", "month", "year"]
-
-
-class DateExpr(BaseModel):
-    """A date as the question says it, before an anchor gives it a calendar day."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    kind: DateKind
-    text: str
-    year: int | None = None
-    month: int | None = None
-    day: int | None = None
-    days_ago: int | None = None
-    weekday: int | None = None  # 0 = Monday
-    weeks_ago: int | None = None
-    months_ago: int | None = None
-    whole_month: bool = False  # "в октябре", "October 2026": the month, not its first day
-
-    def resolve(self, now: datetime, *, min_recent_hours: int = 12) -> datetime:
-        """UTC midnight of the day meant, relative to the anchor `now`."""
-        today = _utc(now).date()
-        if self.kind in ("date", "year"):  # a year: its first day
-            day = _calendar_day(self, today)
-        elif self.kind == "day":  # "the 27th", "с 25-го": the latest such day of a month
-            day = _month_day(self.day or 1, today)
-        elif self.kind == "days_ago":
-            day = today - timedelta(days=self.days_ago or 0)
-        elif self.kind == "weekday":
-            day = today - timedelta(days=(today.weekday() - (self.weekday or 0)) % 7)
-            if (_utc(now) - _midnight(day)) < timedelta(hours=min_recent_hours):
-                day -= timedelta(days=7)  # "since Monday" said on Monday morning
-        elif self.kind == "month":  # "last month": its first day
-            back = today.year * 12 + today.month - 1 - (self.months_ago or 0)
-            day = date(back // 12, back % 12 + 1, 1)
-        else:
-            day = today - timedelta(days=today.weekday() + 7 * (self.weeks_ago or 0))
-        return _midnight(day)
-
-    def last_day(self, now: datetime) -> datetime:
-        """UTC midnight of the last day the expression covers: a year's 31 December, else
-        the day it starts (a point)."""
-        if self.kind == "year" and self.year is not None:
-            return _midnight(date(self.year, 12, 31))
-        return self.resolve(now)
-
-
-class DateSpan(BaseModel):
-    """The start ("since ...") and optional end ("until ...") the question names."""
-
-    model_config = ConfigDict(frozen=True)
-
-    start: DateExpr | None = None
-    end: DateExpr | None = None
-
-
-def _utc(moment: datetime) -> datetime:
-    if moment.tzinfo is None:
-        raise ValueError("naive datetime: anchors must be timezone-aware")
-    return moment.astimezone(UTC)
-
-
-def _midnight(day: date) -> datetime:
-    return datetime.combine(day, time(0), tzinfo=UTC)
-
-
-def _month_day(number: int, today: date) -> date:
-    """The latest day `number` of a month, not after `today`."""
-    year, month = today.year, today.month
-    while True:
-        try:
-            day = date(year, month, number)
-        except ValueError:  # "the 31st" in a 30-day month
-            day = None
-        if day is not None and day <= today:
-            return day
-        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
-
-
-def _calendar_day(expr: DateExpr, today: date) -> date:
-    month, day = expr.month or 1, expr.day or 1
-    if expr.year is not None:
-        return date(expr.year, month, day)
-    year = today.year
-    if (month, day) > (today.month, today.day):
-        year -= 1  # a day without a year is the latest one not after the anchor
-    if (month, day) == (2, 29):
-        while True:
-            try:
-                return date(year, 2, 29)
-            except ValueError:
-                year -= 1
-    return date(year, month, day)
-
-
-# --- parsing -----------------------------------------------------------------------
+__all__ = ["DateExpr", "DateSpan", "date_spans", "find_dates"]
 
 _EN_MONTHS = {
     "jan": 1,
@@ -287,9 +189,16 @@ def _week(weeks_ago: int) -> Builder:
 
 #: (pattern, builder, needs a since/until word before it)
 _SEASON_MONTH: dict[str, int] = {
-    "summer": 6, "летом": 6, "winter": 12, "зимой": 12,
-    "spring": 3, "весной": 3, "autumn": 9, "fall": 9, "осенью": 9,
-}  # fmt: skip
+    "summer": 6,
+    "летом": 6,
+    "winter": 12,
+    "зимой": 12,
+    "spring": 3,
+    "весной": 3,
+    "autumn": 9,
+    "fall": 9,
+    "осенью": 9,
+}
 
 #: The first day of a part of a month: "в начале октября", "mid-September", "late Oct".
 _PART = {"начале": 1, "early": 1, "середине": 11, "mid": 11, "конце": 21, "late": 21}
