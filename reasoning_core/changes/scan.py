@@ -3,15 +3,15 @@
 One range query per target (its series but histogram buckets) over the baseline and the
 incident window; at most `ScanLimits.max_queries` queries, `max_series` series and
 `budget_sec` seconds in all — whatever a bound cuts is named in `ScanResult.partial`.
-Counters (by the metadata's type, else a `_total` name) are scored as rates. A series that
-changed the same way in the same window a day before (a nightly job, a daily peak) changes
-every day at this hour and is left out — one more query per target that changed, within the
-same budget; no data a day before leaves the series in. A component's change is its
-earliest changed series; components are ranked by their strength, discounted by how long
-after the symptom's onset they changed (an effect comes after its cause); a part that
-stopped (its target no longer scraped, its process group empty) outranks any that merely
-moved, a change still going on outweighs one that already ended, and equal weights go to
-the component with more changed series. A counter born in the window (its target scraped
+Counters (``counters``: by the metadata's type, else a `_total` name) are scored as rates. A
+series that changed the same way in the same window a day before (a nightly job, a daily
+peak) changes every day at this hour and is left out — one more query per target that
+changed, within the same budget; no data a day before leaves the series in. A component's
+change is its earliest changed series; components are ranked by their strength, discounted
+by how long after the symptom's onset they changed (an effect comes after its cause); a part
+that stopped (its target no longer scraped, its process group empty) outranks any that
+merely moved, a change still going on outweighs one that already ended, and equal weights go
+to the component with more changed series. A counter born in the window (its target scraped
 before it) is a change too (`score_appeared`). The symptom's own series — a probe of the
 subject, the subject's request latency (`neighbourhood.symptom_series`) — are read but never
 candidates: they changed because it broke.
@@ -19,7 +19,6 @@ candidates: they changed because it broke.
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from collections import defaultdict
@@ -29,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from reasoning_core.changes.components import component_of
+from reasoning_core.changes.counters import is_counter, reads_as_counter
 from reasoning_core.changes.neighbourhood import (
     Target,
     neighbourhood,
@@ -39,7 +39,6 @@ from reasoning_core.changes.neighbourhood import (
 )
 from reasoning_core.changes.score import (
     MAX_SCORE,
-    SUSTAINED,
     SeriesChange,
     counter_rate,
     finite,
@@ -512,43 +511,6 @@ def host_total(item: ChangedSeries) -> bool:
 def _lag_factor(onset: datetime, reference: datetime) -> float:
     lag = (onset - reference) / LAG_SCALE
     return 1.0 if lag <= 0 else math.exp(-lag)
-
-
-#: Metadata types that say nothing of how a series moves.
-_UNTYPED = frozenset({"", "unknown", "untyped"})
-
-
-def reads_as_counter(
-    name: str,
-    raw: Sequence[tuple[datetime, float]],
-    types: Mapping[str, str],
-    incident_start: datetime,
-) -> bool:
-    """Is the series scored as a counter's rate? By its type (the metadata's, else a
-    `_total` name); a series of no known type (an exporter's "unknown": PostgreSQL's
-    `pg_stat_database_active_time`) by how it moved: never falling through its baseline and
-    rising in at least half its steps is a running total, whose level only grows — read
-    as a gauge it is "up" from the first sample of the window on."""
-    family = name.removesuffix("_total")
-    if (types.get(name) or types.get(family) or "") not in _UNTYPED or name.endswith("_total"):
-        return is_counter(name, types)
-    baseline = [v for at, v in raw if at < incident_start]
-    steps = [b - a for a, b in itertools.pairwise(baseline)]
-    return (
-        len(steps) >= SUSTAINED
-        and all(d >= 0 for d in steps)
-        and (2 * sum(1 for d in steps if d > 0) >= len(steps))
-    )
-
-
-def is_counter(name: str, types: Mapping[str, str] | None = None) -> bool:
-    """Is the metric a counter (by the metadata's type, else a `_total` name)?"""
-    types = types or {}
-    family = name.removesuffix("_total")
-    kind = types.get(name) or types.get(family)
-    if kind:
-        return kind == "counter"
-    return name.endswith("_total")
 
 
 def _points(values: Sequence[Any]) -> list[tuple[datetime, float]]:
