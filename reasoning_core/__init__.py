@@ -3,6 +3,7 @@
 Read it in the order a question travels (docs/architecture.md has the whole map):
 
 - ``service.py``     `ReasoningService`, the entry point: one question -> events -> `Answer`;
+- ``asking/``        asking, an alert's investigation, a report's enrichment (the service's units);
 - ``models.py``      the contracts every layer shares (`Question`, `StrategyDecision`,
                      `Tree`, `Synthesis`, `Answer`); ``errors.py`` their errors;
 - ``events.py``      what the core says while it works: one typed model per event kind;
@@ -19,6 +20,7 @@ Read it in the order a question travels (docs/architecture.md has the whole map)
 - ``ports/``         the Protocols through which the core reaches the world, and the
                      planning contract.
 
-The core imports neither aiogram nor asyncpg; only ``llm/openai_model.py`` imports
-openai (tests/test_import_rules.py enforces both, and that there are no import cycles).
+The core imports neither aiogram nor asyncpg; only the OpenAI adapter
+(``llm/openai_model.py``, ``llm/openai_errors.py``) imports openai
+(tests/test_import_rules.py enforces both, and that there are no import cycles).
 """

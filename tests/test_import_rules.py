@@ -32,7 +32,7 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         "tests": (),
         "fake_servers": (),
         "lab": (),
-        "openai": ("reasoning_core/llm/openai_model.py",),
+        "openai": ("reasoning_core/llm/openai_model.py", "reasoning_core/llm/openai_errors.py"),
     },
     # The log adapters implement the core's LogSource port; bot wires them in.
     "logsources": {

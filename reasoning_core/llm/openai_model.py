@@ -1,8 +1,8 @@
 """OpenAIChatModel: the `ChatModel` port over any OpenAI-compatible server.
 
-The one module that imports `openai` (OpenAI, vLLM, Ollama, llama.cpp, ... via
-`base_url`). The SDK's own retries are off; tenacity retries here instead, so
-the policy is ours and visible:
+With ``openai_errors`` (what a server's error says), the only code that imports
+`openai` (OpenAI, vLLM, Ollama, llama.cpp, ... via `base_url`). The SDK's own retries
+are off; tenacity retries here instead, so the policy is ours and visible:
 
 - retried: 429, 5xx and connection failures, with exponential backoff and
   jitter, or the server's Retry-After (``retry-after-ms`` / ``retry-after``)
@@ -34,12 +34,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any, TypeVar, cast
 
 import openai
@@ -61,6 +58,15 @@ from reasoning_core.errors import (
     LLMResponseError,
     LLMTimeoutError,
 )
+from reasoning_core.llm.openai_errors import (
+    OPTIONAL_FEATURES,
+    describe,
+    readable,
+    refused_feature,
+    retry_after,
+    retryable,
+    server_message,
+)
 from reasoning_core.models import Usage
 from reasoning_core.ports import ChatMessage, Completion, TextSink, ToolCall, ToolSpec
 
@@ -72,22 +78,10 @@ R = TypeVar("R")
 _PLACEHOLDER_KEY = "no-key"
 _DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _BUDGET_FACTOR = 2.0
-_REQUEST_ERRORS = (400, 422)
-_SERVER_ERROR = 500
-_MAX_DETAIL = 160
-#: An optional feature a server may refuse, the words its refusal uses for it, what we
-#: do instead. The first two are the dialects of structured output, best first.
-_OPTIONAL_FEATURES: dict[str, tuple[tuple[str, ...], str]] = {
-    "json_schema": (("response_format", "json_schema"), "JSON objects with the schema"),
-    "json_object": (("response_format", "json_object"), "plain JSON asked for in the prompt"),
-    "tools": (("tool",), "no tools"),
-    "stream": (("stream",), "complete replies"),
-}
 #: How doctor names the dialects.
 JSON_SCHEMA = "json_schema"
 JSON_OBJECT_WITH_SCHEMA = "json_object with schema"
 PLAIN_JSON = "plain JSON in the prompt"
-_VALIDATION_MSG_RE = re.compile(r"""['"]msg['"]:\s*(['"])(.+?)\1""")
 _PROBE_SCHEMA = {
     "type": "object",
     "properties": {"ok": {"type": "boolean"}},
@@ -293,15 +287,15 @@ class OpenAIChatModel:
         """Remember an optional feature the server refused (True), so the request is sent
         again without it (the next dialect down, for structured output), now and from then
         on; False when the error is about something else."""
-        feature = _refused_feature(error, request)
+        feature = refused_feature(error, request)
         if feature is None:
             return False
         self._refused.add(feature)
         log.warning(
             "the LLM server refuses %s (%s): using %s from now on",
             feature,
-            self._redact(_readable(_server_message(error))),
-            _OPTIONAL_FEATURES[feature][1],
+            self._redact(readable(server_message(error))),
+            OPTIONAL_FEATURES[feature][1],
         )
         self._without_refused(request)
         return True
@@ -427,7 +421,7 @@ class OpenAIChatModel:
         retrying = AsyncRetrying(
             stop=stop_after_attempt(self._max_retries + 1) | stop_before_delay(budget),
             wait=self._wait,
-            retry=retry_if_exception(_retryable),
+            retry=retry_if_exception(retryable),
             before_sleep=self._log_retry,
             reraise=True,
         )
@@ -445,7 +439,7 @@ class OpenAIChatModel:
 
     def _wait(self, state: RetryCallState) -> float:
         error = state.outcome.exception() if state.outcome else None
-        hinted = _retry_after(error)
+        hinted = retry_after(error)
         if hinted is not None:
             return min(hinted, self._max_retry_wait)
         return self._backoff(state)
@@ -455,7 +449,7 @@ class OpenAIChatModel:
         sleep = state.next_action.sleep if state.next_action else 0.0
         log.warning(
             "LLM request failed (%s); retry %d of %d in %.2fs",
-            _describe(error),
+            describe(error),
             state.attempt_number,
             self._max_retries,
             sleep,
@@ -474,7 +468,7 @@ class OpenAIChatModel:
         if isinstance(error, openai.APITimeoutError | TimeoutError):
             return LLMTimeoutError(f"the LLM did not answer within {self._timeout:g}s")
         if isinstance(error, openai.APIStatusError):
-            detail = self._redact(_readable(_server_message(error)))
+            detail = self._redact(readable(server_message(error)))
             return LLMHTTPError(
                 f"the LLM server answered HTTP {error.status_code}: {detail}",
                 status=error.status_code,
@@ -488,7 +482,7 @@ class OpenAIChatModel:
             )
         if isinstance(error, openai.APIResponseValidationError | ValueError):
             return LLMResponseError("the LLM server sent a malformed response")
-        log.warning("unexpected LLM client failure: %s", _describe(error))
+        log.warning("unexpected LLM client failure: %s", describe(error))
         return LLMError("the LLM request failed unexpectedly")
 
     def _redact(self, text: str) -> str:
@@ -508,84 +502,6 @@ def _response_format(json_mode: bool, schema: dict[str, Any] | None) -> dict[str
     if schema is not None:
         return {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
     return {"type": "json_object"} if json_mode else None
-
-
-def _features_of(request: dict[str, Any]) -> list[str]:
-    wanted = request.get("response_format")
-    found = [wanted.get("type", "")] if isinstance(wanted, dict) else []
-    found += [name for name in ("tools", "stream") if request.get(name)]
-    return [f for f in found if f in _OPTIONAL_FEATURES]
-
-
-def _is_request_error(error: openai.APIStatusError) -> bool:
-    """A 400/422, or the 500 llama-cpp-python answers a request that fails its validation."""
-    if error.status_code in _REQUEST_ERRORS:
-        return True
-    return (
-        error.status_code == _SERVER_ERROR and "validation error" in _server_message(error).lower()
-    )
-
-
-def _refused_feature(error: openai.APIStatusError, request: dict[str, Any]) -> str | None:
-    """The optional feature of `request` a request error names, if it names one."""
-    if not _is_request_error(error):
-        return None
-    text = _server_message(error).lower()
-    for feature in _features_of(request):
-        if any(word in text for word in _OPTIONAL_FEATURES[feature][0]):
-            return feature
-    return None
-
-
-def _readable(message: str) -> str:
-    """One short line of a server's error message: the first validation message of a
-    pydantic dump (llama-cpp-python sends those), else the first line."""
-    if (found := _VALIDATION_MSG_RE.search(message)) is not None:
-        message = f"invalid request: {found.group(2)}"
-    lines = [line.strip() for line in message.splitlines() if line.strip()]
-    first = lines[0] if lines else ""
-    return first if len(first) <= _MAX_DETAIL else first[: _MAX_DETAIL - 1] + "…"
-
-
-def _retryable(error: BaseException) -> bool:
-    if isinstance(error, openai.APITimeoutError):
-        return False
-    if isinstance(error, openai.APIStatusError):
-        if _is_request_error(error):
-            return False
-        return error.status_code == 429 or error.status_code >= 500  # noqa: PLR2004
-    return isinstance(error, openai.APIConnectionError)
-
-
-def _retry_after(error: BaseException | None) -> float | None:
-    """The server's wait hint in seconds, if it sent a usable one."""
-    if not isinstance(error, openai.APIStatusError):
-        return None
-    headers = error.response.headers
-    try:
-        if (ms := headers.get("retry-after-ms")) is not None:
-            return max(0.0, float(ms) / 1000)
-        if (value := headers.get("retry-after")) is None:
-            return None
-        if value.replace(".", "", 1).isdigit():
-            return float(value)
-        when = parsedate_to_datetime(value)
-        return max(0.0, (when - datetime.now(UTC)).total_seconds())
-    except (ValueError, TypeError):
-        return None
-
-
-def _server_message(error: openai.APIStatusError) -> str:
-    """The server's own words (the "error.message" field), else the SDK's summary."""
-    body = error.body
-    message = body.get("message") if isinstance(body, dict) else None
-    return message if isinstance(message, str) and message else error.message
-
-
-def _describe(error: BaseException | None) -> str:
-    if isinstance(error, openai.APIStatusError):
-        return f"HTTP {error.status_code}"
-    return type(error).__name__
 
 
 def _message_param(message: ChatMessage) -> dict[str, Any]:
