@@ -261,8 +261,15 @@ async def scan(
             raw = raw_points(row)
             counter = reads_as_counter(labels.get("__name__", ""), raw, types, incident_start)
             points = counter_rate(raw) if counter else raw
-            found = _scored(points, raw, window, threshold=limits.threshold, counter=counter,
-                            born=scraped_before, known_from=known_from)  # fmt: skip
+            found = _scored(
+                points,
+                raw,
+                window,
+                threshold=limits.threshold,
+                counter=counter,
+                born=scraped_before,
+                known_from=known_from,
+            )
             if found is None:
                 continue
             item = ChangedSeries(
