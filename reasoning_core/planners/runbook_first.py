@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import Protocol
 
 from reasoning_core.errors import LLMError, ReasoningError
 from reasoning_core.models import Evidence, Synthesis, Tree
-from reasoning_core.planners.llm.planner import LLMPlanner
 from reasoning_core.planners.runbook.plan import DataSourceError, NoRunbookError
 from reasoning_core.planners.runbook.planner import RunbookPlanner, state_of
+from reasoning_core.ports.planner import BatchInterpreter, Planner
 from reasoning_core.ports.planning import (
     MODEL_KEY_PREFIX,
     CheckProposal,
@@ -50,12 +51,17 @@ _KEY_MAX = 64
 MODEL_ONLY_MAX = ESTABLISHED_MIN - 0.05
 
 
+class ModelPlanner(Planner, BatchInterpreter, Protocol):
+    """A planner that asks a model, one call per hypothesis for its results: what
+    `RunbookFirstPlanner` adds to the runbooks with (`LLMPlanner`, `ToolAgent`)."""
+
+
 class RunbookFirstPlanner:
-    """The runbook planner's analysis, with the LLM planner's additions where it may add."""
+    """The runbook planner's analysis, with the model planner's additions where it may add."""
 
     name = "runbook"
 
-    def __init__(self, runbook: RunbookPlanner, model: LLMPlanner) -> None:
+    def __init__(self, runbook: RunbookPlanner, model: ModelPlanner) -> None:
         self._runbook = runbook
         self._model = model
 
