@@ -265,6 +265,10 @@ class DeepSettings(SettingsGroup):
     #: Tool runs (data-source checks) of one analysis at once (cheap and local).
     tool_concurrency: int = Field(8, ge=1, le=64, validation_alias="TOOL_CONCURRENCY")
     deadline_sec: float = Field(120.0, gt=0, le=3600, validation_alias="DEEP_DEADLINE_SEC")
+    #: How the model adds to the runbooks: "json" asks it for structured JSON at each step
+    #: (LLMPlanner); "agent" lets a model that calls tools grow the tree with the tree tool
+    #: (reasoning_core/planners/agent). The runbooks come first either way.
+    llm_planner: Literal["json", "agent"] = Field("json", validation_alias="LLM_PLANNER")
     entity_names_ttl_sec: float = Field(
         300.0, ge=0, le=86_400, validation_alias="ENTITY_NAMES_TTL_SEC"
     )

@@ -30,10 +30,11 @@ from reasoning_core.errors import ConfigurationError, StoreError, ToolError
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.logs import LogTool
 from reasoning_core.logs.news import LogNewsReader, NewsLimits
+from reasoning_core.planners.agent import ToolAgent
 from reasoning_core.planners.llm.guidance import runbook_guidance
-from reasoning_core.planners.llm.planner import LLMPlanner
+from reasoning_core.planners.llm.planner import LLMPlanner, QueryGate
 from reasoning_core.planners.runbook.planner import RunbookPlanner
-from reasoning_core.planners.runbook_first import RunbookFirstPlanner
+from reasoning_core.planners.runbook_first import ModelPlanner, RunbookFirstPlanner
 from reasoning_core.ports import ChatModel, LogSource, Planner
 from reasoning_core.reflection.reflector import ReflectionSettings
 from reasoning_core.runbooks import RunbookSet
@@ -70,7 +71,8 @@ async def open_deep(
     changes: ChangeScanner | None = None,
 ) -> AsyncIterator[tuple[DeepPath, EntityCatalogue]]:
     """The deep path: the runbooks first and the model in addition (RunbookFirstPlanner,
-    with the runbook planner as its fallback and runbooks as the model's guidance), or the
+    with the runbook planner as its fallback and runbooks as the model's guidance; the
+    model's side is the LLM planner, or the agent planner when LLM_PLANNER=agent), or the
     runbook planner alone when no LLM is configured;
     and the catalogue of the names the data knows, read through the same tools. `changes`
     (the change scan) adds what changed first as candidates when a plan is revised.
@@ -103,14 +105,17 @@ async def open_deep(
         )
         planner: Planner = runbook
         guidance: Guidance | None = None
+        budgets = Budgets(deadline_sec=deep.deadline_sec)
         if chat_model is not None:
             schema = await _describe(sql)
             gate = partial(refusal_reason, schemas=tool_settings.sql_schemas)
-            model = LLMPlanner(
+            model = _model_planner(
+                deep.llm_planner,
                 chat_model,
-                schema_description=schema,
+                budgets=budgets,
+                schema=schema,
                 tools=tuple(tools),
-                query_gates={"sql": gate},
+                gates={"sql": gate},
             )
             planner = RunbookFirstPlanner(runbook, model)  # the runbooks decide, the model adds
 
@@ -125,7 +130,7 @@ async def open_deep(
             planner=planner,
             fallback_planner=runbook if planner is not runbook else None,
             tools=tools,
-            budgets=Budgets(deadline_sec=deep.deadline_sec),
+            budgets=budgets,
             model_concurrency=deep.model_concurrency,
             tool_concurrency=deep.tool_concurrency,
             reflection=ReflectionSettings(
@@ -154,6 +159,24 @@ async def open_deep(
             discovering.cancel()
         if sql is not None:
             await sql.close()
+
+
+def _model_planner(
+    kind: str,
+    chat_model: ChatModel,
+    *,
+    budgets: Budgets,
+    schema: str | None,
+    tools: tuple[str, ...],
+    gates: dict[str, QueryGate],
+) -> ModelPlanner:
+    """The model's side beside the runbooks (LLM_PLANNER): the agent, which grows the tree
+    through tool calls, or the LLM planner, which answers each step in JSON."""
+    if kind == "agent":
+        return ToolAgent(
+            chat_model, budgets=budgets, schema_description=schema, tools=tools, query_gates=gates
+        )
+    return LLMPlanner(chat_model, schema_description=schema, tools=tools, query_gates=gates)
 
 
 @asynccontextmanager

@@ -19,7 +19,12 @@ from bot.config_reference import (
     render_reference,
     variables,
 )
+from bot.wiring.deep import _model_planner
 from reasoning_core.errors import ConfigurationError
+from reasoning_core.explore.budgets import Budgets
+from reasoning_core.llm.openai_model import OpenAIChatModel
+from reasoning_core.planners.agent import ToolAgent
+from reasoning_core.planners.llm.planner import LLMPlanner
 
 REPO = Path(__file__).resolve().parents[2]
 #: .env.example as it was before the settings were grouped (a user's copy of it).
@@ -117,6 +122,7 @@ ADDED_VALUES: dict[str, Any] = {
     "CHANGE_SCAN_BUDGET_SEC": 15.0,
     "RUNBOOKS_SHIPPED": True,  # the shipped pack off: the change scan alone
     "DRAIN_TIMEOUT_SEC": 20.0,  # issue 51: a stop finishes the work in flight
+    "LLM_PLANNER": "json",  # issue 52: the agent planner is opt-in
 }
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {
@@ -295,3 +301,26 @@ def test_log_sources_are_read_from_a_file_or_inline_and_bad_ones_are_named(
         with pytest.raises(ConfigurationError) as raised:
             load_settings(env_file=None)
         assert "LOG_SOURCES: " in str(raised.value) and says in str(raised.value), raised.value
+
+
+async def test_llm_planner_chooses_the_models_side_beside_the_runbooks(
+    clean_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    chat = OpenAIChatModel(base_url="http://127.0.0.1:9/v1", api_key=None, model="m", timeout=1)
+    try:
+        for kind, planner in (("json", LLMPlanner), ("agent", ToolAgent)):
+            monkeypatch.setenv("LLM_PLANNER", kind)
+            chosen = _model_planner(
+                load_settings().deep.llm_planner,
+                chat,
+                budgets=Budgets(),
+                schema=None,
+                tools=("sql",),
+                gates={},
+            )
+            assert isinstance(chosen, planner)
+    finally:
+        await chat.aclose()
+    monkeypatch.setenv("LLM_PLANNER", "magic")
+    with pytest.raises(ConfigurationError, match="LLM_PLANNER: "):
+        load_settings()
