@@ -29,6 +29,7 @@ from demo.loader import load_case_dir
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.errors import LLMResponseError
 from reasoning_core.events import ErrorEvent, answer_of
 from reasoning_core.explore.budgets import Budgets
 from reasoning_core.explore.policy import ExplorationPolicy
@@ -406,3 +407,20 @@ async def test_with_no_runbook_a_useless_model_gets_a_plain_refusal_not_a_traceb
     assert answer is not None and answer.error == "deep_failed"
     assert answer.text.startswith("Sorry — I could not finish the deep analysis: ")
     assert "Traceback" not in answer.text and answer.tree_id is not None
+
+
+async def test_a_session_keeps_to_the_budgets_calls_and_deadline(
+    llm: FakeOpenAIServer, chat: OpenAIChatModel
+) -> None:
+    ctx = PlanningContext(question="Why did cell 12345 go quiet?", goal="Find why")
+    few_calls = ToolAgent(chat, budgets=Budgets(max_llm_calls=2), max_rounds=50)
+    llm.script(AgentScript(endless, endless, endless))
+    with pytest.raises(LLMResponseError, match=r"no hypothesis .*ended: rounds"):
+        await few_calls.propose_hypotheses(ctx)
+    assert llm.request_count == 2
+
+    short = ToolAgent(chat, budgets=Budgets(deadline_sec=0.6))
+    llm.script(lambda _request: Reply.hang())
+    # ended at half the deadline (0.3 s), before the LLM's 5 s timeout could fail the call
+    with pytest.raises(LLMResponseError, match=r"ended: deadline"):
+        await short.propose_hypotheses(ctx)
