@@ -11,7 +11,8 @@ The model's side of the agent planner (``LLM_PLANNER=agent``). Each step of the
   an unknown tool or a query the tool's gate would refuse, so the model can rewrite
   it); the explorer runs them through the real tools, as it runs every check;
 - interpretation: the draft holds the hypothesis and its checks, the model sees the
-  results and judges each check with set_result. The evidence is backed by data only
+  results and judges each check with set_result (get_synthesis shows it how its verdicts
+  aggregate). The evidence is backed by data only
   when the tool returned rows, so a judgement of an empty result stays capped at 0.5;
 - synthesis: the recommendations and uncertainty, worded as the LLM planner words them.
 
@@ -70,7 +71,8 @@ _MAX_QUESTION_CHARS = 4000
 _MAX_SCHEMA_CHARS = 6000
 _MAX_EVIDENCE_CHARS = 300
 _ADDING: tuple[Action, ...] = ("add_child", "reject", "get_status")
-_JUDGING: tuple[Action, ...] = ("set_result", "get_status")
+#: Judging may look at where the draft stands (get_synthesis: how its verdicts aggregate).
+_JUDGING: tuple[Action, ...] = ("set_result", "get_status", "get_synthesis")
 
 
 class ToolAgent:

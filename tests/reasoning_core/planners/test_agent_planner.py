@@ -132,6 +132,8 @@ def add_check(*queries: str) -> Answerer:
 
 def judge(confirmed: bool, confidence: float, evidence: Callable[[str], str]) -> Answerer:
     def answer(request: dict[str, Any], rounds: int) -> Reply:
+        if rounds == 1:  # where the draft stands after the verdicts
+            return Reply.tool_call(*tree_call(request, action="get_synthesis"))
         if rounds:
             return Reply.text("Judged.")
         text = user_text(request)
@@ -235,7 +237,10 @@ async def test_the_models_hypothesis_and_its_sql_check_reach_the_tree_and_the_re
     assert check.status == "completed" and check.context["query"].startswith(AVAILABILITY)
     assert check.result is not None and check.result.data["rows"] == 1
     assert check.result.has_data and check.result.confirmed is True
-    assert dict(script.calls) == {"hypotheses": 2, "checks": 3, "judge": 2, "synthesis": 1}
+    assert dict(script.calls) == {"hypotheses": 2, "checks": 3, "judge": 3, "synthesis": 1}
+    last_judging = [r for r in llm.requests if r["messages"][0]["content"] == KINDS["judge"]][-1]
+    draft = json.loads(last_judging["messages"][-1]["content"])
+    assert draft["synthesis"]["primary"]["title"] == "Cell outage"
     # the refused write came back to the model as an error and was rewritten
     check_requests = [r for r in llm.requests if r["messages"][0]["content"] == KINDS["checks"]]
     refusal = json.loads(check_requests[1]["messages"][-1]["content"])
@@ -244,6 +249,9 @@ async def test_the_models_hypothesis_and_its_sql_check_reach_the_tree_and_the_re
     assert offered["name"] == TOOL_NAME
     actions = offered["parameters"]["properties"]["action"]["enum"]
     assert actions == ["add_child", "reject", "get_status"]
+    judging = next(r for r in llm.requests if r["messages"][0]["content"] == KINDS["judge"])
+    judged = judging["tools"][0]["function"]["parameters"]["properties"]["action"]["enum"]
+    assert judged == ["set_result", "get_synthesis", "get_status"]
 
 
 @dataclass(frozen=True)
