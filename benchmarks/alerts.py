@@ -48,10 +48,15 @@ async def run_alerts_bench(
 ) -> dict[str, Any]:
     cells = await _demo_cells(dsn, distinct)
     batch = [
-        alert({"alertname": "CellTrafficDrop", "cell": cells[i % len(cells)],
-               "instance": f"probe-{(i // len(cells)) % 3}"})
+        alert(
+            {
+                "alertname": "CellTrafficDrop",
+                "cell": cells[i % len(cells)],
+                "instance": f"probe-{(i // len(cells)) % 3}",
+            }
+        )
         for i in range(alerts)
-    ]  # fmt: skip
+    ]
     groups = [notification(batch[i : i + group]) for i in range(0, len(batch), group)]
     async with FakeTelegramServer() as telegram:
         settings = harness_settings(
@@ -184,19 +189,25 @@ async def run_alerts_via_alertmanager(
     match an alert of another cell's group (must be 0)."""
     cells = await _demo_cells(dsn, distinct)
     labels = [
-        {"alertname": "CellTrafficDrop", "cell": cells[i % len(cells)], "severity": "page",
-         "instance": f"probe-{i // len(cells)}"}
+        {
+            "alertname": "CellTrafficDrop",
+            "cell": cells[i % len(cells)],
+            "severity": "page",
+            "instance": f"probe-{i // len(cells)}",
+        }
         for i in range(alerts)
-    ]  # fmt: skip
+    ]
     port = free_port()
     timing = Timing(group_wait=0.5, group_interval=1.0, repeat_interval=3.0)
     async with (
         FakeTelegramServer() as telegram,
         running_alertmanager(
-            f"http://127.0.0.1:{port}/alerts/alertmanager", token=TOKEN,
-            group_by=("alertname", "cell"), timing=timing,
+            f"http://127.0.0.1:{port}/alerts/alertmanager",
+            token=TOKEN,
+            group_by=("alertname", "cell"),
+            timing=timing,
         ) as am,
-    ):  # fmt: skip
+    ):
         settings = harness_settings(
             database_url=dsn,
             telegram=telegram,
@@ -224,9 +235,10 @@ async def run_alerts_via_alertmanager(
             resolved = await _wait_resolved(telegram, len(resolving), timeout_s=60)
             answers = await _press_silences(telegram, timeout_s=60)
             silences = [
-                s for s in await am.client.silences()
+                s
+                for s in await am.client.silences()
                 if s["status"]["state"] == "active" and "via whytree" in s["createdBy"]
-            ]  # fmt: skip
+            ]
             notifications = await am.notifications_sent()
         started = await _started(dsn)
         fingerprints = await _fingerprints(dsn)
@@ -249,8 +261,11 @@ async def run_alerts_via_alertmanager(
 
 def _am_alert(labels: dict[str, str], *, ended: bool = False) -> dict[str, Any]:
     now = datetime.now(UTC).isoformat().replace("+00:00", "Z")
-    body: dict[str, Any] = {"labels": labels, "annotations": {"summary": "traffic dropped"},
-                            "generatorURL": "http://prometheus.example/graph"}  # fmt: skip
+    body: dict[str, Any] = {
+        "labels": labels,
+        "annotations": {"summary": "traffic dropped"},
+        "generatorURL": "http://prometheus.example/graph",
+    }
     if ended:
         body["endsAt"] = now
     return body
@@ -282,10 +297,11 @@ async def _press_silences(telegram: FakeTelegramServer, *, timeout_s: float) -> 
         markup = message.params.get("reply_markup") or {}
         buttons = [b for row in markup.get("inline_keyboard", []) for b in row]
         one_hour = [
-            str(b["callback_data"]) for b in buttons
+            str(b["callback_data"])
+            for b in buttons
             if str(b.get("callback_data", "")).startswith("al:s:")
             and str(b["callback_data"]).endswith(":1")
-        ]  # fmt: skip
+        ]
         if _HEADER.search(message.text) and one_hour:
             telegram.push_callback(CHAT, BENCH_ADMIN, one_hour[0], message.result["message_id"])
             presses += 1

@@ -18,7 +18,7 @@ from aiogram.types import Message
 from openai import AsyncOpenAI
 
 from benchmarks.harness.polling_bot import TEST_TOKEN
-from bot.replies.streaming import EDIT_INTERVAL
+from bot.telegram.replies.streaming import EDIT_INTERVAL
 from fake_servers.telegram.server import FakeTelegramServer
 
 

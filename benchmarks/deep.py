@@ -181,9 +181,12 @@ async def run_deep_bench(
     gc.freeze()
     try:
         wall, calls = await timed_run(
-            dsn, latency_s=latency, concurrency=concurrency,
-            tool_concurrency=tool_concurrency, durable_commits=durable_commits,
-        )  # fmt: skip
+            dsn,
+            latency_s=latency,
+            concurrency=concurrency,
+            tool_concurrency=tool_concurrency,
+            durable_commits=durable_commits,
+        )
         serial, serial_calls = await timed_run(
             dsn, latency_s=latency, concurrency=1, durable_commits=durable_commits
         )

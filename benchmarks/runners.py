@@ -93,8 +93,9 @@ async def _incidents(settings: Settings, args: argparse.Namespace) -> Figures:
             async with model_under_test(settings.llm, adversary=args.adversary) as under:
                 times_with: list[float] = []
                 with_model = await run(cases, dsn=dsn, chat_model=under.model, times=times_with)
-                return side_by_side(without, with_model, under, times_without=times_without,
-                                    times_with=times_with)  # fmt: skip
+                return side_by_side(
+                    without, with_model, under, times_without=times_without, times_with=times_with
+                )
 
 
 async def _reflection(settings: Settings, args: argparse.Namespace) -> Figures:
@@ -118,8 +119,13 @@ async def _strategy(settings: Settings, args: argparse.Namespace) -> Figures:
             with_model = await run_strategy_bench(args.cases, under.model)
             took = time.monotonic() - started
             cases = max(1, with_model["llm"]["cases"] if with_model.get("llm") else 1)
-            return side_by_side(without, with_model, under, times_without=[took_without / cases],
-                                times_with=[took / cases])  # fmt: skip
+            return side_by_side(
+                without,
+                with_model,
+                under,
+                times_without=[took_without / cases],
+                times_with=[took / cases],
+            )
     model = build_chat_model(settings.llm)
     try:
         return await run_strategy_bench(args.cases, model)
@@ -146,11 +152,21 @@ async def _understanding(settings: Settings, args: argparse.Namespace) -> Figure
         with tempfile.TemporaryDirectory(prefix="whytree-understanding-") as scratch:
             async with scratch_server() as dsn:
                 with_model = await run_understanding_bench(
-                    paths, dsn=dsn, data_dir=Path(scratch), llm=under.llm,
-                    times=times_with, usage=used,
-                )  # fmt: skip
-        return side_by_side(without, with_model, under, times_without=times_without,
-                            times_with=times_with, extra_usage=sum(used, Usage()))  # fmt: skip
+                    paths,
+                    dsn=dsn,
+                    data_dir=Path(scratch),
+                    llm=under.llm,
+                    times=times_with,
+                    usage=used,
+                )
+        return side_by_side(
+            without,
+            with_model,
+            under,
+            times_without=times_without,
+            times_with=times_with,
+            extra_usage=sum(used, Usage()),
+        )
 
 
 async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
@@ -158,13 +174,17 @@ async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
     async with scratch_server() as dsn:
         if args.via_alertmanager:
             return await run_alerts_via_alertmanager(
-                dsn=dsn, alerts=max(1, args.alerts // 2), distinct=max(1, args.distinct),
+                dsn=dsn,
+                alerts=max(1, args.alerts // 2),
+                distinct=max(1, args.distinct),
                 group=max(1, args.group),
-            )  # fmt: skip
+            )
         return await run_alerts_bench(
-            dsn=dsn, alerts=max(1, args.alerts // 2), distinct=max(1, args.distinct),
+            dsn=dsn,
+            alerts=max(1, args.alerts // 2),
+            distinct=max(1, args.distinct),
             group=max(1, args.group),
-        )  # fmt: skip
+        )
 
 
 async def _live(settings: Settings, args: argparse.Namespace) -> Figures:

@@ -29,25 +29,37 @@ T0 = datetime(2025, 3, 3, 9, 0, tzinfo=UTC)
 _ENGLISH: dict[str, Any] = {
     "question": "Why did traffic drop on cell 12345 since Monday?",
     "hypotheses": [
-        "Availability outage", "Uplink interference (RTWP)", "Lower demand",
-        "CPU saturation", "Memory saturation", "Neighbour cell took the traffic",
-        "Transport link errors", "Configuration change", "Counter reset",
+        "Availability outage",
+        "Uplink interference (RTWP)",
+        "Lower demand",
+        "CPU saturation",
+        "Memory saturation",
+        "Neighbour cell took the traffic",
+        "Transport link errors",
+        "Configuration change",
+        "Counter reset",
     ],
     "check": "{h}: check {i}",
     "finding": "availability {a}% vs 100%, {h} h",
     "rejected": "the previous plan failed: its checks found no data for cell 12345",
-}  # fmt: skip
+}
 _RUSSIAN: dict[str, Any] = {
     "question": "Почему упал трафик на соте 12345 с понедельника?",
     "hypotheses": [
-        "Авария (падение доступности)", "Помехи на входе (рост RTWP)", "Спрос снизился",
-        "Нехватка CPU", "Нехватка памяти", "Трафик ушёл на соседнюю соту",
-        "Ошибки транспорта", "Изменение конфигурации", "Сброс счётчиков",
+        "Авария (падение доступности)",
+        "Помехи на входе (рост RTWP)",
+        "Спрос снизился",
+        "Нехватка CPU",
+        "Нехватка памяти",
+        "Трафик ушёл на соседнюю соту",
+        "Ошибки транспорта",
+        "Изменение конфигурации",
+        "Сброс счётчиков",
     ],
     "check": "{h}: проверка {i}",
     "finding": "доступность {a}% против 100%, {h} ч",
     "rejected": "прошлый план не удался: по соте 12345 нет данных",
-}  # fmt: skip
+}
 
 #: Verdicts of the checks in turn, for the first hypothesis (the winner) and the others:
 #: True confirmed, False refuted, "?" inconclusive, None left pending ("not run").
@@ -73,13 +85,23 @@ def build_tree(
     question = words["question"] + (f" {XSS}" if hostile else "")
     tree_id = uuid.uuid4().hex[:12]
     root = Node(
-        id="root", tree_id=tree_id, node_type="root", status="in_progress", title=question,
-        description=question, created_at=T0, updated_at=T0,
-    )  # fmt: skip
-    tree = Tree(
-        id=tree_id, task=question, user_id=user_id, chat_id=chat_id, nodes={"root": root},
+        id="root",
+        tree_id=tree_id,
+        node_type="root",
+        status="in_progress",
+        title=question,
+        description=question,
         created_at=T0,
-    )  # fmt: skip
+        updated_at=T0,
+    )
+    tree = Tree(
+        id=tree_id,
+        task=question,
+        user_id=user_id,
+        chat_id=chat_id,
+        nodes={"root": root},
+        created_at=T0,
+    )
     count = hypothesis_count(size)
     hypotheses = [_hypothesis(tree, words, i, hostile) for i in range(count)]
     for index in range(size - 1 - count):
@@ -120,8 +142,11 @@ def _check(tree: Tree, words: dict[str, Any], parent: Node, index: int, hostile:
     title = words["check"].format(h=parent.title[:40], i=index + 1)
     if hostile and index == 1:
         title = f"{XSS} \u202eRTL override\u202c 😀"
-    context = {"tool": "sql", "query": "SELECT day, availability FROM cell_days WHERE cell = $1",
-               "params": ["12345"]}  # fmt: skip
+    context = {
+        "tool": "sql",
+        "query": "SELECT day, availability FROM cell_days WHERE cell = $1",
+        "params": ["12345"],
+    }
     node = _add(tree, parent.id, title, "verification", title=title, context=context)
     turn = (_WINNER if parent.id == "h1" else _OTHERS)[(index // 2) % 4]
     if turn is None:
@@ -129,9 +154,12 @@ def _check(tree: Tree, words: dict[str, Any], parent: Node, index: int, hostile:
     rows = [["2024-05-06", str(index % 7)], ["2024-05-07", "100"]]
     seen = {"columns": ["day", "availability"], "rows": rows, "row_count": 2}
     evidence = Evidence(
-        confirmed=None if turn == "?" else bool(turn), confidence=0.85, has_data=True,
-        text=words["finding"].format(a=index % 7, h=44 + index), data={"rows": 2, "seen": seen},
-    )  # fmt: skip
+        confirmed=None if turn == "?" else bool(turn),
+        confidence=0.85,
+        has_data=True,
+        text=words["finding"].format(a=index % 7, h=44 + index),
+        data={"rows": 2, "seen": seen},
+    )
     set_result(tree, node.id, evidence)
 
 
@@ -145,22 +173,41 @@ def with_symptom(
     if gap:  # six hours without data in the middle
         times = [t for i, t in enumerate(times) if not points // 2 <= i < points // 2 + 6]
     onset = times[int(len(times) * 0.8)]
-    values = [(1.0 if t < onset else 0.35) * (1.3 + 0.5 * math.sin(i / 3.8))
-              for i, t in enumerate(times)]  # fmt: skip
+    values = [
+        (1.0 if t < onset else 0.35) * (1.3 + 0.5 * math.sin(i / 3.8)) for i, t in enumerate(times)
+    ]
     recent_start = times[int(len(times) * 0.7)]
     series = {
-        "t": [int(t.timestamp()) for t in times], "v": values, "label": label, "unit": "",
-        "baseline_start": int(times[0].timestamp()), "recent_start": int(recent_start.timestamp()),
+        "t": [int(t.timestamp()) for t in times],
+        "v": values,
+        "label": label,
+        "unit": "",
+        "baseline_start": int(times[0].timestamp()),
+        "recent_start": int(recent_start.timestamp()),
         "recent_end": int(times[-1].timestamp()) + 3600,
-    }  # fmt: skip
+    }
     symptom = {
-        "label": label, "change": -0.62, "scale": "relative", "direction": "down",
-        "recent": 0.5, "baseline": 1.3, "onset": onset.isoformat(),
-        "hours": (times[-1] - onset).total_seconds() / 3600, "found": True, "check": "drop",
-        "kind": "cell", "subject": "12345", "baseline_hours": 504.0, "series": series,
-    }  # fmt: skip
-    evidence = {**series, "v": [100.0 if t < onset else 12.0 for t in times],
-                "label": "availability", "unit": "%"}  # fmt: skip
+        "label": label,
+        "change": -0.62,
+        "scale": "relative",
+        "direction": "down",
+        "recent": 0.5,
+        "baseline": 1.3,
+        "onset": onset.isoformat(),
+        "hours": (times[-1] - onset).total_seconds() / 3600,
+        "found": True,
+        "check": "drop",
+        "kind": "cell",
+        "subject": "12345",
+        "baseline_hours": 504.0,
+        "series": series,
+    }
+    evidence = {
+        **series,
+        "v": [100.0 if t < onset else 12.0 for t in times],
+        "label": "availability",
+        "unit": "%",
+    }
     out = tree.model_copy(deep=True)
     for node in out.nodes.values():
         if node.node_type == "hypothesis":

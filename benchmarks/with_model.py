@@ -94,9 +94,12 @@ async def model_under_test(
             }
         )
         client = OpenAIChatModel(
-            base_url=server.base_url, api_key="adversary", model=settings.model,
-            timeout=_ADVERSARY_TIMEOUT_SEC, max_retries=0,
-        )  # fmt: skip
+            base_url=server.base_url,
+            api_key="adversary",
+            model=settings.model,
+            timeout=_ADVERSARY_TIMEOUT_SEC,
+            max_retries=0,
+        )
         under = ModelUnderTest(model=client, llm=settings, server=server)
         under.model = CountingChatModel(client, under)
         try:
@@ -132,9 +135,19 @@ def side_by_side(
 
 #: Keys printed side by side, when a result has them.
 _COMPARED = (
-    "cases", "ac_at_1", "ac_at_3", "none_accuracy", "brier", "ece", "mean_checks",
-    "root_accuracy", "accuracy", "strategy_accuracy", "entity_accuracy", "cause_accuracy",
-)  # fmt: skip
+    "cases",
+    "ac_at_1",
+    "ac_at_3",
+    "none_accuracy",
+    "brier",
+    "ece",
+    "mean_checks",
+    "root_accuracy",
+    "accuracy",
+    "strategy_accuracy",
+    "entity_accuracy",
+    "cause_accuracy",
+)
 _USAGE = ("model_calls", "prompt_tokens", "completion_tokens", "p50_s", "p50_s_without_model")
 
 

@@ -15,12 +15,13 @@ from bot.delivery.drain import stopped_by_signals
 from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.http_api import ApiKeyError, create_key
 from bot.operations.logging_setup import log_file_path, setup_logging
+from bot.telegram.process import run_bot
 from bot.terminal import TerminalStream, ask_once, chart_line, chat_loop, touch_local_user
 from bot.trees.chart import ChartError
 from bot.trees.export import EXPORT_FORMATS, export_tree
 from bot.trees.picture import RenderError, TreePictures
 from bot.wiring.api import api_keys
-from bot.wiring.app import open_runtime, run_bot
+from bot.wiring.app import open_runtime
 from bot.wiring.startup import NO_TOKEN_HELP, announce_bot, api_text, llm_warning, started_text
 from demo import describe_demo, load_demo_dataset
 from demo.services import (
@@ -29,7 +30,7 @@ from demo.services import (
     describe_services_demo,
     unavailable_reason,
 )
-from reasoning_core.errors import ConfigurationError, StoreError
+from reasoning_core import ConfigurationError, StoreError
 
 log = logging.getLogger("whytree")
 
@@ -68,8 +69,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     create = apikey.add_parser("create", help="make a key (printed once, stored hashed)")
     create.add_argument("name", help="the client's name, e.g. grafana")
-    create.add_argument("--user", type=int, required=True,
-                        help="the user id whose access rules and token budget apply")  # fmt: skip
+    create.add_argument(
+        "--user",
+        type=int,
+        required=True,
+        help="the user id whose access rules and token budget apply",
+    )
     create.add_argument("--rate", type=int, default=60, help="calls per minute (0: no limit)")
     apikey.add_parser("list", help="list the keys (never the keys themselves)")
     revoke = apikey.add_parser("revoke", help="end a key")

@@ -41,7 +41,7 @@ from pydantic_settings import (
 )
 
 from logsources import parse_log_sources
-from reasoning_core.errors import ConfigurationError
+from reasoning_core import ConfigurationError
 
 TELEGRAM_DEFAULT_API = "https://api.telegram.org"
 _MAX_PORT = 65535

@@ -15,21 +15,21 @@ import threading
 from typing import TextIO
 
 from bot.delivery.drain import Drain
-from bot.replies.rendering import confidence_tag, reply_words
 from bot.telegram.input_text import clean_text
 from bot.trees.chart import sparkline
-from reasoning_core.events import AnswerEvent
-from reasoning_core.i18n import gettext
-from reasoning_core.models import (
+from bot.wording import confidence_tag, reply_words
+from reasoning_core import (
     UNCERTAINTY_THRESHOLD,
     Answer,
+    AnswerEvent,
     ClarificationPrompt,
     Language,
     Question,
+    ReasoningService,
+    UserStore,
+    chart_data,
+    gettext,
 )
-from reasoning_core.ports import UserStore
-from reasoning_core.service import ReasoningService
-from reasoning_core.tree.chart_data import chart_data
 
 
 def _words(language: str) -> dict[str, str]:

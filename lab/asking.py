@@ -157,17 +157,27 @@ async def _one_question(fault: Fault, set_name: str, question: str, ask: Ask) ->
     row = score_answer(fault, answer)
     logger.info(
         "ask: %s [%s] %r -> %s %.2f; cause %s, component %s: %s",
-        fault.name, set_name, question, answer.strategy, answer.confidence or 0.0,
-        row["cause_ok"], row["component_ok"], answer.text[:300].replace("\n", " | "),
-    )  # fmt: skip
+        fault.name,
+        set_name,
+        question,
+        answer.strategy,
+        answer.confidence or 0.0,
+        row["cause_ok"],
+        row["component_ok"],
+        answer.text[:300].replace("\n", " | "),
+    )
     return {**row, "set": set_name, "question": question, "answer_s": round(elapsed, 2)}
 
 
 #: How a report introduces the cause it found (a healthy part's report says "Conclusion").
 _PRIMARY = (
-    "primary cause", "possible cause", "two causes fit",
-    "основная причина", "возможная причина", "две причины",
-)  # fmt: skip
+    "primary cause",
+    "possible cause",
+    "two causes fit",
+    "основная причина",
+    "возможная причина",
+    "две причины",
+)
 
 
 def answer_lead(text: str) -> tuple[str, str]:

@@ -98,7 +98,7 @@ def first_report(messages: list[tuple[float, str]]) -> tuple[float, str] | None:
     return next((m for m in messages if not m[1].lstrip().startswith(ALERT_HEADER)), None)
 
 
-#: The marks of a medium or high confidence tag (bot/replies/rendering.py) and of a low one.
+#: The marks of a medium or high confidence tag (bot/wording.py) and of a low one.
 _SURE_MARKS = ("🟢", "🟡")
 _LOW_MARK = "🔴"
 _NUMBER = re.compile(r"\((0?\.\d+|1\.0+)\)")
@@ -252,9 +252,13 @@ async def _one(
     cause_ok, component_ok = score(fault, text)
     logger.info(
         "live: %s round %d: alerts %s; cause %s, component %s; report: %s",
-        fault.name, round_, sorted(new) or "-", cause_ok, component_ok,
+        fault.name,
+        round_,
+        sorted(new) or "-",
+        cause_ok,
+        component_ok,
         (text or "(none)")[:1500].replace("\n", " | "),
-    )  # fmt: skip
+    )
     return {
         "fault": fault.name,
         "round": round_,

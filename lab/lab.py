@@ -151,20 +151,46 @@ class Lab:
         proxy_dsn = f"postgresql://shop@127.0.0.1:{ports['pg_proxy']}/postgres"
         self._spawn(
             "db-proxy",
-            [py, "-P", "-m", "lab.proxy", "--listen", str(ports["pg_proxy"]),
-             "--target", f"127.0.0.1:{ports['pg']}",
-             "--delay-file", str(self.root / "proxy_delay_ms")],
-        )  # fmt: skip
+            [
+                py,
+                "-P",
+                "-m",
+                "lab.proxy",
+                "--listen",
+                str(ports["pg_proxy"]),
+                "--target",
+                f"127.0.0.1:{ports['pg']}",
+                "--delay-file",
+                str(self.root / "proxy_delay_ms"),
+            ],
+        )
         cgroup_note = self._make_cgroup()
         if cgroup_note:
             notes.append(cgroup_note)
         web = self._spawn(
             "web",
-            [py, "-P", "-m", "lab.keepalive", "--pid-file", str(self.root / "web.pid"),
-             "--hold-file", str(self.root / "web.hold"), "--",
-             py, "-P", "-m", "lab.service", "--port", str(ports["web"]), "--dsn", proxy_dsn,
-             "--release-file", str(self.root / "web.release")],
-        )  # fmt: skip
+            [
+                py,
+                "-P",
+                "-m",
+                "lab.keepalive",
+                "--pid-file",
+                str(self.root / "web.pid"),
+                "--hold-file",
+                str(self.root / "web.hold"),
+                "--",
+                py,
+                "-P",
+                "-m",
+                "lab.service",
+                "--port",
+                str(ports["web"]),
+                "--dsn",
+                proxy_dsn,
+                "--release-file",
+                str(self.root / "web.release"),
+            ],
+        )
         if self.cgroup.exists():
             (self.cgroup / "cgroup.procs").write_text(str(web.pid))
         disk_note = self._mount_disk()
@@ -190,46 +216,72 @@ class Lab:
         if "prometheus-node-exporter" not in missing:
             self._spawn(
                 "node-exporter",
-                ["/usr/bin/prometheus-node-exporter",
-                 f"--web.listen-address=127.0.0.1:{ports['node']}",
-                 "--collector.disable-defaults", "--collector.cpu", "--collector.loadavg",
-                 "--collector.meminfo", "--collector.filesystem", "--collector.vmstat",
-                 "--collector.stat", "--collector.netdev", "--collector.pressure"],
-            )  # fmt: skip
+                [
+                    "/usr/bin/prometheus-node-exporter",
+                    f"--web.listen-address=127.0.0.1:{ports['node']}",
+                    "--collector.disable-defaults",
+                    "--collector.cpu",
+                    "--collector.loadavg",
+                    "--collector.meminfo",
+                    "--collector.filesystem",
+                    "--collector.vmstat",
+                    "--collector.stat",
+                    "--collector.netdev",
+                    "--collector.pressure",
+                ],
+            )
         if "prometheus-process-exporter" not in missing:
             groups = config.write(etc / "process-exporter.yml", config.PROCESS_GROUPS)
             self._spawn(
                 "process-exporter",
-                ["/usr/bin/prometheus-process-exporter", "-config.path", str(groups),
-                 "-web.listen-address", f"127.0.0.1:{ports['process']}"],
-            )  # fmt: skip
+                [
+                    "/usr/bin/prometheus-process-exporter",
+                    "-config.path",
+                    str(groups),
+                    "-web.listen-address",
+                    f"127.0.0.1:{ports['process']}",
+                ],
+            )
         if "prometheus-blackbox-exporter" not in missing:
             bb = config.write(etc / "blackbox.yml", config.BLACKBOX)
             self._spawn(
                 "blackbox-exporter",
-                ["/usr/bin/prometheus-blackbox-exporter", f"--config.file={bb}",
-                 f"--web.listen-address=127.0.0.1:{ports['blackbox']}"],
-            )  # fmt: skip
+                [
+                    "/usr/bin/prometheus-blackbox-exporter",
+                    f"--config.file={bb}",
+                    f"--web.listen-address=127.0.0.1:{ports['blackbox']}",
+                ],
+            )
         if "prometheus-postgres-exporter" not in missing:
             self._spawn(
                 "postgres-exporter",
-                ["/usr/bin/prometheus-postgres-exporter",
-                 f"--web.listen-address=127.0.0.1:{ports['postgres_exporter']}"],
+                [
+                    "/usr/bin/prometheus-postgres-exporter",
+                    f"--web.listen-address=127.0.0.1:{ports['postgres_exporter']}",
+                ],
                 env={"DATA_SOURCE_NAME": pg_dsn + "?sslmode=disable"},
-            )  # fmt: skip
+            )
         self._spawn(
             "alertmanager",
-            ["/usr/bin/prometheus-alertmanager", f"--config.file={am}",
-             f"--storage.path={self.root / 'alertmanager'}",
-             f"--web.listen-address=127.0.0.1:{ports['alertmanager']}",
-             "--cluster.listen-address="],
-        )  # fmt: skip
+            [
+                "/usr/bin/prometheus-alertmanager",
+                f"--config.file={am}",
+                f"--storage.path={self.root / 'alertmanager'}",
+                f"--web.listen-address=127.0.0.1:{ports['alertmanager']}",
+                "--cluster.listen-address=",
+            ],
+        )
         self._spawn(
             "prometheus",
-            ["/usr/bin/prometheus", f"--config.file={prom}",
-             f"--storage.tsdb.path={self.root / 'prometheus'}", "--storage.tsdb.retention.time=1d",
-             f"--web.listen-address=127.0.0.1:{ports['prometheus']}", "--web.enable-lifecycle"],
-        )  # fmt: skip
+            [
+                "/usr/bin/prometheus",
+                f"--config.file={prom}",
+                f"--storage.tsdb.path={self.root / 'prometheus'}",
+                "--storage.tsdb.retention.time=1d",
+                f"--web.listen-address=127.0.0.1:{ports['prometheus']}",
+                "--web.enable-lifecycle",
+            ],
+        )
         for name in ("prometheus", "alertmanager", "web"):
             self._wait_http(name, ports[name])
         return notes
@@ -249,41 +301,74 @@ class Lab:
             shutil.chown(pgdata, user, user)
         if not (pgdata / "PG_VERSION").exists():
             made = subprocess.run(
-                [str(POSTGRES_BIN_PATH / "initdb"), "-D", str(pgdata), "-U", "postgres",
-                 "--auth=trust", "-E", "UTF8"],
-                check=False, capture_output=True, user=user,
-            )  # fmt: skip
+                [
+                    str(POSTGRES_BIN_PATH / "initdb"),
+                    "-D",
+                    str(pgdata),
+                    "-U",
+                    "postgres",
+                    "--auth=trust",
+                    "-E",
+                    "UTF8",
+                ],
+                check=False,
+                capture_output=True,
+                user=user,
+            )
             if made.returncode != 0:
                 raise LabError(f"initdb failed: {made.stderr.decode()[-300:]}")
         self._spawn(
             "postgres",
-            [str(POSTGRES_BIN_PATH / "postgres"), "-D", str(pgdata), "-h", "127.0.0.1",
-             "-p", str(port), "-k", str(pgdata), "-c", f"max_connections={MAX_CONNECTIONS}",
-             "-c", "superuser_reserved_connections=3", "-c", "shared_buffers=32MB",
-             # its log (logs/postgres.log, the default prefix "%m [%p] "): lock waits too
-             "-c", "log_lock_waits=on", "-c", "log_timezone=UTC"],
+            [
+                str(POSTGRES_BIN_PATH / "postgres"),
+                "-D",
+                str(pgdata),
+                "-h",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "-k",
+                str(pgdata),
+                "-c",
+                f"max_connections={MAX_CONNECTIONS}",
+                "-c",
+                "superuser_reserved_connections=3",
+                "-c",
+                "shared_buffers=32MB",
+                # its log (logs/postgres.log, the default prefix "%m [%p] "): lock waits too
+                "-c",
+                "log_lock_waits=on",
+                "-c",
+                "log_timezone=UTC",
+            ],
             user=user,
-        )  # fmt: skip
+        )
         dsn = f"postgresql://postgres@127.0.0.1:{port}/postgres"
         psql = str(POSTGRES_BIN_PATH / "psql")
         deadline = time.monotonic() + 30
         while True:
             done = subprocess.run(
-                [psql, dsn, "-q", "-c",
-                 "CREATE TABLE IF NOT EXISTS stock (id int PRIMARY KEY, sold bigint NOT NULL);"
-                 "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING;"
-                 # the web service's own role, no superuser: when the connection slots run
-                 # out it is refused as an application is (the reserved slots are not its)
-                 "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'shop') "
-                 "THEN CREATE ROLE shop LOGIN; END IF; END $$;"
-                 "GRANT SELECT, UPDATE ON stock TO shop;"
-                 # whytree's monitoring login (TOOLS_PG_MONITOR_DSN): sees every session's
-                 # statement through pg_monitor, may change nothing
-                 "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
-                 f"'{MONITOR_ROLE}') THEN CREATE ROLE {MONITOR_ROLE} LOGIN IN ROLE pg_monitor; "
-                 "END IF; END $$;"],
-                capture_output=True, check=False,
-            )  # fmt: skip
+                [
+                    psql,
+                    dsn,
+                    "-q",
+                    "-c",
+                    "CREATE TABLE IF NOT EXISTS stock (id int PRIMARY KEY, sold bigint NOT NULL);"
+                    "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING;"
+                    # the web service's own role, no superuser: when the connection slots run
+                    # out it is refused as an application is (the reserved slots are not its)
+                    "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'shop') "
+                    "THEN CREATE ROLE shop LOGIN; END IF; END $$;"
+                    "GRANT SELECT, UPDATE ON stock TO shop;"
+                    # whytree's monitoring login (TOOLS_PG_MONITOR_DSN): sees every session's
+                    # statement through pg_monitor, may change nothing
+                    "DO $$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = "
+                    f"'{MONITOR_ROLE}') THEN CREATE ROLE {MONITOR_ROLE} LOGIN IN ROLE pg_monitor; "
+                    "END IF; END $$;",
+                ],
+                capture_output=True,
+                check=False,
+            )
             if done.returncode == 0:
                 return dsn
             if time.monotonic() > deadline:

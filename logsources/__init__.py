@@ -20,7 +20,7 @@ from logsources.files import FileLogSource
 from logsources.journald import JournaldSource
 from logsources.kmsg import KmsgSource
 from logsources.loki import LokiSource
-from reasoning_core.ports.logs import LogSource
+from reasoning_core import LogSource
 
 
 def open_log_sources(specs: dict[str, SourceSpec], *, max_files: int = 64) -> dict[str, LogSource]:

@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from logsources.timestamps import line_time
-from reasoning_core.ports.logs import LogLine, LogQuery, LogRead
+from reasoning_core import LogLine, LogQuery, LogRead
 
 log = logging.getLogger(__name__)
 

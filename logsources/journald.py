@@ -14,7 +14,7 @@ import logging
 import shutil
 from datetime import UTC, datetime
 
-from reasoning_core.ports.logs import LogLine, LogQuery, LogRead
+from reasoning_core import LogLine, LogQuery, LogRead
 
 log = logging.getLogger(__name__)
 
@@ -42,11 +42,15 @@ class JournaldSource:
 
     def _argv(self, query: LogQuery) -> list[str]:
         argv = [
-            self.binary, "--output=json", "--no-pager", "--reverse", "--quiet",
+            self.binary,
+            "--output=json",
+            "--no-pager",
+            "--reverse",
+            "--quiet",
             f"--lines={query.max_lines}",
             "--since=" + query.start.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
             "--until=" + query.end.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC"),
-        ]  # fmt: skip
+        ]
         if self.directory:
             argv.append(f"--directory={self.directory}")
         if self.unit:
@@ -114,8 +118,9 @@ class JournaldSource:
         notes = [f"{skipped} entries unreadable"] if skipped else []
         if truncated:
             notes.append(f"stopped at {query.max_bytes} bytes")
-        return LogRead(source=self.name, lines=lines, truncated=truncated,
-                       note="; ".join(notes) or None)  # fmt: skip
+        return LogRead(
+            source=self.name, lines=lines, truncated=truncated, note="; ".join(notes) or None
+        )
 
 
 async def _bounded(process: asyncio.subprocess.Process, max_bytes: int) -> tuple[bytes, bytes]:

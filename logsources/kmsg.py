@@ -24,7 +24,7 @@ import stat
 import time
 from datetime import UTC, datetime, timedelta
 
-from reasoning_core.ports.logs import LogLine, LogQuery, LogRead
+from reasoning_core import LogLine, LogQuery, LogRead
 
 log = logging.getLogger(__name__)
 

@@ -27,7 +27,7 @@ from tenacity import (
 )
 
 from logsources.config import LokiStream
-from reasoning_core.ports.logs import LogLine, LogQuery, LogRead
+from reasoning_core import LogLine, LogQuery, LogRead
 
 log = logging.getLogger(__name__)
 

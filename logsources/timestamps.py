@@ -14,9 +14,12 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta, timezone
 
-_MONTHS = {m: i for i, m in enumerate(
-    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
-)}  # fmt: skip
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), 1
+    )
+}
 
 #: ISO 8601 / PostgreSQL / Python logging / nginx error log: date, time, fraction, zone.
 _NUMERIC = re.compile(
@@ -46,10 +49,15 @@ def _zone(text: str | None) -> timezone:
 def _numeric(m: re.Match[str]) -> datetime:
     frac = (m.group("frac") or "0")[:6].ljust(6, "0")
     return datetime(
-        int(m.group("y")), int(m.group("mo")), int(m.group("d")),
-        int(m.group("h")), int(m.group("mi")), int(m.group("s")), int(frac),
+        int(m.group("y")),
+        int(m.group("mo")),
+        int(m.group("d")),
+        int(m.group("h")),
+        int(m.group("mi")),
+        int(m.group("s")),
+        int(frac),
         tzinfo=_zone(m.group("zone")),
-    )  # fmt: skip
+    )
 
 
 def _access(m: re.Match[str]) -> datetime | None:
@@ -57,10 +65,14 @@ def _access(m: re.Match[str]) -> datetime | None:
     if month is None:
         return None
     return datetime(
-        int(m.group("y")), month, int(m.group("d")),
-        int(m.group("h")), int(m.group("mi")), int(m.group("s")),
+        int(m.group("y")),
+        month,
+        int(m.group("d")),
+        int(m.group("h")),
+        int(m.group("mi")),
+        int(m.group("s")),
         tzinfo=_zone(m.group("zone")),
-    )  # fmt: skip
+    )
 
 
 def _syslog(m: re.Match[str], now: datetime) -> datetime | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.ports import Account, UserStatus
+from reasoning_core import Account, UserStatus
 from storage.errors import translated
 
 _COLUMNS = """u.id, u.username, u.full_name, u.role, u.status, u.created_at, u.last_seen_at,

@@ -14,8 +14,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.errors import NotFoundError
-from reasoning_core.ports import AlertAction, AlertAnalysis
+from reasoning_core import AlertAction, AlertAnalysis, NotFoundError
 from storage.alerts import _COLUMNS as _ANALYSIS_COLUMNS
 from storage.errors import translated
 
@@ -92,9 +91,13 @@ class PgAlertActionStore:
             )
         if existing is None:  # it ended between the two statements: try once more
             return await self.claim_silence(
-                analysis_id=analysis_id, chat_id=chat_id, user_id=user_id,
-                user_name=user_name, matchers=matchers, ends_at=ends_at,
-            )  # fmt: skip
+                analysis_id=analysis_id,
+                chat_id=chat_id,
+                user_id=user_id,
+                user_name=user_name,
+                matchers=matchers,
+                ends_at=ends_at,
+            )
         return _action(existing), False
 
     @translated("recording a silence")

@@ -16,12 +16,12 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.errors import NotFoundError
-from reasoning_core.models import Answer
-from reasoning_core.ports import (
+from reasoning_core import (
     AlertAnalysis,
+    Answer,
     FiringOutcome,
     NewAlertAnalysis,
+    NotFoundError,
     PostedMessage,
 )
 from storage.errors import translated
@@ -124,8 +124,11 @@ class PgAlertStore:
             if superseded is not None:
                 log.info(
                     "alert %s began %d s or more after analysis %d was posted: a new incident, "
-                    "a new analysis", analysis.alertname, REOPEN_AFTER_SEC, superseded,
-                )  # fmt: skip
+                    "a new analysis",
+                    analysis.alertname,
+                    REOPEN_AFTER_SEC,
+                    superseded,
+                )
             row = await conn.fetchrow(
                 _OPEN,
                 analysis.dedup_key,

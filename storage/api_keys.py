@@ -7,8 +7,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.models import Answer
-from reasoning_core.ports import ApiJob, ApiJobStatus, ApiKey
+from reasoning_core import Answer, ApiJob, ApiJobStatus, ApiKey
 from storage.errors import translated
 
 _KEY_COLUMNS = "id, name, user_id, rate_limit_per_min, created_by, created_at, revoked_at"

@@ -6,7 +6,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.ports import AuditEntry
+from reasoning_core import AuditEntry
 from storage.errors import translated
 
 _MAX_TEXT = 500  # an argument string is user input: keep rows small

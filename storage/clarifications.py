@@ -21,9 +21,13 @@ from typing import Any
 import asyncpg
 from pydantic import ValidationError
 
-from reasoning_core.errors import NotFoundError, StoreError
-from reasoning_core.models import ClarifyingQuestion, StrategyDecision
-from reasoning_core.ports import PendingClarification
+from reasoning_core import (
+    ClarifyingQuestion,
+    NotFoundError,
+    PendingClarification,
+    StoreError,
+    StrategyDecision,
+)
 from storage.errors import translated
 
 COLUMNS = """id, chat_id, user_id, question, decision, questions, answers, round,

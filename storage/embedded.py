@@ -13,7 +13,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from reasoning_core.errors import StoreError
+from reasoning_core import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -21,7 +21,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import asyncpg
 
-from reasoning_core.errors import NotFoundError, StoreError, StoreUnavailableError
+from reasoning_core import NotFoundError, StoreError, StoreUnavailableError
 from storage.pool import CONNECTION_ERRORS
 
 P = ParamSpec("P")

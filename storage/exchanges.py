@@ -12,8 +12,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.models import Usage
-from reasoning_core.ports import DEFAULT_PROJECT, Exchange, MemoryEntry, TurnContext
+from reasoning_core import DEFAULT_PROJECT, Exchange, MemoryEntry, TurnContext, Usage
 from storage.clarifications import COLUMNS as CLARIFICATION_COLUMNS
 from storage.clarifications import pending_clarification
 from storage.errors import translated

@@ -13,10 +13,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.errors import NotFoundError
-from reasoning_core.models import Answer
-from reasoning_core.ports import Job
-from reasoning_core.ports.planning import PlanningContext
+from reasoning_core import Answer, Job, NotFoundError, PlanningContext
 from storage.errors import translated
 
 _COLUMNS = (

@@ -15,7 +15,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.ports import DEFAULT_PROJECT, MemoryEntry
+from reasoning_core import DEFAULT_PROJECT, MemoryEntry
 from storage.errors import translated
 
 #: How many of the owner's newest entries retrieval ranks; older ones age out by TTL.

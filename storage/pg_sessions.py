@@ -20,9 +20,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.logs.masking import mask_line
-from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
-from reasoning_core.tools.pg_sessions import SESSION_QUERIES
+from reasoning_core import SESSION_QUERIES, ToolErrorKind, ToolRequest, ToolResult, mask_line
 from storage.pool import CONNECTION_ERRORS
 
 #: Sessions waiting for a lock now, each with a session that blocks it: its state, how long
@@ -90,23 +88,29 @@ class PgSessionsTool:
                 "timeout" if isinstance(e, asyncpg.QueryCanceledError) else "failed"
             )
             return ToolResult.failure(
-                self.name, kind, f"database sessions unavailable: {_first_line(e)}",
+                self.name,
+                kind,
+                f"database sessions unavailable: {_first_line(e)}",
                 elapsed_ms=_ms(started),
-            )  # fmt: skip
+            )
         except TimeoutError:
             return ToolResult.failure(
-                self.name, "timeout", "database sessions unavailable: no answer in time",
+                self.name,
+                "timeout",
+                "database sessions unavailable: no answer in time",
                 elapsed_ms=_ms(started),
-            )  # fmt: skip
+            )
         except _UNREACHABLE:
             return ToolResult.failure(
-                self.name, "unavailable",
+                self.name,
+                "unavailable",
                 "database sessions unavailable: cannot connect",
                 elapsed_ms=_ms(started),
-            )  # fmt: skip
+            )
         rows = [_masked(dict(r)) for r in records]
-        return ToolResult(tool=self.name, ok=True, rows=rows, row_count=len(rows),
-                          elapsed_ms=_ms(started))  # fmt: skip
+        return ToolResult(
+            tool=self.name, ok=True, rows=rows, row_count=len(rows), elapsed_ms=_ms(started)
+        )
 
     async def _fetch(self, sql: str, limit: int) -> list[asyncpg.Record]:
         async with asyncio.timeout(self._connect_timeout + self._timeout_ms / 1000 + 2):

@@ -10,7 +10,7 @@ from typing import Any, TypeAlias
 
 import asyncpg
 
-from reasoning_core.errors import StoreError
+from reasoning_core import StoreError
 
 #: A connection from `asyncpg.connect` or one borrowed from a pool.
 Connection: TypeAlias = "asyncpg.Connection[Any] | asyncpg.pool.PoolConnectionProxy[Any]"

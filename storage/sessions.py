@@ -10,7 +10,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.errors import StoreError
+from reasoning_core import StoreError
 from storage.errors import translated
 
 #: Each lost race means another caller just opened or closed the session; a few

@@ -26,10 +26,17 @@ from uuid import UUID
 
 import asyncpg
 
-from reasoning_core.errors import ToolError
-from reasoning_core.tools.base import ToolErrorKind, ToolRequest, ToolResult
-from reasoning_core.tools.sql_check import SqlRefusedError, SqlSyntaxError, check_select
-from reasoning_core.tools.sql_text import SqlTextError, bind_named
+from reasoning_core import (
+    SqlRefusedError,
+    SqlSyntaxError,
+    SqlTextError,
+    ToolError,
+    ToolErrorKind,
+    ToolRequest,
+    ToolResult,
+    bind_named,
+    check_select,
+)
 from storage.pool import CONNECTION_ERRORS, redact_dsn
 from storage.reader import AUDIT_SQL, POWERFUL_ROLES, audit_problems
 

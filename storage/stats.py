@@ -12,8 +12,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.models import UNCERTAINTY_THRESHOLD
-from reasoning_core.ports import Stats, StrategyStats
+from reasoning_core import UNCERTAINTY_THRESHOLD, Stats, StrategyStats
 from storage.errors import translated
 
 _PER_STRATEGY = """

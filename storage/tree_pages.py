@@ -13,7 +13,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.ports import TreeEvent
+from reasoning_core import TreeEvent
 from storage.errors import translated
 
 
@@ -29,8 +29,12 @@ class PgTreeJournal:
         await self._pool.execute(
             """INSERT INTO tree_events (tree_id, kind, message, data, created_at)
                VALUES ($1, $2, $3, $4, COALESCE($5, now()))""",
-            tree_id, event.kind, event.message, event.data, event.created_at,
-        )  # fmt: skip
+            tree_id,
+            event.kind,
+            event.message,
+            event.data,
+            event.created_at,
+        )
 
     @translated("loading tree events")
     async def events(self, tree_id: str) -> builtins.list[TreeEvent]:
@@ -53,16 +57,19 @@ class PgTreeLinkStore:
         """Store the link; NotFoundError if the tree does not exist."""
         await self._pool.execute(
             "INSERT INTO tree_links (token_hash, tree_id, expires_at) VALUES ($1, $2, $3)",
-            token_hash, tree_id, expires_at,
-        )  # fmt: skip
+            token_hash,
+            tree_id,
+            expires_at,
+        )
 
     @translated("opening a tree link")
     async def tree_of(self, token_hash: bytes, *, now: datetime) -> str | None:
         value = await self._pool.fetchval(
             """SELECT tree_id FROM tree_links
                WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2""",
-            token_hash, now,
-        )  # fmt: skip
+            token_hash,
+            now,
+        )
         return None if value is None else str(value)
 
     @translated("revoking tree links")
@@ -70,6 +77,7 @@ class PgTreeLinkStore:
         status = await self._pool.execute(
             """UPDATE tree_links SET revoked_at = $2
                WHERE tree_id = $1 AND revoked_at IS NULL AND expires_at > $2""",
-            tree_id, now,
-        )  # fmt: skip
+            tree_id,
+            now,
+        )
         return int(status.split()[-1])

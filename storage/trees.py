@@ -13,9 +13,7 @@ from typing import Any
 import asyncpg
 from asyncpg.pool import PoolConnectionProxy
 
-from reasoning_core.errors import NotFoundError, StoreError
-from reasoning_core.models import Node, Tree
-from reasoning_core.ports import TreeSummary
+from reasoning_core import Node, NotFoundError, StoreError, Tree, TreeSummary
 from storage.errors import translated
 
 _NODE_COLUMNS = (
@@ -42,10 +40,23 @@ _UPDATE_META = """
 def _node_args(node: Node) -> tuple[Any, ...]:
     result = None if node.result is None else node.result.model_dump(mode="json")
     return (
-        node.tree_id, node.id, node.parent_id, node.node_type, node.status, node.title,
-        node.description, node.depth, node.prior, node.promise, node.confidence, result,
-        node.context, node.rejection_reason, node.created_at, node.updated_at,
-    )  # fmt: skip
+        node.tree_id,
+        node.id,
+        node.parent_id,
+        node.node_type,
+        node.status,
+        node.title,
+        node.description,
+        node.depth,
+        node.prior,
+        node.promise,
+        node.confidence,
+        result,
+        node.context,
+        node.rejection_reason,
+        node.created_at,
+        node.updated_at,
+    )
 
 
 def _synthesis_json(tree: Tree) -> dict[str, Any] | None:
@@ -71,9 +82,15 @@ class PgTreeStore:
                     """INSERT INTO trees (id, task, user_id, chat_id, status, revision,
                                           synthesis, created_at)
                        VALUES ($1, $2, $3, $4, $5, $6, $7, COALESCE($8, now()))""",
-                    tree.id, tree.task, tree.user_id, tree.chat_id, tree.status,
-                    tree.revision, _synthesis_json(tree), tree.created_at,
-                )  # fmt: skip
+                    tree.id,
+                    tree.task,
+                    tree.user_id,
+                    tree.chat_id,
+                    tree.status,
+                    tree.revision,
+                    _synthesis_json(tree),
+                    tree.created_at,
+                )
             except asyncpg.UniqueViolationError as e:
                 raise StoreError(f"a tree with id {tree.id!r} already exists") from e
             await self._upsert(conn, list(tree.nodes.values()))

@@ -8,8 +8,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.models import Usage
-from reasoning_core.ports import Exchange, MemoryEntry
+from reasoning_core import Exchange, MemoryEntry, Usage
 from storage.errors import translated
 from storage.usage import utc_today
 
@@ -68,19 +67,38 @@ def _exchange_args(e: Exchange | None) -> list[Any]:
     if e is None:
         return [None] * 15
     return [
-        e.session_id, e.user_id, e.chat_id, e.question, e.answer, e.strategy, e.confidence,
-        e.uncertainty_reason, e.tree_id, e.error, e.started_at, e.finished_at,
-        e.usage.prompt_tokens, e.usage.completion_tokens, e.usage.llm_calls,
-    ]  # fmt: skip
+        e.session_id,
+        e.user_id,
+        e.chat_id,
+        e.question,
+        e.answer,
+        e.strategy,
+        e.confidence,
+        e.uncertainty_reason,
+        e.tree_id,
+        e.error,
+        e.started_at,
+        e.finished_at,
+        e.usage.prompt_tokens,
+        e.usage.completion_tokens,
+        e.usage.llm_calls,
+    ]
 
 
 def _memory_args(m: MemoryEntry | None) -> list[Any]:
     if m is None:
         return [None] * 9
     return [
-        m.user_id, m.chat_id, m.project, m.goal_summary, m.outcome_summary, m.strategy,
-        m.confidence, m.tree_id, m.parameters,
-    ]  # fmt: skip
+        m.user_id,
+        m.chat_id,
+        m.project,
+        m.goal_summary,
+        m.outcome_summary,
+        m.strategy,
+        m.confidence,
+        m.tree_id,
+        m.parameters,
+    ]
 
 
 def _usage_args(usage: tuple[int, Usage] | None) -> list[Any]:

@@ -7,8 +7,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.models import Usage
-from reasoning_core.ports import UsageDay
+from reasoning_core import Usage, UsageDay
 from storage.errors import translated
 
 

@@ -6,8 +6,7 @@ from typing import Any
 
 import asyncpg
 
-from reasoning_core.errors import StoreError
-from reasoning_core.ports import User
+from reasoning_core import StoreError, User
 from storage.errors import translated
 
 _COLUMNS = "id, username, full_name, role, status, created_at, last_seen_at"

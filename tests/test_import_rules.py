@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+import reasoning_core
+
 REPO = Path(__file__).resolve().parents[1]
 PACKAGES = (
     "bot", "reasoning_core", "storage", "logsources", "demo", "benchmarks", "fake_servers", "lab",
@@ -255,3 +257,82 @@ def test_lower_layers_import_nothing_above_them(layer: str) -> None:
         if _within(target, "reasoning_core") and not any(_within(target, a) for a in allowed)
     )
     assert wrong == []
+
+
+#: The one chat front end's package: aiogram is imported there and nowhere else in bot.
+TELEGRAM = "bot.telegram"
+
+
+def test_aiogram_is_imported_only_by_the_telegram_front_end() -> None:
+    """A second chat front end (Slack, Mattermost) is a renderer and a sender beside
+    bot/telegram/: the alert flow, delivery, doctor and wiring speak through ports."""
+    broken = sorted(
+        f"{path.relative_to(REPO).as_posix()}:{imported.line} imports {imported.target}"
+        for name, path in modules().items()
+        if _within(name, "bot") and not _within(name, TELEGRAM)
+        for imported in imports_of(name, path)
+        if imported.target.split(".")[0] == "aiogram"
+    )
+    assert broken == []
+
+
+#: The core's composition root assembles the core from its parts: only it may reach
+#: past the front door.
+COMPOSITION_ROOT = "bot.wiring"
+
+
+def _core_surface() -> set[str]:
+    """The names `reasoning_core/__init__.py` lists in `__all__` (read from its source)."""
+    tree = ast.parse((REPO / "reasoning_core" / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets
+        ):
+            return {str(ast.literal_eval(e)) for e in node.value.elts}  # type: ignore[attr-defined]
+    raise AssertionError("reasoning_core/__init__.py has no __all__")
+
+
+def past_the_front_door(name: str, path: Path, surface: set[str]) -> Iterator[str]:
+    """Each import of `path` that reaches a core module, or a name the front door lacks."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if _within(alias.name, "reasoning_core"):
+                    yield f"{node.lineno}: import {alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.module is not None:
+            if node.module != "reasoning_core" and _within(node.module, "reasoning_core"):
+                yield f"{node.lineno}: from {node.module} import …"
+            elif node.module == "reasoning_core":
+                for alias in node.names:
+                    if alias.name not in surface:
+                        yield f"{node.lineno}: {alias.name} is not in reasoning_core.__all__"
+
+
+@pytest.mark.parametrize("package", ["bot", "storage", "logsources"])
+def test_the_core_is_used_through_its_front_door(package: str) -> None:
+    surface = _core_surface()
+    broken = sorted(
+        f"{path.relative_to(REPO).as_posix()}:{found}"
+        for name, path in modules().items()
+        if _within(name, package) and not _within(name, COMPOSITION_ROOT)
+        for found in past_the_front_door(name, path, surface)
+    )
+    assert broken == []
+
+
+def test_the_front_door_guard_finds_a_private_import(tmp_path: Path) -> None:
+    source = tmp_path / "m.py"
+    source.write_text(
+        "from reasoning_core import Answer, secret\nfrom reasoning_core.tree.walk import x\n"
+    )
+    found = list(past_the_front_door("bot.m", source, {"Answer"}))
+    assert found == [
+        "1: secret is not in reasoning_core.__all__",
+        "2: from reasoning_core.tree.walk import …",
+    ]
+
+
+def test_the_front_door_exports_what_it_lists() -> None:
+    assert set(reasoning_core.__all__) == _core_surface()
+    missing = [name for name in reasoning_core.__all__ if not hasattr(reasoning_core, name)]
+    assert missing == []

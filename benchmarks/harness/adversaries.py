@@ -184,9 +184,13 @@ def _own_synthesis(_request: dict[str, Any]) -> Reply:
 
 def _revise(_request: dict[str, Any]) -> Reply:
     return Reply.json(
-        {"action": "revise", "reason": "The hypotheses are all wrong.", "retry": [],
-         "question": None}
-    )  # fmt: skip
+        {
+            "action": "revise",
+            "reason": "The hypotheses are all wrong.",
+            "retry": [],
+            "question": None,
+        }
+    )
 
 
 _WRONG_DEEP: dict[str, Answerer] = {

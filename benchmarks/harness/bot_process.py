@@ -80,7 +80,7 @@ class BotProcess:
 
     @property
     def owner(self) -> str:
-        """This process in the inbox's owner column (bot.delivery.inbox.process_name)."""
+        """This process in the inbox's owner column (bot.telegram.inbox.process_name)."""
         assert self.proc is not None
         return f"{socket.gethostname()}:{self.proc.pid}"
 

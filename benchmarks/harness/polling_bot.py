@@ -11,19 +11,19 @@ from typing import Any
 
 from benchmarks.harness import takeover
 from bot.config import Settings, load_settings
-from bot.delivery.inbox import InboxWorker
-from bot.delivery.polling import poll_into_inbox
-from bot.wiring.api import ApiServer, api_server
-from bot.wiring.app import (
-    Runtime,
+from bot.telegram.inbox import InboxWorker
+from bot.telegram.polling import poll_into_inbox
+from bot.telegram.process import (
     build_bot,
     build_dispatcher,
     delivering_updates,
-    open_runtime,
     serve_webhook,
     shares_webhook_server,
+    telegram_api_server,
     webhook_app,
 )
+from bot.wiring.api import ApiServer
+from bot.wiring.app import Runtime, open_runtime
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.pool import QueryObserver
 
@@ -84,7 +84,7 @@ async def running_bot(
         try:
             async with (
                 delivering_updates(runtime, bot, dp, bot_id=bot.id) as worker,
-                api_server(runtime, bot) as api,
+                telegram_api_server(runtime, bot) as api,
             ):
                 task = asyncio.create_task(
                     poll_into_inbox(
@@ -163,7 +163,9 @@ async def running_webhook_bot(
             async with delivering_updates(runtime, bot, dp, bot_id=bot.id) as worker:
                 app = webhook_app(runtime, bot, dp, worker)
                 shared = app if shares_webhook_server(settings) else None
-                api = await stack.enter_async_context(api_server(runtime, bot, shared=shared))
+                api = await stack.enter_async_context(
+                    telegram_api_server(runtime, bot, shared=shared)
+                )
                 task = asyncio.create_task(serve_webhook(runtime, bot, dp, app))
                 try:
                     await telegram.wait_for(

@@ -151,9 +151,13 @@ async def _run_case(
         fallback = runbook
         guidance = runbook_guidance(runbooks, request, language=case.language)
     analyst = DeepAnalyst(
-        tree_store=PgTreeStore(pool), planner=planner, fallback_planner=fallback, tools=tools,
-        reflection=reflection, critic=chat_model,
-    )  # fmt: skip
+        tree_store=PgTreeStore(pool),
+        planner=planner,
+        fallback_planner=fallback,
+        tools=tools,
+        reflection=reflection,
+        critic=chat_model,
+    )
     ctx = PlanningContext(
         question=case.question, goal=case.question, language=case.language, guidance=guidance
     )
@@ -179,9 +183,12 @@ async def _known_names(pool: asyncpg.Pool[Any]) -> KnownNames:
 async def _routed_deep(chat_model: ChatModel, request: Request) -> bool:
     """Whether whytree, with this model, takes the question to the deep path."""
     selector = StrategySelector(
-        chat_model=chat_model, enabled=True, timeout_sec=ROUTING_TIMEOUT_SEC,
-        cache_ttl_sec=0, cache_size=0,
-    )  # fmt: skip
+        chat_model=chat_model,
+        enabled=True,
+        timeout_sec=ROUTING_TIMEOUT_SEC,
+        cache_ttl_sec=0,
+        cache_size=0,
+    )
     decision, _, _ = await selector.decide_and_understand(request, user_id=_USER, project="bench")
     return decision.strategy == "deep"
 

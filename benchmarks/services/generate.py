@@ -30,40 +30,64 @@ from benchmarks.services.case import (
 from demo.services.graph import FaultKind, ServiceGraph, default_graph
 
 KINDS: tuple[Expected, ...] = (
-    "deploy", "dependency", "surge", "cpu", "memory", "crash_loop", "none",
-)  # fmt: skip
+    "deploy",
+    "dependency",
+    "surge",
+    "cpu",
+    "memory",
+    "crash_loop",
+    "none",
+)
 DEFAULT_COUNT = 28
 DAYS = 8  # a week of baseline, compared a week back, and a margin
 #: Caller -> callee pairs (and two-hop chains) where a slow callee shows at the caller.
 PROPAGATION = (
-    ("frontend", "search"), ("frontend", "checkout"), ("search", "catalog"),
-    ("checkout", "payments"), ("checkout", "shipping"), ("cart", "inventory"),
-    ("shipping", "notifications"), ("frontend", "payments"), ("frontend", "catalog"),
-)  # fmt: skip
+    ("frontend", "search"),
+    ("frontend", "checkout"),
+    ("search", "catalog"),
+    ("checkout", "payments"),
+    ("checkout", "shipping"),
+    ("cart", "inventory"),
+    ("shipping", "notifications"),
+    ("frontend", "payments"),
+    ("frontend", "catalog"),
+)
 
 #: Question templates by (symptom, language): what users ask, not translations of each other.
 _QUESTIONS: dict[tuple[str, str], list[str]] = {
     ("errors", "en"): [
-        "why is {s} returning 5xx?", "why are {s} errors up?",
-        "{s} is throwing 500s, why?", "why does {s} fail requests?",
+        "why is {s} returning 5xx?",
+        "why are {s} errors up?",
+        "{s} is throwing 500s, why?",
+        "why does {s} fail requests?",
     ],
     ("errors", "ru"): [
-        "почему {s} отдаёт 5xx?", "почему выросли ошибки {s}?",
-        "почему у сервиса {s} ошибки 500?", "почему {s} возвращает 503?",
+        "почему {s} отдаёт 5xx?",
+        "почему выросли ошибки {s}?",
+        "почему у сервиса {s} ошибки 500?",
+        "почему {s} возвращает 503?",
     ],
     ("latency", "en"): [
-        "why is {s} slow?", "why is the latency of {s} up?",
-        "why is the API of {s} slow?", "why are {s} response times up?",
+        "why is {s} slow?",
+        "why is the latency of {s} up?",
+        "why is the API of {s} slow?",
+        "why are {s} response times up?",
     ],
     ("latency", "ru"): [
-        "почему растёт задержка у сервиса {s}?", "почему тормозит {s}?",
-        "почему медленно отвечает {s}?", "почему выросла задержка {s}?",
+        "почему растёт задержка у сервиса {s}?",
+        "почему тормозит {s}?",
+        "почему медленно отвечает {s}?",
+        "почему выросла задержка {s}?",
     ],
-}  # fmt: skip
+}
 _SYMPTOM: dict[str, str] = {
-    "deploy": "errors", "dependency": "latency", "surge": "latency", "cpu": "latency",
-    "memory": "errors", "crash_loop": "errors",
-}  # fmt: skip
+    "deploy": "errors",
+    "dependency": "latency",
+    "surge": "latency",
+    "cpu": "latency",
+    "memory": "errors",
+    "crash_loop": "errors",
+}
 
 
 def generate_cases(out_dir: Path, *, seed: int, count: int = DEFAULT_COUNT) -> list[Path]:
@@ -124,11 +148,18 @@ def make_case(kind: Expected, rng: random.Random) -> ServicesCase:
     language = rng.choice(("en", "ru"))
     question = rng.choice(_QUESTIONS[symptom, language]).format(s=asked)
     return ServicesCase(
-        question=question, language=language, service=asked, expected=kind,
-        expected_root=root, seed=rng.randrange(1, 1_000_000),
-        days=DAYS, services=services,
-        edges=list(graph.edges), faults=faults, deploys=deploys,
-    )  # fmt: skip
+        question=question,
+        language=language,
+        service=asked,
+        expected=kind,
+        expected_root=root,
+        seed=rng.randrange(1, 1_000_000),
+        days=DAYS,
+        services=services,
+        edges=list(graph.edges),
+        faults=faults,
+        deploys=deploys,
+    )
 
 
 def _below(graph: ServiceGraph, name: str) -> set[str]:

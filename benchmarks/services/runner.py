@@ -150,14 +150,19 @@ async def _run_case(
                 model = LLMPlanner(chat_model, tools=("prometheus",))
                 planner = RunbookFirstPlanner(runbook, model)
             analyst = DeepAnalyst(
-                tree_store=PgTreeStore(pool), planner=planner, tools=tools,
-                fallback_planner=runbook if planner is not runbook else None, critic=chat_model,
-            )  # fmt: skip
+                tree_store=PgTreeStore(pool),
+                planner=planner,
+                tools=tools,
+                fallback_planner=runbook if planner is not runbook else None,
+                critic=chat_model,
+            )
             request = understand(case.question, known, language=case.language)
             ctx = PlanningContext(
-                question=case.question, goal=case.question, language=case.language,
+                question=case.question,
+                goal=case.question,
+                language=case.language,
                 request=request,
-            )  # fmt: skip
+            )
             answer: Answer | None = None
             async for event in analyst.run(ctx, user_id=_USER, chat_id=_USER):
                 if isinstance(event, AnswerEvent):
@@ -190,8 +195,9 @@ def summarise(rows: Sequence[tuple[ServicesCase, CaseResult, str | None]]) -> di
     per_kind: dict[str, Any] = {}
     for kind in sorted({r.expected for r in results}):
         mine = figures([r for r in results if r.expected == kind])
-        per_kind[kind] = {k: mine[k] for k in ("cases", "ac_at_1", "ac_at_3", "brier", "ece",
-                                               "mean_checks")}  # fmt: skip
+        per_kind[kind] = {
+            k: mine[k] for k in ("cases", "ac_at_1", "ac_at_3", "brier", "ece", "mean_checks")
+        }
     propagation = [(c, root) for c, _, root in rows if c.expected_root]
     hits = sum(root == c.expected_root for c, root in propagation)
     out["per_kind"] = per_kind

@@ -317,9 +317,10 @@ def format_understanding_report(figures: dict[str, Any], *, show_failures: bool 
         )
         for language, figures_ in part["by_language"].items():
             lines.append(f"  {language}: {figures_['accuracy']:.3f} of {figures_['cases']}")
-        lines.append("  confusion (expected->got): " + ", ".join(
-            f"{k} {v}" for k, v in part["confusion"].items()
-        ))  # fmt: skip
+        lines.append(
+            "  confusion (expected->got): "
+            + ", ".join(f"{k} {v}" for k, v in part["confusion"].items())
+        )
         if show_failures:
             lines.extend(_failure_lines(part["wrong"]))
     return "\n".join(lines)

@@ -29,7 +29,7 @@ from pydantic import (
     model_validator,
 )
 
-from reasoning_core.errors import ConfigurationError
+from reasoning_core import ConfigurationError
 
 DEFAULT_MAPPING = Path(__file__).with_name("mapping.yaml")
 DEFAULT_PATTERN = r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, cast
 
-from reasoning_core.errors import ConfigurationError
+from reasoning_core import ConfigurationError
 
 Who = Literal["anyone", "chat_admins", "bot_admins"]
 _WHO = ("anyone", "chat_admins", "bot_admins")

@@ -27,11 +27,10 @@ from aiohttp import web
 from bot.alerts.auth import WebhookCredentials
 from bot.alerts.mapping import AlertMapping, Investigation, Refusal
 from bot.alerts.payload import Alert, Notification, PayloadError, parse_notification
-from bot.alerts.poster import AlertPoster
+from bot.alerts.posting import AlertPosting
 from bot.alerts.routes import ChatRoutes
 from bot.alerts.words import header_html, note_html
-from reasoning_core.errors import StoreError
-from reasoning_core.ports import AlertStore, NewAlertAnalysis
+from reasoning_core import AlertStore, NewAlertAnalysis, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +46,7 @@ class AlertReceiver:
         mapping: AlertMapping,
         routes: ChatRoutes,
         credentials: WebhookCredentials,
-        poster: AlertPoster,
+        poster: AlertPosting,
         wake: Callable[[], None],
         max_bytes: int = 1 << 20,
         queue_max: int = 1000,
@@ -79,8 +78,9 @@ class AlertReceiver:
             return _problem(400, f"not an Alertmanager version 4 payload: {e}")
         try:
             if await self._store.queued() >= self._queue_max:
-                log.warning("alert queue full (ALERT_QUEUE_MAX=%d): asking to retry",
-                            self._queue_max)  # fmt: skip
+                log.warning(
+                    "alert queue full (ALERT_QUEUE_MAX=%d): asking to retry", self._queue_max
+                )
                 return _problem(
                     503,
                     "too many analyses waiting",
@@ -121,17 +121,27 @@ class AlertReceiver:
         header = header_html(alert.name, alert.labels, language)
         if isinstance(found, Investigation):
             return NewAlertAnalysis(
-                dedup_key=found.key, alertname=alert.name, runbook=found.runbook,
-                parameters=found.parameters, question=found.question(language),
-                language=language, chats=chats, report_html=header, matchers=found.labels,
-            )  # fmt: skip
+                dedup_key=found.key,
+                alertname=alert.name,
+                runbook=found.runbook,
+                parameters=found.parameters,
+                question=found.question(language),
+                language=language,
+                chats=chats,
+                report_html=header,
+                matchers=found.labels,
+            )
         if self._mapping.unmapped == "ignore":
             return None
         return NewAlertAnalysis(
-            dedup_key=found.key(alert.fingerprint), alertname=alert.name,
-            question=_refusal_note(found, language), language=language, chats=chats,
-            report_html=header, matchers=dict(alert.labels),
-        )  # fmt: skip
+            dedup_key=found.key(alert.fingerprint),
+            alertname=alert.name,
+            question=_refusal_note(found, language),
+            language=language,
+            chats=chats,
+            report_html=header,
+            matchers=dict(alert.labels),
+        )
 
     async def _resolve(self, alert: Alert) -> int:
         ended = alert.ended or alert.starts_at

@@ -11,10 +11,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from reasoning_core.errors import ConfigurationError
+from reasoning_core import ConfigurationError
 
-_RULE = re.compile(r"^\s*(?:(?P<label>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^:]*)|default)"
-                   r"\s*:\s*(?P<chat>-?\d{1,20})\s*$")  # fmt: skip
+_RULE = re.compile(
+    r"^\s*(?:(?P<label>[A-Za-z_][A-Za-z0-9_]*)=(?P<value>[^:]*)|default)"
+    r"\s*:\s*(?P<chat>-?\d{1,20})\s*$"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,7 @@ import html
 from collections.abc import Mapping
 from datetime import datetime
 
-from reasoning_core.i18n import gettext
+from reasoning_core import gettext
 
 #: Labels shown in the header besides the alert's name (the rest are in Alertmanager),
 #: and the characters shown of each value.

@@ -21,15 +21,20 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from bot.alerts.mapping import unmapped_key
-from bot.alerts.poster import AlertPoster, AlertPostError
+from bot.alerts.posting import AlertPostError, AlertPosting
 from bot.alerts.words import note_html
 from bot.delivery.context import Delivery, delivering
 from bot.delivery.drain import Drain
-from reasoning_core.errors import ReasoningError, StoreError
-from reasoning_core.events import AnswerEvent
-from reasoning_core.models import Answer, Question
-from reasoning_core.ports import AlertAnalysis, AlertStore
-from reasoning_core.service import ReasoningService
+from reasoning_core import (
+    AlertAnalysis,
+    AlertStore,
+    Answer,
+    AnswerEvent,
+    Question,
+    ReasoningError,
+    ReasoningService,
+    StoreError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +49,7 @@ class AlertWorker:
         *,
         store: AlertStore,
         service: ReasoningService,
-        poster: AlertPoster,
+        poster: AlertPosting,
         concurrency: int = 2,
         poll_sec: float = 2.0,
         heartbeat_sec: float = 10.0,
@@ -96,8 +101,12 @@ class AlertWorker:
                 answer = await self._investigate(analysis)
                 header = _header(analysis)
             except ReasoningError as e:  # the alert is still posted, saying it failed
-                log.error("investigating alert analysis %s (%s) failed: %s", analysis.id,
-                          analysis.alertname, e)  # fmt: skip
+                log.error(
+                    "investigating alert analysis %s (%s) failed: %s",
+                    analysis.id,
+                    analysis.alertname,
+                    e,
+                )
                 answer, header = None, _header(analysis, failed=True)
             chats = _report_chats(analysis)
             with delivering(Delivery(item_id=analysis.id, name=_holder(analysis))):
@@ -130,8 +139,7 @@ class AlertWorker:
         except StoreError as e:  # its heartbeat grows old: claimed again later
             log.warning("could not hand back alert analysis %s: %s", analysis.id, e)
             return
-        log.info("alert analysis %s handed back unfinished: another process takes it",
-                 analysis.id)  # fmt: skip
+        log.info("alert analysis %s handed back unfinished: another process takes it", analysis.id)
 
     async def _failed(self, analysis: AlertAnalysis, why: str) -> None:
         try:

@@ -15,7 +15,7 @@ import uuid
 from dataclasses import dataclass
 
 from bot.delivery.ports import Leases, Retention
-from reasoning_core.errors import StoreError
+from reasoning_core import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,7 @@ from contextlib import asynccontextmanager
 
 from bot.delivery.context import current_delivery
 from bot.delivery.ports import Leases, RateHits
-from reasoning_core.errors import StoreError
+from reasoning_core import StoreError
 
 log = logging.getLogger(__name__)
 

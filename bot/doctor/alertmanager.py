@@ -53,15 +53,20 @@ async def check_alertmanager(client: AlertmanagerClient | None, *, limit_sec: fl
 def _refused(client: AlertmanagerClient, step: str, e: AlertmanagerError) -> Finding:
     if e.status in _AUTH_REFUSED:
         if client.credentials == "no credentials":
-            return _fail(f"{client.url} asks for credentials ({e.status} to {step}); none are "
-                         "set", _NO_CREDENTIALS_FIX)  # fmt: skip
-        return _fail(f"{client.url} refused the {client.credentials} ({e.status} to {step})",
-                     _CREDENTIALS_FIX)  # fmt: skip
+            return _fail(
+                f"{client.url} asks for credentials ({e.status} to {step}); none are set",
+                _NO_CREDENTIALS_FIX,
+            )
+        return _fail(
+            f"{client.url} refused the {client.credentials} ({e.status} to {step})",
+            _CREDENTIALS_FIX,
+        )
     if e.status == _NOT_FOUND or "API v2" in str(e) or "not JSON" in str(e):
         why = f"{e.status} to {step}" if e.status else f"its answer to {step} is not API v2's"
-        return _fail(f"{client.url} is not Alertmanager's API v2 ({why})",
-                     "set ALERTMANAGER_URL to Alertmanager's base URL (API v2: "
-                     "Alertmanager 0.16 or later)")  # fmt: skip
+        return _fail(
+            f"{client.url} is not Alertmanager's API v2 ({why})",
+            "set ALERTMANAGER_URL to Alertmanager's base URL (API v2: Alertmanager 0.16 or later)",
+        )
     return _fail(str(e))
 
 

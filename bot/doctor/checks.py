@@ -10,12 +10,10 @@ from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
 from bot.doctor.sources import check_port, check_runbooks, check_tools
-from bot.doctor.telegram import check_telegram
+from bot.telegram.doctor import check_telegram
 from bot.wiring.api import alertmanager_client
 from bot.wiring.app import Inspection, open_inspection
-from reasoning_core.errors import StoreError
-from reasoning_core.runbooks import RunbookSet, load_runbooks
-from reasoning_core.runbooks.kinds import ProbeContext, kind_of
+from reasoning_core import ProbeContext, RunbookSet, StoreError, kind_of, load_runbooks
 
 DATABASE = "database"
 #: How long one remote check may take: a hung server costs this, not a hang.

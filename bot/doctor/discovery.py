@@ -8,16 +8,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from bot.doctor.report import Finding
-from reasoning_core.errors import CatalogueError
-from reasoning_core.runbooks import RunbookSet
-from reasoning_core.runbooks.discovery import (
+from reasoning_core import (
+    CatalogueError,
     CatalogueReader,
     Discovery,
+    RunbookSet,
     RunbookStatus,
+    Tool,
     discover,
     read_catalogue,
 )
-from reasoning_core.tools.base import Tool
 
 PART = "runbook discovery"
 

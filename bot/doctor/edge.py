@@ -8,7 +8,7 @@ from bot.alerts import ChatRoutes, WebhookCredentials, load_mapping
 from bot.config import ApiSettings
 from bot.doctor.report import Finding
 from bot.operations.http_server import parse_listen
-from reasoning_core.errors import ConfigurationError
+from reasoning_core import ConfigurationError
 
 API = "HTTP API (API_LISTEN)"
 ALERTS = "alert receiver"
@@ -29,16 +29,24 @@ def check_edge(api: ApiSettings, runbooks: Collection[str]) -> list[Finding]:
         basic="set" if api.alert_webhook_basic_auth else None,
     )
     if not credentials.configured:
-        findings.append(Finding.fail(
-            ALERTS, "no credentials: every alert call is refused",
-            "set ALERT_WEBHOOK_TOKEN (or ALERT_WEBHOOK_BASIC_AUTH) as in Alertmanager's "
-            "http_config", required=False,
-        ))  # fmt: skip
+        findings.append(
+            Finding.fail(
+                ALERTS,
+                "no credentials: every alert call is refused",
+                "set ALERT_WEBHOOK_TOKEN (or ALERT_WEBHOOK_BASIC_AUTH) as in Alertmanager's "
+                "http_config",
+                required=False,
+            )
+        )
     elif not routes.configured:
-        findings.append(Finding.fail(
-            ALERTS, "ALERT_CHATS is empty: alerts are acknowledged, not investigated",
-            "set ALERT_CHATS, e.g. team=radio:-100123,default:-100456", required=False,
-        ))  # fmt: skip
+        findings.append(
+            Finding.fail(
+                ALERTS,
+                "ALERT_CHATS is empty: alerts are acknowledged, not investigated",
+                "set ALERT_CHATS, e.g. team=radio:-100123,default:-100456",
+                required=False,
+            )
+        )
     else:
         findings.append(Finding.ok(ALERTS, f"{len(mapping.alerts)} alert rule(s) mapped"))
     return findings

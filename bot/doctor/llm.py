@@ -7,7 +7,7 @@ from __future__ import annotations
 from bot.config import LLMSettings
 from bot.doctor.report import Finding
 from bot.wiring.app import build_chat_model
-from reasoning_core.llm.openai_model import PLAIN_JSON, Capabilities
+from reasoning_core import PLAIN_JSON, Capabilities
 
 PART = "LLM"
 STRUCTURED = "LLM structured output"

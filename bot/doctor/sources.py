@@ -10,10 +10,16 @@ from collections.abc import Mapping, Set
 
 from bot.doctor.discovery import PART, discover_runbooks, off_findings, runbook_finding
 from bot.doctor.report import Finding
-from reasoning_core.runbooks import RunbookSet
-from reasoning_core.runbooks.kinds import KINDS, Probe, ProbeContext, kind_of
-from reasoning_core.runbooks.model import Runbook
-from reasoning_core.tools.base import Tool, ToolRequest
+from reasoning_core import (
+    KINDS,
+    Probe,
+    ProbeContext,
+    Runbook,
+    RunbookSet,
+    Tool,
+    ToolRequest,
+    kind_of,
+)
 
 
 async def check_tools(
@@ -68,9 +74,11 @@ async def check_runbooks(
     except TimeoutError:
         found = None
         summary = Finding.fail(
-            PART, "Prometheus did not list its metrics in time", "check PROMETHEUS_URL",
+            PART,
+            "Prometheus did not list its metrics in time",
+            "check PROMETHEUS_URL",
             required=False,
-        )  # fmt: skip
+        )
     if summary is not None:
         findings.append(summary)
     off = []

@@ -16,13 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from bot.access import AccessPolicy
 from bot.delivery.limits import SharedWindow
 from bot.delivery.ports import RateHits
 from bot.http_api.keys import hash_key
-from bot.telegram.middlewares.access import AccessMiddleware
 from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
-from reasoning_core.errors import StoreError
-from reasoning_core.ports import ApiKey, ApiKeyStore, UsageStore, UserStore
+from reasoning_core import ApiKey, ApiKeyStore, StoreError, UsageStore, UserStore
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +39,7 @@ class ApiGate:
         *,
         keys: ApiKeyStore,
         users: UserStore,
-        access: AccessMiddleware,
+        access: AccessPolicy,
         usage: UsageStore,
         hits: RateHits,
         daily_token_budget: int,

@@ -23,10 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.delivery.drain import Drain
-from reasoning_core.errors import StoreError
-from reasoning_core.events import AnswerEvent, Event
-from reasoning_core.models import Answer
-from reasoning_core.ports import ApiJobStore
+from reasoning_core import Answer, AnswerEvent, ApiJobStore, Event, StoreError
 
 log = logging.getLogger(__name__)
 

@@ -6,7 +6,7 @@ import hashlib
 import re
 import secrets
 
-from reasoning_core.ports import ApiKey, ApiKeyStore
+from reasoning_core import ApiKey, ApiKeyStore
 
 KEY_PREFIX = "wt_"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")

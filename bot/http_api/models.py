@@ -6,8 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from reasoning_core.models import Answer
-from reasoning_core.ports import ApiJobStatus
+from reasoning_core import Answer, ApiJobStatus
 
 MAX_QUESTION_CHARS = 4000
 

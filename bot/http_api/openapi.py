@@ -12,7 +12,7 @@ from typing import Any
 from pydantic.json_schema import models_json_schema
 
 from bot.http_api.models import ApiError, AskRequest, JobAccepted, JobView
-from reasoning_core.models import Answer
+from reasoning_core import Answer
 
 _REF = "#/components/schemas/{model}"
 
@@ -57,41 +57,60 @@ def openapi_document() -> dict[str, Any]:
         },
         "security": [{"apiKey": []}],
         "paths": {
-            "/v1/ask": {"post": {
-                "summary": "Ask a question (sync: the Answer; async: a job)",
-                "requestBody": {"required": True, "content": {
-                    "application/json": {"schema": _ref("AskRequest")}}},
-                "responses": {
-                    "200": _json_body("Answer", "the answer (sync), or a clarifying question "
-                                      "or refusal (async)"),
-                    "202": _json_body("JobAccepted", "async: the question is a job"),
-                    **_errors(400, 401, 403, 429, 503),
-                },
-            }},
-            "/v1/jobs/{job_id}": {"get": {
-                "summary": "A job's status, progress and, when done, its Answer",
-                "parameters": [job_param],
-                "responses": {"200": _json_body("JobView", "the job"), **_errors(401, 404, 503)},
-            }},
-            "/v1/jobs/{job_id}/events": {"get": {
-                "summary": "The job's reasoning as Server-Sent Events: reasoning_started, "
-                "reasoning, reflection, plan_revised, completed (with the Answer)",
-                "parameters": [job_param],
-                "responses": {
-                    "200": {"description": "an event stream",
-                            "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                    **_errors(401, 404, 503),
-                },
-            }},
-            "/alerts/alertmanager": {"post": {
-                "summary": "Alertmanager webhook receiver (version 4 payload); bearer token "
-                "or basic auth from Alertmanager's http_config",
-                "security": [{"alertToken": []}, {"alertBasic": []}],
-                "responses": {
-                    "200": {"description": "recorded: counts of started, joined, duplicate, "
-                            "ignored and resolved alerts"},
-                    **_errors(400, 401, 503),
-                },
-            }},
+            "/v1/ask": {
+                "post": {
+                    "summary": "Ask a question (sync: the Answer; async: a job)",
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": _ref("AskRequest")}},
+                    },
+                    "responses": {
+                        "200": _json_body(
+                            "Answer",
+                            "the answer (sync), or a clarifying question or refusal (async)",
+                        ),
+                        "202": _json_body("JobAccepted", "async: the question is a job"),
+                        **_errors(400, 401, 403, 429, 503),
+                    },
+                }
+            },
+            "/v1/jobs/{job_id}": {
+                "get": {
+                    "summary": "A job's status, progress and, when done, its Answer",
+                    "parameters": [job_param],
+                    "responses": {
+                        "200": _json_body("JobView", "the job"),
+                        **_errors(401, 404, 503),
+                    },
+                }
+            },
+            "/v1/jobs/{job_id}/events": {
+                "get": {
+                    "summary": "The job's reasoning as Server-Sent Events: reasoning_started, "
+                    "reasoning, reflection, plan_revised, completed (with the Answer)",
+                    "parameters": [job_param],
+                    "responses": {
+                        "200": {
+                            "description": "an event stream",
+                            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                        },
+                        **_errors(401, 404, 503),
+                    },
+                }
+            },
+            "/alerts/alertmanager": {
+                "post": {
+                    "summary": "Alertmanager webhook receiver (version 4 payload); bearer token "
+                    "or basic auth from Alertmanager's http_config",
+                    "security": [{"alertToken": []}, {"alertBasic": []}],
+                    "responses": {
+                        "200": {
+                            "description": "recorded: counts of started, joined, duplicate, "
+                            "ignored and resolved alerts"
+                        },
+                        **_errors(400, 401, 503),
+                    },
+                }
+            },
         },
-    }  # fmt: skip
+    }

@@ -26,11 +26,18 @@ from bot.http_api.models import AskRequest, JobAccepted, JobView
 from bot.http_api.openapi import openapi_document
 from bot.operations.billing import usage_owner
 from bot.telegram.input_text import clean_text
-from reasoning_core.errors import StoreError
-from reasoning_core.events import AnswerEvent, Event, StrategySelectedEvent
-from reasoning_core.models import Answer, Question
-from reasoning_core.ports import ApiJob, ApiJobStore, ApiKey
-from reasoning_core.service import ReasoningService
+from reasoning_core import (
+    Answer,
+    AnswerEvent,
+    ApiJob,
+    ApiJobStore,
+    ApiKey,
+    Event,
+    Question,
+    ReasoningService,
+    StoreError,
+    StrategySelectedEvent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -91,8 +98,10 @@ class ApiRoutes:
             chat_id=API_CHAT_BASE + key.id * 2**31 + (ask.chat or 0),
             project=ask.project,
         )
-        log.info("API question", extra={"user_id": key.user_id, "api_key": key.name,
-                                        "api_user": ask.user})  # fmt: skip
+        log.info(
+            "API question",
+            extra={"user_id": key.user_id, "api_key": key.name, "api_user": ask.user},
+        )
         with usage_owner(key.user_id):
             if ask.mode == "sync":
                 return _json(await self._service.answer(question))

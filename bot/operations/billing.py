@@ -23,9 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from reasoning_core.errors import StoreError
-from reasoning_core.models import Usage
-from reasoning_core.ports import Exchange, MemoryEntry, UsageStore
+from reasoning_core import Exchange, MemoryEntry, StoreError, Usage, UsageStore
 
 log = logging.getLogger(__name__)
 

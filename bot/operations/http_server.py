@@ -9,7 +9,7 @@ from contextlib import asynccontextmanager
 
 from aiohttp import web
 
-from reasoning_core.errors import ConfigurationError
+from reasoning_core import ConfigurationError
 
 log = logging.getLogger(__name__)
 

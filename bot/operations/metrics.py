@@ -1,5 +1,6 @@
 """Prometheus metrics: one registry per runtime, updated from reasoning events,
-LLM calls and Telegram API errors, served by bot/operations/server.py on METRICS_PORT.
+LLM calls and Telegram API errors (counted by bot/telegram/metrics.py), served by
+bot/operations/server.py on METRICS_PORT.
 
 Series (names as operators query them):
 
@@ -18,54 +19,35 @@ right after start shows the whole set.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from aiogram.client.session.middlewares.base import (
-    BaseRequestMiddleware,
-    NextRequestMiddlewareType,
-)
-from aiogram.exceptions import (
-    TelegramAPIError,
-    TelegramBadRequest,
-    TelegramConflictError,
-    TelegramForbiddenError,
-    TelegramNetworkError,
-    TelegramNotFound,
-    TelegramRetryAfter,
-    TelegramServerError,
-    TelegramUnauthorizedError,
-)
-from aiogram.methods import TelegramMethod
-from aiogram.methods.base import TelegramType
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
-from reasoning_core.events import (
+from reasoning_core import (
+    STRATEGIES,
+    UNCERTAINTY_THRESHOLD,
+    Answer,
     Event,
     PlanRevisedEvent,
     ReasoningEvent,
     ReflectionEvent,
     StrategySelectedEvent,
+    Usage,
 )
-from reasoning_core.models import STRATEGIES, UNCERTAINTY_THRESHOLD, Answer, Usage
-
-if TYPE_CHECKING:
-    from aiogram import Bot
-    from aiogram.methods import Response
 
 LLM_OUTCOMES = ("ok", "timeout", "http_error", "bad_response", "error")
 TOKEN_KINDS = ("prompt", "completion")
 DEEP_JOB_STATES = ("queued", "running", "done", "failed")
-_TELEGRAM_KINDS: tuple[tuple[type[TelegramAPIError], str], ...] = (
-    (TelegramRetryAfter, "retry_after"),
-    (TelegramBadRequest, "bad_request"),
-    (TelegramForbiddenError, "forbidden"),
-    (TelegramUnauthorizedError, "unauthorized"),
-    (TelegramNotFound, "not_found"),
-    (TelegramConflictError, "conflict"),
-    (TelegramServerError, "server_error"),
-    (TelegramNetworkError, "network"),
+#: How a failed Bot API call is counted (bot/telegram/metrics.py tells them apart).
+TELEGRAM_ERROR_KINDS = (
+    "retry_after",
+    "bad_request",
+    "forbidden",
+    "unauthorized",
+    "not_found",
+    "conflict",
+    "server_error",
+    "network",
+    "other",
 )
-TELEGRAM_ERROR_KINDS = (*(kind for _, kind in _TELEGRAM_KINDS), "other")
 
 _CONFIDENCE_BUCKETS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 _SECONDS_BUCKETS = (0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0)
@@ -162,33 +144,3 @@ class Metrics:
     def exposition(self) -> bytes:
         """The registry in Prometheus' text format."""
         return generate_latest(self.registry)
-
-
-def telegram_error_kind(error: TelegramAPIError) -> str:
-    for cls, kind in _TELEGRAM_KINDS:
-        if isinstance(error, cls):
-            return kind
-    return "other"
-
-
-class TelegramErrorCounter(BaseRequestMiddleware):
-    """Counts every failed Bot API call (innermost: each retry counts) and re-raises."""
-
-    def __init__(self, metrics: Metrics) -> None:
-        self._metrics = metrics
-
-    async def install(self, bot: Bot) -> None:
-        """A start-up hook: register on the bot's session, inside the other middlewares."""
-        bot.session.middleware(self)
-
-    async def __call__(
-        self,
-        make_request: NextRequestMiddlewareType[TelegramType],
-        bot: Bot,
-        method: TelegramMethod[TelegramType],
-    ) -> Response[TelegramType]:
-        try:
-            return await make_request(bot, method)
-        except TelegramAPIError as e:
-            self._metrics.telegram_errors.labels(telegram_error_kind(e)).inc()
-            raise

@@ -15,19 +15,21 @@ from functools import partial
 from importlib import metadata
 from pathlib import Path
 
+from bot.access import AccessPolicy
 from bot.delivery.limits import LeasedDeepSlots
 from bot.operations.metrics import Metrics
 from bot.telegram.middlewares.rate_limit import QuestionWindow
 from bot.trees.page.links import TreeLinks
-from reasoning_core.ports import (
+from reasoning_core import (
     AccountStore,
     ApiKeyStore,
     AuditStore,
+    RunbookSet,
     StatsStore,
     TreeStore,
     UsageStore,
+    load_runbooks,
 )
-from reasoning_core.runbooks.loader import RunbookSet, load_runbooks
 
 
 class RunbookLibrary:
@@ -86,3 +88,9 @@ class Ops:
 
     def uptime(self) -> float:
         return time.monotonic() - self.started
+
+    def access_policy(self) -> AccessPolicy:
+        """Who may ask, as every front end decides it (ADMIN_IDS, roles, ACCESS_MODE)."""
+        return AccessPolicy(
+            accounts=self.accounts, admin_ids=self.admin_ids, access_mode=self.access_mode
+        )

@@ -20,7 +20,7 @@ from prometheus_client import CONTENT_TYPE_LATEST
 
 from bot.operations.ops import Ops
 from bot.trees.page import AnalysisPages
-from reasoning_core.errors import StoreError
+from reasoning_core import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from aiogram.utils.token import TokenValidationError
 
 from bot.config import TelegramSettings
 from bot.doctor.report import Finding
-from bot.wiring.app import build_bot
+from bot.telegram.process import build_bot
 
 PART = "Telegram"
 WEBHOOK_PART = "Telegram webhook"

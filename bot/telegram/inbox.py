@@ -38,9 +38,7 @@ from bot.delivery.context import Delivery, delivering
 from bot.delivery.drain import Drain
 from bot.delivery.limits import chat_lock_name
 from bot.delivery.ports import Arrival, Inbox, InboxItem, Leases
-from reasoning_core.errors import StoreError, StoreUnavailableError
-from reasoning_core.i18n import N_, gettext
-from reasoning_core.understanding import detect_language
+from reasoning_core import N_, StoreError, StoreUnavailableError, detect_language, gettext
 
 log = logging.getLogger(__name__)
 

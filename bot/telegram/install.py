@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from aiogram import Dispatcher
 
-from bot.operations.metrics import TelegramErrorCounter
 from bot.operations.ops import Ops
+from bot.telegram.metrics import TelegramErrorCounter
 from bot.telegram.middlewares.access import AccessMiddleware
 from bot.telegram.middlewares.rate_limit import RateLimitMiddleware
 
@@ -19,12 +19,7 @@ def install_ops(dp: Dispatcher, ops: Ops) -> None:
     start-up: Telegram API errors are counted on the bot's session.
     """
     dp["ops"] = ops
-    access = AccessMiddleware(
-        accounts=ops.accounts,
-        admin_ids=ops.admin_ids,
-        access_mode=ops.access_mode,
-        usage=ops.usage,
-    )
+    access = AccessMiddleware(ops.access_policy(), usage=ops.usage)
     dp.message.outer_middleware(access)
     dp.edited_message.outer_middleware(access)
     dp.callback_query.outer_middleware(access)

@@ -6,7 +6,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from reasoning_core.models import ClarificationPrompt
+from reasoning_core import ClarificationPrompt
 
 #: Option index meaning "I'll type my own answer".
 OWN_ANSWER = -1

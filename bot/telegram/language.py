@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from aiogram.types import CallbackQuery, Message, TelegramObject, User
 
-from reasoning_core.models import Language
-from reasoning_core.understanding.parse import detect_language
+from reasoning_core import Language, detect_language
 
 
 def user_language(user: User | None) -> Language:

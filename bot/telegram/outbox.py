@@ -33,7 +33,7 @@ from pydantic import BaseModel
 from bot.delivery.context import current_delivery, is_transient
 from bot.delivery.ports import Outbox
 from bot.telegram.session import describe_error, is_transient_error
-from reasoning_core.errors import StoreError
+from reasoning_core import StoreError
 
 if TYPE_CHECKING:
     from aiogram import Bot

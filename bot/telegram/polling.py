@@ -17,9 +17,9 @@ from aiogram.exceptions import ClientDecodeError, TelegramAPIError, TelegramConf
 from aiogram.methods import GetUpdates
 
 from bot.delivery.drain import Drain
-from bot.delivery.inbox import store_update
 from bot.delivery.ports import Inbox
-from reasoning_core.errors import StoreError
+from bot.telegram.inbox import store_update
+from reasoning_core import StoreError
 
 log = logging.getLogger(__name__)
 

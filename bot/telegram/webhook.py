@@ -21,9 +21,9 @@ from aiogram import Bot, Dispatcher
 from aiogram.webhook.aiohttp_server import SimpleRequestHandler
 from aiohttp import web
 
-from bot.delivery.inbox import MAX_UPDATE_BYTES, store_update
 from bot.delivery.ports import Inbox
-from reasoning_core.errors import StoreError
+from bot.telegram.inbox import MAX_UPDATE_BYTES, store_update
+from reasoning_core import StoreError
 
 log = logging.getLogger(__name__)
 

@@ -17,10 +17,7 @@ from bot.trees.chart import ChartError, TreeCharts, sparkline
 from bot.trees.page.page import PageInput, render_page
 from bot.trees.picture import RenderError, TreePictures
 from bot.trees.picture.text import language_of
-from reasoning_core.models import Tree
-from reasoning_core.ports import TreeEvent
-from reasoning_core.tree.chart_data import chart_data
-from reasoning_core.tree.render import render_tree_text
+from reasoning_core import Tree, TreeEvent, chart_data, render_tree_text
 
 log = logging.getLogger(__name__)
 
@@ -68,7 +65,12 @@ async def export_tree(
         except ChartError as e:
             note = str(e)
     page = PageInput(
-        tree=tree, events=events, svg=svg, language=language, generated_at=datetime.now(UTC),
-        chart=chart, chart_note=note,
-    )  # fmt: skip
+        tree=tree,
+        events=events,
+        svg=svg,
+        language=language,
+        generated_at=datetime.now(UTC),
+        chart=chart,
+        chart_note=note,
+    )
     return (await asyncio.to_thread(render_page, page)).encode("utf-8")

@@ -15,18 +15,16 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import asyncpg
-from aiogram import Bot
 from aiohttp import web
 
 from bot.alerts import (
-    AlertPoster,
+    AlertPosting,
     AlertReceiver,
     AlertWorker,
     ChatRoutes,
     WebhookCredentials,
     load_mapping,
 )
-from bot.alerts.actions import AlertActions
 from bot.alerts.alertmanager import AlertmanagerClient
 from bot.alerts.permissions import ActionPermissions
 from bot.config import ApiSettings, Settings
@@ -34,8 +32,7 @@ from bot.delivery.drain import Drain
 from bot.http_api import ApiGate, ApiRoutes, JobBoard
 from bot.operations.http_server import local_url, parse_listen, serve
 from bot.operations.ops import Ops
-from bot.replies.report_chart import ReportCharts
-from bot.telegram.middlewares.access import AccessMiddleware
+from bot.telegram.alerts.actions import AlertActions
 from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
 from storage.alert_actions import PgAlertActionStore
@@ -70,29 +67,25 @@ class EdgeParts(Protocol):
     @property
     def ops(self) -> Ops: ...
     @property
-    def charts(self) -> ReportCharts: ...
-    @property
     def drain(self) -> Drain: ...
 
 
 @asynccontextmanager
 async def api_server(
-    runtime: EdgeParts, bot: Bot, *, shared: web.Application | None = None
+    runtime: EdgeParts, poster: AlertPosting, *, shared: web.Application | None = None
 ) -> AsyncIterator[ApiServer | None]:
-    """The API and the alert receiver on API_LISTEN; nothing (None) when it is unset.
+    """The API and the alert receiver on API_LISTEN, alert reports posted by `poster` (a
+    chat front end's: bot/telegram/process.py gives Telegram's); nothing (None) when
+    API_LISTEN is unset.
 
     With `shared` (Telegram's webhook app, when API_LISTEN is WEBHOOK_LISTEN) the routes
     are added to that application, which its owner serves; else a server of its own."""
-    api, delivery = runtime.settings.api, runtime.settings.delivery
+    api = runtime.settings.api
     if api.listen is None:
         yield None
         return
     host, port = parse_listen(api.listen)
     store = PgAlertStore(runtime.pool)
-    poster = AlertPoster(
-        bot, links=runtime.ops.links, max_messages=delivery.max_reply_messages,
-        charts=runtime.charts,
-    )  # fmt: skip
     worker = AlertWorker(
         store=store,
         service=runtime.service,
@@ -154,7 +147,7 @@ def _receiver(
     api: ApiSettings,
     runtime: EdgeParts,
     store: AlertStore,
-    poster: AlertPoster,
+    poster: AlertPosting,
     worker: AlertWorker,
 ) -> AlertReceiver:
     mapping = load_mapping(
@@ -166,8 +159,10 @@ def _receiver(
         basic=_secret(api.alert_webhook_basic_auth),
     )
     if not credentials.configured:
-        log.warning("the alert receiver refuses every call: set ALERT_WEBHOOK_TOKEN or "
-                    "ALERT_WEBHOOK_BASIC_AUTH")  # fmt: skip
+        log.warning(
+            "the alert receiver refuses every call: set ALERT_WEBHOOK_TOKEN or "
+            "ALERT_WEBHOOK_BASIC_AUTH"
+        )
     if not routes.configured:
         log.warning("ALERT_CHATS is empty: alerts are not investigated (no chat to post to)")
     return AlertReceiver(
@@ -187,9 +182,7 @@ def _gate(runtime: EdgeParts, keys: ApiKeyStore) -> ApiGate:
     return ApiGate(
         keys=keys,
         users=runtime.users,
-        access=AccessMiddleware(
-            accounts=ops.accounts, admin_ids=ops.admin_ids, access_mode=ops.access_mode
-        ),
+        access=ops.access_policy(),
         usage=ops.usage,
         hits=PgRateHits(runtime.pool),
         daily_token_budget=ops.daily_token_budget,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bot.config import ApiSettings, LLMSettings, TelegramSettings
-from bot.doctor.telegram import BotIdentity, TelegramProblem, bot_identity
+from bot.telegram.doctor import BotIdentity, TelegramProblem, bot_identity
 from bot.wiring.app import build_chat_model
 from reasoning_core.errors import ConfigurationError
 

@@ -16,13 +16,28 @@ from typing import Any
 from aiohttp import web
 
 _JSON_FIELDS = {
-    "reply_markup", "entities", "caption_entities", "allowed_updates", "commands",
-    "link_preview_options", "reply_parameters", "scope", "media",
-}  # fmt: skip
+    "reply_markup",
+    "entities",
+    "caption_entities",
+    "allowed_updates",
+    "commands",
+    "link_preview_options",
+    "reply_parameters",
+    "scope",
+    "media",
+}
 _INT_FIELDS = {
-    "chat_id", "message_id", "offset", "limit", "timeout", "user_id", "message_thread_id",
-    "reply_to_message_id", "cache_time", "from_chat_id",
-}  # fmt: skip
+    "chat_id",
+    "message_id",
+    "offset",
+    "limit",
+    "timeout",
+    "user_id",
+    "message_thread_id",
+    "reply_to_message_id",
+    "cache_time",
+    "from_chat_id",
+}
 _TEXT_FIELDS = {"text", "caption", "data", "callback_query_id", "inline_message_id", "url"}
 
 

@@ -221,9 +221,14 @@ class TelegramState:
         }
 
     def callback_query(
-        self, *, chat_id: int, user_id: int, data: str, message_id: int,
+        self,
+        *,
+        chat_id: int,
+        user_id: int,
+        data: str,
+        message_id: int,
         username: str | None = None,
-    ) -> dict[str, Any]:  # fmt: skip
+    ) -> dict[str, Any]:
         """A button press on one of the bot's messages."""
         query_id = f"cbq{next(self._serial)}"
         self._callbacks[query_id] = False
@@ -309,8 +314,13 @@ class TelegramState:
         if width + height > PHOTO_MAX_SIDES or small == 0 or large / small > PHOTO_MAX_RATIO:
             raise _bad_request("PHOTO_INVALID_DIMENSIONS")
         serial = next(self._serial)
-        size = {"file_id": f"photo{serial}", "file_unique_id": f"u{serial}",
-                "width": width, "height": height, "file_size": len(photo.data)}  # fmt: skip
+        size = {
+            "file_id": f"photo{serial}",
+            "file_unique_id": f"u{serial}",
+            "width": width,
+            "height": height,
+            "file_size": len(photo.data),
+        }
         return self._store_media(chat_id, params, {"photo": [size]})
 
     def send_document(self, params: dict[str, Any]) -> dict[str, Any]:
@@ -323,9 +333,13 @@ class TelegramState:
         if len(document.data) > DOCUMENT_MAX_BYTES:
             raise TelegramApiError(413, "Request Entity Too Large")
         serial = next(self._serial)
-        info = {"file_id": f"doc{serial}", "file_unique_id": f"u{serial}",
-                "file_name": document.filename, "mime_type": document.content_type,
-                "file_size": len(document.data)}  # fmt: skip
+        info = {
+            "file_id": f"doc{serial}",
+            "file_unique_id": f"u{serial}",
+            "file_name": document.filename,
+            "mime_type": document.content_type,
+            "file_size": len(document.data),
+        }
         return self._store_media(chat_id, params, {"document": info})
 
     def _store_media(

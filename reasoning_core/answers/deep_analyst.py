@@ -307,7 +307,8 @@ async def _failed(why: str, *, tree_id: str | None, language: Language) -> Async
     """The failure in the log under an error id; the user gets the id and what to do."""
     error_id = new_error_id()
     log.error("deep analysis failed (error %s, tree %s): %s", error_id, tree_id, why)
-    yield ErrorEvent(message=f"deep analysis failed (error {error_id})", tree_id=tree_id,
-                     error_id=error_id)  # fmt: skip
+    yield ErrorEvent(
+        message=f"deep analysis failed (error {error_id})", tree_id=tree_id, error_id=error_id
+    )
     answer = deep_failure_answer(error_id, language=language, tree_id=tree_id)
     yield AnswerEvent(message=gettext(language, _WORDS["failed"]), answer=answer)

@@ -105,8 +105,12 @@ class DeepJobRunner:
             why = (done.error if done else None) or job.error or "no answer"
             yield AnswerEvent(answer=_gave_up(job, why))
             return
-        log.info("continuing deep-analysis job %s (attempt %d, tree %s)", taken.id,
-                 taken.attempts, taken.tree_id)  # fmt: skip
+        log.info(
+            "continuing deep-analysis job %s (attempt %d, tree %s)",
+            taken.id,
+            taken.attempts,
+            taken.tree_id,
+        )
         if taken.attempts > self._max_attempts:
             why = gettext(taken.context.language, _WORDS["interrupted"]).format(
                 count=taken.attempts - 1
@@ -132,8 +136,12 @@ class DeepJobRunner:
         job = await self._jobs.reclaim(job_id, older_than_sec=self.stale_after_sec)
         if job is None:
             return False
-        log.info("resuming deep-analysis job %s (attempt %d, tree %s)", job.id, job.attempts,
-                 job.tree_id)  # fmt: skip
+        log.info(
+            "resuming deep-analysis job %s (attempt %d, tree %s)",
+            job.id,
+            job.attempts,
+            job.tree_id,
+        )
         if job.attempts > self._max_attempts:
             why = gettext(job.context.language, _WORDS["interrupted"]).format(
                 count=job.attempts - 1

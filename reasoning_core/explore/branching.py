@@ -98,7 +98,10 @@ class Brancher:
         if plan.conclusion is not None or not plan.hypotheses:
             return False
         added = await self._growth.add_hypotheses(
-            node_id, plan.hypotheses, ctx=sub_ctx, planner=self._gate.name,
+            node_id,
+            plan.hypotheses,
+            ctx=sub_ctx,
+            planner=self._gate.name,
             parameters=plan.parameters,
-        )  # fmt: skip
+        )
         return added > 0

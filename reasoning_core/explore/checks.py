@@ -364,8 +364,13 @@ class CheckRunner:
                 evidence.confirmed
             ]
             self._emit(
-                line("completed", id=node.id, verdict=evidence.confirmed,
-                     p=evidence.confidence, text=evidence.text[:120]),
+                line(
+                    "completed",
+                    id=node.id,
+                    verdict=evidence.confirmed,
+                    p=evidence.confidence,
+                    text=evidence.text[:120],
+                ),
                 NodeCompletedEvent(node_id=node.id, verdict=verdict, confidence=node.confidence),
-            )  # fmt: skip
+            )
         self._stop.after_result(self._manager.tree.synthesis)

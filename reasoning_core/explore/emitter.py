@@ -43,9 +43,12 @@ class Emitter:
         status = self._manager.get_status()
         text = what if isinstance(what, str) else what.text(self._language)
         message = prefixed(
-            text, done=status["checks_done"], total=status["checks_total"],
-            open_hypotheses=status["hypotheses_open"], language=self._language,
-        )  # fmt: skip
+            text,
+            done=status["checks_done"],
+            total=status["checks_total"],
+            open_hypotheses=status["hypotheses_open"],
+            language=self._language,
+        )
         step = event if event is not None else ReasoningEvent()
         update = {"message": message, "tree_id": status["tree_id"], "progress": status["progress"]}
         self._sink(step.model_copy(update=update))

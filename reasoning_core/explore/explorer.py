@@ -120,18 +120,32 @@ class Explorer:
             scheduler=self._model_slots,
         )
         self._growth = Growth(
-            manager=manager, budgets=self._budgets, tracker=tracker, emit=self._emit,
+            manager=manager,
+            budgets=self._budgets,
+            tracker=tracker,
+            emit=self._emit,
             language=language,
-        )  # fmt: skip
+        )
         self._checks = CheckRunner(
-            manager=manager, growth=self._growth, gate=self._gate,
-            tool_scheduler=self._tool_slots, stop=self._stop, emit=self._emit, tools=tools,
-            policy=self._policy, depth_limit=self._budgets.depth_limit,
-        )  # fmt: skip
+            manager=manager,
+            growth=self._growth,
+            gate=self._gate,
+            tool_scheduler=self._tool_slots,
+            stop=self._stop,
+            emit=self._emit,
+            tools=tools,
+            policy=self._policy,
+            depth_limit=self._budgets.depth_limit,
+        )
         self._brancher = Brancher(
-            manager=manager, growth=self._growth, gate=self._gate, stop=self._stop,
-            emit=self._emit, policy=self._policy, budgets=self._budgets,
-        )  # fmt: skip
+            manager=manager,
+            growth=self._growth,
+            gate=self._gate,
+            stop=self._stop,
+            emit=self._emit,
+            policy=self._policy,
+            budgets=self._budgets,
+        )
         #: The merged synthesis, set when `explore` has finished.
         self.synthesis: Synthesis | None = None
 
@@ -201,10 +215,16 @@ class Explorer:
 
     def _reflection_rounds(self, reflector: Reflector) -> ReflectionRounds:
         return ReflectionRounds(
-            reflector=reflector, manager=self._manager, growth=self._growth,
-            checks=self._checks, gate=self._gate, stop=self._stop, emit=self._emit,
-            policy=self._policy, explore_hypothesis=self._explore_hypothesis,
-        )  # fmt: skip
+            reflector=reflector,
+            manager=self._manager,
+            growth=self._growth,
+            checks=self._checks,
+            gate=self._gate,
+            stop=self._stop,
+            emit=self._emit,
+            policy=self._policy,
+            explore_hypothesis=self._explore_hypothesis,
+        )
 
     async def _grow(self, ctx: PlanningContext) -> None:
         tree = self._manager.tree
@@ -229,8 +249,7 @@ class Explorer:
             failed = gate.name
             log.warning("%s planner failed (%s); falling back", failed, e)
             fallback = gate.fall_back()
-            self._emit(line("fallback", failed=failed, error=e,
-                                         fallback=fallback.name))  # fmt: skip
+            self._emit(line("fallback", failed=failed, error=e, fallback=fallback.name))
             plan = await gate.ask(ROOT_PRIORITY, lambda p: p.propose_hypotheses(ctx))
         if plan.conclusion is not None:
             await self._growth.record_conclusion(plan, gate.name)
@@ -241,9 +260,13 @@ class Explorer:
             group.create_task(self._explore_hypothesis(planned, node_id))
 
         await self._growth.add_hypotheses(
-            ROOT_ID, plan.hypotheses, ctx=ctx, planner=gate.name,
-            parameters=plan.parameters, on_added=explore,
-        )  # fmt: skip
+            ROOT_ID,
+            plan.hypotheses,
+            ctx=ctx,
+            planner=gate.name,
+            parameters=plan.parameters,
+            on_added=explore,
+        )
 
     async def _explore_hypothesis(self, ctx: PlanningContext, node_id: str) -> None:
         """Plan and run the checks of one hypothesis, then branch it."""
@@ -314,9 +337,13 @@ class Explorer:
 
     async def _conclude(self, ctx: PlanningContext) -> Synthesis:
         final = await conclude(
-            ctx, manager=self._manager, gate=self._gate, stop=self._stop, emit=self._emit,
+            ctx,
+            manager=self._manager,
+            gate=self._gate,
+            stop=self._stop,
+            emit=self._emit,
             strategy=self._policy.merge,
-        )  # fmt: skip
+        )
         self._emit(
             line("primary", title=final.primary.title, p=final.confidence),
             SynthesisEvent(synthesis=final),

@@ -69,8 +69,10 @@ class Growth:
 
     def _drop(self, kind: str, title: str, reason: str) -> None:
         log.info("dropped a proposed %s %r: %s", kind, title, reason)
-        self._emit(line(f"ignored_{kind}", title=title, reason=reason),
-                   NodeRejectedEvent(dropped=True, reason=reason))  # fmt: skip
+        self._emit(
+            line(f"ignored_{kind}", title=title, reason=reason),
+            NodeRejectedEvent(dropped=True, reason=reason),
+        )
 
     async def add_hypotheses(
         self,
@@ -101,18 +103,26 @@ class Growth:
             accepted.append(proposal)
         # All in one change of the tree: the hypotheses are explored together, one save sooner.
         new = [
-            NewNode(parent_id, proposal.description.strip() or proposal.title, "hypothesis",
-                    title=proposal.title, prior=proposal.prior, promise=proposal.prior,
-                    context=hypothesis_context(proposal, planner=planner, parameters=parameters))
+            NewNode(
+                parent_id,
+                proposal.description.strip() or proposal.title,
+                "hypothesis",
+                title=proposal.title,
+                prior=proposal.prior,
+                promise=proposal.prior,
+                context=hypothesis_context(proposal, planner=planner, parameters=parameters),
+            )
             for proposal in accepted
-        ]  # fmt: skip
+        ]
         added = 0
         for proposal, node in zip(accepted, await self._manager.add_children(new), strict=True):
             if isinstance(node, TreeError):
                 self._drop("hypothesis", proposal.title, str(node))
                 continue
-            self._emit(line("hypothesis", id=node.id, title=node.title),
-                       NodeAddedEvent(node_id=node.id, node_type="hypothesis"))  # fmt: skip
+            self._emit(
+                line("hypothesis", id=node.id, title=node.title),
+                NodeAddedEvent(node_id=node.id, node_type="hypothesis"),
+            )
             if proposal.children:  # alternatives: explored as its sub-hypotheses
                 await self.add_hypotheses(
                     node.id, proposal.children, ctx=ctx, planner=planner, parameters=parameters
@@ -123,9 +133,13 @@ class Growth:
         return added
 
     def _hypothesis_refusal(
-        self, proposal: HypothesisProposal, keys: Collection[str], titles: Collection[str],
-        room: int, accepted: int,
-    ) -> str | None:  # fmt: skip
+        self,
+        proposal: HypothesisProposal,
+        keys: Collection[str],
+        titles: Collection[str],
+        room: int,
+        accepted: int,
+    ) -> str | None:
         if not proposal.title.strip() or not proposal.key.strip():
             return "it has no title or key"
         if proposal.key in keys:
@@ -146,9 +160,12 @@ class Growth:
         )
         proposal = HypothesisProposal(key=CONCLUSION_KEY, title=title, description=conclusion.text)
         node = await self._manager.add_child(
-            ROOT_ID, conclusion.text.strip() or title, "hypothesis", title=title,
+            ROOT_ID,
+            conclusion.text.strip() or title,
+            "hypothesis",
+            title=title,
             context=hypothesis_context(proposal, planner=planner, parameters=plan.parameters),
-        )  # fmt: skip
+        )
         check = await self._manager.add_child(
             node.id, finding_title(self._language), "verification", context={"conclusion": True}
         )
@@ -179,10 +196,15 @@ class Growth:
         hypothesis = self._manager.tree.nodes[hypothesis_id]
         p = hypothesis.confidence if hypothesis.confidence is not None else hypothesis.prior
         new = [
-            NewNode(hypothesis_id, check.description, "verification",
-                    promise=check_promise(p, check.gain, check.cost), context=check_context(check))
+            NewNode(
+                hypothesis_id,
+                check.description,
+                "verification",
+                promise=check_promise(p, check.gain, check.cost),
+                context=check_context(check),
+            )
             for check in accepted
-        ]  # fmt: skip
+        ]
         for check, node in zip(accepted, await self._manager.add_children(new), strict=True):
             node_id = await self._added_check(check, node, tools)
             if node_id and on_added is not None:
@@ -208,12 +230,15 @@ class Growth:
         if isinstance(node, TreeError):
             self._drop("check", check.description[:80], str(node))
             return None
-        self._emit(line("check", id=node.id, title=node.title),
-                   NodeAddedEvent(node_id=node.id, node_type="verification"))  # fmt: skip
+        self._emit(
+            line("check", id=node.id, title=node.title),
+            NodeAddedEvent(node_id=node.id, node_type="verification"),
+        )
         if check.tool not in tools:
             known = ", ".join(sorted(tools)) or "none"
-            await self.close(node.id, f"unknown tool {check.tool!r} (available: {known})",
-                             prune=False)  # fmt: skip
+            await self.close(
+                node.id, f"unknown tool {check.tool!r} (available: {known})", prune=False
+            )
             return ""
         return node.id
 
@@ -229,15 +254,19 @@ class Growth:
             if refusal is not None:
                 raise TreeError(refusal)
             node = await self._manager.add_child(
-                hypothesis_id, check.description, "verification",
-                promise=check_promise(p, check.gain, check.cost), context=context,
-            )  # fmt: skip
+                hypothesis_id,
+                check.description,
+                "verification",
+                promise=check_promise(p, check.gain, check.cost),
+                context=context,
+            )
         except TreeError as e:
             self._drop("check", check.description[:80], str(e))
             return None
-        self._emit(line("retry", id=node.id, of=retry_of, how=how_text(how, self._language)),
-                   NodeAddedEvent(node_id=node.id, node_type="verification",
-                                  retry_of=retry_of))  # fmt: skip
+        self._emit(
+            line("retry", id=node.id, of=retry_of, how=how_text(how, self._language)),
+            NodeAddedEvent(node_id=node.id, node_type="verification", retry_of=retry_of),
+        )
         return node.id
 
     async def close(self, node_id: str, reason: str, *, prune: bool) -> None:

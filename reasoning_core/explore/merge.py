@@ -182,8 +182,14 @@ def planner_choice(aggregated: Synthesis, worded: Synthesis, language: str = "en
     margin = max(0.0, chosen.confidence - max(others, default=0.0))
     confidence = adjusted_confidence(chosen.confidence, margin)
     primary = aggregated.primary
-    note = _say("chose", language, title=chosen.title, p=chosen.confidence,
-                other=primary.title, p2=primary.confidence)  # fmt: skip
+    note = _say(
+        "chose",
+        language,
+        title=chosen.title,
+        p=chosen.confidence,
+        other=primary.title,
+        p2=primary.confidence,
+    )
     reordered = [chosen, *(r for r in ranking if r.id != chosen.id)]
     return _with_primary(aggregated, reordered, confidence, margin, note, language=language)
 

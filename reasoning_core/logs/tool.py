@@ -115,8 +115,9 @@ class LogTool:
         read = await self._sources[chosen].read(query)
         elapsed = (time.monotonic() - started) * 1000
         if read.error is not None:
-            return ToolResult.failure(self.name, "unavailable", read.error, elapsed_ms=elapsed,
-                                      data={"source": chosen})  # fmt: skip
+            return ToolResult.failure(
+                self.name, "unavailable", read.error, elapsed_ms=elapsed, data={"source": chosen}
+            )
         named = self._sources[chosen].name  # an alias reads its source's own name
         rows = [_row(line) for line in read.lines]
         return ToolResult(

@@ -114,9 +114,12 @@ def with_uncertainty(answer: Answer, *, tree: Tree | None = None) -> Answer:
     worded in the answer's language."""
     judgement = answer.synthesis is None and answer.planner == "llm" and answer.error is None
     sources = UncertaintySources(
-        decision=answer.decision, synthesis=answer.synthesis, tree=tree,
-        judgement_only=judgement, language=answer.language,
-    )  # fmt: skip
+        decision=answer.decision,
+        synthesis=answer.synthesis,
+        tree=tree,
+        judgement_only=judgement,
+        language=answer.language,
+    )
     reason = uncertainty_reason(answer.confidence, sources, existing=answer.uncertainty_reason)
     if reason == answer.uncertainty_reason:
         return answer
@@ -137,9 +140,14 @@ def _race(synthesis: Synthesis, language: str) -> list[Cause]:
     if len(synthesis.ranking) > 1 and synthesis.margin < CLOSE_MARGIN:
         runner = synthesis.ranking[1]
         causes.append(
-            _cause("runner_up", language, title=runner.title, p=runner.confidence,
-                   margin=synthesis.margin)
-        )  # fmt: skip
+            _cause(
+                "runner_up",
+                language,
+                title=runner.title,
+                p=runner.confidence,
+                margin=synthesis.margin,
+            )
+        )
     return causes
 
 

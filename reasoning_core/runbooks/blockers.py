@@ -62,10 +62,12 @@ def blocking_session_rows(
     waiting = {r.get("waiting_pid") for r in rows if r.get("waiting_pid") is not None}
     if len(waiting) < rule.min_waiting:
         return Evidence(
-            confirmed=False, confidence=rule.refute_confidence,
-            text=gettext(language, _WORDS["none"]), data={"waiting": len(waiting)},
+            confirmed=False,
+            confidence=rule.refute_confidence,
+            text=gettext(language, _WORDS["none"]),
+            data={"waiting": len(waiting)},
             has_data=True,
-        )  # fmt: skip
+        )
     # Sessions queue for a row: the first waiter holds the tuple lock the later ones wait
     # for, so the session most waited for is often a waiter itself; the one to name is at
     # the head of the queue, a holder that waits for nobody.
@@ -77,10 +79,13 @@ def blocking_session_rows(
     age = _number(holder.get("blocking_xact_seconds"))
     wait = holder_wait(holder)
     text = gettext(language, _WORDS["held_waiting" if wait else "held"]).format(
-        waiting=len(waiting), pid=pid, state=holder.get("blocking_state") or "?",
-        age=f"{age:.0f}" if age is not None else "?", wait=wait,
+        waiting=len(waiting),
+        pid=pid,
+        state=holder.get("blocking_state") or "?",
+        age=f"{age:.0f}" if age is not None else "?",
+        wait=wait,
         statement=shorten(statement, QUOTED_CHARS) or "?",
-    )  # fmt: skip
+    )
     return Evidence(
         confirmed=True,
         confidence=rule.confidence,

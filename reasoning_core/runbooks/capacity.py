@@ -73,9 +73,13 @@ def capacity_rows(
     facts = _facts(rule, state)
     called = (rule.name_label.get(language) if rule.name_label else rule.by) or ""
     data: dict[str, Any] = {
-        "label": rule.label.get(language), "value": state.share, "limit": rule.limit,
-        "op": "below", "samples": len(state.shares), "capacity": facts,
-    }  # fmt: skip
+        "label": rule.label.get(language),
+        "value": state.share,
+        "limit": rule.limit,
+        "op": "below",
+        "samples": len(state.shares),
+        "capacity": facts,
+    }
     if name:
         data.update(by=called, series_name=name)
     if onset := facts.get("full_since") or facts.get("low_since"):

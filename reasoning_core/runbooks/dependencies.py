@@ -117,14 +117,23 @@ def dependency_walk_rows(
     shown = f"{value:.1f}" if signal == "latency" else f"{value * 100:.1f}%"
     key = "walk_root" if lead >= 1 else "walk_root_together"
     text = evidence_line(
-        key, language, root=root, subject=subject, onset=f"{at:%H:%M}",
-        lead=f"{max(lead, 0.0):.0f}", path=" → ".join(path),
+        key,
+        language,
+        root=root,
+        subject=subject,
+        onset=f"{at:%H:%M}",
+        lead=f"{max(lead, 0.0):.0f}",
+        path=" → ".join(path),
         signal=evidence_line(f"signal_{signal}", language, value=shown),
-    )  # fmt: skip
+    )
     data = {
-        "root_service": root, "path": path, "onset": at.isoformat(), "signal": signal,
-        "lead_minutes": lead, "subject": subject,
-    }  # fmt: skip
+        "root_service": root,
+        "path": path,
+        "onset": at.isoformat(),
+        "signal": signal,
+        "lead_minutes": lead,
+        "subject": subject,
+    }
     return Evidence(
         confirmed=True, confidence=rule.confidence, text=text, data=data, has_data=True
     )

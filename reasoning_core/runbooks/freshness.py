@@ -139,6 +139,9 @@ def stopped(
     if lag <= STALE_INTERVALS * interval + RESOLUTION_S:
         return None
     return Stopped(
-        job=target[0], instance=target[1], last=last, up=what.get("up"),
+        job=target[0],
+        instance=target[1],
+        last=last,
+        up=what.get("up"),
         duration=what.get("duration"),
-    )  # fmt: skip
+    )

@@ -59,32 +59,56 @@ def log_lines_rows(
             label=label, since=f"{window.recent_start:%H:%M}", source=source
         )
         return Evidence(
-            confirmed=False, confidence=rule.refute_confidence, text=text,
-            data={"label": label, "log_count": 0, "log_baseline_count": len(before),
-                  "log_source": source}, has_data=True,
-        )  # fmt: skip
+            confirmed=False,
+            confidence=rule.refute_confidence,
+            text=text,
+            data={
+                "label": label,
+                "log_count": 0,
+                "log_baseline_count": len(before),
+                "log_source": source,
+            },
+            has_data=True,
+        )
     first = min(recent, key=lambda r: _time(r) or window.recent_end)
     last = max(_time(r) or window.recent_start for r in recent)
     count, base_count = len(recent), len(before)
     end = min(window.recent_end, now) if now is not None else window.recent_end
     if (end - last).total_seconds() > rule.fresh_seconds:
         text = gettext(language, _WORDS["stopped"]).format(
-            line=first.get("line", ""), count=count, source=source,
-            since=f"{_time(first) or window.recent_start:%H:%M:%S}", last=f"{last:%H:%M:%S}",
-        )  # fmt: skip
+            line=first.get("line", ""),
+            count=count,
+            source=source,
+            since=f"{_time(first) or window.recent_start:%H:%M:%S}",
+            last=f"{last:%H:%M:%S}",
+        )
         return Evidence(
-            confirmed=False, confidence=rule.refute_confidence, text=text,
-            data={"label": label, "log_count": count, "log_baseline_count": base_count,
-                  "log_source": source, "log_last": last.isoformat()}, has_data=True,
-        )  # fmt: skip
+            confirmed=False,
+            confidence=rule.refute_confidence,
+            text=text,
+            data={
+                "label": label,
+                "log_count": count,
+                "log_baseline_count": base_count,
+                "log_source": source,
+                "log_last": last.isoformat(),
+            },
+            has_data=True,
+        )
     recent_rate, base_rate = count / recent_hours, base_count / base_hours
     rising = recent_rate >= rule.ratio * base_rate or not rule.against_baseline
     new = count >= rule.min_count and rising
     since = _time(first) or window.recent_start
     text = quote(
-        str(first.get("line", "")), count=count, since=since, baseline_count=base_count,
-        baseline_seconds=base_seconds, source=source, language=language, new=new,
-    )  # fmt: skip
+        str(first.get("line", "")),
+        count=count,
+        since=since,
+        baseline_count=base_count,
+        baseline_seconds=base_seconds,
+        source=source,
+        language=language,
+        new=new,
+    )
     strength = rule.confidence if new else rule.refute_confidence
     if new and count < rule.min_count * 3:  # a line or two: less than a stream of them
         strength = strength * 0.85

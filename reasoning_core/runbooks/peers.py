@@ -230,9 +230,15 @@ def _verdict(rule: PeerCompareRule, found: Comparison, language: str) -> Evidenc
         strength *= found.visibility
     strength *= sample_factor(samples)
     text = evidence_line(
-        rule.mode, language, label=rule.label.get(language),
-        peers=rule.peers_label.get(language), peer_change=pct(peer_change),
-        own_change=pct(own_change), ratio=f"{ratio:.2f}", share=f"{ratio * 100:.0f}%",
-        count=n_peers, samples=samples,
-    )  # fmt: skip
+        rule.mode,
+        language,
+        label=rule.label.get(language),
+        peers=rule.peers_label.get(language),
+        peer_change=pct(peer_change),
+        own_change=pct(own_change),
+        ratio=f"{ratio:.2f}",
+        share=f"{ratio * 100:.0f}%",
+        count=n_peers,
+        samples=samples,
+    )
     return Evidence(confirmed=confirmed, confidence=strength, text=text, data=data, has_data=True)

@@ -100,18 +100,31 @@ def change(
     usual = sum(p.expected for p in pairs) / len(pairs)
     hours = bl.span_hours(pairs)
     text = evidence_line(
-        "change", language, label=label, recent=f"{fmt(recent)}{unit}",
-        usual=f"{fmt(usual)}{unit}", delta=_delta(delta, scale, unit, language),
+        "change",
+        language,
+        label=label,
+        recent=f"{fmt(recent)}{unit}",
+        usual=f"{fmt(usual)}{unit}",
+        delta=_delta(delta, scale, unit, language),
         hours=f"{hours:.0f}",
-    )  # fmt: skip
+    )
     if not confirmed and moved >= min_change:
         sigma_text = _delta(sigma, scale, unit, language, signed=False)
         text += evidence_line("within_noise", language, sigma=sigma_text)
     data: dict[str, Any] = dict(
-        label=label, recent=recent, baseline=usual, change=delta, scale=scale,
-        direction=direction, min_change=min_change, samples=len(pairs), hours=hours,
-        onset=pairs[0].at.isoformat(), noise=noise, explained_share=explained_share,
-    )  # fmt: skip
+        label=label,
+        recent=recent,
+        baseline=usual,
+        change=delta,
+        scale=scale,
+        direction=direction,
+        min_change=min_change,
+        samples=len(pairs),
+        hours=hours,
+        onset=pairs[0].at.isoformat(),
+        noise=noise,
+        explained_share=explained_share,
+    )
     return Evidence(confirmed=confirmed, confidence=strength, text=text, data=data, has_data=True)
 
 
@@ -157,10 +170,14 @@ def threshold(
     beyond = level - limit if op == "above" else limit - level
     strength = clip(1 - math.exp(-abs(beyond) / margin), 0.02, 0.97)
     text = evidence_line(
-        "threshold", language, label=label, aggregate=aggregate_word(aggregate, language),
-        level=_shown(level, unit, as_share), limit=_shown(limit, unit, as_share),
+        "threshold",
+        language,
+        label=label,
+        aggregate=aggregate_word(aggregate, language),
+        level=_shown(level, unit, as_share),
+        limit=_shown(limit, unit, as_share),
         count=len(values),
-    )  # fmt: skip
+    )
     data = {"label": label, "value": level, "limit": limit, "op": op, "samples": len(values)}
     data["last"] = values[-1]  # the latest sample: is it still beyond the limit now?
     if as_share:

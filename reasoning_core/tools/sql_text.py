@@ -20,12 +20,39 @@ READ_STATEMENTS = frozenset({"select", "with", "values", "table", "explain", "sh
 #: Keywords that start a data- or schema-changing statement (also inside a CTE).
 WRITE_KEYWORDS = frozenset(
     {
-        "insert", "update", "delete", "merge", "truncate", "create", "drop", "alter",
-        "grant", "revoke", "copy", "vacuum", "reindex", "cluster", "comment", "lock",
-        "call", "do", "refresh", "discard", "reset", "set", "listen", "notify",
-        "commit", "rollback", "begin", "savepoint", "prepare", "execute", "import",
+        "insert",
+        "update",
+        "delete",
+        "merge",
+        "truncate",
+        "create",
+        "drop",
+        "alter",
+        "grant",
+        "revoke",
+        "copy",
+        "vacuum",
+        "reindex",
+        "cluster",
+        "comment",
+        "lock",
+        "call",
+        "do",
+        "refresh",
+        "discard",
+        "reset",
+        "set",
+        "listen",
+        "notify",
+        "commit",
+        "rollback",
+        "begin",
+        "savepoint",
+        "prepare",
+        "execute",
+        "import",
     }
-)  # fmt: skip
+)
 
 _CODE = re.compile(
     r"""

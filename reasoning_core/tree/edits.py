@@ -78,11 +78,19 @@ def add_node(tree: Tree, new: NewNode, *, max_depth: int, now: datetime) -> Edit
     parent = _check_placement(tree, new, max_depth)
     _check_content(tree, new)
     node = Node(
-        id=_new_id(tree, parent, new.node_type), tree_id=tree.id, parent_id=parent.id,
-        node_type=new.node_type, title=(new.title or "").strip() or default_title(new.description),
-        description=new.description.strip(), depth=parent.depth + 1, prior=new.prior,
-        promise=new.promise, context=dict(new.context), created_at=now, updated_at=now,
-    )  # fmt: skip
+        id=_new_id(tree, parent, new.node_type),
+        tree_id=tree.id,
+        parent_id=parent.id,
+        node_type=new.node_type,
+        title=(new.title or "").strip() or default_title(new.description),
+        description=new.description.strip(),
+        depth=parent.depth + 1,
+        prior=new.prior,
+        promise=new.promise,
+        context=dict(new.context),
+        created_at=now,
+        updated_at=now,
+    )
     tree.nodes[node.id] = node
     return node, recompute_ancestors(tree, node.id)
 

@@ -84,14 +84,23 @@ class TreeManager:
         now = self._clock()
         tree_id = uuid.uuid4().hex[:12]
         root = Node(
-            id=ROOT_ID, tree_id=tree_id, node_type="root", status="in_progress",
-            title=default_title(task_description), description=task_description.strip(),
-            created_at=now, updated_at=now,
-        )  # fmt: skip
+            id=ROOT_ID,
+            tree_id=tree_id,
+            node_type="root",
+            status="in_progress",
+            title=default_title(task_description),
+            description=task_description.strip(),
+            created_at=now,
+            updated_at=now,
+        )
         tree = Tree(
-            id=tree_id, task=task_description.strip(), user_id=user_id, chat_id=chat_id,
-            nodes={ROOT_ID: root}, created_at=now,
-        )  # fmt: skip
+            id=tree_id,
+            task=task_description.strip(),
+            user_id=user_id,
+            chat_id=chat_id,
+            nodes={ROOT_ID: root},
+            created_at=now,
+        )
         async with self._lock:
             await self._store.create(tree)
             self._tree = tree

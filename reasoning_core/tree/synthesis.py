@@ -183,9 +183,16 @@ def _uncertainty(
     if close:
         runner, p2 = ranked[1]
         reasons.append(
-            tree_phrase("close", language, title=label(runner), p2=p2, margin=margin, p1=p1,
-                        confidence=confidence)
-        )  # fmt: skip
+            tree_phrase(
+                "close",
+                language,
+                title=label(runner),
+                p2=p2,
+                margin=margin,
+                p1=p1,
+                confidence=confidence,
+            )
+        )
     if by_elimination(tree, primary):
         reasons.append(tree_phrase("eliminated", language, title=label(primary)))
     if confidence < UNCERTAINTY_THRESHOLD:

@@ -99,15 +99,17 @@ def uncertainty(synthesis: Synthesis, language: str) -> str | None:
     reasons = []
     if primary.confidence < ESTABLISHED_MIN:
         reasons.append(
-            phrase("weak", language, min=ESTABLISHED_MIN, title=primary.title,
-                   p=primary.confidence)
-        )  # fmt: skip
+            phrase(
+                "weak", language, min=ESTABLISHED_MIN, title=primary.title, p=primary.confidence
+            )
+        )
     if close:
         runner = synthesis.ranking[1]
         reasons.append(
-            phrase("close", language, title=runner.title, p2=runner.confidence,
-                   p1=primary.confidence)
-        )  # fmt: skip
+            phrase(
+                "close", language, title=runner.title, p2=runner.confidence, p1=primary.confidence
+            )
+        )
     if not reasons:
         reasons.append(phrase("thin", language, title=primary.title, p=primary.confidence))
     return "; ".join(reasons)

@@ -13,26 +13,58 @@ import re
 
 # Russian ordinal stems: the ending follows ("седьм-ого", "трет-ьего", "двадцат-ое").
 _RU_UNITS = {
-    "перв": 1, "втор": 2, "трет": 3, "четв[её]рт": 4, "пят": 5, "шест": 6, "седьм": 7,
-    "восьм": 8, "девят": 9,
-}  # fmt: skip
+    "перв": 1,
+    "втор": 2,
+    "трет": 3,
+    "четв[её]рт": 4,
+    "пят": 5,
+    "шест": 6,
+    "седьм": 7,
+    "восьм": 8,
+    "девят": 9,
+}
 _RU_TEENS = {
-    "десят": 10, "одиннадцат": 11, "двенадцат": 12, "тринадцат": 13, "четырнадцат": 14,
-    "пятнадцат": 15, "шестнадцат": 16, "семнадцат": 17, "восемнадцат": 18,
-    "девятнадцат": 19, "двадцат": 20, "тридцат": 30,
-}  # fmt: skip
+    "десят": 10,
+    "одиннадцат": 11,
+    "двенадцат": 12,
+    "тринадцат": 13,
+    "четырнадцат": 14,
+    "пятнадцат": 15,
+    "шестнадцат": 16,
+    "семнадцат": 17,
+    "восемнадцат": 18,
+    "девятнадцат": 19,
+    "двадцат": 20,
+    "тридцат": 30,
+}
 _RU_TENS = {"двадцать": 20, "тридцать": 30}
 _RU_ENDING = r"(?:ь?его|ого|ое|ье|ому|ом|ым|ий|ый|ой)"
 
 _EN_UNITS = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9,
-}  # fmt: skip
+    "first": 1,
+    "second": 2,
+    "third": 3,
+    "fourth": 4,
+    "fifth": 5,
+    "sixth": 6,
+    "seventh": 7,
+    "eighth": 8,
+    "ninth": 9,
+}
 _EN_TEENS = {
-    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
-    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
-    "twentieth": 20, "thirtieth": 30,
-}  # fmt: skip
+    "tenth": 10,
+    "eleventh": 11,
+    "twelfth": 12,
+    "thirteenth": 13,
+    "fourteenth": 14,
+    "fifteenth": 15,
+    "sixteenth": 16,
+    "seventeenth": 17,
+    "eighteenth": 18,
+    "nineteenth": 19,
+    "twentieth": 20,
+    "thirtieth": 30,
+}
 _EN_TENS = {"twenty": 20, "thirty": 30}
 
 
@@ -88,12 +120,37 @@ def _ru_value(word: str) -> int | None:
 
 
 _COUNTS = {
-    "a": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "couple of": 2, "a couple": 2,
-    "один": 1, "одни": 1, "два": 2, "две": 2, "двое": 2, "трое": 3, "пару": 2, "пара": 2,
-    "три": 3, "четыре": 4, "пять": 5, "шесть": 6, "семь": 7, "восемь": 8, "девять": 9,
+    "a": 1,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "a couple of": 2,
+    "couple of": 2,
+    "a couple": 2,
+    "один": 1,
+    "одни": 1,
+    "два": 2,
+    "две": 2,
+    "двое": 2,
+    "трое": 3,
+    "пару": 2,
+    "пара": 2,
+    "три": 3,
+    "четыре": 4,
+    "пять": 5,
+    "шесть": 6,
+    "семь": 7,
+    "восемь": 8,
+    "девять": 9,
     "десять": 10,
-}  # fmt: skip
+}
 #: A small count, in digits or words ("3", "three", "три", "пару").
 COUNT = r"(\d{1,3}|" + _alternatives(dict.fromkeys(_COUNTS, 0)) + r")"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.harness.polling_bot import running_bot
-from bot.telegram.middlewares.access import BANNED_TEXT, STORE_DOWN_TEXT, AccessMiddleware, Verdict
+from bot.access import BANNED_TEXT, STORE_DOWN_TEXT, AccessPolicy, Verdict
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.admin import PgAccountStore
@@ -98,8 +98,8 @@ async def test_when_the_database_is_down_only_the_allowlist_fails_closed(
     await pool.close()
     accounts = PgAccountStore(pool)
     admins = frozenset({ADMIN})
-    open_mode = AccessMiddleware(accounts=accounts, admin_ids=admins, access_mode="open")
-    allowlist = AccessMiddleware(accounts=accounts, admin_ids=admins, access_mode="allowlist")
+    open_mode = AccessPolicy(accounts=accounts, admin_ids=admins, access_mode="open")
+    allowlist = AccessPolicy(accounts=accounts, admin_ids=admins, access_mode="allowlist")
     assert await open_mode.verdict(USER) == Verdict(is_admin=False)
     assert await allowlist.verdict(ADMIN) == Verdict(is_admin=True)
     assert await allowlist.verdict(USER) == Verdict(is_admin=False, refusal=STORE_DOWN_TEXT)

@@ -11,10 +11,10 @@ from typing import Any
 import asyncpg
 import pytest
 
-from bot.alerts.actions import _parse_silence
 from bot.alerts.alertmanager import equality_matchers
-from bot.alerts.buttons import AlertCallback, report_keyboard
 from bot.alerts.permissions import ActionPermissions
+from bot.telegram.alerts.actions import _parse_silence
+from bot.telegram.alerts.buttons import AlertCallback, report_keyboard
 from reasoning_core.errors import ConfigurationError
 from reasoning_core.ports import NewAlertAnalysis
 from storage.alert_actions import PgAlertActionStore

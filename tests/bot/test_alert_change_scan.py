@@ -26,7 +26,8 @@ from aiogram.enums import ParseMode
 
 from benchmarks.harness.polling_bot import TEST_TOKEN
 from bot.alerts.receiver import ALERTMANAGER_PATH
-from bot.wiring.api import ApiServer, api_server
+from bot.telegram.process import telegram_api_server
+from bot.wiring.api import ApiServer
 from demo.services import unavailable_reason
 from fake_servers.alertmanager import alert, notification
 from fake_servers.telegram.server import FakeTelegramServer
@@ -75,7 +76,7 @@ async def receiver(
                 alert_chats=f"default:{CHAT}", alert_webhook_token=HOOK_TOKEN,
                 log_sources=f"postgres: {{files: ['{pg_log}']}}",
             ) as runtime,
-            api_server(runtime, bot) as server,
+            telegram_api_server(runtime, bot) as server,
         ):  # fmt: skip
             assert server is not None
             yield server, clock, starts

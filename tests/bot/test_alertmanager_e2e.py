@@ -23,7 +23,7 @@ from bot.alerts.alertmanager_runner import (
     RunningAlertmanager,
     stop,
 )
-from bot.alerts.buttons import AlertCallback
+from bot.telegram.alerts.buttons import AlertCallback
 from demo.dataset import ExampleQuestion
 from fake_servers.telegram.server import FakeTelegramServer, RecordedCall
 from tests.bot.alertmanager_front import (

@@ -16,7 +16,7 @@ import pytest
 
 from benchmarks.harness import takeover
 from benchmarks.harness.polling_bot import TEST_TOKEN, quick_path_settings, running_bot
-from bot.delivery.inbox import MAX_UPDATE_BYTES, store_update
+from bot.telegram.inbox import MAX_UPDATE_BYTES, store_update
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.inbox import PgInbox

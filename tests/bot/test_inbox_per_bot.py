@@ -25,7 +25,7 @@ from benchmarks.harness.polling_bot import (
     webhook_settings,
 )
 from bot.config import Settings
-from bot.delivery.inbox import store_update
+from bot.telegram.inbox import store_update
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
 from storage.migrate import apply_migrations
@@ -95,7 +95,7 @@ async def test_a_redelivery_is_answered_once_and_a_reused_id_is_a_new_question(
         llm_base_url=llm.base_url,
         strategy_enabled=False,
     )
-    caplog.set_level(logging.WARNING, logger="bot.delivery.inbox")
+    caplog.set_level(logging.WARNING, logger="bot.telegram.inbox")
     async with running_webhook_bot(settings, telegram):
         update_id = telegram.push_message(32, QUESTION)
         await telegram.wait_for(lambda: bool(_answers(telegram, 32)), timeout=60)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.replies.report_html import render_report
+from bot.telegram.replies.report_html import render_report
 from bot.terminal import question
 from bot.wiring.app import Runtime
 from demo.services import unavailable_reason

@@ -10,8 +10,8 @@ from aiogram.client.telegram import TelegramAPIServer
 from aiogram.enums import ParseMode
 
 from benchmarks.harness.polling_bot import TEST_TOKEN
-from bot.replies.editor import ThrottledEditor
-from bot.replies.progress import ProgressMessage
+from bot.telegram.replies.editor import ThrottledEditor
+from bot.telegram.replies.progress import ProgressMessage
 from fake_servers.telegram.server import FakeTelegramServer
 from reasoning_core.events import NodeCompletedEvent, StrategySelectedEvent
 from reasoning_core.models import StrategyDecision

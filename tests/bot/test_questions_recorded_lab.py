@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.replies.reply import answer_reply
+from bot.telegram.replies.reply import answer_reply
 from bot.terminal import question
 from bot.wiring.app import Runtime
 from demo.services import unavailable_reason

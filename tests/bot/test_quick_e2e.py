@@ -8,8 +8,8 @@ import re
 import asyncpg
 
 from benchmarks.harness.polling_bot import quick_path_settings, running_bot
-from bot.replies.conversation import TYPING_DELAY_SEC
 from bot.telegram.handlers.common import HELP_TEXT
+from bot.telegram.replies.conversation import TYPING_DELAY_SEC
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer

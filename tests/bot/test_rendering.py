@@ -6,7 +6,8 @@ from html import escape
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.replies.rendering import confidence_tag, render_answer, split_html, strip_tags
+from bot.telegram.replies.rendering import render_answer, split_html, strip_tags
+from bot.wording import confidence_tag
 from reasoning_core.models import Answer
 
 _TAG = re.compile(r"<(/?)([a-z]+)(?:\s[^>]*)?>")

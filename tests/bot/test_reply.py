@@ -7,7 +7,7 @@ from typing import Any
 import asyncpg
 
 from benchmarks.tree_samples import build_tree
-from bot.replies.reply import ANSWER_FILENAME, answer_reply, html_reply, reply_to
+from bot.telegram.replies.reply import ANSWER_FILENAME, answer_reply, html_reply, reply_to
 from bot.trees.page import TreeLinks
 from reasoning_core.models import Answer, Tree
 from storage.tree_pages import PgTreeLinkStore

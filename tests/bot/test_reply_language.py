@@ -12,12 +12,13 @@ from aiogram.types import User
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_keywords
 
-from bot.replies.rendering import confidence_tag, render_answer
 from bot.telegram.handlers.common import RUSSIAN_COMMANDS
 from bot.telegram.handlers.memory import render_memory
 from bot.telegram.language import message_language, user_language
 from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
+from bot.telegram.replies.rendering import render_answer
 from bot.terminal import format_answer, locale_language
+from bot.wording import confidence_tag
 from reasoning_core.i18n import gettext, ngettext, pgettext
 from reasoning_core.models import Answer, ClarificationPrompt
 from reasoning_core.ports import MemoryEntry

@@ -11,7 +11,7 @@ from typing import Any
 
 from benchmarks.harness.llm_routes import decision, is_route_and_answer_request, routed
 from benchmarks.harness.polling_bot import harness_settings, running_bot
-from bot.replies.streaming import EDIT_INTERVAL
+from bot.telegram.replies.streaming import EDIT_INTERVAL
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.html import parse_html

@@ -18,9 +18,9 @@ from aiogram.client.telegram import TelegramAPIServer
 
 from benchmarks.harness.polling_bot import TEST_TOKEN, harness_settings, running_bot
 from benchmarks.tree_samples import build_tree
-from bot.replies.report_html import TreePictureCallback
-from bot.replies.sending import send_answer
-from bot.replies.tree_photo import send_tree_picture
+from bot.telegram.replies.report_html import TreePictureCallback
+from bot.telegram.replies.sending import send_answer
+from bot.telegram.replies.tree_photo import send_tree_picture
 from bot.trees.page import TreeLinks
 from bot.trees.picture import TreePictures
 from bot.trees.picture.dot_runner import find_dot

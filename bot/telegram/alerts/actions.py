@@ -27,18 +27,23 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import InlineKeyboardMarkup, User
 
 from bot.alerts.alertmanager import AlertmanagerClient, AlertmanagerError
-from bot.alerts.buttons import SILENCE_HOURS, expire_keyboard, report_keyboard, retry_keyboard
 from bot.alerts.mapping import DEFAULT_PATTERN
 from bot.alerts.permissions import ActionPermissions
-from reasoning_core.errors import StoreError
-from reasoning_core.i18n import gettext
-from reasoning_core.ports import (
+from bot.telegram.alerts.buttons import (
+    SILENCE_HOURS,
+    expire_keyboard,
+    report_keyboard,
+    retry_keyboard,
+)
+from reasoning_core import (
     AlertAction,
     AlertActionStore,
     AlertAnalysis,
     AuditEntry,
     AuditStore,
     PostedMessage,
+    StoreError,
+    gettext,
 )
 
 log = logging.getLogger(__name__)
@@ -129,9 +134,16 @@ class AlertActions:
         return analysis
 
     async def silence(
-        self, bot: Bot, *, analysis_id: int, hours: int, chat_id: int, message_id: int,
-        user: User, language: str,
-    ) -> Outcome:  # fmt: skip
+        self,
+        bot: Bot,
+        *,
+        analysis_id: int,
+        hours: int,
+        chat_id: int,
+        message_id: int,
+        user: User,
+        language: str,
+    ) -> Outcome:
         analysis = await self._routed(analysis_id, chat_id)
         refusal = await self._silence_refusal(
             bot, analysis=analysis, hours=hours, chat_id=chat_id, user=user, language=language
@@ -143,9 +155,13 @@ class AlertActions:
         ends_at = datetime.now(UTC) + timedelta(hours=hours)
         name = user_name(user)
         action, created = await self._store.claim_silence(
-            analysis_id=analysis.id, chat_id=chat_id, user_id=user.id, user_name=name,
-            matchers=analysis.matchers, ends_at=ends_at,
-        )  # fmt: skip
+            analysis_id=analysis.id,
+            chat_id=chat_id,
+            user_id=user.id,
+            user_name=name,
+            matchers=analysis.matchers,
+            ends_at=ends_at,
+        )
         if not created:
             return Outcome(_who_and_when(action, language))
         link = report_link(chat_id, _message_in(analysis, chat_id) or message_id)
@@ -159,21 +175,38 @@ class AlertActions:
         except AlertmanagerError as e:
             await self._store.drop_pending(action.id)
             log.warning("silence of alert analysis %s failed: %s", analysis.id, e)
-            await self._record(user.id, chat_id, "alert_silence", f"analysis {analysis.id} "
-                               f"{hours}h", f"refused: {e}")  # fmt: skip
+            await self._record(
+                user.id,
+                chat_id,
+                "alert_silence",
+                f"analysis {analysis.id} {hours}h",
+                f"refused: {e}",
+            )
             text = gettext(language, "Alertmanager did not answer; the alert is not silenced.")
-            return Outcome(text, message=text, keyboard=retry_keyboard(analysis.id, hours,
-                                                                       language))  # fmt: skip
+            return Outcome(
+                text, message=text, keyboard=retry_keyboard(analysis.id, hours, language)
+            )
         action = await self._store.activate_silence(action.id, silence_id)
-        await self._record(user.id, chat_id, "alert_silence", f"analysis {analysis.id} {hours}h",
-                           f"silence {silence_id} until {ends_at.isoformat()}")  # fmt: skip
+        await self._record(
+            user.id,
+            chat_id,
+            "alert_silence",
+            f"analysis {analysis.id} {hours}h",
+            f"silence {silence_id} until {ends_at.isoformat()}",
+        )
         await self._edit_header(bot, analysis, chat_id, language)
         return Outcome(_who_and_when(action, language))
 
     async def _silence_refusal(
-        self, bot: Bot, *, analysis: AlertAnalysis | None, hours: int, chat_id: int, user: User,
+        self,
+        bot: Bot,
+        *,
+        analysis: AlertAnalysis | None,
+        hours: int,
+        chat_id: int,
+        user: User,
         language: str,
-    ) -> str | None:  # fmt: skip
+    ) -> str | None:
         """Why this press creates no silence (checked before Alertmanager is called)."""
         if hours not in SILENCE_HOURS:
             return gettext(language, "That silence length is not offered.")
@@ -225,9 +258,11 @@ class AlertActions:
         text = "\n".join([*lines, analysis.report_html or ""])
         try:
             await bot.edit_message_text(
-                text, chat_id=chat_id, message_id=message_id,
+                text,
+                chat_id=chat_id,
+                message_id=message_id,
                 reply_markup=report_keyboard(analysis.id, language),
-            )  # fmt: skip
+            )
         except TelegramAPIError as e:
             log.warning("could not edit the header of alert analysis %s: %s", analysis.id, e)
 
@@ -245,13 +280,16 @@ class AlertActions:
                 am_alerts = await self._client.alerts()
             except AlertmanagerError as e:
                 log.warning("/alerts: %s", e)
-                note = gettext(language, "Alertmanager did not answer; silences are shown as "
-                                         "whytree recorded them.")  # fmt: skip
+                note = gettext(
+                    language,
+                    "Alertmanager did not answer; silences are shown as whytree recorded them.",
+                )
         lines = [gettext(language, "<b>Firing alerts in this chat</b>")]
         for analysis in analyses:
             state = _state(analysis, actions, am_alerts, language)
-            labels = ", ".join(f"{k}={v}" for k, v in sorted(analysis.matchers.items())
-                               if k != "alertname")  # fmt: skip
+            labels = ", ".join(
+                f"{k}={v}" for k, v in sorted(analysis.matchers.items()) if k != "alertname"
+            )
             lines.append(
                 f"• <b>{html.escape(analysis.alertname)}</b> {html.escape(labels)} — {state}"
             )
@@ -263,9 +301,10 @@ class AlertActions:
         self, chat_id: int, language: str
     ) -> tuple[str, InlineKeyboardMarkup | None]:
         silences = [
-            a for a in await self._store.actions(chat_id) if a.kind == "silence"
-            and a.state == "active"
-        ]  # fmt: skip
+            a
+            for a in await self._store.actions(chat_id)
+            if a.kind == "silence" and a.state == "active"
+        ]
         note = ""
         if self._client is not None and silences:
             try:
@@ -278,8 +317,10 @@ class AlertActions:
                         silences.remove(action)
             except AlertmanagerError as e:
                 log.warning("/silences: %s", e)
-                note = gettext(language, "Alertmanager did not answer; silences are shown as "
-                                         "whytree recorded them.")  # fmt: skip
+                note = gettext(
+                    language,
+                    "Alertmanager did not answer; silences are shown as whytree recorded them.",
+                )
         if not silences:
             return gettext(language, "No silence made from this chat is active."), None
         lines = [gettext(language, "<b>Silences made from this chat</b>")]
@@ -313,8 +354,9 @@ class AlertActions:
         try:
             await self._client.expire(action.silence_id)
         except AlertmanagerError as e:
-            await self._record(user.id, chat_id, "alert_expire", action.silence_id,
-                               f"refused: {e}")  # fmt: skip
+            await self._record(
+                user.id, chat_id, "alert_expire", action.silence_id, f"refused: {e}"
+            )
             text = gettext(language, "Alertmanager did not answer; the silence is not expired.")
             return Outcome(text, message=text)
         await self._store.expire(action.id)
@@ -323,17 +365,22 @@ class AlertActions:
             analysis = await self._store.analysis(action.analysis_id)
             if analysis is not None:
                 await self._edit_header(bot, analysis, chat_id, language)
-        return Outcome(gettext(language, "Silence expired."),
-                       message=gettext(language, "{who} expired the silence of {what}.").format(
-                           who=html.escape(user_name(user)),
-                           what=html.escape(action.matchers.get("alertname", "?"))))  # fmt: skip
+        return Outcome(
+            gettext(language, "Silence expired."),
+            message=gettext(language, "{who} expired the silence of {what}.").format(
+                who=html.escape(user_name(user)),
+                what=html.escape(action.matchers.get("alertname", "?")),
+            ),
+        )
 
     async def silence_typed(
         self, bot: Bot, *, args: Sequence[str], chat_id: int, user: User, language: str
     ) -> str:
         """``/silence <alertname> [label=value…] <duration>``: the reply."""
-        usage = gettext(language, "Usage: /silence AlertName [label=value …] 1h "
-                                  "(from 5m to 7d; values are plain names)")  # fmt: skip
+        usage = gettext(
+            language,
+            "Usage: /silence AlertName [label=value …] 1h (from 5m to 7d; values are plain names)",
+        )
         parsed = _parse_silence(args)
         if parsed is None:
             return usage
@@ -345,22 +392,32 @@ class AlertActions:
         ends_at = datetime.now(UTC) + length
         name = user_name(user)
         action, _ = await self._store.claim_silence(
-            analysis_id=None, chat_id=chat_id, user_id=user.id, user_name=name,
-            matchers=labels, ends_at=ends_at,
-        )  # fmt: skip
+            analysis_id=None,
+            chat_id=chat_id,
+            user_id=user.id,
+            user_name=name,
+            matchers=labels,
+            ends_at=ends_at,
+        )
         try:
             silence_id = await self._client.create_silence(
-                labels, ends_at=ends_at,
+                labels,
+                ends_at=ends_at,
                 created_by=f"{name} (Telegram user {user.id}) via whytree",
                 comment=f"Silenced with /silence from Telegram chat {chat_id}",
-            )  # fmt: skip
+            )
         except AlertmanagerError as e:
             await self._store.drop_pending(action.id)
             await self._record(user.id, chat_id, "alert_silence", " ".join(args), f"refused: {e}")
             return gettext(language, "Alertmanager did not answer; the alert is not silenced.")
         await self._store.activate_silence(action.id, silence_id)
-        await self._record(user.id, chat_id, "alert_silence", " ".join(args),
-                           f"silence {silence_id} until {ends_at.isoformat()}")  # fmt: skip
+        await self._record(
+            user.id,
+            chat_id,
+            "alert_silence",
+            " ".join(args),
+            f"silence {silence_id} until {ends_at.isoformat()}",
+        )
         what = ", ".join(f"{k}={v}" for k, v in sorted(labels.items()))
         return gettext(language, "🔕 Silenced {what} until {until}.").format(
             what=html.escape(what), until=_hhmm(ends_at)
@@ -370,15 +427,19 @@ class AlertActions:
         self, user_id: int, chat_id: int, action: str, args: str, outcome: str
     ) -> None:
         try:
-            await self._audit.record(AuditEntry(admin_id=user_id, chat_id=chat_id, action=action,
-                                                args=args, outcome=outcome))  # fmt: skip
+            await self._audit.record(
+                AuditEntry(
+                    admin_id=user_id, chat_id=chat_id, action=action, args=args, outcome=outcome
+                )
+            )
         except StoreError as e:
             log.error("could not audit %s by %s: %s", action, user_id, e)
 
 
 def _message_in(analysis: AlertAnalysis, chat_id: int) -> int | None:
-    found: PostedMessage | None = next((m for m in analysis.messages if m.chat_id == chat_id),
-                                       None)  # fmt: skip
+    found: PostedMessage | None = next(
+        (m for m in analysis.messages if m.chat_id == chat_id), None
+    )
     return None if found is None else found.message_id
 
 

@@ -14,7 +14,7 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from reasoning_core.i18n import gettext
+from reasoning_core import gettext
 
 #: The silence lengths the buttons offer; callback data with any other is refused.
 SILENCE_HOURS = (1, 4, 24)

@@ -14,22 +14,20 @@ from datetime import datetime
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
-from bot.alerts.buttons import report_keyboard
+from bot.alerts.posting import AlertPostError
 from bot.alerts.words import resolved_html
-from bot.replies.report_chart import ReportCharts
-from bot.replies.sending import send_answer, send_html
+from bot.telegram.alerts.buttons import report_keyboard
+from bot.telegram.replies.report_chart import ReportCharts
+from bot.telegram.replies.sending import send_answer, send_html
 from bot.trees.page.links import TreeLinks
-from reasoning_core.models import Answer
-from reasoning_core.ports import AlertAnalysis, PostedMessage
+from reasoning_core import AlertAnalysis, Answer, PostedMessage
 
 log = logging.getLogger(__name__)
 
 
-class AlertPostError(Exception):
-    """No chat took the report (every send failed)."""
-
-
 class AlertPoster:
+    """`AlertPosting` in Telegram: HTML messages, the report's buttons, header edits."""
+
     def __init__(
         self,
         bot: Bot,
@@ -59,18 +57,25 @@ class AlertPoster:
         for chat_id in analysis.chats if chats is None else chats:
             try:
                 [first, *_] = await send_html(
-                    self._bot, chat_id, header, max_messages=1,
+                    self._bot,
+                    chat_id,
+                    header,
+                    max_messages=1,
                     reply_markup=report_keyboard(analysis.id, analysis.language),
-                )  # fmt: skip
+                )
                 posted.append(PostedMessage(chat_id=chat_id, message_id=first.message_id))
                 if answer is not None:
                     await send_answer(
-                        self._bot, chat_id, answer, links=self._links,
+                        self._bot,
+                        chat_id,
+                        answer,
+                        links=self._links,
                         max_messages=self._max_messages,
-                    )  # fmt: skip
+                    )
             except TelegramAPIError as e:
-                log.error("could not post alert analysis %s to chat %s: %s", analysis.id,
-                          chat_id, e)  # fmt: skip
+                log.error(
+                    "could not post alert analysis %s to chat %s: %s", analysis.id, chat_id, e
+                )
         if not posted:
             raise AlertPostError(f"no chat took the report of alert analysis {analysis.id}")
         return posted
@@ -97,6 +102,10 @@ class AlertPoster:
                 )
                 edited += 1
             except TelegramAPIError as e:
-                log.warning("could not mark alert analysis %s resolved in chat %s: %s",
-                            analysis.id, message.chat_id, e)  # fmt: skip
+                log.warning(
+                    "could not mark alert analysis %s resolved in chat %s: %s",
+                    analysis.id,
+                    message.chat_id,
+                    e,
+                )
         return edited

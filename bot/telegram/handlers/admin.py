@@ -20,9 +20,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.telegram.handlers import admin_api_keys, admin_reports, admin_trees, admin_users, usage
 from bot.telegram.handlers.admin_args import ArgumentError
 from bot.telegram.middlewares.base import Handler
-from reasoning_core.errors import StoreError
-from reasoning_core.i18n import N_
-from reasoning_core.ports import AuditEntry, AuditStore
+from reasoning_core import N_, AuditEntry, AuditStore, StoreError
 
 log = logging.getLogger(__name__)
 

@@ -17,7 +17,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.operations.ops import Ops
 from bot.telegram.handlers.admin_args import ArgumentError, shown, split_args
 from bot.telegram.handlers.admin_format import answer_long, when
-from reasoning_core.i18n import N_
+from reasoning_core import N_
 
 _NOT_WIRED = N_("The HTTP API's keys are not available in this process.")
 
@@ -45,10 +45,13 @@ async def api_keys_handler(message: Message, ops: Ops) -> str:
         line = _("• <code>{name}</code> · user {user} · {limit} · {state} · made {when}")
         lines.append(
             line.format(
-                name=html.escape(key.name), user=key.user_id, limit=limit, state=state,
+                name=html.escape(key.name),
+                user=key.user_id,
+                limit=limit,
+                state=state,
                 when=when(key.created_at),
             )
-        )  # fmt: skip
+        )
     await answer_long(message, "\n".join(lines))
     return f"listed {len(keys)}"
 

@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from aiogram.types import Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.replies.rendering import split_html
-from reasoning_core.ports import Account
+from bot.telegram.replies.rendering import split_html
+from reasoning_core import Account
 
 
 def when(moment: datetime | None) -> str:

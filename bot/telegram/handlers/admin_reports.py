@@ -14,9 +14,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.operations.ops import Ops
 from bot.telegram.handlers.admin_args import ArgumentError, parse_count, shown, split_args
 from bot.telegram.handlers.admin_format import answer_long, cut, duration, when
-from reasoning_core.errors import LLMError, StoreError
-from reasoning_core.models import UNCERTAINTY_THRESHOLD
-from reasoning_core.ports import Stats, StrategyStats
+from reasoning_core import UNCERTAINTY_THRESHOLD, LLMError, Stats, StoreError, StrategyStats
 
 WINDOWS = {"24h": timedelta(hours=24), "7d": timedelta(days=7), "30d": timedelta(days=30)}
 AUDIT_DEFAULT, AUDIT_MAX = 20, 100
@@ -39,11 +37,15 @@ def _strategy_line(s: StrategyStats) -> str:
         "{below} below {threshold} ({low}) · median {median} · p95 {p95}"
     )
     return text.format(
-        strategy=_(s.strategy) if s.strategy else "", questions=s.questions, mean=mean,
+        strategy=_(s.strategy) if s.strategy else "",
+        questions=s.questions,
+        mean=mean,
         below=s.below_threshold,
-        threshold=UNCERTAINTY_THRESHOLD, low=low, median=_seconds(s.median_seconds),
+        threshold=UNCERTAINTY_THRESHOLD,
+        low=low,
+        median=_seconds(s.median_seconds),
         p95=_seconds(s.p95_seconds),
-    )  # fmt: skip
+    )
 
 
 def _jobs_line(jobs: dict[str, int]) -> str:
@@ -68,11 +70,12 @@ def format_stats(stats: Stats, label: str, reflections: float | None) -> str:
             label=label, since=when(stats.since)
         ),
         _(
-            "Questions: {questions} · below {threshold}: {below} ({low}) · "
-            "active users: {users}"
+            "Questions: {questions} · below {threshold}: {below} ({low}) · active users: {users}"
         ).format(
-            questions=stats.questions, threshold=UNCERTAINTY_THRESHOLD,
-            below=stats.below_threshold, low=_pct(stats.below_threshold, stats.questions),
+            questions=stats.questions,
+            threshold=UNCERTAINTY_THRESHOLD,
+            below=stats.below_threshold,
+            low=_pct(stats.below_threshold, stats.questions),
             users=stats.active_users,
         ),
         *(_strategy_line(s) for s in stats.strategies),
@@ -86,10 +89,11 @@ def format_stats(stats: Stats, label: str, reflections: float | None) -> str:
         _jobs_line(stats.deep_jobs),
         _("Reflections: {count}").format(count=reflected),
         _("LLM: {calls} calls · {prompt:,} prompt + {completion:,} completion tokens").format(
-            calls=stats.llm_calls, prompt=stats.prompt_tokens,
+            calls=stats.llm_calls,
+            prompt=stats.prompt_tokens,
             completion=stats.completion_tokens,
         ),
-    ]  # fmt: skip
+    ]
     return "\n".join(lines)
 
 

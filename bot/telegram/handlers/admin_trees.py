@@ -15,11 +15,7 @@ from bot.operations.ops import Ops
 from bot.telegram.handlers.admin_args import ArgumentError, parse_count, shown, split_args
 from bot.telegram.handlers.admin_format import answer_long, cut, when
 from bot.telegram.middlewares.i18n import current_language
-from reasoning_core.errors import NotFoundError
-from reasoning_core.i18n import pgettext
-from reasoning_core.models import Language
-from reasoning_core.runbooks.loader import RunbookSet
-from reasoning_core.tree.render import render_tree_text
+from reasoning_core import Language, NotFoundError, RunbookSet, pgettext, render_tree_text
 
 TREES_DEFAULT, TREES_MAX = 10, 50
 TREE_LINES = 80
@@ -112,10 +108,12 @@ def format_runbooks(runbooks: RunbookSet, title: str) -> str:
         line = _("• <code>{id}</code> — {title} ({hypotheses} hypotheses, {checks} checks)")
         lines.append(
             line.format(
-                id=html.escape(runbook.id), title=html.escape(runbook.title.get(language)),
-                hypotheses=len(runbook.hypotheses), checks=len(runbook.checks),
+                id=html.escape(runbook.id),
+                title=html.escape(runbook.title.get(language)),
+                hypotheses=len(runbook.hypotheses),
+                checks=len(runbook.checks),
             )
-        )  # fmt: skip
+        )
     if not runbooks.runbooks:
         lines.append(_("No runbooks are loaded."))
     if runbooks.errors:

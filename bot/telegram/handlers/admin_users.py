@@ -18,8 +18,7 @@ from aiogram.utils.i18n import gettext as _
 from bot.operations.ops import Ops
 from bot.telegram.handlers.admin_args import ArgumentError, parse_page, parse_user_id, shown
 from bot.telegram.handlers.admin_format import answer_long, cut, when, who
-from reasoning_core.i18n import N_
-from reasoning_core.ports import Account
+from reasoning_core import N_, Account
 
 PAGE_SIZE = 20
 _REASON_MAX = 200
@@ -121,12 +120,13 @@ async def user_handler(message: Message, command: CommandObject, ops: Ops) -> st
         _("Allowlist: {allowlist}").format(allowlist=allowlist),
         _("Questions: {count}").format(count=account.questions),
         tokens.format(
-            today=tokens_today, week=sum(d.tokens for d in week),
+            today=tokens_today,
+            week=sum(d.tokens for d in week),
             calls=sum(d.usage.llm_calls for d in week),
         ),
         _("First seen: {when}").format(when=when(account.created_at)),
         _("Last seen: {when}").format(when=when(account.last_seen_at)),
-    ]  # fmt: skip
+    ]
     await message.answer("\n".join(lines))
     return f"shown {account.id}"
 

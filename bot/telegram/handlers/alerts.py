@@ -1,4 +1,4 @@
-"""The alert reports' buttons and /alerts, /silences, /silence (bot/alerts/actions.py).
+"""The alert reports' buttons and /alerts, /silences, /silence (bot/telegram/alerts/actions.py).
 
 Thin: it reads the press or the command, asks `AlertActions`, and shows the outcome
 (a notice on the button, and a message in the chat when there is one to keep).
@@ -10,10 +10,10 @@ from aiogram import Bot, Router
 from aiogram.filters import Command, CommandObject
 from aiogram.types import BotCommand, CallbackQuery, Message
 
-from bot.alerts.actions import AlertActions, Outcome
-from bot.alerts.buttons import AlertCallback
+from bot.telegram.alerts.actions import AlertActions, Outcome
+from bot.telegram.alerts.buttons import AlertCallback
 from bot.telegram.language import user_language
-from reasoning_core.i18n import N_, gettext
+from reasoning_core import N_, gettext
 
 #: For the command menu (setMyCommands) and /help.
 ALERT_COMMANDS = [
@@ -75,9 +75,14 @@ async def _outcome(
     chat_id, message_id, user = query.message.chat.id, query.message.message_id, query.from_user
     if data.a == "s":
         return await actions.silence(
-            bot, analysis_id=data.i, hours=data.h, chat_id=chat_id, message_id=message_id,
-            user=user, language=language,
-        )  # fmt: skip
+            bot,
+            analysis_id=data.i,
+            hours=data.h,
+            chat_id=chat_id,
+            message_id=message_id,
+            user=user,
+            language=language,
+        )
     if data.a == "k":
         return await actions.acknowledge(
             bot, analysis_id=data.i, chat_id=chat_id, user=user, language=language

@@ -10,15 +10,13 @@ from aiogram.filters import Command
 from aiogram.types import CallbackQuery, Message
 from aiogram.utils.i18n import gettext as _
 
-from bot.replies.conversation import run_and_reply
-from bot.replies.report_chart import ReportCharts
 from bot.telegram.keyboards import OWN_ANSWER, ClarifyCallback
 from bot.telegram.language import user_language
 from bot.telegram.middlewares.one_question import ChatLocks, busy_text
+from bot.telegram.replies.conversation import run_and_reply
+from bot.telegram.replies.report_chart import ReportCharts
 from bot.trees.page.links import TreeLinks
-from reasoning_core.i18n import N_, gettext
-from reasoning_core.models import Question
-from reasoning_core.service import ReasoningService
+from reasoning_core import N_, Question, ReasoningService, gettext
 
 log = logging.getLogger(__name__)
 
@@ -66,10 +64,14 @@ async def clarify_button_handler(
         await _remove_keyboard(bot, chat_id, query.message.message_id)
         question = Question(text=check.option, user_id=query.from_user.id, chat_id=chat_id)
         await run_and_reply(
-            bot, service, question, links=tree_links, max_messages=max_reply_messages,
+            bot,
+            service,
+            question,
+            links=tree_links,
+            max_messages=max_reply_messages,
             charts=report_charts,
             stream=stream_replies,
-        )  # fmt: skip
+        )
 
 
 async def _remove_keyboard(bot: Bot, chat_id: int, message_id: int) -> None:

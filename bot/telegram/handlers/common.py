@@ -11,8 +11,7 @@ from bot.telegram.handlers.admin import admin_help
 from bot.telegram.handlers.alerts import ALERT_COMMANDS
 from bot.telegram.handlers.memory import MEMORY_COMMANDS
 from bot.telegram.handlers.usage import USAGE_COMMAND
-from reasoning_core.i18n import N_, gettext
-from reasoning_core.service import ReasoningService
+from reasoning_core import N_, ReasoningService, gettext
 
 COMMANDS = [
     BotCommand(command="start", description=N_("What whytree does")),

@@ -14,10 +14,14 @@ from aiogram.exceptions import TelegramAPIError
 from aiogram.types import ErrorEvent, Update
 
 from bot.delivery.context import current_delivery
-from reasoning_core.error_ids import new_error_id
-from reasoning_core.errors import StoreError, StoreUnavailableError
-from reasoning_core.i18n import N_, gettext
-from reasoning_core.understanding import detect_language
+from reasoning_core import (
+    N_,
+    StoreError,
+    StoreUnavailableError,
+    detect_language,
+    gettext,
+    new_error_id,
+)
 
 log = logging.getLogger(__name__)
 

@@ -26,11 +26,19 @@ from aiogram.types import (
 from aiogram.utils.i18n import gettext as _
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.replies.rendering import confidence_tag, escape
 from bot.telegram.language import user_language
-from reasoning_core.i18n import N_, gettext
-from reasoning_core.memory.long_term import InvalidProjectNameError, shorten, validate_project_name
-from reasoning_core.ports import MemoryEntry, MemoryStore, ProjectStore
+from bot.telegram.replies.rendering import escape
+from bot.wording import confidence_tag
+from reasoning_core import (
+    N_,
+    InvalidProjectNameError,
+    MemoryEntry,
+    MemoryStore,
+    ProjectStore,
+    gettext,
+    shorten,
+    validate_project_name,
+)
 
 #: Entries shown by /memory (newest first); the message stays one Telegram message.
 SHOWN_ENTRIES = 10
@@ -131,9 +139,12 @@ async def memory_handler(message: Message, memories: MemoryStore, projects: Proj
     if message.from_user is None:
         return
     text, markup = await _memory_view(
-        memories, projects, user_id=message.from_user.id, chat_id=message.chat.id,
+        memories,
+        projects,
+        user_id=message.from_user.id,
+        chat_id=message.chat.id,
         language=user_language(message.from_user),
-    )  # fmt: skip
+    )
     await message.answer(text, reply_markup=markup)
 
 
@@ -151,9 +162,12 @@ async def delete_button_handler(
     await query.answer(_("Deleted.") if deleted else _("That entry is already gone."))
     if deleted and not isinstance(query.message, InaccessibleMessage):
         text, markup = await _memory_view(
-            memories, projects, user_id=query.from_user.id, chat_id=query.message.chat.id,
+            memories,
+            projects,
+            user_id=query.from_user.id,
+            chat_id=query.message.chat.id,
             language=language,
-        )  # fmt: skip
+        )
         await query.message.edit_text(text, reply_markup=markup)
 
 

@@ -5,14 +5,12 @@ from __future__ import annotations
 from aiogram import Bot, F, Router
 from aiogram.types import Message
 
-from bot.replies.conversation import run_and_reply
-from bot.replies.report_chart import ReportCharts
 from bot.telegram.filters import AddressedToBot
 from bot.telegram.language import message_language
+from bot.telegram.replies.conversation import run_and_reply
+from bot.telegram.replies.report_chart import ReportCharts
 from bot.trees.page.links import TreeLinks
-from reasoning_core.i18n import gettext
-from reasoning_core.models import Question
-from reasoning_core.service import ReasoningService
+from reasoning_core import Question, ReasoningService, gettext
 
 MAX_QUESTION_CHARS = 4000
 
@@ -44,10 +42,14 @@ async def question_handler(
         return
     question = Question(text=question_text, user_id=message.from_user.id, chat_id=message.chat.id)
     await run_and_reply(
-        bot, service, question, links=tree_links, max_messages=max_reply_messages,
+        bot,
+        service,
+        question,
+        links=tree_links,
+        max_messages=max_reply_messages,
         charts=report_charts,
         stream=stream_replies,
-    )  # fmt: skip
+    )
 
 
 def create_router() -> Router:

@@ -9,11 +9,10 @@ from __future__ import annotations
 from aiogram import Bot, Router
 from aiogram.types import CallbackQuery
 
-from bot.replies.report_html import TreeCallback, TreePictureCallback, tree_page
-from bot.replies.tree_photo import send_tree_picture
+from bot.telegram.replies.report_html import TreeCallback, TreePictureCallback, tree_page
+from bot.telegram.replies.tree_photo import send_tree_picture
 from bot.trees.picture import TreePictures
-from reasoning_core.service import ReasoningService
-from reasoning_core.tree.render import render_tree_text
+from reasoning_core import ReasoningService, render_tree_text
 
 NOT_FOUND = "That reasoning tree is not available."
 

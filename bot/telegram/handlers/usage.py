@@ -10,7 +10,7 @@ from aiogram.types import BotCommand, Message
 from aiogram.utils.i18n import gettext as _
 
 from bot.operations.ops import Ops
-from reasoning_core.i18n import N_
+from reasoning_core import N_
 
 USAGE_COMMAND = BotCommand(command="usage", description=N_("Your token usage and daily budget"))
 DAYS = 7

@@ -11,7 +11,7 @@ replicas. The bot's outgoing requests have middlewares of their own:
 bot/telegram/session.py.
 """
 
-from bot.telegram.middlewares.access import AccessMiddleware, Verdict
+from bot.telegram.middlewares.access import AccessMiddleware
 from bot.telegram.middlewares.one_question import ChatLocks, OneQuestionPerChatMiddleware
 from bot.telegram.middlewares.rate_limit import QuestionWindow, RateLimitMiddleware
 from bot.telegram.middlewares.text import NormalisedTextMiddleware
@@ -25,5 +25,4 @@ __all__ = [
     "QuestionWindow",
     "RateLimitMiddleware",
     "UserMiddleware",
-    "Verdict",
 ]

@@ -15,7 +15,7 @@ from aiogram.types import TelegramObject
 from aiogram.utils.i18n import I18n, I18nMiddleware, get_i18n
 
 from bot.telegram.language import event_language
-from reasoning_core.i18n import DOMAIN, LOCALES_DIR
+from reasoning_core import DOMAIN, LOCALES_DIR
 
 
 def catalogues() -> I18n:

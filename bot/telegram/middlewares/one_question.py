@@ -11,7 +11,7 @@ from aiogram.types import Message, TelegramObject
 
 from bot.telegram.language import message_language
 from bot.telegram.middlewares.base import Handler
-from reasoning_core.i18n import N_, gettext
+from reasoning_core import N_, gettext
 
 BUSY_TEXT = N_("⏳ Still working on your previous question — send this again once I've answered.")
 

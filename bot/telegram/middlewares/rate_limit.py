@@ -20,9 +20,7 @@ from aiogram.types import Message, TelegramObject
 
 from bot.telegram.language import message_language
 from bot.telegram.middlewares.base import Handler
-from reasoning_core.errors import StoreError
-from reasoning_core.i18n import gettext
-from reasoning_core.ports import UsageStore
+from reasoning_core import StoreError, UsageStore, gettext
 
 log = logging.getLogger(__name__)
 

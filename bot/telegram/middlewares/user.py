@@ -10,8 +10,7 @@ from aiogram.types import TelegramObject, User
 
 from bot.telegram.input_text import clean_text
 from bot.telegram.middlewares.base import Handler
-from reasoning_core.errors import StoreError
-from reasoning_core.ports import UserStore
+from reasoning_core import StoreError, UserStore
 
 log = logging.getLogger(__name__)
 

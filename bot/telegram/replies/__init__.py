@@ -11,9 +11,9 @@
 - `conversation`: `run_and_reply`, a question through the service to its reply.
 """
 
-from bot.replies.conversation import run_and_reply
-from bot.replies.reply import Reply, answer_reply, html_reply, reply_to
-from bot.replies.sending import send_answer, send_html, send_reply
+from bot.telegram.replies.conversation import run_and_reply
+from bot.telegram.replies.reply import Reply, answer_reply, html_reply, reply_to
+from bot.telegram.replies.sending import send_answer, send_html, send_reply
 
 __all__ = [
     "Reply",

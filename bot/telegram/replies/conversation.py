@@ -6,15 +6,13 @@ from aiogram import Bot
 from aiogram.utils.chat_action import ChatActionSender
 
 from bot.delivery.context import current_delivery
-from bot.replies.progress import ProgressMessage
-from bot.replies.reply import DEFAULT_MAX_REPLY_MESSAGES
-from bot.replies.report_chart import ReportCharts
-from bot.replies.sending import send_answer
-from bot.replies.streaming import TelegramAnswerStream
+from bot.telegram.replies.progress import ProgressMessage
+from bot.telegram.replies.reply import DEFAULT_MAX_REPLY_MESSAGES
+from bot.telegram.replies.report_chart import ReportCharts
+from bot.telegram.replies.sending import send_answer
+from bot.telegram.replies.streaming import TelegramAnswerStream
 from bot.trees.page.links import TreeLinks
-from reasoning_core.events import AnswerEvent
-from reasoning_core.models import Answer, Question
-from reasoning_core.service import ReasoningService
+from reasoning_core import Answer, AnswerEvent, Question, ReasoningService
 
 #: The typing action starts only when nothing has been sent this long: an answer that
 #: starts at once shows itself, and its typing action would be one more API call.

@@ -5,8 +5,8 @@ text is sent as a new message; later texts edit it when `min_interval` has passe
 since the last send or edit, and are coalesced otherwise (the latest text wins at
 the next chance, or `settle` writes the last one). A text equal to the one shown is
 never sent: Telegram would refuse the edit as "not modified" anyway. The live
-progress (bot/replies/progress.py) and the streamed answer (bot/replies/streaming.py)
-are both this editor; Telegram errors reach the caller, which decides what they cost.
+progress (progress.py) and the streamed answer (streaming.py) are both this editor;
+Telegram errors reach the caller, which decides what they cost.
 """
 
 from __future__ import annotations

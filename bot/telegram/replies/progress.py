@@ -1,5 +1,5 @@
 """One live status message per question, edited at most every `min_interval` seconds
-(the throttling is bot/replies/editor.py's `ThrottledEditor`).
+(the throttling is bot/telegram/replies/editor.py's `ThrottledEditor`).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from aiogram import Bot
 from aiogram.exceptions import ClientDecodeError, TelegramAPIError
 
 from bot.delivery.context import transient
-from bot.replies.editor import ThrottledEditor
-from bot.replies.rendering import escape
-from reasoning_core.events import Event
+from bot.telegram.replies.editor import ThrottledEditor
+from bot.telegram.replies.rendering import escape
+from reasoning_core import Event
 
 log = logging.getLogger(__name__)
 

@@ -13,33 +13,15 @@ from functools import partial
 from html import escape as _escape
 from html import unescape
 
-from reasoning_core.i18n import gettext
-from reasoning_core.models import UNCERTAINTY_THRESHOLD, Answer, ConfidenceLevel, confidence_level
+from bot.wording import confidence_tag, reply_words
+from reasoning_core import UNCERTAINTY_THRESHOLD, Answer
 
 TELEGRAM_LIMIT = 4096
 
 #: Escape text for Telegram HTML; quotes need escaping only inside attributes.
 escape = partial(_escape, quote=False)
 
-_MARKS = {ConfidenceLevel.HIGH: "🟢", ConfidenceLevel.MEDIUM: "🟡", ConfidenceLevel.LOW: "🔴"}
 _TAG = re.compile(r"<(/?)([a-z]+)(?:\s[^>]*)?>")
-
-
-def reply_words(language: str) -> dict[str, str]:
-    """The words every reply adds to the answer's own text, in `language`."""
-    return {
-        "high": gettext(language, "high confidence"),
-        "medium": gettext(language, "medium confidence"),
-        "low": gettext(language, "low confidence"),
-        "assumptions": gettext(language, "Assumptions"),
-        "unsure": gettext(language, "Unsure"),
-    }
-
-
-def confidence_tag(confidence: float, language: str = "en") -> str:
-    """'🟢 high confidence (0.86)' — the mark, the words and the number, in `language`."""
-    level = confidence_level(confidence)
-    return f"{_MARKS[level]} {reply_words(language)[level.value]} ({confidence:.2f})"
 
 
 def render_answer(answer: Answer) -> str:

@@ -3,7 +3,7 @@
 Building a `Reply` is pure (`html_reply`, `answer_reply`): rendering, splitting to
 Telegram's limit, the keyboard. The one step that needs I/O, the link to a deep
 report's analysis page (a row written in PostgreSQL), happens in `reply_to` before
-the reply is complete, never between two sends. bot/replies/sending.py then sends a
+the reply is complete, never between two sends. bot/telegram/replies/sending.py then sends a
 `Reply` in one pass.
 
 One answer is at most `max_messages` Telegram messages (MAX_REPLY_MESSAGES): a
@@ -18,14 +18,17 @@ from dataclasses import dataclass
 
 from aiogram.types import InlineKeyboardMarkup
 
-from bot.replies.rendering import TELEGRAM_LIMIT, escape, render_answer, split_html, strip_tags
-from bot.replies.report_html import render_report, tree_button
 from bot.telegram.keyboards import clarification_keyboard
+from bot.telegram.replies.rendering import (
+    TELEGRAM_LIMIT,
+    escape,
+    render_answer,
+    split_html,
+    strip_tags,
+)
+from bot.telegram.replies.report_html import render_report, tree_button
 from bot.trees.page.links import TreeLinks
-from reasoning_core.errors import StoreError
-from reasoning_core.i18n import gettext
-from reasoning_core.models import Answer
-from reasoning_core.tree.report import report_of
+from reasoning_core import Answer, StoreError, gettext, report_of
 
 log = logging.getLogger(__name__)
 
@@ -115,9 +118,12 @@ def answer_reply(
             return reply
         plain = tree_button(answer.tree_id, language)
         return Reply(
-            parts=reply.parts, buttons=reply.buttons, page_url=page_url, plain_buttons=plain,
+            parts=reply.parts,
+            buttons=reply.buttons,
+            page_url=page_url,
+            plain_buttons=plain,
             document=reply.document,
-        )  # fmt: skip
+        )
     markup = None
     if answer.clarification is not None:
         markup = clarification_keyboard(answer.clarification, language)

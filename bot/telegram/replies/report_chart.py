@@ -15,12 +15,9 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 from aiogram.types import BufferedInputFile, Message
 
-from bot.replies.rendering import escape
+from bot.telegram.replies.rendering import escape
 from bot.trees.chart import ChartError, TreeCharts, chart_filename
-from reasoning_core.errors import StoreError
-from reasoning_core.models import Answer, AnswerChart
-from reasoning_core.ports import TreeStore
-from reasoning_core.tree.report import report_of
+from reasoning_core import Answer, AnswerChart, StoreError, TreeStore, report_of
 
 log = logging.getLogger(__name__)
 

@@ -6,10 +6,16 @@ from aiogram.filters.callback_data import CallbackData
 from aiogram.types import InlineKeyboardMarkup
 from aiogram.utils.keyboard import InlineKeyboardBuilder
 
-from bot.replies.rendering import confidence_tag, escape
-from reasoning_core.i18n import gettext, pgettext
-from reasoning_core.models import LOG_LEAD_CONFIDENCE, UNCERTAINTY_THRESHOLD, Answer
-from reasoning_core.tree.report import Report
+from bot.telegram.replies.rendering import escape
+from bot.wording import confidence_tag
+from reasoning_core import (
+    LOG_LEAD_CONFIDENCE,
+    UNCERTAINTY_THRESHOLD,
+    Answer,
+    Report,
+    gettext,
+    pgettext,
+)
 
 #: Tree lines per page: well under Telegram's 4096 characters even for long lines.
 TREE_PAGE_LINES = 30

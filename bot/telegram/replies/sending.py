@@ -14,7 +14,7 @@ from aiogram import Bot
 from aiogram.exceptions import TelegramBadRequest
 from aiogram.types import BufferedInputFile, InlineKeyboardMarkup, Message
 
-from bot.replies.reply import (
+from bot.telegram.replies.reply import (
     DEFAULT_MAX_REPLY_MESSAGES,
     File,
     Picture,
@@ -22,9 +22,9 @@ from bot.replies.reply import (
     html_reply,
     reply_to,
 )
-from bot.replies.report_chart import ReportCharts
+from bot.telegram.replies.report_chart import ReportCharts
 from bot.trees.page.links import TreeLinks
-from reasoning_core.models import Answer
+from reasoning_core import Answer
 
 log = logging.getLogger(__name__)
 

@@ -1,7 +1,7 @@
 """A quick answer streamed into one Telegram message while the model writes it.
 
 `TelegramAnswerStream` is the reasoning core's `AnswerStream` for a chat, over a
-`ThrottledEditor` (bot/replies/editor.py): the first text is sent at once as a new
+`ThrottledEditor` (bot/telegram/replies/editor.py): the first text is sent at once as a new
 message, later text edits it at most every `min_interval` seconds (Telegram allows
 about one edit per second per chat), and an edit that would change nothing is never
 sent. `finish` turns the message into the final answer (HTML with the confidence tag)
@@ -18,9 +18,9 @@ from collections.abc import Callable
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
-from bot.replies.editor import ThrottledEditor
-from bot.replies.rendering import escape, render_answer, split_html
-from reasoning_core.models import Answer
+from bot.telegram.replies.editor import ThrottledEditor
+from bot.telegram.replies.rendering import escape, render_answer, split_html
+from reasoning_core import Answer
 
 log = logging.getLogger(__name__)
 

@@ -13,13 +13,13 @@ import logging
 from aiogram import Bot
 from aiogram.exceptions import TelegramAPIError
 
-from bot.replies.rendering import escape
-from bot.replies.reply import File, Picture, Reply
-from bot.replies.report_html import labels, text_view_button
-from bot.replies.sending import send_reply
+from bot.telegram.replies.rendering import escape
+from bot.telegram.replies.reply import File, Picture, Reply
+from bot.telegram.replies.report_html import labels, text_view_button
+from bot.telegram.replies.sending import send_reply
 from bot.trees.picture import RenderError, TreePictures, fits_telegram_photo
 from bot.trees.picture.text import cut, language_of
-from reasoning_core.models import Tree
+from reasoning_core import Tree
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,7 @@ import hashlib
 from bot.trees.chart.drawing import draw_chart
 from bot.trees.picture.cache import RenderCache
 from bot.trees.picture.pictures import tree_version
-from reasoning_core.models import AnswerChart, Tree
-from reasoning_core.tree.chart_data import ChartData, answer_chart_data, chart_data
+from reasoning_core import AnswerChart, ChartData, Tree, answer_chart_data, chart_data
 
 
 class ChartError(Exception):

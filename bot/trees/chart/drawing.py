@@ -22,9 +22,7 @@ from matplotlib import dates as mdates
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from reasoning_core.i18n import N_, gettext
-from reasoning_core.tree.chart_data import ChartData, Series
-from reasoning_core.tree.symptom import is_share
+from reasoning_core import N_, ChartData, Series, gettext, is_share
 
 _WORDS = {
     "baseline": N_("baseline"),
@@ -63,13 +61,24 @@ def _panel(ax: Axes, series: Series, data: ChartData, language: str, *, legend: 
     ax.plot([_x(t) for t in times], values, style, color="#1f5fa8", linewidth=1.4, markersize=4)
     recent, last = _x(data.recent_start), _x(max(times[-1], data.recent_start))
     if data.baseline_start is not None and data.baseline_start < data.recent_start:
-        ax.axvspan(_x(data.baseline_start), recent, color="#9aa5b1", alpha=0.12,
-                   label=gettext(language, _WORDS["baseline"]))  # fmt: skip
-    ax.axvspan(recent, last, color="#f0a202", alpha=0.15,
-               label=gettext(language, _WORDS["recent"]))  # fmt: skip
+        ax.axvspan(
+            _x(data.baseline_start),
+            recent,
+            color="#9aa5b1",
+            alpha=0.12,
+            label=gettext(language, _WORDS["baseline"]),
+        )
+    ax.axvspan(
+        recent, last, color="#f0a202", alpha=0.15, label=gettext(language, _WORDS["recent"])
+    )
     if data.onset is not None:
-        ax.axvline(_x(data.onset), color="#c0392b", linestyle="--", linewidth=1.2,
-                   label=gettext(language, _WORDS["onset"]))  # fmt: skip
+        ax.axvline(
+            _x(data.onset),
+            color="#c0392b",
+            linestyle="--",
+            linewidth=1.2,
+            label=gettext(language, _WORDS["onset"]),
+        )
     ax.set_ylabel(safe_text(_cut(f"{series.label}, {unit}" if unit else series.label, 40)))
     ax.grid(True, alpha=0.3)
     if finite and min(finite) == max(finite):

@@ -15,7 +15,7 @@ import secrets
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-from reasoning_core.ports import TreeLinkStore
+from reasoning_core import TreeLinkStore
 
 TOKEN_BYTES = 32
 #: token_urlsafe(32) is 43 characters of the URL-safe base64 alphabet.

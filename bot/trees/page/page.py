@@ -32,14 +32,18 @@ from bot.trees.picture.verdicts import (
     verdict_word,
     winning_path,
 )
-from reasoning_core.models import Node, Tree
-from reasoning_core.ports import TreeEvent
-from reasoning_core.tools.base import RowSample
-from reasoning_core.tree.checked_by import with_runbook_title
-from reasoning_core.tree.render import render_tree_text
-from reasoning_core.tree.report import Report, build_report
-from reasoning_core.tree.symptom import with_symptom
-from reasoning_core.tree.walk import root_of
+from reasoning_core import (
+    Node,
+    Report,
+    RowSample,
+    Tree,
+    TreeEvent,
+    build_report,
+    render_tree_text,
+    root_of,
+    with_runbook_title,
+    with_symptom,
+)
 
 CSS = resources.files("bot.trees.page").joinpath("templates/page.css").read_text("utf-8")
 _CSS_HASH = base64.b64encode(hashlib.sha256(CSS.encode("utf-8")).digest()).decode("ascii")

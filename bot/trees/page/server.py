@@ -20,9 +20,7 @@ from bot.trees.page.links import PAGE_PREFIX, TreeLinks
 from bot.trees.page.page import CSP, PageInput, render_page
 from bot.trees.picture import RenderError, TreePictures
 from bot.trees.picture.text import language_of
-from reasoning_core.errors import NotFoundError, StoreError
-from reasoning_core.models import Tree
-from reasoning_core.ports import TreeJournal, TreeStore
+from reasoning_core import NotFoundError, StoreError, Tree, TreeJournal, TreeStore
 
 log = logging.getLogger(__name__)
 

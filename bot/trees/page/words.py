@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from reasoning_core.i18n import gettext, pgettext
+from reasoning_core import gettext, pgettext
 
 
 def page_words(language: str) -> dict[str, str]:

@@ -24,10 +24,7 @@ from bot.trees.picture.verdicts import (
     verdict_word,
     winning_path,
 )
-from reasoning_core.i18n import gettext
-from reasoning_core.models import Node, Tree
-from reasoning_core.tree.aggregation import vote
-from reasoning_core.tree.walk import root_of
+from reasoning_core import Node, Tree, gettext, root_of, vote
 
 FONT = "DejaVu Sans"
 #: A level with more boxes than this is laid out left to right.
@@ -83,9 +80,12 @@ def tree_to_dot(
         anchors=node_anchors(tree) if links else None,
     )
     folded = fold(
-        root, kids, rank=lambda n: _rank(ctx, n), verdict=lambda n: verdict_of(tree, n),
+        root,
+        kids,
+        rank=lambda n: _rank(ctx, n),
+        verdict=lambda n: verdict_of(tree, n),
         max_nodes=max_nodes,
-    )  # fmt: skip
+    )
     ids = {node_id: f"n{index}" for index, node_id in enumerate(folded.drawn)}
     lines = _header(_wide(tree, folded.drawn), ctx.language)
     for node_id in folded.drawn:

@@ -13,7 +13,7 @@ from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from reasoning_core.models import Node
+from reasoning_core import Node
 
 #: Nodes drawn at most; a 40-node tree is drawn whole.
 MAX_NODES = 80

@@ -17,8 +17,7 @@ import struct
 from bot.trees.picture.cache import RenderCache
 from bot.trees.picture.dot_runner import PNG_DPI, PictureFormat, RenderError, find_dot, run_dot
 from bot.trees.picture.dot_source import tree_to_dot
-from reasoning_core.errors import TreeError
-from reasoning_core.models import Tree
+from reasoning_core import Tree, TreeError
 
 __all__ = ["PictureFormat", "RenderError", "TreePictures", "fits_telegram_photo", "png_size"]
 

@@ -2,26 +2,36 @@
 
 Pure functions of a `Tree`, shared by the picture and the analysis page so both
 say the same thing. The verdict follows the text view's marks
-(`reasoning_core.tree.render.mark`), so all three views agree.
+(`reasoning_core.node_mark`), so all three views agree.
 """
 
 from __future__ import annotations
 
 from typing import Literal
 
-from reasoning_core.i18n import gettext, pgettext
-from reasoning_core.models import Node, Tree
-from reasoning_core.tree import render
-from reasoning_core.tree.walk import ancestors, descendants, is_active
+from reasoning_core import (
+    CONFIRMED,
+    INCONCLUSIVE,
+    OPEN_MARK,
+    REFUTED,
+    Node,
+    Tree,
+    ancestors,
+    descendants,
+    gettext,
+    is_active,
+    node_mark,
+    pgettext,
+)
 
 Verdict = Literal["confirmed", "refuted", "inconclusive", "rejected", "not_run"]
 VERDICTS: tuple[Verdict, ...] = ("confirmed", "refuted", "inconclusive", "rejected", "not_run")
 
 _BY_MARK: dict[str, Verdict] = {
-    render.CONFIRMED: "confirmed",
-    render.REFUTED: "refuted",
-    render.INCONCLUSIVE: "inconclusive",
-    render.OPEN_MARK: "not_run",
+    CONFIRMED: "confirmed",
+    REFUTED: "refuted",
+    INCONCLUSIVE: "inconclusive",
+    OPEN_MARK: "not_run",
 }
 
 
@@ -31,7 +41,7 @@ def verdict_of(tree: Tree, node: Node) -> Verdict:
         return "rejected"
     if node.status == "pruned":
         return "not_run"
-    return _BY_MARK.get(render.mark(tree, node), "inconclusive")
+    return _BY_MARK.get(node_mark(tree, node), "inconclusive")
 
 
 def verdict_word(verdict: str, language: str) -> str:

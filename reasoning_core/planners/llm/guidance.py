@@ -50,6 +50,8 @@ def describe(runbook: Runbook, language: Language = "en") -> str:
             f"{k}={v}" for k, v in check.verdict.model_dump(exclude_defaults=True).items()
         )
         template = " ".join((check.query or (check.request.url if check.request else "")).split())
-        lines.append(f"- check {check.id} [{check.tool}] {check.description.get(language)} "
-                     f"{rule}; template: {template[:240]}")  # fmt: skip
+        lines.append(
+            f"- check {check.id} [{check.tool}] {check.description.get(language)} "
+            f"{rule}; template: {template[:240]}"
+        )
     return "\n".join(lines)

@@ -103,9 +103,13 @@ def judge(check: Check, state: PlanState, result: ToolResult) -> Evidence:
     kind = check.kind
     params = {**state.params, **kind.judge_params(result, state.anchor)}
     evidence = evaluate(
-        check.verdict, kind.rows(result), state.window, tags=check.tags,
-        language=state.language, params=params,
-    )  # fmt: skip
+        check.verdict,
+        kind.rows(result),
+        state.window,
+        tags=check.tags,
+        language=state.language,
+        params=params,
+    )
     evidence.data = {**evidence.data, "check": check.id, "rows": result.row_count}
     return evidence
 

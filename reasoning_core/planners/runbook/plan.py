@@ -68,9 +68,13 @@ class MissingParameterError(UnanswerableError):
     """A required parameter is missing; `questions` ask for it (with suggested options)."""
 
     def __init__(
-        self, message: str, *, runbook: str, missing: list[str],
+        self,
+        message: str,
+        *,
+        runbook: str,
+        missing: list[str],
         questions: list[ClarifyingQuestion],
-    ) -> None:  # fmt: skip
+    ) -> None:
         super().__init__(message)
         self.runbook = runbook
         self.missing = missing

@@ -204,11 +204,14 @@ class RunbookPlanner:
         parameters[RUNBOOK_TITLE_KEY] = runbook.title.model_dump()
         direction = request.direction
         if direction is not None and not _explains(runbook, direction):
-            return Plan(conclusion=other_direction(runbook, found, direction, state.language),
-                        parameters=parameters)  # fmt: skip
+            return Plan(
+                conclusion=other_direction(runbook, found, direction, state.language),
+                parameters=parameters,
+            )
         if gate_refuted(found):
-            return Plan(conclusion=gate_evidence(runbook, found, state.language),
-                        parameters=parameters)  # fmt: skip
+            return Plan(
+                conclusion=gate_evidence(runbook, found, state.language), parameters=parameters
+            )
         hypotheses = [
             hypothesis_proposal(runbook, h, state.language)
             for h in runbook.hypotheses
@@ -400,8 +403,13 @@ class RunbookPlanner:
         state = None
         try:
             anchor = await find_anchor(runbook, {}, self._tools, self._clock)
-            state = PlanState(runbook=runbook.id, language=match.language, params={},
-                              anchor=anchor, window=match.window(anchor))  # fmt: skip
+            state = PlanState(
+                runbook=runbook.id,
+                language=match.language,
+                params={},
+                anchor=anchor,
+                window=match.window(anchor),
+            )
         except ReasoningError as e:  # suggestions are a courtesy; the question still goes out
             log.info("no options for the clarifying question of %s: %s", runbook.id, e)
         options = await options_for(runbook, missing, self._tools, state)
@@ -417,8 +425,10 @@ class RunbookPlanner:
         names = ", ".join(missing)
         return MissingParameterError(
             f"runbook {runbook.id} needs {names}; " + " ".join(q.text for q in questions),
-            runbook=runbook.id, missing=list(missing), questions=questions,
-        )  # fmt: skip
+            runbook=runbook.id,
+            missing=list(missing),
+            questions=questions,
+        )
 
 
 def _named_by(runbook: Runbook, key: str) -> str | None:

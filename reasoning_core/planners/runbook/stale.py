@@ -52,9 +52,14 @@ def stale_evidence(evidence: Evidence, gone: Stopped, language: str) -> Evidence
     """The verdict set aside: inconclusive, the stop named (when, and why) as its text."""
     data = {
         **evidence.data,
-        "stale": {"job": gone.job, "instance": gone.instance, "last": gone.last,
-                  "why": gone.why, "was": evidence.text},
-    }  # fmt: skip
+        "stale": {
+            "job": gone.job,
+            "instance": gone.instance,
+            "last": gone.last,
+            "why": gone.why,
+            "was": evidence.text,
+        },
+    }
     return Evidence(
         confirmed=None, confidence=0.0, text=gone.text(language), data=data, has_data=True
     )

@@ -5,7 +5,7 @@ is the real `synthesize` over a tree built with the real pure edits."""
 
 from __future__ import annotations
 
-from bot.replies.report_html import render_report as render_html
+from bot.telegram.replies.report_html import render_report as render_html
 from reasoning_core.models import LOG_LEAD_CONFIDENCE, Answer, Evidence
 from reasoning_core.tree.aggregation import MEASURES
 from reasoning_core.tree.report import build_report, open_to_log_lead, render_report_text
