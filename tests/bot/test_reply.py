@@ -10,6 +10,7 @@ from benchmarks.tree_samples import build_tree
 from bot.telegram.replies.reply import ANSWER_FILENAME, answer_reply, html_reply, reply_to
 from bot.trees.page import TreeLinks
 from reasoning_core.models import Answer, Tree
+from reasoning_core.tree.report import report_of
 from storage.tree_pages import PgTreeLinkStore
 from storage.trees import PgTreeStore
 
@@ -47,7 +48,7 @@ async def test_the_page_link_is_taken_while_the_reply_is_built(pool: asyncpg.Poo
     await PgTreeStore(pool).create(tree)
     answer = _report(tree)
     links = TreeLinks(PgTreeLinkStore(pool), public_url="https://whytree.example.org", ttl_sec=60)
-    reply = await reply_to(answer, links=links)
+    reply = await reply_to(answer, report_of(answer), links=links)
     assert reply.page_url is not None and reply.page_url.startswith(
         "https://whytree.example.org/t/"
     )

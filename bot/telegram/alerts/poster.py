@@ -20,7 +20,7 @@ from bot.telegram.alerts.buttons import report_keyboard
 from bot.telegram.replies.report_chart import ReportCharts
 from bot.telegram.replies.sending import send_answer, send_html
 from bot.trees.page.links import TreeLinks
-from reasoning_core import AlertAnalysis, Answer, PostedMessage
+from reasoning_core import AlertAnalysis, Answer, PostedMessage, report_of
 
 log = logging.getLogger(__name__)
 
@@ -88,8 +88,9 @@ class AlertPoster:
         there)."""
         if self._charts is None:
             return
+        report = report_of(answer)
         for chat_id in analysis.chats if chats is None else chats:
-            await self._charts.send(self._bot, chat_id, answer)
+            await self._charts.send(self._bot, chat_id, answer, report)
 
     async def mark_resolved(self, analysis: AlertAnalysis, at: datetime) -> int:
         """Edit the posted headers with "resolved at …"; how many were edited."""

@@ -28,7 +28,7 @@ from bot.telegram.replies.rendering import (
 )
 from bot.telegram.replies.report_html import render_report, tree_button
 from bot.trees.page.links import TreeLinks
-from reasoning_core import Answer, StoreError, gettext, report_of
+from reasoning_core import Answer, Report, StoreError, gettext, report_of
 
 log = logging.getLogger(__name__)
 
@@ -102,8 +102,19 @@ def answer_reply(
 ) -> Reply:
     """Clarifications get their option buttons, deep reports the tree button (and, with
     `page_url`, an "Open in browser" link to the analysis page)."""
+    return report_reply(answer, report_of(answer), page_url=page_url, max_messages=max_messages)
+
+
+def report_reply(
+    answer: Answer,
+    report: Report | None,
+    *,
+    page_url: str | None = None,
+    max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
+) -> Reply:
+    """`answer_reply` with the answer's report built already (`report_of(answer)`: once
+    per reply, for its text, its page link and its chart)."""
     language = answer.language
-    report = report_of(answer)
     if report is not None:
         html = render_report(report, answer, language)
         if not answer.tree_id:
@@ -134,15 +145,17 @@ def answer_reply(
 
 async def reply_to(
     answer: Answer,
+    report: Report | None,
     *,
     links: TreeLinks | None = None,
     max_messages: int = DEFAULT_MAX_REPLY_MESSAGES,
 ) -> Reply:
-    """The answer's whole reply, its page link included (taken now, before any send)."""
+    """The answer's whole reply, its page link included (taken now, before any send);
+    `report`: `report_of(answer)`."""
     url = None
-    if answer.tree_id and report_of(answer) is not None:
+    if answer.tree_id and report is not None:
         url = await page_link(links, answer.tree_id)
-    return answer_reply(answer, page_url=url, max_messages=max_messages)
+    return report_reply(answer, report, page_url=url, max_messages=max_messages)
 
 
 async def page_link(links: TreeLinks | None, tree_id: str) -> str | None:

@@ -17,7 +17,7 @@ from aiogram.types import BufferedInputFile, Message
 
 from bot.telegram.replies.rendering import escape
 from bot.trees.chart import ChartError, TreeCharts, chart_filename
-from reasoning_core import Answer, AnswerChart, StoreError, TreeStore, report_of
+from reasoning_core import Answer, AnswerChart, Report, StoreError, TreeStore
 
 log = logging.getLogger(__name__)
 
@@ -31,11 +31,13 @@ class ReportCharts:
         self.charts = charts
         self._trees = trees
 
-    async def send(self, bot: Bot, chat_id: int, answer: Answer) -> Message | None:
-        """The chart as a photo after the report; None (and one log line) when not sent."""
+    async def send(
+        self, bot: Bot, chat_id: int, answer: Answer, report: Report | None
+    ) -> Message | None:
+        """The chart as a photo after the report (`report`: `report_of(answer)`); None (and
+        one log line) when not sent."""
         if answer.chart is not None and not answer.tree_id:
             return await self._send_own(bot, chat_id, answer, answer.chart)
-        report = report_of(answer)
         if report is None or not answer.tree_id:
             return None
         try:

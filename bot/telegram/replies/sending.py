@@ -24,7 +24,7 @@ from bot.telegram.replies.reply import (
 )
 from bot.telegram.replies.report_chart import ReportCharts
 from bot.trees.page.links import TreeLinks
-from reasoning_core import Answer
+from reasoning_core import Answer, report_of
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +65,13 @@ async def send_answer(
 ) -> list[Message]:
     """Build the answer's reply (its page link first), send it, then a deep report's
     chart (`charts`), which never holds the report back."""
-    reply = await reply_to(answer, links=links, max_messages=max_messages)
+    report = report_of(answer)  # once: the text, the page link and the chart read it
+    reply = await reply_to(answer, report, links=links, max_messages=max_messages)
     sent = await send_reply(bot, chat_id, reply)
-    if charts is not None and (photo := await charts.send(bot, chat_id, answer)) is not None:
-        sent.append(photo)
+    if charts is not None:
+        photo = await charts.send(bot, chat_id, answer, report)
+        if photo is not None:
+            sent.append(photo)
     return sent
 
 
