@@ -15,7 +15,6 @@ import threading
 from typing import TextIO
 
 from bot.delivery.drain import Drain
-from bot.telegram.input_text import clean_text
 from bot.trees.chart import sparkline
 from bot.wording import confidence_tag, reply_words
 from reasoning_core import (
@@ -28,6 +27,7 @@ from reasoning_core import (
     ReasoningService,
     UserStore,
     chart_data,
+    clean_text,
     gettext,
 )
 
@@ -98,7 +98,7 @@ async def touch_local_user(users: UserStore) -> None:
 
 def question(text: str, *, chat_id: int = CHAT_CHAT_ID) -> Question:
     """The typed line as a Question, normalised like a Telegram message
-    (bot/telegram/input_text.py)."""
+    (reasoning_core/understanding/text.py)."""
     return Question(text=clean_text(text).strip(), user_id=LOCAL_USER_ID, chat_id=chat_id)
 
 

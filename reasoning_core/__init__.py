@@ -146,7 +146,7 @@ from reasoning_core.tree.render import (
 from reasoning_core.tree.report import Report, build_report, report_of
 from reasoning_core.tree.symptom import is_share, with_symptom
 from reasoning_core.tree.walk import ancestors, descendants, is_active, root_of
-from reasoning_core.understanding import detect_language
+from reasoning_core.understanding import clean_text, detect_language
 
 __all__ = [
     "CONFIRMED",
@@ -257,6 +257,7 @@ __all__ = [
     "build_report",
     "chart_data",
     "check_select",
+    "clean_text",
     "confidence_level",
     "descendants",
     "detect_language",

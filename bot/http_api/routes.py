@@ -25,7 +25,6 @@ from bot.http_api.jobs import JobBoard
 from bot.http_api.models import AskRequest, JobAccepted, JobView
 from bot.http_api.openapi import openapi_document
 from bot.operations.billing import usage_owner
-from bot.telegram.input_text import clean_text
 from reasoning_core import (
     Answer,
     AnswerEvent,
@@ -37,6 +36,7 @@ from reasoning_core import (
     ReasoningService,
     StoreError,
     StrategySelectedEvent,
+    clean_text,
 )
 
 log = logging.getLogger(__name__)

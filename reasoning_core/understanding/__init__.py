@@ -12,8 +12,9 @@ pending clarifying question or is a new request.
 """
 
 from reasoning_core.understanding.catalogue import EntityCatalogue, KnownNames, NameSource
-from reasoning_core.understanding.parse import detect_language, normalise, parsed_text, understand
+from reasoning_core.understanding.parse import detect_language, parsed_text, understand
 from reasoning_core.understanding.request import Mention, Request
+from reasoning_core.understanding.text import clean_text
 
 __all__ = [
     "EntityCatalogue",
@@ -21,8 +22,8 @@ __all__ = [
     "Mention",
     "NameSource",
     "Request",
+    "clean_text",
     "detect_language",
-    "normalise",
     "parsed_text",
     "understand",
 ]

@@ -18,7 +18,6 @@ as themselves (`typos`; orders are read as typed). A question that points back
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +29,7 @@ from reasoning_core.understanding.lexicon import INJECTION, LOG_LINE, SQL_PAYLOA
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
+from reasoning_core.understanding.text import clean_text
 from reasoning_core.understanding.typos import correct_typos
 from reasoning_core.understanding.vocabulary import (
     BACK_REFERENCE,
@@ -127,20 +127,7 @@ class _Token:
 
 def parsed_text(text: str) -> str:
     """What `understand` reads of `text` (its `Request.text`): normalised, capped."""
-    return normalise(text)[:MAX_PARSED_CHARS]
-
-
-def normalise(text: str) -> str:
-    """NFKC, every Unicode decimal digit as ASCII, no NUL, lone surrogate or control char."""
-    text = unicodedata.normalize("NFKC", text)
-    out = []
-    for ch in text:
-        if ch.isdigit() and not ch.isascii():
-            digit = unicodedata.digit(ch, None)
-            out.append(str(digit) if digit is not None else ch)
-        elif ch in "\n\t" or (unicodedata.category(ch) not in ("Cc", "Cs")):
-            out.append(ch)
-    return "".join(out)
+    return clean_text(text)[:MAX_PARSED_CHARS]
 
 
 def detect_language(text: str) -> Language:

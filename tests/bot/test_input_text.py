@@ -10,13 +10,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks.harness.polling_bot import harness_settings, quick_path_settings, running_bot
-from bot.telegram.input_text import clean_text
 from bot.terminal import question
 from demo.dataset import generate_demo
 from demo.loader import load_demo
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer
+from reasoning_core import clean_text
 from storage.pool import create_pool
 from tests.bot.replies import wait_for_replies
 

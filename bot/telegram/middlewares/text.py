@@ -7,8 +7,8 @@ from typing import Any
 from aiogram import BaseMiddleware
 from aiogram.types import Message, TelegramObject
 
-from bot.telegram.input_text import clean_text
 from bot.telegram.middlewares.base import Handler
+from reasoning_core import clean_text
 
 
 class NormalisedTextMiddleware(BaseMiddleware):

@@ -8,9 +8,8 @@ from typing import Any
 from aiogram import BaseMiddleware
 from aiogram.types import TelegramObject, User
 
-from bot.telegram.input_text import clean_text
 from bot.telegram.middlewares.base import Handler
-from reasoning_core import StoreError, UserStore
+from reasoning_core import StoreError, UserStore, clean_text
 
 log = logging.getLogger(__name__)
 

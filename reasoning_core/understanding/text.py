@@ -1,8 +1,9 @@
 """What users type, made safe and uniform before anything reads or stores it.
 
-Applied once at the edge — to every Telegram message (`NormalisedTextMiddleware`
-in bot/telegram/middlewares/) and to every `whytree ask`/`chat` line — so the question
-that is parsed, answered and stored is this text exactly:
+Applied once at every edge — each Telegram message (`NormalisedTextMiddleware` in
+bot/telegram/middlewares/), each HTTP API question, each `whytree ask`/`chat` line — so
+the question that is parsed, answered and stored is this text exactly; the parser reads
+its text through it too (`parsed_text`), whoever called it:
 
 - NFKC: full-width and other compatibility forms become plain ones ("１０２９１"
   -> "10291", "ﬁ" -> "fi");
