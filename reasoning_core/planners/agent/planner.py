@@ -31,7 +31,6 @@ model's additions under its guard (planners/runbook_first.py).
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -40,7 +39,7 @@ from reasoning_core.explore.budgets import Budgets
 from reasoning_core.llm import prompts
 from reasoning_core.models import Evidence, Node, Synthesis, Tree, Usage
 from reasoning_core.planners.agent.requests import CheckRequests, check_of
-from reasoning_core.planners.llm.planner import LLMPlanner, QueryGate
+from reasoning_core.planners.llm.planner import LLMPlanner, QueryGate, context_text
 from reasoning_core.planners.llm.wire import slug
 from reasoning_core.ports import ChatMessage, ChatModel
 from reasoning_core.ports.planning import (
@@ -268,16 +267,13 @@ class ToolAgent:
         return session
 
     def _extra(self, ctx: PlanningContext, *, with_history: bool = True) -> str:
-        parts = []
-        if ctx.parameters:
-            parts.append("Parameters: " + json.dumps(ctx.parameters, default=str)[:1000])
-        if self._schema:
-            parts.append(self._schema)
-        if self._tools:
-            parts.append("Tools: " + ", ".join(self._tools))
-        if with_history:
-            parts += _history(ctx)
-        return "\n".join(parts)
+        return context_text(
+            ctx,
+            schema=self._schema,
+            tools=list(self._tools),
+            with_history=with_history,
+            excluded="Already tried (do not add again)",
+        )
 
 
 async def _draft(task: str) -> TreeManager:
@@ -309,19 +305,6 @@ def _hypotheses(nodes: Sequence[Node]) -> list[HypothesisProposal]:
             )
         )
     return proposals
-
-
-def _history(ctx: PlanningContext) -> list[str]:
-    parts = []
-    if ctx.guidance:
-        parts.append(f"Guidance from matching runbooks:\n{ctx.guidance[:3000]}")
-    if ctx.memory:
-        parts.append("Previously for this user/project:\n" + "\n".join(ctx.memory[:5]))
-    if ctx.previous_failure:
-        parts.append(f"The previous attempt failed because {ctx.previous_failure}")
-    if ctx.excluded_hypotheses:
-        parts.append("Already tried (do not add again): " + ", ".join(ctx.excluded_hypotheses))
-    return parts
 
 
 def _nothing(session: ToolSession, what: str) -> LLMError:

@@ -279,29 +279,8 @@ class LLMPlanner:
         return completion.tool_calls or checks_from_text(completion.text)
 
     def _extra(self, ctx: PlanningContext, *, with_history: bool = True) -> str:
-        parts = []
-        if ctx.parameters:
-            parts.append("Parameters: " + json.dumps(ctx.parameters, default=str)[:1000])
-        if self._schema:
-            parts.append(self._schema)
-        if self._specs:
-            parts.append("Tools: " + ", ".join(s.name for s in self._specs))
-        if with_history:
-            parts += self._history(ctx)
-        return "\n".join(parts)
-
-    @staticmethod
-    def _history(ctx: PlanningContext) -> list[str]:
-        parts = []
-        if ctx.guidance:
-            parts.append(f"Guidance from matching runbooks:\n{ctx.guidance[:3000]}")
-        if ctx.memory:
-            parts.append("Previously for this user/project:\n" + "\n".join(ctx.memory[:5]))
-        if ctx.previous_failure:
-            parts.append(f"The previous attempt failed because {ctx.previous_failure}")
-        if ctx.excluded_hypotheses:
-            parts.append("Excluded keys: " + ", ".join(ctx.excluded_hypotheses))
-        return parts
+        tools = [spec.name for spec in self._specs]
+        return context_text(ctx, schema=self._schema, tools=tools, with_history=with_history)
 
 
 def _data(result: ToolResult) -> dict[str, Any]:
@@ -321,3 +300,33 @@ def _evidence(reply: WireVerdict, result: ToolResult) -> Evidence:
         data=_data(result),
         has_data=result.row_count > 0,
     )
+
+
+def context_text(
+    ctx: PlanningContext,
+    *,
+    schema: str | None,
+    tools: Sequence[str],
+    with_history: bool = True,
+    excluded: str = "Excluded keys",
+) -> str:
+    """What a model planner's prompt adds to the task: the parameters, the data schema,
+    the tools, and (`with_history`) the runbooks' guidance, memory, the previous failure
+    and the hypotheses already tried (`excluded` names them)."""
+    parts = []
+    if ctx.parameters:
+        parts.append("Parameters: " + json.dumps(ctx.parameters, default=str)[:1000])
+    if schema:
+        parts.append(schema)
+    if tools:
+        parts.append("Tools: " + ", ".join(tools))
+    if with_history:
+        if ctx.guidance:
+            parts.append(f"Guidance from matching runbooks:\n{ctx.guidance[:3000]}")
+        if ctx.memory:
+            parts.append("Previously for this user/project:\n" + "\n".join(ctx.memory[:5]))
+        if ctx.previous_failure:
+            parts.append(f"The previous attempt failed because {ctx.previous_failure}")
+        if ctx.excluded_hypotheses:
+            parts.append(f"{excluded}: " + ", ".join(ctx.excluded_hypotheses))
+    return "\n".join(parts)
