@@ -71,5 +71,7 @@ def include(data: dict[str, Any], sets: CheckSets) -> dict[str, Any]:
         metrics.update(sets[name]["metrics"])
     merged["checks"] = checks
     if metrics:
-        merged["metrics"] = {**metrics, **(merged.get("metrics") or {})}
+        own = merged.get("metrics") or {}
+        merged["metrics"] = {**metrics, **own}
+        merged["included_metrics"] = sorted(set(metrics) - set(own))
     return merged

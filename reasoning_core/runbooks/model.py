@@ -363,6 +363,15 @@ class Runbook(_Strict):
     #: Optional: the type each metric key must have (from Prometheus' metadata); a metric of
     #: another type turns the runbook off at discovery instead of being queried wrongly.
     metric_types: dict[Identifier, MetricType] = Field(default_factory=dict)
+    #: The keys of `metrics` that came with an included check set (``include:``, set by the
+    #: loader): not what the runbook is about (an alert reading only those is another's).
+    included_metrics: list[Identifier] = Field(default_factory=list)
+
+    @property
+    def own_metrics(self) -> frozenset[str]:
+        """The metric names the runbook declares itself (not its check sets')."""
+        shared = set(self.included_metrics)
+        return frozenset(name for key, name in self.metrics.items() if key not in shared)
 
     @model_validator(mode="after")
     def _references(self) -> Runbook:

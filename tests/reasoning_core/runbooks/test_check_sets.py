@@ -118,3 +118,14 @@ def test_a_session_check_names_a_fixed_query_and_its_own_rule() -> None:
         _session_check(tool="prometheus", query="up", verdict={"rule": "blocking_session"})
     )
     assert not isinstance(misused, Runbook) and "pg_sessions" in misused[0].message
+
+
+def test_a_runbook_tells_its_own_metrics_from_its_check_sets() -> None:
+    shipped = load_runbooks()
+    probe, trouble = shipped.get("endpoint_probe"), shipped.get("postgres_trouble")
+    assert probe is not None and trouble is not None
+    assert "pg_stat_activity_count" in probe.metrics.values()  # from the postgres set
+    assert "pg_stat_activity_count" not in probe.own_metrics
+    assert {"probe_success", "up"} <= probe.own_metrics
+    assert "pg_stat_activity_count" in trouble.own_metrics  # declared in its own file
+    assert "activity" in probe.included_metrics
