@@ -371,6 +371,10 @@ class ApiSettings(SettingsGroup):
     alert_mapping: EmptyIsNone[Path] = Field(None, validation_alias="ALERT_MAPPING")
     #: Routing rules, parsed by `ChatRoutes.parse` (which owns their syntax).
     alert_chats: str = Field("", validation_alias="ALERT_CHATS")
+    #: Meta-alerts never investigated nor posted (bot/alerts/matching.py owns the syntax).
+    alert_quiet: str = Field(
+        "Watchdog,InfoInhibitor,severity=none,severity=info", validation_alias="ALERT_QUIET"
+    )
     alert_webhook_token: EmptyIsNone[SecretStr] = Field(
         None, validation_alias="ALERT_WEBHOOK_TOKEN"
     )

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
+from urllib.parse import urlencode
 
 import aiohttp
 
@@ -27,7 +28,10 @@ def alert(
     *,
     status: Literal["firing", "resolved"] = "firing",
     ended: datetime | None = None,
+    expr: str | None = None,
 ) -> dict[str, Any]:
+    """One alert of a webhook payload; its generatorURL carries `expr` (None: a link to
+    Prometheus's graph page with no expression, so the rule is read by its name)."""
     ends = ZERO_TIME if status == "firing" else (ended or _STARTED + timedelta(hours=1))
     return {
         "status": status,
@@ -35,7 +39,8 @@ def alert(
         "annotations": {"summary": f"{labels.get('alertname')} on {labels}"},
         "startsAt": _STARTED.isoformat().replace("+00:00", "Z"),
         "endsAt": ends if isinstance(ends, str) else ends.isoformat().replace("+00:00", "Z"),
-        "generatorURL": "http://prometheus.example:9090/graph?g0.expr=up",
+        "generatorURL": "http://prometheus.example:9090/graph?"
+        + urlencode({"g0.expr": expr} if expr is not None else {"g0.tab": "1"}),
         "fingerprint": fingerprint(labels),
     }
 

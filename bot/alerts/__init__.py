@@ -2,7 +2,8 @@
 
 Owns the receiver route (`AlertReceiver.install(app)` adds ``POST /alerts/alertmanager``
 to any aiohttp application), the payload models, the mapping file (alert -> runbook +
-parameters), ALERT_CHATS routing, the workers that run the analyses, and the port they
+parameters), the routing by what the alert's rule reads (matching.py, expression.py,
+rules.py), ALERT_CHATS routing, the workers that run the analyses, and the port they
 post reports and "resolved" marks through (`AlertPosting`; Telegram's, with the report's
 buttons and the silence and acknowledge actions, is bot/telegram/alerts/). Deduplication
 and the queue live in PostgreSQL (`AlertStore`, storage/alerts.py); the analyses are the
@@ -16,9 +17,11 @@ and the live lab (alertmanager_runner.py).
 
 from bot.alerts.auth import WebhookCredentials
 from bot.alerts.mapping import AlertMapping, load_mapping
+from bot.alerts.matching import AlertRouter, QuietAlerts, RunbookIndex
 from bot.alerts.posting import AlertPostError, AlertPosting
 from bot.alerts.receiver import ALERTMANAGER_PATH, AlertReceiver
 from bot.alerts.routes import ChatRoutes
+from bot.alerts.rules import PrometheusRules
 from bot.alerts.worker import ALERT_USER_ID, AlertWorker
 
 __all__ = [
@@ -28,8 +31,12 @@ __all__ = [
     "AlertPostError",
     "AlertPosting",
     "AlertReceiver",
+    "AlertRouter",
     "AlertWorker",
     "ChatRoutes",
+    "PrometheusRules",
+    "QuietAlerts",
+    "RunbookIndex",
     "WebhookCredentials",
     "load_mapping",
 ]

@@ -5,7 +5,8 @@ runbook to run, the question in each language (``{name}`` placeholders for the
 parameters) and where each parameter comes from (``label:``). A label value is
 used only if it matches the parameter's ``pattern`` (by default a plain name:
 letters, digits, ``_ . : / -``, at most 64 characters); anything else — text
-carrying quotes, spaces, SQL or instructions — is refused, never put in a question.
+carrying quotes, spaces, SQL or instructions — is refused, never put in a question; a
+label the alert does not carry (its rule aggregated it away) leaves the parameter out.
 The value then reaches the data sources only as a runbook parameter, which the
 runbook's queries bind (``$1``), never splice.
 """
@@ -29,6 +30,7 @@ from pydantic import (
     model_validator,
 )
 
+from bot.alerts.words import question_for
 from reasoning_core import ConfigurationError
 
 DEFAULT_MAPPING = Path(__file__).with_name("mapping.yaml")
@@ -82,24 +84,45 @@ class AlertMapping(_Strict):
     unmapped: Literal["post", "ignore"] = "post"
     alerts: list[AlertRule] = Field(default_factory=list)
 
+    def rule_for(self, labels: Mapping[str, str]) -> AlertRule | None:
+        """The first entry for the alert's name and labels, or None."""
+        return next((r for r in self.alerts if r.matches(labels)), None)
+
     def resolve(self, labels: Mapping[str, str]) -> Investigation | Refusal:
         """The investigation for an alert's labels, or why there is none."""
         name = labels.get("alertname", "")
-        rule = next((r for r in self.alerts if r.matches(labels)), None)
+        rule = self.rule_for(labels)
         if rule is None:
             return Refusal(kind="unmapped", alertname=name)
         params: dict[str, str] = {}
+        missing: list[str] = []
         for param, source in rule.parameters.items():
             value = labels.get(source.label)
-            if value is None or not re.fullmatch(source.pattern, value):
+            if value is None:  # the rule does not keep the label: left out, never refused
+                missing.append(param)
+                continue
+            if not re.fullmatch(source.pattern, value):
                 return Refusal(kind="bad_label", alertname=name, label=source.label)
             params[param] = value
-        question = {lang: text.format(**params) for lang, text in rule.question.items()}
+        question: dict[Literal["en", "ru"], str]
+        if missing:
+            question = {
+                "en": question_for("en", name, params),
+                "ru": question_for("ru", name, params),
+            }
+        else:
+            question = {lang: text.format(**params) for lang, text in rule.question.items()}
+        sources = {p: s.label for p, s in rule.parameters.items() if p not in missing}
         identifying = {"alertname": name, **rule.labels}
-        for source in rule.parameters.values():
-            identifying[source.label] = labels[source.label]
+        for label in sources.values():
+            identifying[label] = labels[label]
         return Investigation(
-            runbook=rule.runbook, parameters=params, questions=question, labels=identifying
+            runbook=rule.runbook,
+            parameters=params,
+            questions=question,
+            labels=identifying,
+            sources=sources,
+            missing=tuple(missing),
         )
 
 
@@ -113,6 +136,14 @@ class Investigation:
     #: The labels every alert of this analysis carries with these values: alertname, the
     #: rule's labels and the parameters' labels (a silence's matchers, no wider).
     labels: dict[str, str] = field(default_factory=dict)
+    #: Each parameter's label.
+    sources: dict[str, str] = field(default_factory=dict)
+    #: Parameters of the runbook no label of the alert carries: left out.
+    missing: tuple[str, ...] = ()
+    #: The other runbooks that read what the alert's expression reads, best first.
+    alternatives: tuple[str, ...] = ()
+    #: The rule's expression, when it chose the runbook (None: the mapping file's entry).
+    expression: str | None = None
 
     @property
     def key(self) -> str:
@@ -126,11 +157,16 @@ class Investigation:
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """No investigation: no entry for the alert, or a label value that is not usable."""
+    """No investigation: a meta-alert (never posted), no runbook for the alert, or a label
+    value that is not usable."""
 
-    kind: Literal["unmapped", "bad_label"]
+    kind: Literal["unmapped", "bad_label", "meta"]
     alertname: str
     label: str | None = None
+    #: Why no runbook: no entry (and no expression), the expression does not parse, or no
+    #: runbook reads what it reads.
+    reason: Literal["no_entry", "no_expression", "unparsable", "unread"] = "no_entry"
+    expression: str | None = None
 
     def key(self, fingerprint: str) -> str:
         """The analysis key of the refused alert: one analysis per alert and kind."""

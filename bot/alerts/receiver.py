@@ -6,7 +6,9 @@ One notification (a group of alerts) in, in this order:
 2. size (ALERT_MAX_BYTES) and shape (bot/alerts/payload.py): else 400 with the reason;
 3. back-pressure: more than ALERT_QUEUE_MAX analyses waiting -> 503 with Retry-After,
    nothing stored (Alertmanager sends the notification again later);
-4. each firing alert is mapped (bot/alerts/mapping.py) and recorded: a repeat of a
+4. each firing alert is routed (bot/alerts/matching.py: a meta-alert is dropped, the
+   mapping file's entry by name, else the runbook that reads what the rule's expression
+   reads — from ``generatorURL``, else Prometheus's rules) and recorded: a repeat of a
    known fingerprint starts nothing; alerts with the same runbook and parameters share
    one analysis; an alert with no runbook gets its note posted once (or is ignored,
    ``unmapped: ignore``);
@@ -25,10 +27,13 @@ from collections.abc import Callable
 from aiohttp import web
 
 from bot.alerts.auth import WebhookCredentials
+from bot.alerts.expression import ExpressionError, Reads, from_generator_url, parse_expression
 from bot.alerts.mapping import AlertMapping, Investigation, Refusal
+from bot.alerts.matching import AlertRouter, RunbookIndex
 from bot.alerts.payload import Alert, Notification, PayloadError, parse_notification
 from bot.alerts.posting import AlertPosting
 from bot.alerts.routes import ChatRoutes
+from bot.alerts.rules import PrometheusRules
 from bot.alerts.words import header_html, note_html
 from reasoning_core import AlertStore, NewAlertAnalysis, StoreError
 
@@ -43,16 +48,23 @@ class AlertReceiver:
         self,
         *,
         store: AlertStore,
-        mapping: AlertMapping,
+        mapping: AlertMapping | AlertRouter,
         routes: ChatRoutes,
         credentials: WebhookCredentials,
         poster: AlertPosting,
         wake: Callable[[], None],
         max_bytes: int = 1 << 20,
         queue_max: int = 1000,
+        rules: PrometheusRules | None = None,
     ) -> None:
         self._store = store
-        self._mapping = mapping
+        self._router = (
+            mapping
+            if isinstance(mapping, AlertRouter)
+            else AlertRouter(mapping=mapping, index=RunbookIndex(()))
+        )
+        self._mapping = self._router.mapping
+        self._rules = rules
         self._routes = routes
         self._credentials = credentials
         self._poster = poster
@@ -101,7 +113,7 @@ class AlertReceiver:
             if alert.status == "resolved":
                 counts["resolved"] += await self._resolve(alert)
                 continue
-            analysis = self._analysis_for(alert, notification)
+            analysis = await self._analysis_for(alert, notification)
             if analysis is None:
                 counts["ignored"] += 1
                 continue
@@ -111,15 +123,43 @@ class AlertReceiver:
             counts[outcome] += 1
         return counts
 
-    def _analysis_for(self, alert: Alert, notification: Notification) -> NewAlertAnalysis | None:
+    async def _expression(self, alert: Alert) -> tuple[str | None, Reads | None]:
+        """The rule's expression: the generatorURL's, else Prometheus's rule of the name."""
+        text = from_generator_url(alert.generator_url)
+        if text is not None:
+            try:
+                return text, parse_expression(text)
+            except ExpressionError:  # cut, or not PromQL: the rule itself may be read
+                pass
+        if self._rules is not None:
+            text = await self._rules.expression(alert.name) or text
+        if text is None:
+            return None, None
+        try:
+            return text, parse_expression(text)
+        except ExpressionError as e:
+            log.info("alert %s: its rule's expression does not parse: %s", alert.name, e)
+            return text, None
+
+    async def _analysis_for(
+        self, alert: Alert, notification: Notification
+    ) -> NewAlertAnalysis | None:
         language = self._mapping.language
-        found = self._mapping.resolve(alert.labels)
+        expression: str | None = None
+        reads: Reads | None = None
+        if self._router.needs_expression(alert.labels):
+            expression, reads = await self._expression(alert)
+        found = self._router.resolve(alert.labels, reads, expression=expression)
+        if isinstance(found, Refusal) and found.kind == "meta":
+            return None
         chats = self._routes.chats_for([alert.labels, notification.common_labels])
         if not chats:
             log.warning("alert %s has no chat to go to (ALERT_CHATS)", alert.name)
             return None
         header = header_html(alert.name, alert.labels, language)
         if isinstance(found, Investigation):
+            for parameter in found.missing:
+                header += "\n" + note_html("missing", language, parameter=parameter)
             return NewAlertAnalysis(
                 dedup_key=found.key,
                 alertname=alert.name,
@@ -158,6 +198,10 @@ class AlertReceiver:
 def _refusal_note(refusal: Refusal, language: str) -> str:
     if refusal.kind == "bad_label":
         return note_html("bad_label", language, alert=refusal.alertname, label=refusal.label or "")
+    if refusal.reason == "unread" and refusal.expression:
+        return note_html(
+            "unread", language, alert=refusal.alertname, expression=refusal.expression
+        )
     return note_html("unmapped", language, alert=refusal.alertname)
 
 

@@ -35,9 +35,28 @@ def words(language: str) -> dict[str, str]:
             "Alert {alert}: the value of label {label} is not a plain name, so it was "
             "not investigated.",
         ),
+        "unread": gettext(
+            language,
+            "No runbook for alert {alert}: none reads what its rule reads "
+            "(<code>{expression}</code>); what changed around it follows.",
+        ),
+        "missing": gettext(
+            language,
+            "The alert carries no label for parameter {parameter} of the runbook: left out.",
+        ),
         "failed": gettext(language, "The investigation of this alert failed; see the bot's log."),
         "resolved": gettext(language, "✅ Resolved at {time}"),
     }
+
+
+def question_for(language: str, alert: str, parameters: Mapping[str, str]) -> str:
+    """The question of an alert whose rule's expression chose the runbook."""
+    if not parameters:
+        return gettext(language, "Why is alert {alert} firing?").format(alert=alert)
+    subject = ", ".join(f"{k}={v}" for k, v in sorted(parameters.items()))
+    return gettext(language, "Why is alert {alert} firing for {subject}?").format(
+        alert=alert, subject=subject
+    )
 
 
 def header_html(alert: str, labels: Mapping[str, str], language: str) -> str:

@@ -20,8 +20,12 @@ from aiohttp import web
 from bot.alerts import (
     AlertPosting,
     AlertReceiver,
+    AlertRouter,
     AlertWorker,
     ChatRoutes,
+    PrometheusRules,
+    QuietAlerts,
+    RunbookIndex,
     WebhookCredentials,
     load_mapping,
 )
@@ -150,9 +154,14 @@ def _receiver(
     poster: AlertPosting,
     worker: AlertWorker,
 ) -> AlertReceiver:
-    mapping = load_mapping(
-        api.alert_mapping, runbooks=runtime.ops.runbooks.current.runbooks.keys()
+    runbooks = runtime.ops.runbooks.current.runbooks
+    mapping = load_mapping(api.alert_mapping, runbooks=runbooks.keys())
+    router = AlertRouter(
+        mapping=mapping,
+        index=RunbookIndex(runbooks.values()),
+        quiet=QuietAlerts.parse(api.alert_quiet),
     )
+    prometheus = runtime.settings.tools.prometheus_url
     routes = ChatRoutes.parse(api.alert_chats)
     credentials = WebhookCredentials(
         token=_secret(api.alert_webhook_token),
@@ -167,13 +176,14 @@ def _receiver(
         log.warning("ALERT_CHATS is empty: alerts are not investigated (no chat to post to)")
     return AlertReceiver(
         store=store,
-        mapping=mapping,
+        mapping=router,
         routes=routes,
         credentials=credentials,
         poster=poster,
         wake=worker.wake,
         max_bytes=api.alert_max_bytes,
         queue_max=api.alert_queue_max,
+        rules=PrometheusRules(str(prometheus)) if prometheus is not None else None,
     )
 
 

@@ -19,6 +19,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from urllib.parse import urlencode
 
 import pytest
 
@@ -44,16 +45,24 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
-def firing(labels: Mapping[str, str], *, since: datetime | None = None) -> dict[str, Any]:
+def firing(
+    labels: Mapping[str, str], *, since: datetime | None = None, expr: str | None = None
+) -> dict[str, Any]:
     """A firing alert as Prometheus posts it to ``/api/v2/alerts`` (no endsAt: it fires
-    until it is resolved or Alertmanager's resolve_timeout passes)."""
+    until it is resolved or Alertmanager's resolve_timeout passes); its generatorURL
+    carries `expr` (None, the default: no generatorURL, the rule is read from Prometheus)."""
     starts = since or datetime.now(UTC) - timedelta(minutes=10)
     return {
         "labels": dict(labels),
         "annotations": {"summary": f"{labels.get('alertname')} fires"},
         "startsAt": _iso(starts),
-        "generatorURL": "http://prometheus.example:9090/graph?g0.expr=up",
+        **({"generatorURL": _graph_url(expr)} if expr is not None else {}),
     }
+
+
+def _graph_url(expr: str) -> str:
+    """The link Prometheus puts in an alert: its expression in ``g0.expr``."""
+    return "http://prometheus.example:9090/graph?" + urlencode({"g0.expr": expr, "g0.tab": "1"})
 
 
 def resolved(labels: Mapping[str, str], *, at: datetime) -> dict[str, Any]:

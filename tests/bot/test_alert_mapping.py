@@ -234,16 +234,17 @@ HOST_ALERTS = [
     ("HostMemoryUnderMemoryPressure", "host_memory", {"instance": "web-1:9100"}),
     ("HostOomKillDetected", "host_memory", {"instance": "10.0.0.7:9100"}),
     ("HostOutOfDiskSpace", "host_disk", {"instance": "web-1:9100"}),
-    ("HostDiskWillFillIn24Hours", "host_disk", {"instance": "web-1:9100"}),
+    ("HostDiskMayFillIn24Hours", "host_disk", {"instance": "web-1:9100"}),
     ("HostOutOfInodes", "host_disk", {"instance": "web-1:9100"}),
-    ("HostUnusualDiskIoUtilization", "host_disk_io", {"instance": "web-1:9100"}),
-    ("HostDiskIoUtilization", "host_disk_io", {"instance": "web-1:9100"}),
+    ("HostDiskIoUtilizationHigh", "host_disk_io", {"instance": "web-1:9100"}),
     ("HostNetworkReceiveErrors", "host_network", {"instance": "web-1:9100"}),
     ("HostNetworkTransmitErrors", "host_network", {"instance": "web-1:9100"}),
     ("HostClockSkew", "host_clock", {"instance": "web-1:9100"}),
     ("HostClockNotSynchronising", "host_clock", {"instance": "web-1:9100"}),
     ("ProcessHighCpu", "process_group", {"groupname": "nginx"}),
     ("ProcessRestarted", "process_group", {"groupname": "nginx"}),
+    ("ProcessExporterHighCpuUsage", "process_group", {"groupname": "nginx"}),
+    ("ProcessExporterProcessRestarting", "process_group", {"groupname": "nginx"}),
 ]
 
 

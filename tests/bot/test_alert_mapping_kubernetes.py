@@ -35,7 +35,6 @@ CASES = [
     ("KubePodCrashLooping", POD, "k8s_crashloop", POD_PARAMS),
     ("KubernetesPodCrashLooping", POD, "k8s_crashloop", POD_PARAMS),
     ("KubeContainerWaiting", POD, "k8s_pending_pod", POD_PARAMS),
-    ("KubernetesContainerWaiting", POD, "k8s_pending_pod", POD_PARAMS),
     ("KubePodNotReady", POD, "k8s_pending_pod", POD_PARAMS),
     ("KubernetesPodNotHealthy", POD, "k8s_pending_pod", POD_PARAMS),
     ("CPUThrottlingHigh", POD, "k8s_cpu_throttling", POD_PARAMS),
@@ -79,11 +78,17 @@ def test_a_kubernetes_alert_becomes_its_runbook_with_the_alerts_labels(
         assert best.complete and best.params | params == best.params, (question, best.params)
 
 
-def test_container_high_memory_usage_as_awesome_prometheus_alerts_groups_it_is_refused() -> None:
+def test_container_high_memory_usage_as_awesome_prometheus_alerts_groups_it_is_investigated() -> (
+    None
+):
+    # grouped by (instance, name): no namespace, no pod: left out, never refused (issue 53)
     labels = {"alertname": "ContainerHighMemoryUsage", "instance": "node-1", "name": "k8s_app"}
     found = MAPPING.resolve(labels)
-    assert found == Refusal(kind="bad_label", alertname="ContainerHighMemoryUsage",
-                            label="namespace")  # fmt: skip
+    assert isinstance(found, Investigation)
+    assert (found.runbook, found.parameters) == ("k8s_oom_killed", {})
+    assert found.missing == ("namespace", "pod")
+    assert found.labels == {"alertname": "ContainerHighMemoryUsage"}
+    assert found.question("en") == "Why is alert ContainerHighMemoryUsage firing?"
 
 
 @pytest.mark.parametrize("pod", ['api"} or vector(1) #', "api pod", "", "a" * 65])

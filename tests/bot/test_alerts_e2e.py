@@ -6,6 +6,7 @@ what is refused (hand-made bad calls: malformed, unauthorised, too large)."""
 
 from __future__ import annotations
 
+import html
 import json
 from collections.abc import AsyncIterator
 from datetime import timedelta
@@ -156,6 +157,10 @@ async def test_alert_groups_are_investigated_once_repeated_and_resolved(
         assert await _resolved_alerts(database_url) == 2
 
 
+#: A rule over a metric no runbook reads.
+DISK_FULL = 'disk_used_ratio{host="db-1"} > 0.9'
+
+
 async def test_unmapped_and_injected_alerts_are_noted_once_never_run(
     alertmanager: AlertmanagerFront,
     telegram: FakeTelegramServer,
@@ -166,12 +171,14 @@ async def test_unmapped_and_injected_alerts_are_noted_once_never_run(
     settings = _settings(database_url, telegram, alertmanager)
     async with running_bot(settings, telegram):
         await alertmanager.push(
-            firing({"alertname": "DiskFull", "host": "db-1"}), firing(_drop(injected))
+            firing({"alertname": "DiskFull", "host": "db-1"}, expr=DISK_FULL),
+            firing(_drop(injected)),
         )
         await telegram.wait_for(lambda: len(telegram.sent_messages(DEFAULT)) >= 2, timeout=60)
         await _repeated(alertmanager, database_url, alerts=2)  # repeats note nothing new
     texts = _texts(telegram, DEFAULT)
     assert sum("No runbook for alert DiskFull" in t for t in texts) == 1
+    assert sum(DISK_FULL in html.unescape(t) for t in texts) == 1  # its expression named
     assert sum("label cell is not a plain name" in t for t in texts) == 1
     assert len(texts) == 2
     assert await _counts(database_url) == {"none": 2}  # two notes, no analysis

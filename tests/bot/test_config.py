@@ -123,6 +123,7 @@ ADDED_VALUES: dict[str, Any] = {
     "RUNBOOKS_SHIPPED": True,  # the shipped pack off: the change scan alone
     "DRAIN_TIMEOUT_SEC": 20.0,  # issue 51: a stop finishes the work in flight
     "LLM_PLANNER": "json",  # issue 52: the agent planner is opt-in
+    "ALERT_QUIET": "Watchdog,InfoInhibitor,severity=none,severity=info",  # issue 53
 }
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {

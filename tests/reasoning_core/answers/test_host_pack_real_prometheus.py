@@ -93,7 +93,7 @@ CASES = [
          "web-killed", 75, "process_group", "crash_restart", ("killed", "127.0.0.1")),
     # node_exporter's default collectors on this machine: quiet disks and network, and a
     # clock the kernel reports as not synchronised.
-    Case("quiet-disk-io", {"alertname": "HostUnusualDiskIoUtilization",
+    Case("quiet-disk-io", {"alertname": "HostDiskIoUtilizationHigh",
                            "instance": DEFAULTS["node_instance"]},
          "end", -5, "host_disk_io", "none"),
     Case("quiet-network", {"alertname": "HostNetworkReceiveErrors",
@@ -105,7 +105,7 @@ CASES = [
     # Nothing wrong yet (before the first fault): no cause.
     Case("quiet-memory", {"alertname": "HostOutOfMemory", "instance": NODE},
          "quiet", 0, "host_memory", "none"),
-    Case("quiet-disk", {"alertname": "HostDiskWillFillIn24Hours", "instance": NODE,
+    Case("quiet-disk", {"alertname": "HostDiskMayFillIn24Hours", "instance": NODE,
                         "mountpoint": "/"},
          "quiet", 0, "host_disk", "none"),
     Case("quiet-group", {"alertname": "ProcessRestarted", "groupname": "web",
@@ -258,7 +258,7 @@ async def test_a_filling_disk_says_when_it_will_be_full_and_how_fast(
     pool: asyncpg.Pool[Any], prometheus_url: str, language: Language
 ) -> None:
     """Eight minutes into a log growing by 20 KiB/s on a 64 MiB disk."""
-    labels = {"alertname": "HostDiskWillFillIn24Hours", "instance": FILLING_DISK["node_instance"],
+    labels = {"alertname": "HostDiskMayFillIn24Hours", "instance": FILLING_DISK["node_instance"],
               "mountpoint": FILLING_AT}  # fmt: skip
     at = moment("filling", 480)
     report, answer, tree = await report_at(pool, prometheus_url, labels, at, language)
