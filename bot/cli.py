@@ -1,4 +1,5 @@
-"""The `whytree` command: run, chat, ask, doctor, migrate, demo, tree, apikey, bench, lab."""
+"""The `whytree` command: run, chat, ask, doctor, migrate, alerts, demo, tree, apikey, bench,
+lab."""
 
 from __future__ import annotations
 
@@ -10,6 +11,9 @@ from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
+from bot.alerts import AlertRouter, QuietAlerts, RunbookIndex, load_mapping
+from bot.alerts.check import check_files, render_line, summary
+from bot.alerts.check import render_json as render_check_json
 from bot.config import Settings, load_settings
 from bot.delivery.drain import stopped_by_signals
 from bot.doctor import exit_code, render_json, render_table, run_doctor
@@ -30,7 +34,7 @@ from demo.services import (
     describe_services_demo,
     unavailable_reason,
 )
-from reasoning_core import ConfigurationError, StoreError
+from reasoning_core import ConfigurationError, StoreError, load_runbooks
 
 log = logging.getLogger("whytree")
 
@@ -79,6 +83,16 @@ def _parser() -> argparse.ArgumentParser:
     apikey.add_parser("list", help="list the keys (never the keys themselves)")
     revoke = apikey.add_parser("revoke", help="end a key")
     revoke.add_argument("name")
+    alerts = sub.add_parser("alerts", help="alert rules: what whytree would do").add_subparsers(
+        dest="alerts", required=True, metavar="ACTION"
+    )
+    check = alerts.add_parser(
+        "check",
+        help="per alerting rule of Prometheus rule files or PrometheusRule manifests: the "
+        "runbook(s) that would investigate it, with which parameters, or why none",
+    )
+    check.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    check.add_argument("--json", action="store_true", help="print one JSON list, one per rule")
     demo = sub.add_parser(
         "demo", help="load the telecom demo dataset and the services demo; show questions"
     )
@@ -209,6 +223,27 @@ async def _apikey(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+async def _alerts(settings: Settings, args: argparse.Namespace) -> int:
+    deep = settings.deep
+    runbooks = load_runbooks(deep.runbook_dirs, include_shipped=deep.runbooks_shipped)
+    mapping = load_mapping(settings.api.alert_mapping, runbooks=runbooks.runbooks.keys())
+    router = AlertRouter(
+        mapping=mapping,
+        index=RunbookIndex(runbooks.runbooks.values()),
+        quiet=QuietAlerts.parse(settings.api.alert_quiet),
+    )
+    checks, problems = check_files(router, args.files)
+    for problem in problems:
+        print(f"{problem.file}: {problem.reason}", file=sys.stderr)
+    if args.json:
+        print(render_check_json(checks))
+    else:
+        for check in checks:
+            print(render_line(check))
+        print(summary(checks))
+    return 1 if problems else 0
+
+
 async def _demo(settings: Settings, args: argparse.Namespace) -> int:
     async with open_runtime(settings) as runtime:
         dataset, stats = await load_demo_dataset(runtime.pool, seed=args.seed)
@@ -256,6 +291,7 @@ _COMMANDS: dict[str, Callable[[Settings, argparse.Namespace], Coroutine[Any, Any
     "migrate": _migrate,
     "doctor": _doctor,
     "demo": _demo,
+    "alerts": _alerts,
     "tree": _tree,
     "apikey": _apikey,
     "bench": _bench,
