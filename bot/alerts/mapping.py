@@ -147,8 +147,11 @@ class Investigation:
 
     @property
     def key(self) -> str:
-        """One open analysis per runbook + parameters."""
+        """One open analysis per runbook + parameters; with a parameter left out, per alert
+        name too (two alerts that name no subject are not taken for one incident)."""
         params = ",".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
+        if self.missing:
+            params += f";{self.labels.get('alertname', '')}"
         return f"{self.runbook}({params})"
 
     def question(self, language: Literal["en", "ru"]) -> str:

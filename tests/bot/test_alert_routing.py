@@ -111,6 +111,9 @@ def test_a_cadvisor_rule_without_namespace_is_investigated_not_refused() -> None
     assert isinstance(found, Investigation)
     assert found.runbook == "k8s_cpu_throttling"
     assert found.parameters == {} and found.missing == ("namespace", "pod")
+    other = ROUTER.resolve({**labels, "alertname": "ContainerThrottledToo"}, reads)
+    assert isinstance(other, Investigation) and other.runbook == found.runbook
+    assert other.key != found.key  # no subject: one analysis per alert name, not one for all
 
 
 def test_a_hostile_label_value_is_refused_on_the_expression_route_too() -> None:
