@@ -70,7 +70,8 @@ RULES: dict[str, Any] = {
                     "alert": "ProcessRestarted",
                     "expr": "changes(namedprocess_namegroup_oldest_start_time_seconds[2m]) > 0",
                     "for": "0m",
-                    "labels": {"severity": "info"},
+                    # warning, not info: ALERT_QUIET leaves informational alerts alone
+                    "labels": {"severity": "warning"},
                     "annotations": {"summary": "Process group {{ $labels.groupname }} restarted"},
                 },
                 {

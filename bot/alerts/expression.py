@@ -155,8 +155,13 @@ def _kept_call(node: promql_parser.Call) -> frozenset[str] | None:
     name = node.func.name
     if name in _LABELLESS:
         return frozenset()
-    vectors = [a for a in node.args if isinstance(a, promql_parser.Expr)]
+    literals = (promql_parser.NumberLiteral, promql_parser.StringLiteral)
+    vectors = [
+        a for a in node.args if isinstance(a, promql_parser.Expr) and not isinstance(a, literals)
+    ]
     inner = _kept(vectors[0]) if vectors else frozenset()
+    if name == "histogram_quantile" and inner is not None:
+        return inner - {"le"}
     if name in ("label_replace", "label_join") and len(node.args) > 1 and inner is not None:
         target = node.args[1]
         if isinstance(target, promql_parser.StringLiteral):

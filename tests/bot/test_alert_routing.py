@@ -74,6 +74,11 @@ def test_an_aggregation_keeps_only_its_by_labels() -> None:
         " / sum by (instance, name) (container_spec_memory_limit_bytes > 0) * 100 > 80"
     )
     assert reads.kept == frozenset({"instance", "name"})
+    quantile = parse_expression(
+        "histogram_quantile(0.95,"
+        " sum by (le, job) (rate(http_request_duration_seconds_bucket[5m]))) > 0.5"
+    )
+    assert quantile.kept == frozenset({"job"})  # the vector argument's, not the number's
 
 
 def test_a_node_mixin_filling_disk_goes_to_host_disk_with_its_instance() -> None:
