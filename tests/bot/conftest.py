@@ -1,6 +1,7 @@
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import logging
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 
@@ -46,3 +47,16 @@ async def alertmanager(request: pytest.FixtureRequest) -> AsyncIterator[Alertman
         timing=options.get("timing", TIMING),
     ) as am:
         yield AlertmanagerFront(am=am, api_listen=f"127.0.0.1:{port}")
+
+
+@pytest.fixture
+def restored_logging() -> Iterator[None]:
+    """`main` installs its log handler on the root logger: take it away again afterwards."""
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    for handler in [h for h in root.handlers if h not in handlers]:
+        handler.close()  # the log file of the data directory
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    logging.captureWarnings(False)

@@ -198,6 +198,7 @@ def test_check_over_rule_files_in_the_collections_conventions() -> None:
     )
 
 
+@pytest.mark.usefixtures("restored_logging")
 def test_bad_input_gets_a_line_and_the_rest_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import logging
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -80,19 +78,6 @@ def test_ask_json_of_a_clarify_decision_prints_questions_and_options(database_ur
     assert questions and all(q["text"] and q["options"] for q in questions)
     assert answer["clarification"]["options"] == questions[0]["options"]
     assert answer["reason"] and 0 <= answer["confidence"] <= 1
-
-
-@pytest.fixture
-def restored_logging() -> Iterator[None]:
-    """`main` installs its log handler on the root logger: take it away again afterwards."""
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield
-    for handler in [h for h in root.handlers if h not in handlers]:
-        handler.close()  # the log file of the data directory
-    root.handlers[:] = handlers
-    root.setLevel(level)
-    logging.captureWarnings(False)
 
 
 @pytest.mark.usefixtures("restored_logging")
