@@ -30,7 +30,7 @@ from pydantic import (
     model_validator,
 )
 
-from bot.alerts.words import question_for
+from bot.alerts.words import questions_for
 from reasoning_core import ConfigurationError
 
 DEFAULT_MAPPING = Path(__file__).with_name("mapping.yaml")
@@ -106,10 +106,7 @@ class AlertMapping(_Strict):
             params[param] = value
         question: dict[Literal["en", "ru"], str]
         if missing:
-            question = {
-                "en": question_for("en", name, params),
-                "ru": question_for("ru", name, params),
-            }
+            question = questions_for(name, params)
         else:
             question = {lang: text.format(**params) for lang, text in rule.question.items()}
         sources = {p: s.label for p, s in rule.parameters.items() if p not in missing}

@@ -20,7 +20,7 @@ from typing import Literal
 
 from bot.alerts.expression import Reads
 from bot.alerts.mapping import DEFAULT_PATTERN, AlertMapping, Investigation, Refusal
-from bot.alerts.words import question_for
+from bot.alerts.words import questions_for
 from reasoning_core import Runbook
 
 #: A runbook parameter -> the alert labels that may carry its value, in order of preference.
@@ -183,10 +183,7 @@ class AlertRouter:
         return Investigation(
             runbook=runbook.id,
             parameters=params,
-            questions={
-                "en": question_for("en", name, params),
-                "ru": question_for("ru", name, params),
-            },
+            questions=questions_for(name, params),
             labels=identifying,
             sources=sources,
             missing=tuple(missing),

@@ -6,7 +6,7 @@ import html
 from collections.abc import Mapping
 from datetime import datetime
 
-from reasoning_core import gettext
+from reasoning_core import Language, gettext
 
 #: Labels shown in the header besides the alert's name (the rest are in Alertmanager),
 #: and the characters shown of each value.
@@ -57,6 +57,12 @@ def question_for(language: str, alert: str, parameters: Mapping[str, str]) -> st
     return gettext(language, "Why is alert {alert} firing for {subject}?").format(
         alert=alert, subject=subject
     )
+
+
+def questions_for(alert: str, parameters: Mapping[str, str]) -> dict[Language, str]:
+    """`question_for` in every language an analysis is asked in."""
+    languages: tuple[Language, ...] = ("en", "ru")
+    return {language: question_for(language, alert, parameters) for language in languages}
 
 
 def header_html(alert: str, labels: Mapping[str, str], language: str) -> str:

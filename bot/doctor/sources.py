@@ -50,7 +50,7 @@ def _finding(probe: Probe) -> Finding:
         status=probe.state,
         detail=probe.detail,
         fix=probe.fix,
-        required=probe.required and probe.state == "fail",
+        required=probe.required,
     )
 
 
