@@ -17,6 +17,8 @@ from typing import Any
 from benchmarks.strategy.runner import DEFAULT_CASES, CasesFileError
 from bot.config import Settings
 from demo.services.prometheus import PrometheusUnavailableError
+from lab.cli import add_rules_options
+from lab.rules import RuleFileError
 from reasoning_core.errors import ConfigurationError
 
 #: The adversarial models `--adversary` may name (benchmarks/harness/adversaries.py).
@@ -131,6 +133,7 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
         "live", help="faults injected into the live lab (docs/lab.md): AC@1, alert -> report"
     )
     live.add_argument("--faults", type=Path, default=None, help="a folder of fault files")
+    add_rules_options(live)
     live.add_argument("--rounds", type=int, default=3)
     live.add_argument(
         "--ask",
@@ -165,7 +168,7 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     runner, fmt = BENCHES[args.bench]
     try:
         result = await runner(settings, args)
-    except (CasesFileError, PrometheusUnavailableError, ConfigurationError) as e:
+    except (CasesFileError, PrometheusUnavailableError, ConfigurationError, RuleFileError) as e:
         print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
         return 2
     print(json.dumps(result) if args.json else fmt(result, args))

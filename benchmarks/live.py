@@ -19,6 +19,7 @@ from lab.asking import Ask, QuestionSet, Reply, run_ask_bench
 from lab.bench import CHAT, TOKEN, run_live_bench
 from lab.lab import Lab, monitor_dsn
 from lab.logs import log_sources
+from lab.rules import LabRules
 
 
 def reserve_ports(lab: Lab, prometheus_port: int) -> None:
@@ -54,9 +55,15 @@ async def bot_for_lab(
 
 
 async def run_live(
-    dsn: str, *, faults_dir: Path | None, rounds: int, runbooks: bool = True
+    dsn: str,
+    *,
+    faults_dir: Path | None,
+    rounds: int,
+    runbooks: bool = True,
+    rules: LabRules | None = None,
 ) -> dict[str, Any]:
-    """The live bench; `runbooks` False: the shipped pack off, the change scan alone."""
+    """The live bench; `runbooks` False: the shipped pack off, the change scan alone;
+    `rules`: rule files the lab loads instead of its own (`--rules`, `--max-for`)."""
     # The lab's Prometheus port is chosen when the lab starts: the bot is given the port
     # the lab will use (reserved first, passed to the lab through its state).
     from lab import lab as lab_module  # noqa: PLC0415
@@ -67,7 +74,9 @@ async def run_live(
         reserve_ports(lab, prometheus_port)
         return bot_for_lab(dsn, lab, prometheus_port, runbooks=runbooks)
 
-    figures = await run_live_bench(bot_factory=factory, faults_dir=faults_dir, rounds=rounds)
+    figures = await run_live_bench(
+        bot_factory=factory, faults_dir=faults_dir, rounds=rounds, rules=rules
+    )
     return {**figures, "runbooks": "on" if runbooks else "off"}
 
 

@@ -46,6 +46,7 @@ from bot.config import Settings
 from bot.wiring.app import build_chat_model
 from lab.asking import format_ask_report, load_questions
 from lab.bench import format_live_report
+from lab.cli import rules_of
 from reasoning_core.models import Usage
 
 Figures = dict[str, Any]
@@ -188,6 +189,7 @@ async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
 
 
 async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
+    rules = rules_of(args)  # a bad rule file stops here, before anything starts
     async with scratch_server() as dsn:
         if args.ask:
             sets = [load_questions(path) for path in args.ask]
@@ -197,6 +199,7 @@ async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
             faults_dir=args.faults,
             rounds=max(1, args.rounds),
             runbooks=args.runbooks == "on",
+            rules=rules,
         )
 
 

@@ -38,6 +38,7 @@ import aiohttp
 
 from lab.fault import Fault, clear, inject, load_faults
 from lab.lab import Lab
+from lab.rules import LabRules
 
 logger = logging.getLogger(__name__)
 
@@ -187,17 +188,23 @@ def cancelled_on_sigterm() -> Iterator[None]:
 
 
 async def run_live_bench(
-    *, bot_factory: Any, faults_dir: Path | None, rounds: int, quick: bool = False
+    *,
+    bot_factory: Any,
+    faults_dir: Path | None,
+    rounds: int,
+    quick: bool = False,
+    rules: LabRules | None = None,
 ) -> dict[str, Any]:
     """`bot_factory(receiver_setup)` is an async context manager yielding
-    (receiver_url, messages_since): the bot under test and its chat."""
+    (receiver_url, messages_since): the bot under test and its chat. `rules`: rule files
+    the lab loads instead of its own (`--rules`, `--max-for`; lab/rules.py)."""
     faults = load_faults(faults_dir) if faults_dir else load_faults()
     settle = 5.0 if quick else _SETTLE_S
     results: list[dict[str, Any]] = []
     with cancelled_on_sigterm(), tempfile.TemporaryDirectory(prefix="whytree-lab-") as scratch:
         lab = Lab(Path(scratch) / "lab")
         async with bot_factory(lab) as (receiver_url, messages_since):
-            await asyncio.to_thread(lab.up, receiver_url=receiver_url, token=TOKEN)
+            await asyncio.to_thread(lab.up, receiver_url=receiver_url, token=TOKEN, rules=rules)
             try:
                 ports = lab.read()["ports"]
                 am = f"http://127.0.0.1:{ports['alertmanager']}"
@@ -212,7 +219,8 @@ async def run_live_bench(
                         await settle_alerts(am, quiet, limit=0.0 if quick else _SETTLE_LIMIT_S)
             finally:
                 await asyncio.to_thread(lab.down)
-    return summarise(faults, rounds, results)
+    figures = summarise(faults, rounds, results)
+    return {**figures, "rules": rules.summary()} if rules is not None else figures
 
 
 async def _one(
@@ -369,6 +377,20 @@ def summarise(faults: list[Fault], rounds: int, results: list[dict[str, Any]]) -
     return {"faults": len(faults), "rounds": rounds, **figures(results), "by_fault": by_fault}
 
 
+def _rules_notes(rules: dict[str, Any] | None) -> list[str]:
+    """The rules the lab ran, when not its own as they are (`--rules`, `--max-for`)."""
+    if not rules:
+        return []
+    files = ", ".join(Path(f).name for f in rules["files"]) or "the lab's own"
+    lines = [f"alert rules: {rules['alerting_rules']} alerting rules from {files}"]
+    if rules.get("max_for"):
+        lines.append(
+            f"--max-for {rules['max_for']}: `for:` lowered on {rules['for_capped']} of them "
+            "(expressions untouched)"
+        )
+    return lines
+
+
 def format_live_report(figures: dict[str, Any]) -> str:
     lines = [
         f"Live lab: {figures['faults']} faults x {figures['rounds']} rounds, runbooks "
@@ -390,6 +412,7 @@ def format_live_report(figures: dict[str, Any]) -> str:
         f"  alert -> report:   p50 {figures['p50_alert_to_report_s']} s, "
         f"p95 {figures['p95_alert_to_report_s']} s (target <= 60)",
         f"  fault -> alert:    p95 {figures['p95_fault_to_alert_s']} s",
+        *(f"  {note}" for note in _rules_notes(figures.get("rules"))),
         "  by fault:",
     ]
     for name, f in figures["by_fault"].items():

@@ -10,19 +10,50 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from lab import config
 from lab.fault import FaultFileError, clear, find_fault, inject
 from lab.lab import Lab, LabError, monitor_dsn
+from lab.rules import LabRules, RuleFileError, load_rules
 
 
 def add_lab_parsers(sub: Any) -> None:
     lab = sub.add_parser("lab", help="a live lab: real exporters, alert rules and faults")
     actions = lab.add_subparsers(dest="lab", required=True, metavar="ACTION")
-    actions.add_parser("up", help="start the lab on loopback")
+    up = actions.add_parser("up", help="start the lab on loopback")
+    add_rules_options(up)
     actions.add_parser("status", help="the lab's processes, ports and running fault")
     inject_ = actions.add_parser("inject", help="start a fault (a name or a fault file)")
     inject_.add_argument("fault")
     actions.add_parser("clear", help="stop the running fault")
     actions.add_parser("down", help="stop every process of the lab and remove its mounts")
+
+
+def add_rules_options(parser: Any) -> None:
+    """`--rules FILE…` and `--max-for DURATION` (lab up, bench live)."""
+    parser.add_argument(
+        "--rules",
+        type=Path,
+        nargs="+",
+        default=[],
+        metavar="FILE",
+        help="Prometheus rule files (or PrometheusRule manifests) loaded instead of the "
+        "lab's own rules",
+    )
+    parser.add_argument(
+        "--max-for",
+        default=None,
+        metavar="DURATION",
+        help="lower every alerting rule's `for:` to at most DURATION (e.g. 30s); "
+        "expressions untouched",
+    )
+
+
+def rules_of(args: argparse.Namespace) -> LabRules | None:
+    """The rules `--rules`/`--max-for` ask for (None: the lab's own, as they are);
+    `RuleFileError` for a bad file or duration."""
+    if not args.rules and args.max_for is None:
+        return None
+    return load_rules(args.rules, max_for=args.max_for, own=config.RULES)
 
 
 def receiver_url(listen: str | None) -> str | None:
@@ -39,16 +70,19 @@ def run_lab(
     lab = Lab(data_dir / "lab")
     try:
         return _ACTIONS[args.lab](lab, listen, token, args)
-    except (LabError, FaultFileError) as e:
+    except (LabError, FaultFileError, RuleFileError) as e:
         print(f"whytree lab {args.lab}: {e}", file=sys.stderr)
         return 2
 
 
 def _up(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    rules = rules_of(args)  # a bad file stops here, before anything starts
     url = receiver_url(listen)
     if url is None:
         print("API_LISTEN is not set: alerts go nowhere until whytree serves its receiver")
-    notes = lab.up(receiver_url=url or "http://127.0.0.1:9/alerts/alertmanager", token=token)
+    notes = lab.up(
+        receiver_url=url or "http://127.0.0.1:9/alerts/alertmanager", token=token, rules=rules
+    )
     for note in notes:
         print(f"note: {note}")
     _print_status(lab)

@@ -4,6 +4,7 @@ process exporter's groups and the blackbox exporter's module."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +197,7 @@ def _addr(port: int) -> str:
     return f"127.0.0.1:{port}"
 
 
-def prometheus(ports: dict[str, int], rules_file: Path) -> dict[str, Any]:
+def prometheus(ports: dict[str, int], rules: Path | Sequence[Path]) -> dict[str, Any]:
     def job(name: str, port: int) -> dict[str, Any]:
         return {"job_name": name, "static_configs": [{"targets": [_addr(port)]}]}
 
@@ -218,7 +219,7 @@ def prometheus(ports: dict[str, int], rules_file: Path) -> dict[str, Any]:
             "evaluation_interval": f"{SCRAPE_S}s",
             "scrape_timeout": "4s",
         },
-        "rule_files": [str(rules_file)],
+        "rule_files": [str(p) for p in ([rules] if isinstance(rules, Path) else rules)],
         "alerting": {
             "alertmanagers": [{"static_configs": [{"targets": [_addr(ports["alertmanager"])]}]}]
         },

@@ -20,6 +20,7 @@ from typing import Any
 from lab import config
 from lab.logs import log_sources
 from lab.processes import Proc, State, alive, group_alive, kill_group, start
+from lab.rules import LabRules
 
 #: The Debian packages the lab runs, their program, and what is lost without them.
 PACKAGES: dict[str, tuple[str, str]] = {
@@ -103,8 +104,11 @@ class Lab:
 
     # -- up -------------------------------------------------------------------------------
 
-    def up(self, *, receiver_url: str, token: str | None) -> list[str]:
-        """Start every part; returns notes (missing packages and what is lost, fallbacks)."""
+    def up(
+        self, *, receiver_url: str, token: str | None, rules: LabRules | None = None
+    ) -> list[str]:
+        """Start every part; returns notes (missing packages and what is lost, fallbacks).
+        `rules`: rule files loaded instead of the lab's own (`--rules`, lab/rules.py)."""
         if self.state.exists():
             raise LabError(f"the lab is already up ({self.root}); `whytree lab down` first")
         missing = missing_packages()
@@ -125,7 +129,7 @@ class Lab:
             log_sources(self.root, web_port=ports["web"]), encoding="utf-8"
         )
         try:
-            notes += self._start_all(ports, missing, receiver_url, token)
+            notes += self._start_all(ports, missing, receiver_url, token, rules)
         except Exception:
             self.down()
             raise
@@ -140,9 +144,14 @@ class Lab:
         return proc
 
     def _start_all(
-        self, ports: dict[str, int], missing: dict[str, str], receiver_url: str, token: str | None
+        self,
+        ports: dict[str, int],
+        missing: dict[str, str],
+        receiver_url: str,
+        token: str | None,
+        rules: LabRules | None,
     ) -> list[str]:
-        notes: list[str] = []
+        notes: list[str] = rules.notes() if rules is not None else []
         etc = self.root / "etc"
         # -P: the working directory is not on the path (a data directory holding lab/logs/
         # would shadow the lab package)
@@ -209,8 +218,8 @@ class Lab:
                 "4",
             ],
         )
-        rules = config.write(etc / "rules.yml", config.RULES)
-        prom = config.write(etc / "prometheus.yml", config.prometheus(ports, rules))
+        rule_files = rules.write(etc) if rules else [config.write(etc / "rules.yml", config.RULES)]
+        prom = config.write(etc / "prometheus.yml", config.prometheus(ports, rule_files))
         am = config.write(etc / "alertmanager.yml", config.alertmanager(receiver_url, token))
         (etc / "alertmanager.yml").chmod(0o600)  # it holds the receiver's token
         if "prometheus-node-exporter" not in missing:
