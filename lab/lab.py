@@ -396,27 +396,49 @@ class Lab:
         return None
 
     def _mount_disk(self) -> str | None:
+        """A size-limited data disk: ext4 on a loop device, as a host's disk is (the
+        collections' disk alerts leave tmpfs out: it is memory), else a tmpfs."""
         disk = self.root / "disk"
         disk.mkdir(exist_ok=True)
-        done = subprocess.run(
-            [
-                "mount",
-                "-t",
-                "tmpfs",
-                "-o",
-                f"size={DISK_SIZE},mode=0777",
-                "whytree-lab",
-                str(disk),
-            ],
-            capture_output=True,
-            check=False,
-        )
-        if done.returncode != 0:
-            return "no size-limited mount (mount needs root): the disk-full fault is lost"
+        if not self._mount_ext4(disk):
+            done = subprocess.run(
+                [
+                    "mount",
+                    "-t",
+                    "tmpfs",
+                    "-o",
+                    f"size={DISK_SIZE},mode=0777",
+                    "whytree-lab",
+                    str(disk),
+                ],
+                capture_output=True,
+                check=False,
+            )
+            if done.returncode != 0:
+                return "no size-limited mount (mount needs root): the disk-full fault is lost"
         data = self.state.read()
         data["mount"] = str(disk)
         self.state.write(data)
         return None
+
+    def _mount_ext4(self, disk: Path) -> bool:
+        """An ext4 image (no blocks reserved for root) mounted on `disk` through a loop
+        device, which its unmount frees; False when mkfs or the loop mount cannot run."""
+        image = self.root / "disk.img"
+        mkfs = shutil.which("mkfs.ext4") or "/usr/sbin/mkfs.ext4"
+        try:
+            with image.open("wb") as f:
+                f.truncate(int(DISK_SIZE.rstrip("m")) << 20)
+            for argv in (
+                [mkfs, "-q", "-F", "-m", "0", str(image)],
+                ["mount", "-o", "loop", str(image), str(disk)],
+            ):
+                subprocess.run(argv, capture_output=True, check=True, timeout=60)
+        except (OSError, subprocess.SubprocessError):
+            image.unlink(missing_ok=True)
+            return False
+        disk.chmod(0o777)
+        return True
 
     def _wait_http(self, name: str, port: int, timeout_s: float = 60) -> None:
         path = {"web": "/healthz"}.get(name, "/-/ready")
@@ -495,6 +517,7 @@ class Lab:
                     time.sleep(0.1)
         if data.get("mount"):
             subprocess.run(["umount", "-l", data["mount"]], capture_output=True, check=False)
+        (self.root / "disk.img").unlink(missing_ok=True)
         for stale in ("web.hold", "proxy_delay_ms", "web.release", "web.pid"):
             (self.root / stale).unlink(missing_ok=True)
         self.state.remove()
