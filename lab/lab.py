@@ -233,6 +233,8 @@ class Lab:
                     "--collector.loadavg",
                     "--collector.meminfo",
                     "--collector.filesystem",
+                    # the disks' own latency, queue and busy time (the storage runbook)
+                    "--collector.diskstats",
                     "--collector.vmstat",
                     "--collector.stat",
                     "--collector.netdev",
