@@ -167,8 +167,10 @@ class RunbookSet:
 
 
 def _said_or_named(request: Request) -> set[str]:
-    """The kinds a question names a known thing of, or speaks of ("the host")."""
-    return {m.kind for m in request.mentions if m.known} | set(request.kinds)
+    """The kinds a question names a known thing of, or speaks of ("the host"); a question
+    about the whole system ("anything on fire?") speaks of every kind the data has one of."""
+    system = set(request.sole) if request.system else set()
+    return {m.kind for m in request.mentions if m.known} | set(request.kinds) | system
 
 
 def _takes_any(runbook: Runbook, kinds: set[str]) -> bool:
@@ -184,7 +186,9 @@ def match_runbook(
     the runbook was named for this analysis (an alert's mapping), so it fits whatever
     the question's words score."""
     triggers = runbook.triggers
-    keywords = keyword_hits(fold(request.text), [*triggers.keywords.en, *triggers.keywords.ru])
+    # what the rules read: typos corrected, pasted codes glossed ("enospc": no space left)
+    read = request.read or fold(request.text)
+    keywords = keyword_hits(read, [*triggers.keywords.en, *triggers.keywords.ru])
     metrics = [m for m in triggers.metrics if m in request.metrics]
     kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
     score: float = (

@@ -171,6 +171,17 @@ VAGUE_INCIDENT = re.compile(
     r"|\b(?:check|health-?check) (?:on )?(?:the )?(?:host|box|server|service|database|db|web)"
     r"|(?<![\w-])все (?:ли )?(?:ок|окей|норм|нормально|хорошо|в порядке|живо|работает)\b"
     r"|(?<![\w-])провер(?:ь|ьте|ить) (?:\S+ )?(?:хост|сервер|сервис|базу|бд|web|postgres)"
+    # the on-call chat's health question: "anything on fire?", "all good on prod?", "как там
+    # прод?", "есть сейчас проблемы?"
+    r"|\b(?:anything|something|smth|stuff) (?:on fire|burning|broken|wrong|down|off|red)\b"
+    r"|\b(?:all|everything|things|stuff) (?:good|ok|okay|fine|well|green|alright)\b"
+    r"|\bany (?:problems?|issues?|incidents?|fires?|trouble)\b"
+    r"|(?<![\w-])как (?:там|дела|поживает|себя чувствует) (?:на |у |с |в )?(?:прод\w*|продакшн\w*"
+    r"|систем\w*|инфр\w*|хост\w*|сервер\w*|баз\w*|бд|сервис\w*|web|postgres\w*)"
+    r"|(?<![\w-])есть (?:ли )?(?:сейчас |щас |сегодня |где-?то |где-?нибудь )?"
+    r"(?:какие-?(?:то|нибудь) )?"
+    r"(?:проблем\w*|инцидент\w*|пожар\w*|алерт\w*)"
+    r"|(?<![\w-])что-?(?:то|нибудь) (?:горит|упало|сломалось|лежит|не так)"
 )
 #: Asking what the matter is with something: "what's with X", "how's 10291 doing", "что с
 #: 10219", "чё там с сотой", "как там 10291" — an incident question only when X is a name or
@@ -261,7 +272,8 @@ DOMAIN = words(
     r"пользовател\w*",
     r"конверси\w*", r"заказ\w*", r"выручк\w*", r"продаж\w*", r"регистрац\w*", r"метрик\w*",
     r"цифр\w*", r"показател\w*", r"дашборд\w*", r"алерт\w*", r"запрос\w*", r"время ответа",
-    r"доступност\w*", "bs", "bts", "enb", "gnb", r"[eg]?-?node-?b", r"(?:base )?stations?",
+    r"доступност\w*", r"prod(?:uction)?", r"прод\w*", r"shop", r"infra\w*", r"инфр\w*",
+    r"систем\w*", "bs", "bts", "enb", "gnb", r"[eg]?-?node-?b", r"(?:base )?stations?",
     r"sectors?", "бс", "бтс", "енб", r"станци\w*", r"сектор\w*", r"ячейк\w*", r"базовк\w*",
 )
 TIME_HINT = words(

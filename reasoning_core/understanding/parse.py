@@ -29,6 +29,7 @@ from reasoning_core.understanding.lexicon import INJECTION, LOG_LINE, SQL_PAYLOA
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
+from reasoning_core.understanding.symptoms import gloss, glossed_codes, split_alert_names
 from reasoning_core.understanding.text import clean_text
 from reasoning_core.understanding.typos import correct_typos
 from reasoning_core.understanding.vocabulary import (
@@ -186,8 +187,8 @@ def _without_injection(clean: str) -> str | None:
 
 def _understand(text: str, known: KnownNames | None, *, language: Language | None) -> Request:
     clean = parsed_text(text)
-    as_typed, folded = _read_forms(clean)
     names = known or KnownNames()
+    as_typed, folded = _read_forms(clean, names)
     logged = _log_only_numbers(clean)  # a pid or a count in a pasted log is no unknown cell
     mentions = [
         _as_typed(m, clean)
@@ -220,8 +221,14 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
     if intent != "diagnose":  # a bare number in small talk is no unknown cell
         mentions = [m for m in mentions if m.known is not False or m.labelled]
     mentions += [Mention(kind="name", value=n) for n in others]
+    refers_back = (
+        BACK_REFERENCE.search(folded) is not None
+        and not signals.social
+        and not any(m.kind != "name" for m in mentions)
+    )
     return Request(
         text=clean,
+        read=folded,
         language=language or detect_language(clean),
         intent=intent,
         metrics=metrics,
@@ -234,11 +241,16 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
         complete=_complete(folded, intent, signals, mentions, metrics),
         kinds=_kinds_said(folded, mentions),
         new_topic=NEW_TOPIC.search(folded) is not None,
-        refers_back=BACK_REFERENCE.search(folded) is not None
-        and not signals.social
-        and not any(m.kind != "name" for m in mentions),
+        refers_back=refers_back,
         sole=names.sole,
+        system=intent == "diagnose" and _names_no_part(mentions),
     )
+
+
+def _names_no_part(mentions: Sequence[Mention]) -> bool:
+    """The question names no part (nor a name the data lacks, which is asked back): it is
+    about the whole system ("anything on fire?", "prod is slow", "the box is pegged")."""
+    return not any(m.kind != "name" for m in mentions)
 
 
 def _kinds_said(folded: str, mentions: Sequence[Mention]) -> list[str]:
@@ -281,18 +293,23 @@ def _log_only_numbers(clean: str) -> set[str]:
     return set(_NUMBER.findall(" ".join(logged))) - set(_NUMBER.findall(" ".join(typed)))
 
 
-def _read_forms(clean: str) -> tuple[str, str]:
+def _read_forms(clean: str, known: KnownNames | None = None) -> tuple[str, str]:
     """The folded text as typed, and the form the rules read.
 
     Both have kind words split from glued ids ("бс-10291", "No10392" — what NFKC makes
     of "№10392") and SQL glued to a value cut off when a question is left ("10033';
     DROP TABLE cells;--": the question, not a change request). The form the rules read
-    also has typos in key words corrected ("trafic dorp" -> "traffic drop", `typos`).
+    also has alert names split into words ("TargetDown" -> "target down"), typos in key
+    words corrected ("trafic dorp" -> "traffic drop", `typos`) and pasted error codes and
+    messages glossed with what they mean ("enospc" -> "no space left on disk", `symptoms`).
     """
     folded = _LABEL_JOINED.sub(r"\1 ", _NUMBER_SIGN.sub("№ ", fold(clean)))
     without = " ".join(SQL_PAYLOAD.sub(" ", folded).split())
     folded = without if len(without.split()) >= MIN_DIAGNOSIS_WORDS else folded
-    return folded, correct_typos(folded)
+    names = known or _NO_NAMES
+    split = fold(split_alert_names(clean, keep=lambda name: bool(names.lookup(name))))
+    read = folded if split == fold(clean) else _read_forms(split)[0]
+    return folded, gloss(correct_typos(read))
 
 
 def _intent(
@@ -384,7 +401,8 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
             ]
         elif (mention := _unlinked(token.text, label, known)) is not None:
             found.append(mention)
-    found += _services(folded, known, {m.value.lower() for m in found} | typed)
+    taken = {m.value.lower() for m in found} | typed | glossed_codes(folded)
+    found += _services(folded, known, taken)
     return _unique(found)
 
 
@@ -417,7 +435,9 @@ def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
             name = m.group("name").strip(".-_").replace(" ", "-")  # "api gateway"
             if _not_a_service(name) or name in taken:
                 continue
-            found.append(_service(name, known))
+            if (mention := _service(name, known)) is None:
+                continue
+            found.append(mention)
             if _CALLED.search(folded[: m.start("name")]):
                 called.add(found[-1].value.lower())
     # "gateway" found where "api gateway" stands is part of that one name
@@ -441,7 +461,7 @@ def _not_a_service(name: str) -> bool:
     return name in _NOT_SERVICES or name.isdigit() or len(name) == 1 or past_tense or kind_word
 
 
-def _service(name: str, known: KnownNames) -> Mention:
+def _service(name: str, known: KnownNames) -> Mention | None:
     if "service" not in known.kinds:
         # no service names to check against: a near miss of another kind's name ("webb"
         # where the data has the job `web`) is a misspelling of it, asked back
@@ -449,6 +469,8 @@ def _service(name: str, known: KnownNames) -> Mention:
             return Mention(
                 kind=kind, value=name, known=False, suggestions=known.suggest(kind, name)
             )
+        if known.kinds:  # the data's names are known and none is near: a word, not a name
+            return None
         return Mention(kind="service", value=name)
     hits = [n for kind, n in known.lookup(name) if kind == "service"]
     if hits:

@@ -47,6 +47,9 @@ class Request(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     text: str
+    #: What the rules read of `text`: folded, typos corrected, alert names split, pasted
+    #: error codes glossed with their meaning (empty: read `text` folded).
+    read: str = ""
     language: Language
     intent: Intent
     #: What is measured: traffic, errors, latency, availability, restarts, cpu, memory.
@@ -71,6 +74,9 @@ class Request(BaseModel):
     #: kind -> the only name the data has of that kind (one PostgreSQL, one host): what a
     #: question means when it names none ("у postgres кончились коннекты", "на хосте").
     sole: dict[str, str] = Field(default_factory=dict)
+    #: An incident question that names no part ("anything on fire?", "prod is slow", "the
+    #: box is pegged"): its subject is the whole system, every part the data has.
+    system: bool = False
     source: Source = "rules"
 
     def known(self, kind: str) -> list[Mention]:

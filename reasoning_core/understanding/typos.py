@@ -1,7 +1,10 @@
-"""Typos in the words questions turn on: "trafic dorp on celll 10291", "трафк упол".
+"""Typos in the words questions turn on: "trafic dorp on celll 10291", "трафк упол",
+"evrything is sloooow", "postgress".
 
 `correct_typos` replaces a word one edit away from a key word of incident
-questions (`KEY_WORDS`) by that word, so the rules read "traffic drop on cell".
+questions (`KEY_WORDS`, and the on-call words of `OPS_WORDS`) by that word, so the rules
+read "traffic drop on cell"; a letter held down ("sloooow", "дооолго") is read once first.
+The nearest word is found by rapidfuzz (Damerau-Levenshtein) over that vocabulary.
 One edit is a letter inserted, dropped, changed, or two neighbours swapped
 (Damerau-Levenshtein distance 1). To keep real words real:
 
@@ -11,13 +14,18 @@ One edit is a letter inserted, dropped, changed, or two neighbours swapped
 - a four-letter key word ("cell", "drop", "упал") only takes a swap, a
   doubled letter ("dorp", "celll") or an unstressed Russian vowel heard for
   another ("упол"): any other changed letter there makes another word too
-  often ("call", "упор").
+  often ("call", "упор");
+- an on-call word of five or six letters takes no changed letter either ("looks" is
+  not "locks"), and a word one edit from two of them is left as typed.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
 
 from reasoning_core.understanding import lexicon as lx
 from reasoning_core.understanding.vocabulary import DIRECTIONS, KIND_WORDS, METRICS
@@ -36,6 +44,22 @@ KEY_WORDS: frozenset[str] = frozenset("""
     проблема проблемы случилось понедельника вторника четверга пятницы субботы
     воскресенья выходных помехи помех причина
 """.split())  # noqa: SIM905 - a word list reads better as text
+
+#: The words of on-call chats the rules and the runbooks' keywords read (the things that
+#: break and how they break), read through typos more strictly than `KEY_WORDS`.
+OPS_WORDS: frozenset[str] = frozenset("""
+    everything something anything slow slowly down memory disk space connections connection
+    postgres postgresql database latency checkout restart restarts restarted crashed crashing
+    killed process processes server service timeout timeouts release deployed deploy locked
+    blocked blocking transaction network leaking leaks leak refused refuses refusing hogging
+    eating problems healthy broken failing failed errors memory clients queries query
+    requests responding response loaded pegged stuck hanging frozen running
+    тормозит тормозят тормоза лежит память памяти диск диске места база базы базу базой
+    соединения соединений подключения подключений блокировка блокировки транзакция
+    транзакции процессор процессора нагрузка медленно ошибка ошибкой отвалилась отвалился
+    упал упала кончилось кончились закончилось закончились висит висят зависла завис
+    работает перезапускается перезапустился проблемы
+""".split())  # noqa: SIM905 - a word list reads better as text
 # fmt: on
 
 #: The rules' own word lists: a word any of them reads whole is no typo ("calls", "fell").
@@ -51,6 +75,11 @@ RULE_WORDS: tuple[re.Pattern[str], ...] = (
 )
 _WORD = re.compile(r"(?<![\w.\-])[^\W\d_]{4,}(?![\w.\-])")
 _SHORT = 4
+#: On-call words this short take no changed letter, only one added, dropped or swapped.
+_NO_CHANGE_BELOW = 7
+#: A letter typed three times or more in a row: held down ("sloooow", "дааа").
+_HELD = re.compile(r"([^\W\d_])\1{2,}")
+_OPS_LIST = sorted(OPS_WORDS - KEY_WORDS)
 
 
 def correct_typos(folded: str, *, keep: Iterable[re.Pattern[str]] = RULE_WORDS) -> str:
@@ -62,11 +91,36 @@ def correct_typos(folded: str, *, keep: Iterable[re.Pattern[str]] = RULE_WORDS) 
 
     def replace(m: re.Match[str]) -> str:
         word = m.group(0)
-        if word in KEY_WORDS or any(p.fullmatch(word) for p in patterns):
+        if _known(word, patterns):
             return word
-        return _nearest(word) or word
+        held = _HELD.sub(r"\1", word)  # "sloooow" -> "slow"
+        if held != word and _known(held, patterns):
+            return held
+        return _nearest(held) or _nearest_ops(held) or held
 
     return _WORD.sub(replace, folded)
+
+
+def _known(word: str, patterns: tuple[re.Pattern[str], ...]) -> bool:
+    return word in KEY_WORDS or word in OPS_WORDS or any(p.fullmatch(word) for p in patterns)
+
+
+def _nearest_ops(word: str) -> str | None:
+    """The one on-call word one edit from `word` (see the module doc), else None."""
+    found = process.extract(
+        word, _OPS_LIST, scorer=DamerauLevenshtein.distance, score_cutoff=1, limit=4
+    )
+    close = [key for key, _, _ in found if _may_be(word, key)]
+    return close[0] if len(close) == 1 else None
+
+
+def _may_be(word: str, key: str) -> bool:
+    """May `word`, one edit from the on-call word `key`, be a typo of it?"""
+    if key[0] != word[0]:
+        return False
+    if len(key) <= _SHORT:  # "dowwn", "dwon": a doubled letter or a swap only
+        return _doubled(word, key) or _swapped(word, key)
+    return len(key) >= _NO_CHANGE_BELOW or len(key) != len(word) or _swapped(word, key)
 
 
 def _nearest(word: str) -> str | None:
