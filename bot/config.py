@@ -265,6 +265,9 @@ class DeepSettings(SettingsGroup):
     #: Tool runs (data-source checks) of one analysis at once (cheap and local).
     tool_concurrency: int = Field(8, ge=1, le=64, validation_alias="TOOL_CONCURRENCY")
     deadline_sec: float = Field(120.0, gt=0, le=3600, validation_alias="DEEP_DEADLINE_SEC")
+    #: "Because" links followed below a confirmed cause (what a lock holder waits on, what
+    #: filled a pool): the report says where the chain stopped (explore/because.py).
+    link_depth: int = Field(3, ge=0, le=6, validation_alias="LINK_DEPTH")
     #: How the model adds to the runbooks: "json" asks it for structured JSON at each step
     #: (LLMPlanner); "agent" lets a model that calls tools grow the tree with the tree tool
     #: (reasoning_core/planners/agent). The runbooks come first either way.
