@@ -10,7 +10,10 @@ nothing-wrong window waits its `show_s`), ask every file's questions through the
 Each answer is scored on its primary cause and component (lab/bench.py `score`); a wrong
 cause is an answer whose primary cause names neither the fault's cause terms nor "not
 established" / "no runbook", at medium confidence (0.5) or above; in a nothing-wrong
-window every named cause counts as a false cause. Figures per file, and for all together.
+window every named cause counts as a false cause. A false all clear is as bad as a wrong
+cause: an answer during a fault that says the part or the system is fine ("Conclusion:
+Nothing looks wrong right now", "Conclusion: PostgreSQL is up…") at medium confidence or
+above. Figures per file, and for all together, with the clarifying questions asked.
 """
 
 from __future__ import annotations
@@ -169,6 +172,9 @@ async def _one_question(fault: Fault, set_name: str, question: str, ask: Ask) ->
     return {**row, "set": set_name, "question": question, "answer_s": round(elapsed, 2)}
 
 
+#: How a report that found nothing to explain says so (a healthy part, the health sweep).
+_ALL_CLEAR = ("conclusion:", "вывод:")
+
 #: How a report introduces the cause it found (a healthy part's report says "Conclusion").
 _PRIMARY = (
     "primary cause",
@@ -201,6 +207,14 @@ def states_cause(text: str) -> bool:
     return not any(phrase in low for phrase in NO_CAUSE) and any(p in low for p in _PRIMARY)
 
 
+def says_all_clear(text: str) -> bool:
+    """Does the answer say the part or the system is fine: a report that found nothing to
+    explain ("Conclusion: …"), not a cause, a clarifying question or "not established"?"""
+    headline, primary = answer_lead(text)
+    lines = [line.strip().lower() for line in (headline, primary)]
+    return not states_cause(text) and any(line.startswith(_ALL_CLEAR) for line in lines)
+
+
 def score_answer(fault: Fault, answer: Answered) -> dict[str, Any]:
     """One answer against the fault that was running: right cause and component, a cause
     stated wrongly, a cause named in a nothing-wrong window, a "no model" reply."""
@@ -208,7 +222,8 @@ def score_answer(fault: Fault, answer: Answered) -> dict[str, Any]:
     cause_ok, component_ok = (
         score(fault, text, lead_of=answer_lead) if states_cause(text) else (False, False)
     )
-    stated = states_cause(text) and (answer.confidence or 0.0) >= STATED_CONFIDENCE
+    sure = (answer.confidence or 0.0) >= STATED_CONFIDENCE
+    stated = states_cause(text) and sure
     return {
         "fault": fault.name,
         "nothing_wrong": fault.nothing_wrong,
@@ -217,6 +232,7 @@ def score_answer(fault: Fault, answer: Answered) -> dict[str, Any]:
         "component_ok": component_ok,
         "wrong_cause": stated and not cause_ok,
         "false_cause": fault.nothing_wrong and states_cause(text),
+        "false_all_clear": not fault.nothing_wrong and sure and says_all_clear(text),
         "no_model_reply": any(p in text.lower() for p in _NO_MODEL_REPLY),
     }
 
@@ -245,6 +261,8 @@ def _figures(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "ac_at_1_component": share("component_ok"),
         "wrong_causes": sum(1 for r in rows if r["wrong_cause"] and not r["nothing_wrong"]),
         "false_causes": sum(1 for r in rows if r["false_cause"]),
+        "false_all_clear": sum(1 for r in rows if r.get("false_all_clear")),
+        "clarifying_questions": sum(1 for r in rows if r["strategy"] == "clarify"),
         "no_model_replies": sum(1 for r in rows if r["no_model_reply"]),
         "strategies": dict(Counter(r["strategy"] for r in rows)),
         "p50_answer_s": round(statistics.median(times), 2) if times else None,
@@ -260,13 +278,15 @@ def format_ask_report(figures: dict[str, Any]) -> str:
         lines.append(
             f"  {name:<12} asked {f['asked']}, AC@1 cause {f['ac_at_1_cause']}, "
             f"component {f['ac_at_1_component']}, wrong causes {f['wrong_causes']}, "
-            f"false causes {f['false_causes']}, 'no model' replies {f['no_model_replies']}, "
+            f"false causes {f['false_causes']}, false all clear {f['false_all_clear']}, "
+            f"clarifying {f['clarifying_questions']}, 'no model' replies {f['no_model_replies']}, "
             f"p50 {f['p50_answer_s']} s, strategies {f['strategies']}"
         )
     lines.append("  by fault:")
     for name, f in figures["by_fault"].items():
         lines.append(
             f"    {name:<16} cause {f['ac_at_1_cause']}, component {f['ac_at_1_component']}, "
-            f"wrong {f['wrong_causes']}, false {f['false_causes']}, {f['strategies']}"
+            f"wrong {f['wrong_causes']}, false {f['false_causes']}, "
+            f"false all clear {f['false_all_clear']}, {f['strategies']}"
         )
     return "\n".join(lines)

@@ -33,6 +33,7 @@ from reasoning_core.understanding.catalogue import NameSource
 from reasoning_core.understanding.dates import DateSpan
 from reasoning_core.understanding.lexicon import fold
 from reasoning_core.understanding.request import Request
+from reasoning_core.understanding.vocabulary import RESOURCES
 
 SHIPPED_PACKAGE = "runbooks"
 #: The folder of check sets beside the runbooks (shipped and in each RUNBOOKS_DIR).
@@ -162,8 +163,28 @@ class RunbookSet:
         matches = [m for r in self.runbooks.values() if (m := match_runbook(r, request))]
         named = {m.kind for m in request.mentions if m.labelled or m.known} | set(request.kinds)
         return sorted(
-            matches, key=lambda m: (not _takes_any(m.runbook, named), -m.score, m.runbook.id)
+            matches,
+            key=lambda m: (
+                not _takes_any(m.runbook, named),
+                _unaskable(m, request),
+                -m.score,
+                m.runbook.id,
+            ),
         )
+
+
+def _unaskable(match: RunbookMatch, request: Request) -> bool:
+    """A runbook missing a part of a kind the data lists no names of ("which service?" where
+    no series has a `service` label): it can neither take one nor offer any, so a runbook
+    that can run comes first."""
+    declared = match.runbook.triggers.entities
+    return bool(request.listed) and any(
+        p.name in match.missing
+        and p.source == "entity"
+        and p.entity_kind in declared
+        and p.entity_kind not in request.listed
+        for p in match.runbook.parameters
+    )
 
 
 def _said_or_named(request: Request) -> set[str]:
@@ -190,9 +211,19 @@ def match_runbook(
     read = request.read or fold(request.text)
     keywords = keyword_hits(read, [*triggers.keywords.en, *triggers.keywords.ru])
     metrics = [m for m in triggers.metrics if m in request.metrics]
-    kinds = [k for k in triggers.entities if any(m.kind == k for m in request.mentions)]
+    # a kind named, or said where the data has one of it ("a lock in pg": the PostgreSQL)
+    kinds = [
+        k
+        for k in triggers.entities
+        if any(m.kind == k for m in request.mentions)
+        or (k in request.kinds and request.implied(k))
+    ]
     score: float = (
-        len(keywords) + 2 * len(metrics) + 2 * len(kinds) + _unnamed(runbook, request, kinds)
+        len(keywords)
+        + 2 * len(metrics)
+        + 2 * len(kinds)
+        + _unnamed(runbook, request, kinds)
+        + 2 * _measures(runbook, request)
     )
     if (
         triggers.checkup
@@ -221,6 +252,16 @@ def match_runbook(
         missing=missing,
         dates=request.dates,
     )
+
+
+def _measures(runbook: Runbook, request: Request) -> bool:
+    """Does the runbook measure a resource the question names (one of its keywords is a word
+    for it: "what is eating RAM" -> the memory runbook, not the CPU runbook's "eating")?"""
+    said = [RESOURCES[r] for r in request.resources if r in RESOURCES]
+    own = [
+        k.strip().lower() for k in (*runbook.triggers.keywords.en, *runbook.triggers.keywords.ru)
+    ]
+    return any(p.fullmatch(k) for k in own for p in said)
 
 
 def _unnamed(runbook: Runbook, request: Request, named: Sequence[str]) -> int:

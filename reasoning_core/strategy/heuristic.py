@@ -89,10 +89,17 @@ def decide_heuristically(
     if not any(ch.isalnum() for ch in text):
         return _clarify(text, language, signals, recent_entities, confidence=0.5)
     if request.intent == "diagnose":
-        if signals.entities:
+        if signals.entities or _about_the_system(request):
             return _deep(text, language, signals)
         return _clarify(text, language, signals, recent_entities)
     return _quick(text, language, signals)
+
+
+def _about_the_system(request: Request) -> bool:
+    """An incident question that names no part, where the data's parts are known ("anything
+    on fire?", "prod is slow"): the system is its subject, every part of it, so there is no
+    "what should I look at?" to ask; the runbooks ask which one where several fit."""
+    return request.system and bool(request.sole)
 
 
 def clarifying_questions(
@@ -150,7 +157,7 @@ def _deep(text: str, language: Language, signals: Signals) -> StrategyDecision:
             signals.time_hint,
         )
     )
-    entities = ", ".join(signals.entities[:3])
+    entities = ", ".join(signals.entities[:3]) or gettext(language, "the whole system")
     reason = gettext(
         language,
         "A diagnostic question that names what to look at ({entities}): worth a deeper analysis.",

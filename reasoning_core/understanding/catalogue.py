@@ -5,7 +5,10 @@ Runbooks declare, per entity kind, a read-only query that lists the known names
 whose series carry the names in a label: ``group by (service) (http_requests_total)``).
 The catalogue runs those queries through the tools, keeps the result for ``ttl_sec``
 and refreshes it on the next use after that. A query that fails leaves the previous
-names in place (or none): linking then falls back to unchecked mentions.
+names in place (or none): linking then falls back to unchecked mentions. A name the
+query stops returning (its series went stale: a frozen exporter, a killed target) is
+remembered for ``remember_sec`` after it was last seen: a part that just went quiet is
+still a part, and its silence is what the analysis finds first.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from reasoning_core.tools.base import Tool, ToolRequest
 log = logging.getLogger(__name__)
 
 DEFAULT_TTL_SEC = 300.0
+#: How long a name is remembered after the data last listed it (three hours).
+DEFAULT_REMEMBER_SEC = 3 * 3600.0
 MAX_NAMES_PER_KIND = 100_000
 
 
@@ -108,11 +113,15 @@ class EntityCatalogue:
         sources: Callable[[], Iterable[NameSource]],
         tools: Mapping[str, Tool],
         ttl_sec: float = DEFAULT_TTL_SEC,
+        remember_sec: float = DEFAULT_REMEMBER_SEC,
         clock: Callable[[], float] = time.monotonic,
         moment: Callable[[], datetime] | None = None,
     ) -> None:
         """`moment`: when the names are read (a replayed recording's time); None: now."""
         self._moment = moment
+        self._remember = remember_sec
+        #: (kind, name as spelled) -> when it was last listed (on `clock`).
+        self._last_seen: dict[tuple[str, str], float] = {}
         self._sources = sources
         self._tools = tools
         self._ttl = ttl_sec
@@ -141,6 +150,7 @@ class EntityCatalogue:
                 continue
             kind_names = names.setdefault(source.kind, {})
             kind_parents = parents.setdefault(source.kind, {})
+            rows = [*rows, *self._recent(source.kind, previous, {v for v, _ in rows})]
             for value, parent in rows:
                 kind_names[value.lower()] = value
                 for alias in _aliases(value):
@@ -148,6 +158,22 @@ class EntityCatalogue:
                 if parent:
                     kind_parents[value] = parent
         return KnownNames(names=names, parents=parents)
+
+    def _recent(
+        self, kind: str, previous: KnownNames, listed: set[str]
+    ) -> list[tuple[str, str | None]]:
+        """Marks the names listed now as seen, and returns the earlier names of `kind` the
+        data no longer lists but listed within `remember_sec`."""
+        now = self._clock()
+        for value in listed:
+            self._last_seen[(kind, value)] = now
+        earlier = set(previous.names.get(kind, {}).values()) - listed
+        parents = previous.parents.get(kind, {})
+        return [
+            (value, parents.get(value))
+            for value in sorted(earlier)
+            if now - self._last_seen.get((kind, value), now) <= self._remember
+        ]
 
     async def _rows(self, source: NameSource) -> list[tuple[str, str | None]] | None:
         tool = self._tools.get(source.tool)

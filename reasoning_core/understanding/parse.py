@@ -40,6 +40,7 @@ from reasoning_core.understanding.vocabulary import (
     direction_in,
     metric_phrase_spans,
     metrics_in,
+    resources_in,
 )
 
 #: Longer questions are cut before parsing (a pasted log around a question).
@@ -243,6 +244,8 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
         new_topic=NEW_TOPIC.search(folded) is not None,
         refers_back=refers_back,
         sole=names.sole,
+        listed=names.kinds,
+        resources=resources_in(folded),
         system=intent == "diagnose" and _names_no_part(mentions),
     )
 

@@ -74,6 +74,12 @@ class Request(BaseModel):
     #: kind -> the only name the data has of that kind (one PostgreSQL, one host): what a
     #: question means when it names none ("у postgres кончились коннекты", "на хосте").
     sole: dict[str, str] = Field(default_factory=dict)
+    #: The kinds the data lists names of (a runbook whose part is of another kind cannot
+    #: be told which one: it has nothing to offer).
+    listed: list[str] = Field(default_factory=list)
+    #: The resources the question names (cpu, memory, disk, connections, lock, network):
+    #: the runbooks that measure them come first.
+    resources: list[str] = Field(default_factory=list)
     #: An incident question that names no part ("anything on fire?", "prod is slow", "the
     #: box is pegged"): its subject is the whole system, every part the data has.
     system: bool = False

@@ -22,6 +22,7 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (words(r"enospc", r"no space left(?: on (?:the )?device)?", r"errno 28", r"edquot",
            r"disk quota exceeded", r"could not extend file", r"write failed"),
      "no space left on disk, disk full"),
+    (words(r"df(?: -h)?", r"du(?: -sh)?"), "df (disk space)"),
     (words(r"emfile", r"enfile", r"too many open files", r"errno 24"),
      "too many open files"),
     (words(r"oom-?kill(?:ed|er|s)?", r"out of memory", r"killed process", r"enomem",
@@ -50,7 +51,8 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
 #: An alert name as Prometheus rules spell it: two capitalised words or more run together
 #: ("TargetDown", "HostOomKillDetected", "OOMKilled"), letters and digits only.
 _CAMEL = re.compile(
-    r"(?<![\w.\-/])(?=[A-Za-z0-9]*[a-z][A-Z])[A-Z][A-Za-z0-9]*[a-z0-9](?![\w.\-/])"
+    r"(?<![\w.\-/])(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z][A-Z][a-z]{2}))[A-Z][A-Za-z0-9]*[a-z0-9]"
+    r"(?![\w.\-/])"
 )
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 

@@ -151,6 +151,32 @@ KIND_WORDS: dict[str, re.Pattern[str]] = {
     "process_group": words(r"process(?:es)?", r"process groups?", r"процесс(?:а|ы|ов|е|ом)?"),
 }
 
+#: resource -> the words that name it ("what is eating RAM", "кончились коннекты"): a
+#: runbook whose keywords the question uses for its resource comes before the others.
+RESOURCES: dict[str, re.Pattern[str]] = {
+    "cpu": words(
+        r"cpu", r"процессор\w*", r"проц", r"цпу", r"load averages?", r"loadavg", r"pegged",
+        r"в полк\w*",
+    ),
+    "memory": words(
+        r"memory", r"ram", r"oom", r"oom-?kill\w*", r"памят\w*", r"озу", r"оом", r"leak\w*",
+        r"утечк\w*",
+    ),
+    "disk": words(
+        r"disks?", r"space", r"filesystem", r"inodes?", r"диск\w*", r"мест[оа]", r"файлов\w*",
+        r"инод\w*",
+    ),
+    "connections": words(
+        r"connections?", r"clients?", r"slots?", r"соединени\w*", r"подключени\w*",
+        r"коннект\w*", r"слот\w*", r"клиент\w*",
+    ),
+    "lock": words(
+        r"locks?", r"locked", r"deadlocks?", r"blocked", r"blocking", r"transactions?",
+        r"блокир\w*", r"транзакц\w*", r"дедлок\w*",
+    ),
+    "network": words(r"network", r"proxy", r"сет(?:ь|и|ью)", r"сетев\w*", r"прокси"),
+}
+
 #: A question pointing back at an earlier one: "again", "like yesterday", "как вчера".
 FOLLOW_UP = re.compile(
     r"(?<!\w)(?:again|once more|one more time|like yesterday|as yesterday|same as yesterday"
@@ -211,3 +237,8 @@ def direction_in(folded: str) -> Direction | None:
     if "drop" in found and "rise" in found:
         return "drop"
     return found[0] if found else None
+
+
+def resources_in(folded: str) -> list[str]:
+    """The resources the question names, in a fixed order."""
+    return [resource for resource, pattern in RESOURCES.items() if pattern.search(folded)]

@@ -15,7 +15,7 @@ QUESTIONS = Path(__file__).parents[2] / "lab" / "questions"
 
 
 def test_the_shipped_question_files_name_shipped_faults_in_both_languages() -> None:
-    for name in ("asked.yaml", "holdout.yaml"):
+    for name in ("asked.yaml", "holdout.yaml", "holdout2.yaml", "typed.yaml"):
         questions = load_questions(QUESTIONS / name).questions
         for fault, asked in questions.items():
             assert find_fault(fault).name == fault
@@ -83,3 +83,30 @@ def test_the_no_runbook_reply_is_no_no_model_reply() -> None:
         0.0,
     )
     assert not score_answer(find_fault("web-killed"), listing)["no_model_reply"]
+
+
+def test_an_all_clear_during_a_fault_is_counted_like_a_wrong_cause() -> None:
+    """Issue 56: "nothing is wrong" said with confidence while a fault runs is a false all
+    clear; unsure, or in the nothing-wrong window, it is not; a clarifying question is counted
+    apart."""
+    fault, quiet = find_fault("slow-db"), find_fault("nothing-wrong")
+    clear = Reply(
+        "web · p95 48 ms\nConclusion: PostgreSQL is up, with free connections (0.70)", "deep", 0.7
+    )
+    swept = Reply("Вывод: Nothing looks wrong right now: no alert firing (0.80)", "deep", 0.8)
+    unsure = Reply("Conclusion: Alerts are firing (HttpHighLatency) (0.30)", "deep", 0.3)
+    asked = Reply("I need a detail before I start (1 of 1):\nWhich host?", "clarify", None)
+    rows = [
+        {**score_answer(f, r), "set": "typed", "question": "q", "answer_s": 0.1}
+        for f, r in (
+            (fault, clear),
+            (fault, swept),
+            (fault, unsure),
+            (quiet, clear),
+            (fault, asked),
+        )
+    ]
+    assert [r["false_all_clear"] for r in rows] == [True, True, False, False, False]
+    figures = summarise_asked(rows, ["typed"])
+    assert figures["false_all_clear"] == 2 and figures["clarifying_questions"] == 1
+    assert figures["false_causes"] == 0 and figures["wrong_causes"] == 0

@@ -1,0 +1,146 @@
+"""Questions as on-call chats type them (issue 56): pasted error codes, log lines and alert
+names read as symptoms, letters held down and words typed one edit off, slang, health
+questions, and the system as the subject when a question names no part."""
+
+from __future__ import annotations
+
+import pytest
+
+from reasoning_core.runbooks import load_runbooks
+from reasoning_core.strategy.heuristic import decide_heuristically
+from reasoning_core.understanding import KnownNames, understand
+from reasoning_core.understanding.symptoms import gloss, split_alert_names
+from reasoning_core.understanding.typos import correct_typos
+
+#: The names a lab like whytree's own has: one host, one PostgreSQL, one HTTP job, several
+#: scrape jobs and process groups.
+LAB = KnownNames(
+    names={
+        "scrape_job": {n: n for n in ("web", "postgres", "node", "blackbox", "db-proxy")},
+        "job": {"web": "web"},
+        "route": {"/checkout": "/checkout", "checkout": "/checkout"},
+        "host": {"127.0.0.1:9100": "127.0.0.1:9100", "127.0.0.1": "127.0.0.1:9100"},
+        "pg_instance": {"127.0.0.1:9187": "127.0.0.1:9187"},
+        "process_group": {n: n for n in ("web", "postgres", "db-proxy", "load")},
+    }
+)
+RUNBOOKS = load_runbooks()
+
+
+def best(text: str) -> str:
+    return RUNBOOKS.match(understand(text, LAB))[0].runbook.id
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("why is evrything so sloooow on web", "why is everything so slow on web"),
+        ("web is dowwn", "web is down"),
+        ("postgress refuses connections", "postgres refuses connections"),
+        ("memmory keeps growing", "memory keeps growing"),
+        ("база тормазит", "база тормозит"),
+    ],
+)
+def test_held_letters_and_one_edit_typos_of_on_call_words_are_read_as_the_word(
+    typed: str, read: str
+) -> None:
+    assert correct_typos(typed) == read
+
+
+@pytest.mark.parametrize(
+    "text", ["the dashboards looks empty", "the clients lock the rows", "slot taken"]
+)
+def test_real_words_near_on_call_words_stay_as_typed(text: str) -> None:
+    assert correct_typos(text) == text
+
+
+def test_alert_names_are_split_into_their_words_unless_the_data_has_the_name() -> None:
+    assert split_alert_names("HostOomKillDetected firing") == "Host Oom Kill Detected firing"
+    assert split_alert_names("OOMKilled again") == "OOM Killed again"
+    assert split_alert_names("MyShop is slow", keep=lambda n: n == "MyShop") == "MyShop is slow"
+    assert split_alert_names("web is down, ok?") == "web is down, ok?"
+
+
+def test_pasted_codes_are_glossed_with_what_they_mean() -> None:
+    assert "no space left on disk" in gloss("enospc on write")
+    assert "too many connections" in gloss("fatal: sorry, too many clients already")
+    assert "oom killed" in gloss("pod was oomkilled")
+    assert "connection refused, down" in gloss("econnrefused 127.0.0.1:8080")
+
+
+@pytest.mark.parametrize(
+    ("text", "runbook"),
+    [
+        ("ENOSPC errors on the host, where?", "host_disk"),
+        ("df says 100% somewhere, what's full?", "host_disk"),
+        ("psql: error: FATAL: sorry, too many clients already", "postgres_trouble"),
+        ("PostgresqlTooManyConnections firing", "postgres_trouble"),
+        ("HostOutOfDiskSpace, what now", "host_disk"),
+        ("what is eating RAM on the host", "host_memory"),
+        ("сервер в полке, кто жрёт?", "host_cpu"),
+        ("checkouts time out, is something holding a lock in pg?", "postgres_trouble"),
+    ],
+)
+def test_a_symptom_in_any_form_fits_the_runbook_that_measures_it(text: str, runbook: str) -> None:
+    assert best(text) == runbook
+
+
+def test_an_error_code_is_never_a_name() -> None:
+    request = understand("ENOSPC errors on the host, where?", LAB)
+    assert not [m for m in request.mentions if m.kind != "name"], request.mentions
+    assert request.system
+
+
+def test_a_word_near_no_known_name_is_no_name_but_a_near_miss_is_asked_back() -> None:
+    request = understand("why is the zorblax slow?", LAB)
+    assert all(m.value != "zorblax" or m.kind == "name" for m in request.mentions)
+    webb = understand("why is webb down?", LAB)
+    unknown = webb.unknown()
+    assert unknown and "web" in unknown[0].suggestions
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "anything on fire?",
+        "all good with the shop right now?",
+        "is anything wrong?",
+        "как там прод?",
+        "есть сейчас проблемы в проде?",
+    ],
+)
+def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
+    text: str,
+) -> None:
+    request = understand(text, LAB)
+    assert request.intent == "diagnose" and request.checkup and request.system, request
+    decision = decide_heuristically(request)
+    assert decision.strategy == "deep" and not decision.questions
+    # every checkup runbook whose part the lab has one of fits: the sweep runs them all
+    fitting = {m.runbook.id for m in RUNBOOKS.match(request) if m.runbook.triggers.checkup}
+    assert {"host_cpu", "host_disk", "host_memory", "postgres_trouble"} <= fitting
+
+
+def test_a_question_naming_a_part_is_not_about_the_whole_system() -> None:
+    assert not understand("is postgres ok?", LAB).system
+    assert not understand("why is web slow?", LAB).system
+
+
+def test_without_the_datas_names_a_question_naming_nothing_is_still_asked_about() -> None:
+    request = understand("anything on fire?")
+    assert request.system and not request.sole
+    assert decide_heuristically(request).strategy == "clarify"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["??", "🔥🔥🔥", "x" * 4000, 'Traceback (most recent call last):\n  File "a.py", line 1'],
+)
+def test_bad_input_is_read_without_an_error_and_names_nothing_made_up(text: str) -> None:
+    request = understand(text, LAB)
+    assert all(
+        m.known is not True or m.value in LAB.names.get(m.kind, {}).values()
+        for m in request.mentions
+    )
+    decision = decide_heuristically(request)
+    assert decision.strategy in ("quick", "clarify", "deep")
