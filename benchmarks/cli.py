@@ -19,6 +19,7 @@ from bot.config import Settings
 from demo.services.prometheus import PrometheusUnavailableError
 from lab.cli import add_rules_options
 from lab.rules import RuleFileError
+from lab.system.peers import PeersUnavailableError
 from reasoning_core.errors import ConfigurationError
 
 #: The adversarial models `--adversary` may name (benchmarks/harness/adversaries.py).
@@ -151,6 +152,12 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
         help="off: the shipped runbook pack switched off, the change scan alone "
         "(RUNBOOKS_SHIPPED=false)",
     )
+    live.add_argument(
+        "--peers",
+        action="store_true",
+        help="also run RCAEval's BARO and N-Sigma on every fault window and score all three "
+        "by service: AC@1, AC@3, Avg@5 (`make peers` first; docs/benchmarks.md)",
+    )
     live.add_argument("--json", action="store_true")
     scale = bench.add_parser("scale", help="webhook throughput with 1, 2, 4 replicas")
     scale.add_argument("--replicas", default="1,2,4", help="replica counts, comma-separated")
@@ -168,7 +175,13 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     runner, fmt = BENCHES[args.bench]
     try:
         result = await runner(settings, args)
-    except (CasesFileError, PrometheusUnavailableError, ConfigurationError, RuleFileError) as e:
+    except (
+        CasesFileError,
+        PrometheusUnavailableError,
+        ConfigurationError,
+        RuleFileError,
+        PeersUnavailableError,
+    ) as e:
         print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
         return 2
     print(json.dumps(result) if args.json else fmt(result, args))

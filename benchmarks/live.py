@@ -61,9 +61,11 @@ async def run_live(
     rounds: int,
     runbooks: bool = True,
     rules: LabRules | None = None,
+    peers: Path | None = None,
 ) -> dict[str, Any]:
     """The live bench; `runbooks` False: the shipped pack off, the change scan alone;
-    `rules`: rule files the lab loads instead of its own (`--rules`, `--max-for`)."""
+    `rules`: rule files the lab loads instead of its own (`--rules`, `--max-for`);
+    `peers`: the peers' interpreter (`--peers`, lab/system/beside.py)."""
     # The lab's Prometheus port is chosen when the lab starts: the bot is given the port
     # the lab will use (reserved first, passed to the lab through its state).
     from lab import lab as lab_module  # noqa: PLC0415
@@ -75,7 +77,7 @@ async def run_live(
         return bot_for_lab(dsn, lab, prometheus_port, runbooks=runbooks)
 
     figures = await run_live_bench(
-        bot_factory=factory, faults_dir=faults_dir, rounds=rounds, rules=rules
+        bot_factory=factory, faults_dir=faults_dir, rounds=rounds, rules=rules, peers=peers
     )
     return {**figures, "runbooks": "on" if runbooks else "off"}
 

@@ -47,6 +47,7 @@ from bot.wiring.app import build_chat_model
 from lab.asking import format_ask_report, load_questions
 from lab.bench import format_live_report
 from lab.cli import rules_of
+from lab.system.peers import peers_python
 from reasoning_core.models import Usage
 
 Figures = dict[str, Any]
@@ -190,6 +191,7 @@ async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
 
 async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
     rules = rules_of(args)  # a bad rule file stops here, before anything starts
+    peers = peers_python() if args.peers else None  # so does a missing peers' environment
     async with scratch_server() as dsn:
         if args.ask:
             sets = [load_questions(path) for path in args.ask]
@@ -200,6 +202,7 @@ async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
             rounds=max(1, args.rounds),
             runbooks=args.runbooks == "on",
             rules=rules,
+            peers=peers,
         )
 
 

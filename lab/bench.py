@@ -194,10 +194,13 @@ async def run_live_bench(
     rounds: int,
     quick: bool = False,
     rules: LabRules | None = None,
+    peers: Path | None = None,
 ) -> dict[str, Any]:
     """`bot_factory(receiver_setup)` is an async context manager yielding
     (receiver_url, messages_since): the bot under test and its chat. `rules`: rule files
-    the lab loads instead of its own (`--rules`, `--max-for`; lab/rules.py)."""
+    the lab loads instead of its own (`--rules`, `--max-for`; lab/rules.py). `peers`: the
+    peers' interpreter: RCAEval's BARO and N-Sigma ranked on every fault window, all three
+    scored by service (`--peers`, lab/system/beside.py)."""
     faults = load_faults(faults_dir) if faults_dir else load_faults()
     settle = 5.0 if quick else _SETTLE_S
     results: list[dict[str, Any]] = []
@@ -217,9 +220,19 @@ async def run_live_bench(
                         )
                         results.append(row)
                         await settle_alerts(am, quiet, limit=0.0 if quick else _SETTLE_LIMIT_S)
+                if peers is not None:
+                    from lab.system.beside import rank_windows  # noqa: PLC0415
+                    from lab.system.parts import THREE_PART  # noqa: PLC0415
+
+                    prometheus = f"http://127.0.0.1:{ports['prometheus']}"
+                    await rank_windows(prometheus, THREE_PART, results, python=peers)
             finally:
                 await asyncio.to_thread(lab.down)
     figures = summarise(faults, rounds, results)
+    if peers is not None:
+        from lab.system.beside import add_peer_figures  # noqa: PLC0415
+
+        add_peer_figures(figures, results)
     return {**figures, "rules": rules.summary()} if rules is not None else figures
 
 
@@ -228,6 +241,7 @@ async def _one(
 ) -> dict[str, Any]:
     before = await firing_alerts(am)
     t0 = time.monotonic()
+    injected_at = time.time()
     await asyncio.to_thread(inject, lab, fault)
     alert_at: float | None = None
     new: set[str] = set()
@@ -249,6 +263,7 @@ async def _one(
                 await asyncio.sleep(1.0)
     finally:
         await asyncio.to_thread(clear, lab)
+    cleared_at = time.time()
     if fault.nothing_wrong:
         # Whatever whytree said during the window (and the settling after it) is counted.
         await asyncio.sleep(settle)
@@ -286,6 +301,11 @@ async def _one(
         "scan_candidate": first_candidate(text),
         "scan_component_first": bool(fault.component)
         and str(fault.component).lower() in (first_candidate(text) or "").lower(),
+        # for the peers beside whytree (`--peers`, lab/system/beside.py); never printed
+        "component": fault.component,
+        "report": text,
+        "injected_at": injected_at,
+        "cleared_at": cleared_at,
     }
 
 
@@ -391,6 +411,12 @@ def _rules_notes(rules: dict[str, Any] | None) -> list[str]:
     return lines
 
 
+def _peer_lines(figures: dict[str, Any]) -> list[str]:
+    from lab.system.beside import format_peers  # noqa: PLC0415 (it reads this module's lead)
+
+    return format_peers(figures)
+
+
 def format_live_report(figures: dict[str, Any]) -> str:
     lines = [
         f"Live lab: {figures['faults']} faults x {figures['rounds']} rounds, runbooks "
@@ -413,6 +439,7 @@ def format_live_report(figures: dict[str, Any]) -> str:
         f"p95 {figures['p95_alert_to_report_s']} s (target <= 60)",
         f"  fault -> alert:    p95 {figures['p95_fault_to_alert_s']} s",
         *(f"  {note}" for note in _rules_notes(figures.get("rules"))),
+        *_peer_lines(figures),
         "  by fault:",
     ]
     for name, f in figures["by_fault"].items():
