@@ -21,7 +21,21 @@ LAB_SYSTEM_PACKAGES  := prometheus-alertmanager prometheus-node-exporter \
 TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) $(LAB_SYSTEM_PACKAGES) chromium chromium-driver \
 	systemd-journal-remote
 
-.PHONY: run test test-fast lint typecheck check bench clean i18n
+.PHONY: run test test-fast lint typecheck check bench clean i18n peers
+
+# The field's baselines (`whytree bench live --peers`, lab/system/peers.py): RCAEval's BARO
+# and N-Sigma from PyPI in an environment of their own, with only what those two import
+# (lab/system/peers-requirements.txt, pinned), RCAEval itself without its "default" extra.
+PEERS_VENV    := .venv-peers
+PEERS_STAMP   := $(PEERS_VENV)/.installed
+PEERS_RCAEVAL := rcaeval==1.8.1
+$(PEERS_STAMP): lab/system/peers-requirements.txt
+	$(PYTHON) -m venv $(PEERS_VENV)
+	$(PEERS_VENV)/bin/pip install --quiet -r lab/system/peers-requirements.txt
+	$(PEERS_VENV)/bin/pip install --quiet --no-deps $(PEERS_RCAEVAL)
+	touch $(PEERS_STAMP)
+
+peers: $(PEERS_STAMP)
 
 # llama-cpp-python (a dev dependency: the tests' real model server) builds from source,
 # ~10 min on 2 cores. Built with PORTABLE CPU flags, never -march=native: the CPU here
@@ -69,7 +83,7 @@ run: $(RUN_STAMP)
 ## run in TEST_WORKERS processes (pytest-xdist): most of a test's time is waiting on a
 ## subprocess, a server or PostgreSQL, so three share two cores well.
 TEST_WORKERS ?= 3
-test: $(STAMP)
+test: $(STAMP) $(PEERS_STAMP)
 	@bash scripts/system-packages.sh $(TEST_SYSTEM_PACKAGES)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
@@ -78,7 +92,7 @@ test: $(STAMP)
 
 ## The fast part of the tests, for the edit-test loop: no chaos, replica, browser, live or
 ## other slow test (`-m "not slow"`). `make test` and CI still run everything.
-test-fast: $(STAMP)
+test-fast: $(STAMP) $(PEERS_STAMP)
 	$(BIN)/pytest -n $(TEST_WORKERS) -m "not slow"
 
 lint: $(STAMP)
@@ -100,4 +114,4 @@ i18n: $(STAMP)
 	$(BIN)/pybabel compile -d $(I18N_DIR) -D whytree --statistics
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(PEERS_VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
