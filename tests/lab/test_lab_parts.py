@@ -24,7 +24,7 @@ from lab.processes import group_alive, start
 
 SHIPPED = {
     "cpu-hog", "memory-leak", "disk-full", "web-killed", "pg-lock", "pg-connections",
-    "slow-db", "bad-release", "nothing-wrong",
+    "slow-db", "bad-release", "nothing-wrong", "pg-disk-throttled",
 }  # fmt: skip
 
 
@@ -160,6 +160,7 @@ def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
     seventh = load_faults(FAULTS_DIR / "holdout7")
     eighth = load_faults(FAULTS_DIR / "holdout8")
     ninth = load_faults(FAULTS_DIR / "holdout9")
+    tenth = load_faults(FAULTS_DIR / "holdout10")
     assert {f.name for f in second} == {"pg-frozen", "web-hung", "web-crash-loop", "db-path-flap"}
     assert {f.name for f in third} == {"web-exit-loop", "web-slow-loop"}
     assert {f.name for f in fourth} == {"pg-cpu-burn", "proxy-frozen", "pg-migration-lock"}
@@ -183,10 +184,21 @@ def test_the_holdout_folders_load_apart_from_the_shipped_faults() -> None:
         "proxy-fd-limit",
         "web-port-squatter",
     }
+    assert {f.name for f in tenth} == {
+        "pg-slow-writes",
+        "pg-sync-standby-any",
+        "pg-exporter-frozen",
+        "web-port-taken",
+        "pg-integer-overflow",
+        "web-request-storm",
+        "web-cpu-quota",
+        "pg-lock-queue",
+    }
     holdouts = [*first, *second, *third, *fourth, *fifth, *sixth, *seventh, *eighth, *ninth]
+    holdouts += tenth
     names = [f.name for f in [*load_faults(), *holdouts]]
     assert len(names) == len(set(names))  # no holdout repeats a shipped fault
-    for fault in [*second, *third, *fourth, *fifth, *sixth, *seventh, *eighth, *ninth]:
+    for fault in [*second, *third, *fourth, *fifth, *sixth, *seventh, *eighth, *ninth, *tenth]:
         assert fault.cause_terms and fault.component and fault.duration_s <= 900, fault.name
 
 
