@@ -124,6 +124,7 @@ ADDED_VALUES: dict[str, Any] = {
     "DRAIN_TIMEOUT_SEC": 20.0,  # issue 51: a stop finishes the work in flight
     "LLM_PLANNER": "json",  # issue 52: the agent planner is opt-in
     "ALERT_QUIET": "Watchdog,InfoInhibitor,severity=none,severity=info",  # issue 53
+    "LINK_DEPTH": 3,  # issue 54: "because" links followed below a confirmed cause
 }
 #: Where .env.example deliberately shows something other than the default.
 EXAMPLE_NOT_DEFAULT = {
