@@ -113,6 +113,7 @@ from reasoning_core.ports import (
     UserStatus,
     UserStore,
 )
+from reasoning_core.ports.alerts import AlertCondition
 from reasoning_core.ports.logs import LogLine, LogQuery, LogRead, LogSource
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import RunbookSet, load_runbooks
@@ -168,6 +169,7 @@ __all__ = [
     "AlertAction",
     "AlertActionStore",
     "AlertAnalysis",
+    "AlertCondition",
     "AlertStore",
     "Answer",
     "AnswerChart",

@@ -16,6 +16,7 @@ from typing import Literal
 from reasoning_core.answers.deep_jobs import Deliver
 from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.asking import AlertInvestigator, AnswerEnricher, Asker, Investigation
+from reasoning_core.asking.condition import ConditionReader
 from reasoning_core.changes.scanner import ChangeScanner
 from reasoning_core.events import AnswerEvent, Event
 from reasoning_core.logs.news import LogNewsReader
@@ -24,6 +25,7 @@ from reasoning_core.memory.long_term import LongTermMemory
 from reasoning_core.memory.turn import TurnLoader, TurnRecorder
 from reasoning_core.models import Answer, Language, Question, Tree, as_language
 from reasoning_core.ports import AnswerStream, ChatModel, DeepSlotLimiter, SessionStore
+from reasoning_core.ports.alerts import AlertCondition
 from reasoning_core.strategy.clarification import Clarifier
 from reasoning_core.strategy.selector import StrategySelector
 from reasoning_core.understanding.catalogue import EntityCatalogue
@@ -62,6 +64,8 @@ class Deps:
     changes: ChangeScanner | None = None
     #: What is new in the logs since it began (None: no log source configured).
     log_news: LogNewsReader | None = None
+    #: An alert's condition re-read for its report's symptom line (None: no Prometheus).
+    conditions: ConditionReader | None = None
 
 
 class ReasoningService:
@@ -84,7 +88,7 @@ class ReasoningService:
             enricher=enricher,
         )
         self._alerts = AlertInvestigator(
-            deep=deps.deep, enricher=enricher, catalogue=deps.catalogue
+            deep=deps.deep, enricher=enricher, catalogue=deps.catalogue, conditions=deps.conditions
         )
 
     async def new_session(self, *, user_id: int, chat_id: int) -> int:
@@ -139,17 +143,20 @@ class ReasoningService:
         language: Language,
         runbook: str | None = None,
         onset: datetime | None = None,
+        condition: AlertCondition | None = None,
     ) -> AsyncIterator[Event]:
         """A deep analysis whose goal and parameters are already known (an alert mapped to a
         runbook): no strategy decision, no clarification, no session; the same events and
         the same `Answer` as `ask`. Without a deep path, the quick path's answer. `onset`
-        (the alert's start) is when the logs' news begins."""
+        (the alert's start) is when the logs' news begins; `condition` (the rule's
+        expression and the alert's labels), re-read, is the report's symptom line."""
         investigation = Investigation(
             question=question,
             parameters=parameters,
             language=language,
             runbook=runbook,
             onset=onset,
+            condition=condition,
         )
         return self._alerts.investigate(investigation)
 

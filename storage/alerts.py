@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 _COLUMNS = (
     "id, dedup_key, alertname, runbook, parameters, question, language, chats, status,"
     " attempts, answer, report_html, matchers, messages, resolved_at, resolved_posted,"
-    " again_chat, round, created_at, updated_at,"
+    " again_chat, round, condition, created_at, updated_at,"
     " (SELECT min(f.starts_at) FROM alert_fingerprints f"
     "  WHERE f.analysis_id = alert_analyses.id) AS started_at"
 )
@@ -58,8 +58,8 @@ _SUPERSEDE = """
 
 _OPEN = """
     INSERT INTO alert_analyses (dedup_key, alertname, runbook, parameters, question,
-                                language, chats, report_html, matchers)
-    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+                                language, chats, report_html, matchers, condition)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
     ON CONFLICT (dedup_key) WHERE resolved_at IS NULL DO UPDATE
         SET chats = ARRAY(SELECT DISTINCT c FROM unnest(alert_analyses.chats || EXCLUDED.chats) c),
             updated_at = now()
@@ -140,6 +140,7 @@ class PgAlertStore:
                 analysis.chats,
                 analysis.report_html,
                 analysis.matchers,
+                analysis.condition.model_dump() if analysis.condition else None,
             )
             assert row is not None
             await conn.execute(_LINK, fingerprint, row["id"], starts_at)

@@ -42,6 +42,9 @@ class Reads:
     #: The labels the expression's result keeps (an aggregation's ``by``), None when its
     #: series' own labels pass through (whatever labels they carry).
     kept: frozenset[str] | None = None
+    #: Its vector selectors as the parser renders them (label values escaped), each once:
+    #: what a look-up of the alert's own series reads (bot/alerts/lookup.py).
+    selectors: tuple[str, ...] = ()
 
 
 _OPS = (
@@ -83,10 +86,12 @@ def parse_expression(text: str) -> Reads:
         raise ExpressionError(str(e) or "not PromQL") from e
     metrics: set[str] = set()
     matchers: list[Matcher] = []
+    selectors: dict[str, None] = {}
 
     def visit(node: promql_parser.Expr) -> None:
         if not isinstance(node, promql_parser.VectorSelector):
             return
+        selectors[node.prettify()] = None
         for m in node.matchers.matchers:
             if m.name == "__name__" and m.op == promql_parser.MatchOp.Equal:
                 metrics.add(m.value)
@@ -101,6 +106,7 @@ def parse_expression(text: str) -> Reads:
         metrics=frozenset(metrics),
         matchers=tuple(matchers),
         kept=_kept(tree),
+        selectors=tuple(selectors),
     )
 
 

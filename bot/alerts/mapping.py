@@ -13,6 +13,7 @@ runbook's queries bind (``$1``), never splice.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import string
 from collections.abc import Collection, Mapping
@@ -168,8 +169,14 @@ class Refusal:
     reason: Literal["no_entry", "no_expression", "unparsable", "unread"] = "no_entry"
     expression: str | None = None
 
-    def key(self, fingerprint: str) -> str:
-        """The analysis key of the refused alert: one analysis per alert and kind."""
+    def key(self, fingerprint: str, *, group: str = "") -> str:
+        """The analysis key of the refused alert. An alert no runbook fits: one analysis
+        (one change scan, one note) per Alertmanager group (`group`, its ``groupKey``) and
+        alert name, so a storm of them costs one scan per group, not one per alert; without
+        a group key, and for a refused label value, one per alert."""
+        if self.kind == "unmapped" and group:
+            digest = hashlib.sha256(f"{group}\0{self.alertname}".encode()).hexdigest()[:32]
+            return f"{self.kind}:group:{digest}"
         return f"{self.kind}:{fingerprint}"
 
 

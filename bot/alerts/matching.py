@@ -44,6 +44,11 @@ PARAMETER_LABELS: Mapping[str, tuple[str, ...]] = {
 _PATTERNS: Mapping[str, str] = {"target": r"[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}"}
 
 
+def parameter_pattern(parameter: str) -> str:
+    """The pattern a label value must match to become the parameter."""
+    return _PATTERNS.get(parameter, DEFAULT_PATTERN)
+
+
 @dataclass(frozen=True, slots=True)
 class RunbookReads:
     """A runbook as matching sees it: the metrics it reads, the parameters an alert fills."""
@@ -128,6 +133,10 @@ class AlertRouter:
     def mapping(self) -> AlertMapping:
         return self._mapping
 
+    def quiet(self, labels: Mapping[str, str]) -> bool:
+        """A meta-alert (ALERT_QUIET): never investigated nor posted."""
+        return self._quiet.quiet(labels)
+
     def needs_expression(self, labels: Mapping[str, str]) -> bool:
         """Whether the rule's expression decides (not a meta-alert, no mapping entry)."""
         return not self._quiet.quiet(labels) and self._mapping.rule_for(labels) is None
@@ -172,7 +181,7 @@ class AlertRouter:
                 missing.append(param)
                 continue
             value = labels[label]
-            if not re.fullmatch(_PATTERNS.get(param, DEFAULT_PATTERN), value):
+            if not re.fullmatch(parameter_pattern(param), value):
                 return Refusal(kind="bad_label", alertname=name, label=label)
             params[param] = value
             sources[param] = label

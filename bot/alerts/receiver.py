@@ -27,7 +27,14 @@ from collections.abc import Callable
 from aiohttp import web
 
 from bot.alerts.auth import WebhookCredentials
-from bot.alerts.expression import ExpressionError, Reads, from_generator_url, parse_expression
+from bot.alerts.expression import (
+    MAX_EXPRESSION,
+    ExpressionError,
+    Reads,
+    from_generator_url,
+    parse_expression,
+)
+from bot.alerts.lookup import SeriesLookup
 from bot.alerts.mapping import AlertMapping, Investigation, Refusal
 from bot.alerts.matching import AlertRouter, RunbookIndex
 from bot.alerts.payload import Alert, Notification, PayloadError, parse_notification
@@ -35,7 +42,7 @@ from bot.alerts.posting import AlertPosting
 from bot.alerts.routes import ChatRoutes
 from bot.alerts.rules import PrometheusRules
 from bot.alerts.words import header_html, note_html
-from reasoning_core import AlertStore, NewAlertAnalysis, StoreError
+from reasoning_core import AlertCondition, AlertStore, NewAlertAnalysis, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +63,7 @@ class AlertReceiver:
         max_bytes: int = 1 << 20,
         queue_max: int = 1000,
         rules: PrometheusRules | None = None,
+        lookup: SeriesLookup | None = None,
     ) -> None:
         self._store = store
         self._router = (
@@ -65,6 +73,7 @@ class AlertReceiver:
         )
         self._mapping = self._router.mapping
         self._rules = rules
+        self._lookup = lookup
         self._routes = routes
         self._credentials = credentials
         self._poster = poster
@@ -145,21 +154,20 @@ class AlertReceiver:
         self, alert: Alert, notification: Notification
     ) -> NewAlertAnalysis | None:
         language = self._mapping.language
-        expression: str | None = None
-        reads: Reads | None = None
-        if self._router.needs_expression(alert.labels):
-            expression, reads = await self._expression(alert)
-        found = self._router.resolve(alert.labels, reads, expression=expression)
-        if isinstance(found, Refusal) and found.kind == "meta":
+        if self._router.quiet(alert.labels):
             return None
+        # the rule's expression: the runbook when no mapping entry names one, and the
+        # condition the report re-reads as its symptom either way
+        expression, reads = await self._expression(alert)
+        found = self._router.resolve(alert.labels, reads, expression=expression)
         chats = self._routes.chats_for([alert.labels, notification.common_labels])
         if not chats:
             log.warning("alert %s has no chat to go to (ALERT_CHATS)", alert.name)
             return None
         header = header_html(alert.name, alert.labels, language)
         if isinstance(found, Investigation):
-            for parameter in found.missing:
-                header += "\n" + note_html("missing", language, parameter=parameter)
+            found, notes = await self._filled(found, reads, alert)
+            header += "".join(f"\n{note}" for note in notes(language))
             return NewAlertAnalysis(
                 dedup_key=found.key,
                 alertname=alert.name,
@@ -170,11 +178,12 @@ class AlertReceiver:
                 chats=chats,
                 report_html=header,
                 matchers=found.labels,
+                condition=_condition(alert, expression if reads is not None else None),
             )
         if self._mapping.unmapped == "ignore":
             return None
         return NewAlertAnalysis(
-            dedup_key=found.key(alert.fingerprint),
+            dedup_key=found.key(alert.fingerprint, group=notification.group_key),
             alertname=alert.name,
             question=_refusal_note(found, language),
             language=language,
@@ -182,6 +191,33 @@ class AlertReceiver:
             report_html=header,
             matchers=dict(alert.labels),
         )
+
+    async def _filled(
+        self, found: Investigation, reads: Reads | None, alert: Alert
+    ) -> tuple[Investigation, Callable[[str], list[str]]]:
+        """The parameters the alert lacks, looked up in its own series (one bounded query);
+        the header's lines on each: taken from the series, several there, or left out."""
+        filled = None
+        if found.missing and reads is not None and self._lookup is not None:
+            filled = await self._lookup.fill(found, reads, alert.labels, at=alert.starts_at)
+        investigation = filled.investigation if filled is not None else found
+
+        def notes(language: str) -> list[str]:
+            lines = []
+            for parameter, (label, value) in (filled.taken if filled else {}).items():
+                lines.append(
+                    note_html("looked_up", language, parameter=parameter, label=label, value=value)
+                )
+            several = filled.several if filled else {}
+            for parameter in investigation.missing:
+                if parameter in several:
+                    shown = ", ".join(several[parameter][:5])
+                    lines.append(note_html("several", language, parameter=parameter, values=shown))
+                else:
+                    lines.append(note_html("missing", language, parameter=parameter))
+            return lines
+
+        return investigation, notes
 
     async def _resolve(self, alert: Alert) -> int:
         ended = alert.ended or alert.starts_at
@@ -193,6 +229,13 @@ class AlertReceiver:
         if await self._store.take_resolved_edit(analysis.id):
             await self._poster.mark_resolved(analysis, ended)
         return 1
+
+
+def _condition(alert: Alert, expression: str | None) -> AlertCondition | None:
+    """What fired, for the report to re-read (an expression that parses, and fits)."""
+    if expression is None or len(expression) > MAX_EXPRESSION:
+        return None
+    return AlertCondition(alertname=alert.name, expression=expression, labels=alert.labels)
 
 
 def _refusal_note(refusal: Refusal, language: str) -> str:

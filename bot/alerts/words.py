@@ -44,6 +44,16 @@ def words(language: str) -> dict[str, str]:
             language,
             "The alert carries no label for parameter {parameter} of the runbook: left out.",
         ),
+        "looked_up": gettext(
+            language,
+            "The alert carries no label for parameter {parameter} of the runbook: "
+            "{label}={value} from the alert's own series.",
+        ),
+        "several": gettext(
+            language,
+            "The alert carries no label for parameter {parameter} of the runbook, and its "
+            "series name several ({values}): left out.",
+        ),
         "failed": gettext(language, "The investigation of this alert failed; see the bot's log."),
         "resolved": gettext(language, "✅ Resolved at {time}"),
     }

@@ -169,6 +169,7 @@ class AlertWorker:
             language=analysis.language,
             runbook=analysis.runbook,
             onset=analysis.started_at,
+            condition=analysis.condition,
         )
         async for event in events:
             if isinstance(event, AnswerEvent):

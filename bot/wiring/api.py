@@ -30,6 +30,9 @@ from bot.alerts import (
     load_mapping,
 )
 from bot.alerts.alertmanager import AlertmanagerClient
+from bot.alerts.lookup import MAX_SERIES as LOOKUP_SERIES
+from bot.alerts.lookup import TIMEOUT_SEC as LOOKUP_TIMEOUT_SEC
+from bot.alerts.lookup import SeriesLookup
 from bot.alerts.permissions import ActionPermissions
 from bot.config import ApiSettings, Settings
 from bot.delivery.drain import Drain
@@ -39,6 +42,7 @@ from bot.operations.ops import Ops
 from bot.telegram.alerts.actions import AlertActions
 from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
+from reasoning_core.tools.prometheus import PrometheusTool
 from storage.alert_actions import PgAlertActionStore
 from storage.alerts import PgAlertStore
 from storage.api_keys import PgApiJobStore, PgApiKeyStore
@@ -184,7 +188,14 @@ def _receiver(
         max_bytes=api.alert_max_bytes,
         queue_max=api.alert_queue_max,
         rules=PrometheusRules(str(prometheus)) if prometheus is not None else None,
+        lookup=_series_lookup(str(prometheus)) if prometheus is not None else None,
     )
+
+
+def _series_lookup(prometheus: str) -> SeriesLookup:
+    """A missing parameter looked up in the alert's series: one query, bounded."""
+    tool = PrometheusTool(prometheus, timeout_sec=LOOKUP_TIMEOUT_SEC, max_series=LOOKUP_SERIES)
+    return SeriesLookup(tool)
 
 
 def _gate(runtime: EdgeParts, keys: ApiKeyStore) -> ApiGate:

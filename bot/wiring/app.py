@@ -38,6 +38,9 @@ from bot.wiring.deep import log_news_reader, open_deep, open_tools
 from bot.wiring.demo_prometheus import with_demo_prometheus
 from bot.wiring.instrumented import InstrumentedChatModel, MeteredReasoningService
 from reasoning_core.answers.deep_path import DeepPath
+from reasoning_core.asking.condition import MAX_SERIES as CONDITION_SERIES
+from reasoning_core.asking.condition import POINTS as CONDITION_POINTS
+from reasoning_core.asking.condition import ConditionReader
 from reasoning_core.changes.scan import POINTS, ScanLimits
 from reasoning_core.changes.scanner import ChangeScanner
 from reasoning_core.errors import StoreError
@@ -98,6 +101,20 @@ def _change_scanner(
     if data_clock is None:
         return ChangeScanner(tool, limits)
     return ChangeScanner(tool, limits, clock=data_clock)
+
+
+def _condition_reader(
+    tools: ToolsSettings, data_clock: Callable[[], datetime] | None
+) -> ConditionReader | None:
+    """An alert's condition re-read over PROMETHEUS_URL (None: no Prometheus)."""
+    if not tools.prometheus_url:
+        return None
+    tool = PrometheusTool(
+        tools.prometheus_url,
+        max_series=CONDITION_SERIES,
+        max_samples=CONDITION_SERIES * CONDITION_POINTS,
+    )
+    return ConditionReader(tool, clock=data_clock)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -219,6 +236,7 @@ async def _open_runtime(
                     catalogue=catalogue,
                     changes=changes,
                     log_news=log_news_reader(settings.tools, data_clock),
+                    conditions=_condition_reader(settings.tools, data_clock),
                 )
                 await runtime.service.purge_memory(ttl_days=settings.memory.ttl_days)
                 yield runtime
@@ -289,6 +307,7 @@ def _wire(
     catalogue: EntityCatalogue,
     changes: ChangeScanner | None = None,
     log_news: LogNewsReader | None = None,
+    conditions: ConditionReader | None = None,
 ) -> Runtime:
     memories, projects = PgMemoryStore(pool), PgProjectStore(pool)
     sessions, exchanges = PgSessionStore(pool), PgExchangeStore(pool)
@@ -318,6 +337,7 @@ def _wire(
         catalogue=catalogue,
         changes=changes,
         log_news=log_news,
+        conditions=conditions,
     )
     pictures = TreePictures(timeout=settings.observability.tree_picture_timeout_sec)
     charts = ReportCharts(

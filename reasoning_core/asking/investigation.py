@@ -14,14 +14,16 @@ from datetime import datetime
 
 from reasoning_core.answers.deep_path import DeepPath
 from reasoning_core.answers.fixed import no_llm_answer
+from reasoning_core.asking.condition import ConditionReader, with_condition
 from reasoning_core.asking.enrichment import AnswerEnricher
 from reasoning_core.asking.names import known_names, linked_names
 from reasoning_core.asking.outcome import deep_outcome, finished
 from reasoning_core.changes.neighbourhood import labelled_subject, subject_of
-from reasoning_core.events import Event, ReasoningStartedEvent
+from reasoning_core.events import AnswerEvent, Event, ReasoningStartedEvent
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.llm.pseudonyms import begin_question
 from reasoning_core.models import Answer, Language, Question, StrategyDecision, Usage
+from reasoning_core.ports.alerts import AlertCondition
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from reasoning_core.understanding.parse import understand
@@ -38,6 +40,8 @@ class Investigation:
     :param language: the language of the report
     :param runbook: the runbook the alert mapping chose (None: matched by the question)
     :param onset: the alert's start, where the logs' news begins (None: the last minutes)
+    :param condition: the rule's expression and the alert's labels: re-read when the
+        report is written, its symptom line in the alert's own terms (asking/condition.py)
     """
 
     question: Question
@@ -45,6 +49,7 @@ class Investigation:
     language: Language
     runbook: str | None = None
     onset: datetime | None = None
+    condition: AlertCondition | None = None
 
 
 class AlertInvestigator:
@@ -53,6 +58,7 @@ class AlertInvestigator:
     :param deep: the deep path (None: an investigation answers that no model is configured)
     :param enricher: adds what changed and what the logs say to the report
     :param catalogue: the data's names, which the question is linked against
+    :param conditions: re-reads an alert's condition (None: no Prometheus)
     """
 
     def __init__(
@@ -61,10 +67,12 @@ class AlertInvestigator:
         deep: DeepPath | None,
         enricher: AnswerEnricher,
         catalogue: EntityCatalogue | None,
+        conditions: ConditionReader | None = None,
     ) -> None:
         self._deep = deep
         self._enricher = enricher
         self._catalogue = catalogue
+        self._conditions = conditions
 
     async def investigate(self, investigation: Investigation) -> AsyncIterator[Event]:
         """The events of the analysis; the last is the `answer`."""
@@ -105,7 +113,24 @@ class AlertInvestigator:
             assumptions=[],
         )
         async for event in steps:
-            yield event
+            yield (
+                await self._with_condition(event, investigation)
+                if isinstance(event, AnswerEvent)
+                else event
+            )
+
+    async def _with_condition(
+        self, event: AnswerEvent, investigation: Investigation
+    ) -> AnswerEvent:
+        """The report's symptom line in the alert's own terms: its condition re-read now
+        and since the alert began (holding, or resolved)."""
+        condition = investigation.condition
+        if condition is None or self._conditions is None or event.answer.synthesis is None:
+            return event
+        reading = await self._conditions.read(condition, onset=investigation.onset)
+        if reading is None:
+            return event
+        return event.model_copy(update={"answer": with_condition(event.answer, reading)})
 
     async def scan_around(
         self, labels: Mapping[str, str], *, onset: datetime | None, language: Language

@@ -23,6 +23,15 @@ class PostedMessage(BaseModel):
     message_id: int
 
 
+class AlertCondition(BaseModel):
+    """What fired: the rule's expression and the alert's labels (which of its result series
+    is this alert's), re-read as the analysis's symptom (asking/condition.py)."""
+
+    alertname: str = Field(default="", max_length=200)
+    expression: str = Field(min_length=1, max_length=16_384)
+    labels: dict[str, str] = Field(default_factory=dict)
+
+
 class NewAlertAnalysis(BaseModel):
     """An analysis as the receiver asks for it."""
 
@@ -41,6 +50,8 @@ class NewAlertAnalysis(BaseModel):
     #: The labels that identify the group (alertname + the mapping's keys): a silence's
     #: equality matchers, never wider than this analysis.
     matchers: dict[str, str] = Field(default_factory=dict)
+    #: The rule's expression that fired and the alert's labels (None: no expression known).
+    condition: AlertCondition | None = None
 
 
 class AlertAnalysis(NewAlertAnalysis):

@@ -33,6 +33,12 @@ _WORDS: dict[str, str] = {
     "no_down": N_("no drop found: {label} {change} over {hours} vs the {days} days before"),
     "no_up": N_("no rise found: {label} {recent} over {hours} (usual {usual})"),
     "hours": N_("{n} h"),
+    "alert_holds": N_("{alert}: {condition}{where}: {value} now, since {since}"),
+    "alert_holds_since": N_("{alert}: {condition}{where}: holds since {since}"),
+    "alert_resolved": N_("{alert}: {condition}{where}: resolved (it held {since} – {until}){now}"),
+    "alert_resolved_unseen": N_("{alert}: {condition}{where}: resolved (it does not hold now)"),
+    "alert_where": N_(" on {labels}"),
+    "alert_now": N_("; {value} now"),
 }
 
 
@@ -55,7 +61,43 @@ def with_symptom(tree: Tree, synthesis: Synthesis) -> Synthesis:
 
 
 def symptom_line(symptom: dict[str, Any], language: str) -> str | None:
-    """ "Cell 10291 · traffic index −62% since 24 Oct 14:00 (44 h) vs the 21 days before"."""
+    """ "Cell 10291 · traffic index −62% since 24 Oct 14:00 (44 h) vs the 21 days before";
+    for an alert's analysis its own condition first, re-read ("HostOutOfDiskSpace: …
+    < 0.1 on mountpoint=/var: 0.062 now, since 2 Dec 14:02"), then what the gate measured."""
+    alert = symptom.get("alert")
+    gate = _gate_line(symptom, language)
+    if not isinstance(alert, dict):
+        return gate
+    return "\n".join(line for line in (alert_line(alert, language), gate) if line) or None
+
+
+def alert_line(alert: dict[str, Any], language: str) -> str | None:
+    """The alert's condition as it was re-read (planners/runbook/condition.py): holding now
+    with its value and since when, or resolved."""
+    if not alert.get("condition"):
+        return None
+    labels = alert.get("labels") or {}
+    where = ", ".join(f"{k}={v}" for k, v in labels.items()) if isinstance(labels, dict) else ""
+    value = alert.get("value")
+    values = {
+        "alert": str(alert.get("alert") or ""),
+        "condition": str(alert["condition"]),
+        "where": _word("alert_where", language).format(labels=where) if where else "",
+        "value": _number(value, False),
+        "since": _when(alert.get("since"), language),
+        "until": _when(alert.get("until"), language),
+        "now": _word("alert_now", language).format(value=_number(value, False))
+        if isinstance(value, int | float)
+        else "",
+    }
+    if alert.get("holds"):
+        key = "alert_holds" if isinstance(value, int | float) else "alert_holds_since"
+    else:
+        key = "alert_resolved" if alert.get("until") else "alert_resolved_unseen"
+    return _word(key, language).format(**values)
+
+
+def _gate_line(symptom: dict[str, Any], language: str) -> str | None:
     subject = str(symptom.get("subject") or "")
     if symptom.get("kind") == "cell":
         subject = _word("cell", language).format(id=subject)

@@ -12,6 +12,7 @@ import pytest
 
 from reasoning_core.models import Answer
 from reasoning_core.ports import NewAlertAnalysis, PostedMessage
+from reasoning_core.ports.alerts import AlertCondition
 from storage.alerts import PgAlertStore
 from storage.api_keys import PgApiJobStore, PgApiKeyStore
 
@@ -42,6 +43,24 @@ async def test_a_burst_of_alerts_for_one_cell_starts_one_analysis(alerts: PgAler
     assert len({analysis_id for _, analysis_id in fired}) == 1
     counts = await alerts.counts()
     assert counts == {"queued": 1, "fingerprints": 10}
+
+
+async def test_what_fired_is_kept_with_the_analysis_for_its_report(
+    alerts: PgAlertStore,
+) -> None:
+    condition = AlertCondition(
+        alertname="HostOutOfDiskSpace",
+        expression='node_filesystem_avail_bytes{mountpoint="/"} / node_filesystem_size_bytes < .1',
+        labels={"alertname": "HostOutOfDiskSpace", "mountpoint": '/x"} or vector(1)'},
+    )
+    await alerts.record_firing(
+        "fp", starts_at=ENDED, analysis=analysis("1").model_copy(update={"condition": condition})
+    )
+    claimed = await alerts.claim(stale_after_sec=30)
+    assert claimed is not None and claimed.condition == condition
+    await alerts.record_firing("other", starts_at=None, analysis=analysis("2"))
+    second = await alerts.claim(stale_after_sec=30)
+    assert second is not None and second.condition is None
 
 
 async def test_the_last_resolved_alert_resolves_the_analysis_and_a_new_firing_starts_again(
