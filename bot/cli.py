@@ -14,6 +14,7 @@ from typing import Any
 from bot.alerts import AlertRouter, QuietAlerts, RunbookIndex, load_mapping
 from bot.alerts.check import check_files, render_line, summary
 from bot.alerts.check import render_json as render_check_json
+from bot.alerts.check import render_table as render_check_table
 from bot.config import Settings, load_settings
 from bot.delivery.drain import stopped_by_signals
 from bot.doctor import exit_code, render_json, render_table, run_doctor
@@ -93,6 +94,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     check.add_argument("files", nargs="+", type=Path, metavar="FILE")
     check.add_argument("--json", action="store_true", help="print one JSON list, one per rule")
+    check.add_argument(
+        "--table",
+        action="store_true",
+        help="print the coverage table (Markdown, one row per file) instead of the lines",
+    )
     demo = sub.add_parser(
         "demo", help="load the telecom demo dataset and the services demo; show questions"
     )
@@ -237,6 +243,8 @@ async def _alerts(settings: Settings, args: argparse.Namespace) -> int:
         print(f"{problem.file}: {problem.reason}", file=sys.stderr)
     if args.json:
         print(render_check_json(checks))
+    elif args.table:
+        print(render_check_table(checks))
     else:
         for check in checks:
             print(render_line(check))

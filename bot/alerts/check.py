@@ -147,7 +147,11 @@ def check_rule(router: AlertRouter, rule: dict[str, Any], file: str) -> RuleChec
         by = "expression" if found.expression is not None else "name"
         reason = f"by {by}"
         if found.missing:
-            reason += "; no label for " + ", ".join(found.missing) + " (left out)"
+            reason += (
+                "; no label for "
+                + ", ".join(found.missing)
+                + " (looked up in its series when it fires, else left out)"
+            )
         return RuleCheck(
             alert=alert,
             file=file,
@@ -212,3 +216,34 @@ def summary(checks: Sequence[RuleCheck]) -> str:
 def render_json(checks: Sequence[RuleCheck]) -> str:
     keys = ("alert", "file", "runbooks", "parameters", "posted", "reason")
     return json.dumps([{k: asdict(c)[k] for k in keys} for c in checks], indent=2)
+
+
+_TABLE_HEAD = (
+    "| file | rules | mapped | by name | by expression | a parameter left out "
+    "| meta (not posted) | no runbook reads it | does not parse |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def render_table(checks: Sequence[RuleCheck]) -> str:
+    """The coverage table (Markdown) docs/alerts.md shows: one row per file, then all."""
+    files = list(dict.fromkeys(c.file for c in checks))
+    rows = [_row(Path(f).name, [c for c in checks if c.file == f]) for f in files]
+    return "\n".join([_TABLE_HEAD, *rows, _row("**all**", list(checks), bold=True)])
+
+
+def _row(name: str, checks: Sequence[RuleCheck], *, bold: bool = False) -> str:
+    mapped = [c for c in checks if c.runbooks]
+    kinds = Counter(c.kind for c in checks if not c.runbooks)
+    figures = [
+        len(checks),
+        len(mapped),
+        sum(1 for c in mapped if c.by == "name"),
+        sum(1 for c in mapped if c.by == "expression"),
+        sum(1 for c in mapped if "left out" in c.reason),
+        kinds["meta"],
+        kinds["unread"],
+        kinds["unparsable"],
+    ]
+    cells = [f"**{n}**" if bold else str(n) for n in figures]
+    return f"| {name} | " + " | ".join(cells) + " |"
