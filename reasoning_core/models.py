@@ -167,6 +167,11 @@ class Synthesis(BaseModel):
     #: How the new log lines bear on the primary cause (reasoning_core/logs/bearing.py):
     #: the lines of the part it blames that agree, or the new errors elsewhere, quoted.
     log_bearing: list[str] = Field(default_factory=list)
+    #: The "because" chain the primary cause was followed down (tree/chain.py), effect
+    #: first; the primary is its deepest confirmed link. Empty: no link was grown.
+    chain: list[str] = Field(default_factory=list)
+    #: The chain ends at a link that could not be checked: the cause is still open.
+    chain_open: bool = False
 
 
 class Tree(BaseModel):

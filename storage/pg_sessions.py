@@ -33,6 +33,7 @@ SELECT w.pid AS waiting_pid,
        b.pid AS blocking_pid,
        b.state AS blocking_state,
        b.application_name AS blocking_application,
+       host(b.client_addr) AS blocking_client,
        extract(epoch FROM clock_timestamp() - b.xact_start)::float8 AS blocking_xact_seconds,
        left(b.query, $2) AS blocking_query,
        b.wait_event_type AS blocking_wait_type,
@@ -45,13 +46,29 @@ ORDER BY b.xact_start NULLS LAST, w.query_start
 LIMIT $1
 """
 
-_SQL: dict[str, str] = {"blockers": _BLOCKERS_SQL}
+#: Does PostgreSQL wait for a synchronous standby? Its setting, the standbys it sees and
+#: the sessions waiting on SyncRep now; one row ($1 and $2 bound like every query's).
+_SYNC_REPLICATION_SQL = """
+SELECT current_setting('synchronous_standby_names') AS standby_names,
+       current_setting('synchronous_commit') AS synchronous_commit,
+       (SELECT count(*) FROM pg_catalog.pg_stat_replication)::int AS standbys,
+       (SELECT count(*) FROM pg_catalog.pg_stat_replication
+         WHERE sync_state IN ('sync', 'quorum'))::int AS sync_standbys,
+       (SELECT left(string_agg(coalesce(application_name, '?') || ' ' || coalesce(state, '?')
+                    || ' ' || coalesce(sync_state, '?'), ', '), $2)
+          FROM pg_catalog.pg_stat_replication) AS connected,
+       (SELECT count(*) FROM pg_catalog.pg_stat_activity
+         WHERE wait_event_type = 'IPC' AND wait_event = 'SyncRep')::int AS waiting_commits
+LIMIT $1
+"""
+
+_SQL: dict[str, str] = {"blockers": _BLOCKERS_SQL, "sync_replication": _SYNC_REPLICATION_SQL}
 assert set(_SQL) == set(SESSION_QUERIES), "every named query has its SQL"
 
 #: Characters of a statement kept (PostgreSQL's own track_activity_query_size is 1024).
 STATEMENT_CHARS = 1000
 _UNREACHABLE: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, asyncpg.InterfaceError)
-_TEXT_COLUMNS = ("waiting_query", "blocking_query", "blocking_application")
+_TEXT_COLUMNS = ("waiting_query", "blocking_query", "blocking_application", "connected")
 
 
 class PgSessionsTool:

@@ -105,7 +105,7 @@ async def open_deep(
         )
         planner: Planner = runbook
         guidance: Guidance | None = None
-        budgets = Budgets(deadline_sec=deep.deadline_sec)
+        budgets = Budgets(deadline_sec=deep.deadline_sec, max_links=deep.link_depth)
         if chat_model is not None:
             schema = await _describe(sql)
             gate = partial(refusal_reason, schemas=tool_settings.sql_schemas)

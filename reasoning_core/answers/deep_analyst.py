@@ -102,7 +102,7 @@ class DeepAnalyst:
         self, ctx: PlanningContext, *, user_id: int, chat_id: int, tree_id: str | None = None
     ) -> AsyncIterator[Event]:
         """Analyse (or, with `tree_id`, continue analysing) and end with an answer event."""
-        manager = TreeManager(store=self._store, max_depth=self._budgets.depth_limit)
+        manager = TreeManager(store=self._store, max_depth=self._budgets.tree_depth)
         language = as_language(ctx.language)
         try:
             tree = await self._open(

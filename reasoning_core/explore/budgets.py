@@ -31,6 +31,9 @@ class Budgets(BaseModel):
     max_branches: int = Field(default=4, ge=1, le=10)
     #: Deepest node: 3 allows root -> hypothesis -> sub-hypothesis -> check.
     depth_limit: int = Field(default=3, ge=2, le=5)
+    #: "Because" links followed below one confirmed hypothesis (LINK_DEPTH): each is one
+    #: level deeper than `depth_limit` allows branches (explore/because.py).
+    max_links: int = Field(default=3, ge=0, le=6)
     #: Nodes in the whole tree, rejected and pruned ones included.
     max_nodes: int = Field(default=64, ge=2)
     #: Checks proposed for one hypothesis that are kept (a runbook hypothesis has up to six:
@@ -40,6 +43,11 @@ class Budgets(BaseModel):
     max_llm_calls: int = Field(default=40, ge=1)
     #: Wall-clock seconds for the whole analysis (DEEP_DEADLINE_SEC).
     deadline_sec: float = Field(default=120.0, gt=0)
+
+    @property
+    def tree_depth(self) -> int:
+        """The deepest node a tree may hold: branches to `depth_limit`, then the links."""
+        return self.depth_limit + self.max_links
 
 
 @dataclass

@@ -10,7 +10,9 @@ One `Explorer` runs one analysis on a `TreeManager` whose tree already exists
    runs once); the results are interpreted by the planner, one model call per
    hypothesis (or by its verdict rules, without a model), and recorded with
    ``set_node_results`` (aggregation follows);
-4. an undecided hypothesis is branched into sub-hypotheses (`Brancher`);
+4. an undecided hypothesis is branched into sub-hypotheses (`Brancher`); a
+   confirmed one grows the "because" links its evidence names, each explored in
+   turn (`Because`): the synthesis names the deepest confirmed link;
 5. with a `Reflector`, reflection rounds follow each wave of work: checks
    retried another way, or the plan revised (`ReflectionRounds`);
 6. the synthesis is merged from the tree and the planner's wording
@@ -48,6 +50,7 @@ from collections.abc import AsyncIterator, Callable, Mapping
 
 from reasoning_core.errors import LLMError, ReasoningError, StoreError
 from reasoning_core.events import Event, SynthesisEvent
+from reasoning_core.explore.because import Because
 from reasoning_core.explore.branching import Brancher
 from reasoning_core.explore.budgets import BudgetExhaustedError, Budgets, BudgetTracker
 from reasoning_core.explore.checks import CheckRunner
@@ -68,6 +71,7 @@ from reasoning_core.explore.scheduler import PriorityScheduler
 from reasoning_core.explore.state import (
     checks_under,
     hypotheses_under,
+    links_under,
     planner_of,
     proposal_of,
     with_plan_parameters,
@@ -138,6 +142,15 @@ class Explorer:
             depth_limit=self._budgets.depth_limit,
         )
         self._brancher = Brancher(
+            manager=manager,
+            growth=self._growth,
+            gate=self._gate,
+            stop=self._stop,
+            emit=self._emit,
+            policy=self._policy,
+            budgets=self._budgets,
+        )
+        self._because = Because(
             manager=manager,
             growth=self._growth,
             gate=self._gate,
@@ -269,7 +282,8 @@ class Explorer:
         )
 
     async def _explore_hypothesis(self, ctx: PlanningContext, node_id: str) -> None:
-        """Plan and run the checks of one hypothesis, then branch it."""
+        """Plan and run the checks of one hypothesis, then branch it, then follow the
+        links its findings name."""
         tree = self._manager.tree
         proposal = proposal_of(tree.nodes[node_id])
         fresh = not checks_under(tree, node_id) and not hypotheses_under(
@@ -281,6 +295,7 @@ class Explorer:
             elif not await self._plan_checks(ctx, node_id, proposal, group):
                 return
         await self._branch(ctx, node_id, proposal)
+        await self._follow_links(ctx, node_id, proposal)
 
     async def _plan_checks(
         self,
@@ -334,6 +349,15 @@ class Explorer:
         async with asyncio.TaskGroup() as group:
             for sub in hypotheses_under(self._manager.tree, node_id):
                 group.create_task(self._explore_hypothesis(ctx, sub.id))
+
+    async def _follow_links(
+        self, ctx: PlanningContext, node_id: str, proposal: HypothesisProposal
+    ) -> None:
+        if not await self._because.propose_links(ctx, node_id, proposal):
+            return
+        async with asyncio.TaskGroup() as group:
+            for link in links_under(self._manager.tree, node_id):
+                group.create_task(self._explore_hypothesis(ctx, link.id))
 
     async def _conclude(self, ctx: PlanningContext) -> Synthesis:
         final = await conclude(

@@ -2,7 +2,8 @@
 
 The numbers always come from aggregation (reasoning_core/tree); the planner adds
 recommendations and, in the user's language, the uncertainty wording and the
-primary's title (e.g. which alternative of the primary held).
+primary's title (e.g. which alternative of the primary held). Whatever the strategy,
+the primary is then followed down its "because" chain (tree/chain.py).
 
 - ``best_first`` (default): the aggregated synthesis as it is: the primary is
   the hypothesis with the highest p, its confidence lowered when the runner-up
@@ -33,6 +34,7 @@ from reasoning_core.models import UNCERTAINTY_THRESHOLD, Node, RankedHypothesis,
 from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.reflection.revision import SET_ASIDE
 from reasoning_core.tree.aggregation import CLOSE_MARGIN, EVIDENCE_TYPES, adjusted_confidence
+from reasoning_core.tree.chain import with_chain
 from reasoning_core.tree.checked_by import with_runbook_title
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.reasons import reason_text
@@ -83,7 +85,8 @@ async def conclude(
         except ReasoningError as e:
             log.warning("the planner could not word the synthesis: %s", e)
     merged = merge(strategy, manager.tree, aggregated, worded, language=ctx.language)
-    unchecked = with_unchecked(manager.tree, merged, language=ctx.language)
+    chained = with_chain(manager.tree, merged, language=ctx.language)
+    unchecked = with_unchecked(manager.tree, chained, language=ctx.language)
     return with_runbook_title(manager.tree, with_symptom(manager.tree, unchecked))
 
 

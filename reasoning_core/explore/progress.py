@@ -31,6 +31,8 @@ _LINES: dict[str, str] = {
     "stopped": "{reason}",  # the reason is worded by itself
     "undecided": N_("{id} is undecided ({p:.2f}): looking for the mechanisms behind it"),
     "no_branch": N_("Could not branch {id}: {error}"),
+    "because": N_("{id} holds: following what it waits on or comes from"),
+    "no_link": N_("Could not follow the links of {id}: {error}"),
     "writing": N_("Writing the synthesis…"),
     "primary": N_("Primary: {title} ({p:.2f})"),
     "no_retry": N_("Could not retry {key}: {error}"),

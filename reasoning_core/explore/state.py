@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from reasoning_core.models import Node, Tree
 from reasoning_core.ports.planning import CheckProposal, HypothesisProposal, PlanningContext
-from reasoning_core.tree.walk import children, is_active
+from reasoning_core.tree.walk import LINK_KEY, children, is_active, is_link
 
 #: The hypothesis that stands for "nothing to investigate" (a Plan's conclusion).
 CONCLUSION_KEY = "none"
@@ -26,13 +26,16 @@ def hypothesis_context(
     proposal: HypothesisProposal, *, planner: str, parameters: dict[str, Any]
 ) -> dict[str, Any]:
     """The context stored on a hypothesis node (`key` is what the report shows as its id)."""
-    return {
+    context: dict[str, Any] = {
         "key": proposal.key,
         "proposal": proposal.model_dump(mode="json"),
         "planner": planner,
         "plan_parameters": _jsonable(parameters),
         "ceiling": proposal.ceiling,
     }
+    if proposal.link is not None:
+        context[LINK_KEY] = True
+    return context
 
 
 def check_context(check: CheckProposal) -> dict[str, Any]:
@@ -88,12 +91,27 @@ def check_of(node: Node) -> CheckProposal | None:
 
 
 def hypotheses_under(tree: Tree, node_id: str, *, active_only: bool = True) -> list[Node]:
-    """Hypothesis children of a node, in creation order."""
+    """Hypothesis children of a node (its branches, not its "because" links), in creation
+    order."""
     return [
         n
         for n in children(tree, node_id)
-        if n.node_type == "hypothesis" and (is_active(n) or not active_only)
+        if n.node_type == "hypothesis" and not is_link(n) and (is_active(n) or not active_only)
     ]
+
+
+def links_under(tree: Tree, node_id: str, *, active_only: bool = True) -> list[Node]:
+    """The "because" links grown under a hypothesis, in creation order."""
+    return [n for n in children(tree, node_id) if is_link(n) and (is_active(n) or not active_only)]
+
+
+def link_depth(tree: Tree, node_id: str) -> int:
+    """How many links deep a hypothesis is (0: not a link)."""
+    depth, node = 0, tree.nodes.get(node_id)
+    while node is not None and is_link(node):
+        depth += 1
+        node = tree.nodes.get(node.parent_id or "")
+    return depth
 
 
 def checks_under(tree: Tree, node_id: str) -> list[Node]:

@@ -101,6 +101,17 @@ class RunbookFirstPlanner:
         checks = await self._model.propose_checks(ctx, _untagged(hypothesis))
         return [c.model_copy(update={"extra": {**c.extra, "from": "model"}}) for c in checks]
 
+    async def propose_links(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        findings: Sequence[tuple[CheckProposal, Evidence]],
+    ) -> list[HypothesisProposal]:
+        """The runbook's links (the model's hypotheses grow none: no rule reads them)."""
+        if is_model_key(hypothesis.key):
+            return []
+        return await self._runbook.propose_links(ctx, hypothesis, findings)
+
     async def interpret(
         self,
         ctx: PlanningContext,

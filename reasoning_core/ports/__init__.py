@@ -88,6 +88,7 @@ from reasoning_core.ports.memory import (
 )
 from reasoning_core.ports.planner import (
     BatchInterpreter,
+    LinkFollower,
     Planner,
 )
 from reasoning_core.ports.trees import (
@@ -127,6 +128,7 @@ __all__ = [
     "Job",
     "JobStatus",
     "JobStore",
+    "LinkFollower",
     "LogLine",
     "LogQuery",
     "LogRead",

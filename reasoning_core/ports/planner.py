@@ -53,6 +53,24 @@ class Planner(Protocol):
 
 
 @runtime_checkable
+class LinkFollower(Protocol):
+    """A planner that knows what a finding waits on or comes from: the "because" step.
+
+    Given a confirmed hypothesis and its confirmed results (`findings`, each with the
+    check that found it), the hypotheses their data names — each with a `link` — or []
+    when none does. The explorer grows them under the hypothesis with checks of their own
+    (`propose_checks`) before the synthesis, a bounded number of links deep.
+    """
+
+    async def propose_links(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        findings: Sequence[tuple[CheckProposal, Evidence]],
+    ) -> list[HypothesisProposal]: ...
+
+
+@runtime_checkable
 class BatchInterpreter(Protocol):
     """A planner whose interpretation asks a model: one call for all of a hypothesis's results.
 

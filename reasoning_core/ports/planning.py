@@ -12,7 +12,11 @@ planner and the runbook planner. The explorer drives either one the same way:
 4. `interpret(ctx, hypothesis, check, result)` -> `Evidence`; a planner that asks
    a model for it also offers `interpret_checks` (the `BatchInterpreter` port): one
    call for all of a hypothesis's results;
-5. `synthesize(ctx, tree, synthesis)` -> the synthesis with recommendations
+5. a planner that knows what findings wait on (the `LinkFollower` port) is asked,
+   for each confirmed hypothesis, `propose_links(ctx, hypothesis, findings)`: the
+   "because" hypotheses its evidence names (a `HypothesisProposal` with a `link`),
+   grown under it with checks of their own (steps 2-4), up to `Budgets.max_links`;
+6. `synthesize(ctx, tree, synthesis)` -> the synthesis with recommendations
    and wording added (the numbers come from aggregation, not from the planner).
 """
 
@@ -30,6 +34,21 @@ from reasoning_core.understanding.request import Request
 #: The key prefix of a hypothesis a language model proposed beside a runbook's
 #: (planners/runbook_first.py); the report says which parts came from the model.
 MODEL_KEY_PREFIX = "llm_"
+#: Separates a "because" link's key from its parent's ("lock_contention>holder_io").
+LINK_KEY_SEP = ">"
+
+
+class LinkNote(BaseModel):
+    """What makes a hypothesis a "because" link of its parent, and what to say of it."""
+
+    #: The parent's finding that named the link ("pid 4242 waits on IO WALSync").
+    because: str = Field(default="", max_length=300)
+    #: Said when the link cannot be checked here ("the disk is not measured here: ...").
+    unmeasured: str = Field(default="", max_length=500)
+    #: What to do about it, said when it is the deepest confirmed link.
+    recommendations: list[str] = Field(default_factory=list, max_length=6)
+    #: Parameters of its checks bound from the finding (a planner's own use).
+    params: dict[str, str] = Field(default_factory=dict)
 
 
 class HypothesisProposal(BaseModel):
@@ -49,6 +68,9 @@ class HypothesisProposal(BaseModel):
     #: hypothesis whose checks only a language model reads beside a runbook's: no verdict
     #: rule backs its readings, so it stays a candidate (planners/runbook_first.py).
     ceiling: float = Field(default=1.0, ge=0.01, le=1.0)
+    #: Set on a "because" link: a hypothesis about what its parent's finding waits on or
+    #: comes from. Its p does not feed its parent's; the report reads the chain.
+    link: LinkNote | None = None
 
 
 class CheckProposal(BaseModel):

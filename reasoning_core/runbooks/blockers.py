@@ -8,7 +8,16 @@ idle in its transaction), shortened at whole words: ``3 sessions wait for a lock
 pid 4240 (idle in transaction, its transaction open 95 s): “SELECT sold FROM stock WHERE
 id = 1 FOR UPDATE”``. A holder that is running and itself waiting (a commit waiting for a
 synchronous standby) says on what: the queue is that wait's effect. Its data carries
-`blocking_pid`, `blocking_statement`, `blocking_wait`, `waiting`.
+`blocking_pid`, `blocking_state`, `blocking_statement`, `blocking_wait`,
+`blocking_application`, `blocking_client`, `waiting` and `deadlock` — the data the
+runbooks' links follow (checksets/postgres_sessions.yaml). Holders that all wait on
+each other are a deadlock, said as one; a wait event is quoted as PostgreSQL names it,
+known or not; a holder that ended between the two reads is said to have ended.
+
+The `server_answers` rule reads that the server answered at all (what a target that is
+down watches may be fine). The `idle_holder` rule reads the same rows: is the head of the
+queue a session its client left idle in its transaction? Then the client is named by
+application and address.
 """
 
 from __future__ import annotations
@@ -20,7 +29,7 @@ from reasoning_core.i18n import N_, gettext
 from reasoning_core.logs.tool import shorten
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks.rows import Row
-from reasoning_core.runbooks.rules import BlockingSessionRule
+from reasoning_core.runbooks.rules import BlockingSessionRule, IdleHolderRule, ServerAnswersRule
 
 #: Characters of the holder's statement quoted in the evidence line.
 QUOTED_CHARS = 160
@@ -35,6 +44,21 @@ _WORDS: dict[str, str] = {
         "{waiting} session(s) wait for a lock held by pid {pid} ({state}, itself waiting "
         "on {wait}, its transaction open {age} s): “{statement}”"
     ),
+    "deadlock": N_(
+        "{waiting} session(s) wait on each other (pids {pids}): a deadlock; PostgreSQL "
+        "ends one of them after deadlock_timeout: “{statement}”"
+    ),
+    "ended": N_("ended while being read"),
+    "idle": N_(
+        "the client {application} at {client} left its transaction idle with the lock "
+        "held ({age} s open): it sends no next statement"
+    ),
+    "busy": N_("the holder pid {pid} is {state}, not idle: its time is spent in the server"),
+    "socket": N_("a local socket"),
+    "answers": N_(
+        "PostgreSQL itself answers: its sessions were read now ({waiting} waiting for a lock)"
+    ),
+    "unnamed": N_("(no application name)"),
 }
 
 
@@ -55,33 +79,56 @@ def _number(value: object) -> float | None:
     return float(value) if isinstance(value, int | float) else None
 
 
+class _Queue:
+    """The lock queue the `blockers` rows describe: who waits, who is at its head."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows = rows
+        self.waiting = {r.get("waiting_pid") for r in rows if r.get("waiting_pid") is not None}
+        holders = Counter(r.get("blocking_pid") for r in rows)
+        heads = Counter({pid: n for pid, n in holders.items() if pid not in self.waiting})
+        # Sessions queue for a row: the first waiter holds the tuple lock the later ones
+        # wait for, so the session most waited for is often a waiter itself; the one to
+        # name is at the head of the queue, a holder that waits for nobody. With no such
+        # holder every holder waits too: the sessions wait on each other.
+        self.cycle = self._cycle() if rows and not heads else []
+        pid = self.cycle[0] if self.cycle else (heads or holders).most_common(1)[0][0]
+        self.pid = pid
+        self.holder = next((r for r in rows if r.get("blocking_pid") == pid), {})
+
+    def _cycle(self) -> list[object]:
+        """The pids of a loop of waits (a deadlock not yet broken), in wait order."""
+        waits_for = {r.get("waiting_pid"): r.get("blocking_pid") for r in self.rows}
+        pid, seen = self.rows[0].get("waiting_pid"), []
+        while pid is not None and pid not in seen:
+            seen.append(pid)
+            pid = waits_for.get(pid)
+        return seen[seen.index(pid) :] if pid in seen else seen
+
+    def statement(self) -> str:
+        return " ".join(str(self.holder.get("blocking_query") or "").split())
+
+
 def blocking_session_rows(
     rule: BlockingSessionRule, rows: Sequence[Row], language: str
 ) -> Evidence:
     """The rule's evidence over the `blockers` rows (see the module docstring)."""
-    waiting = {r.get("waiting_pid") for r in rows if r.get("waiting_pid") is not None}
-    if len(waiting) < rule.min_waiting:
-        return Evidence(
-            confirmed=False,
-            confidence=rule.refute_confidence,
-            text=gettext(language, _WORDS["none"]),
-            data={"waiting": len(waiting)},
-            has_data=True,
-        )
-    # Sessions queue for a row: the first waiter holds the tuple lock the later ones wait
-    # for, so the session most waited for is often a waiter itself; the one to name is at
-    # the head of the queue, a holder that waits for nobody.
-    holders = Counter(r.get("blocking_pid") for r in rows)
-    heads = Counter({pid: n for pid, n in holders.items() if pid not in waiting})
-    pid = (heads or holders).most_common(1)[0][0]
-    holder = next(r for r in rows if r.get("blocking_pid") == pid)
-    statement = " ".join(str(holder.get("blocking_query") or "").split())
+    if len({r.get("waiting_pid") for r in rows if r.get("waiting_pid") is not None}) < (
+        rule.min_waiting
+    ):
+        return _nobody(rule.refute_confidence, rows, language)
+    queue = _Queue(rows)
+    holder = queue.holder
+    statement = queue.statement()
     age = _number(holder.get("blocking_xact_seconds"))
-    wait = holder_wait(holder)
-    text = gettext(language, _WORDS["held_waiting" if wait else "held"]).format(
-        waiting=len(waiting),
-        pid=pid,
-        state=holder.get("blocking_state") or "?",
+    wait = None if queue.cycle else holder_wait(holder)
+    state = holder.get("blocking_state") or gettext(language, _WORDS["ended"])
+    key = "deadlock" if queue.cycle else "held_waiting" if wait else "held"
+    text = gettext(language, _WORDS[key]).format(
+        waiting=len(queue.waiting),
+        pid=queue.pid,
+        pids=", ".join(str(p) for p in queue.cycle),
+        state=state,
         age=f"{age:.0f}" if age is not None else "?",
         wait=wait,
         statement=shorten(statement, QUOTED_CHARS) or "?",
@@ -91,12 +138,66 @@ def blocking_session_rows(
         confidence=rule.confidence,
         text=text,
         data={
-            "waiting": len(waiting),
-            "blocking_pid": pid,
+            "waiting": len(queue.waiting),
+            "blocking_pid": queue.pid,
             "blocking_state": holder.get("blocking_state"),
             "blocking_xact_seconds": age,
             "blocking_statement": statement,
             "blocking_wait": wait,
+            "blocking_application": holder.get("blocking_application"),
+            "blocking_client": holder.get("blocking_client"),
+            "deadlock": ", ".join(str(p) for p in queue.cycle) or None,
         },
         has_data=True,
+    )
+
+
+def _nobody(confidence: float, rows: Sequence[Row], language: str) -> Evidence:
+    return Evidence(
+        confirmed=False,
+        confidence=confidence,
+        text=gettext(language, _WORDS["none"]),
+        data={"waiting": len({r.get("waiting_pid") for r in rows})},
+        has_data=True,
+    )
+
+
+def idle_holder_rows(rule: IdleHolderRule, rows: Sequence[Row], language: str) -> Evidence:
+    """Is the session at the head of the queue idle in its transaction? (`IdleHolderRule`)"""
+    if not rows:
+        none = gettext(language, _WORDS["none"])
+        return Evidence(confirmed=None, confidence=0.0, text=none, data={"waiting": 0})
+    queue = _Queue(rows)
+    holder = queue.holder
+    state = str(holder.get("blocking_state") or "")
+    age = _number(holder.get("blocking_xact_seconds"))
+    data = {
+        "blocking_pid": queue.pid,
+        "blocking_state": state or None,
+        "blocking_application": holder.get("blocking_application"),
+        "blocking_client": holder.get("blocking_client"),
+    }
+    if not state.startswith("idle in transaction") or queue.cycle:
+        busy = state or gettext(language, _WORDS["ended"])
+        text = gettext(language, _WORDS["busy"]).format(pid=queue.pid, state=busy)
+        return Evidence(
+            confirmed=False, confidence=rule.refute_confidence, text=text, data=data, has_data=True
+        )
+    text = gettext(language, _WORDS["idle"]).format(
+        application=holder.get("blocking_application") or gettext(language, _WORDS["unnamed"]),
+        client=holder.get("blocking_client") or gettext(language, _WORDS["socket"]),
+        age=f"{age:.0f}" if age is not None else "?",
+    )
+    return Evidence(
+        confirmed=True, confidence=rule.confidence, text=text, data=data, has_data=True
+    )
+
+
+def server_answers_rows(rule: ServerAnswersRule, rows: Sequence[Row], language: str) -> Evidence:
+    """The server answered the `blockers` query (a failed query never reaches a rule)."""
+    waiting = len({r.get("waiting_pid") for r in rows if r.get("waiting_pid") is not None})
+    text = gettext(language, _WORDS["answers"]).format(waiting=waiting)
+    data = {"waiting": waiting, "answers": True}
+    return Evidence(
+        confirmed=True, confidence=rule.confidence, text=text, data=data, has_data=True
     )

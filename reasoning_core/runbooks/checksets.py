@@ -1,9 +1,10 @@
 """Check sets: checks written once and included by several runbooks (docs/runbooks.md).
 
-A check set is a YAML file with an `id`, its `checks` (the runbook check format) and the
-`metrics` keys they use. A runbook's `include: [id, ...]` adds the set's checks to its
-own and fills the metric keys it does not map itself; a check id both define is an
-error (the runbook's validation names it), so a shared check is never silently replaced.
+A check set is a YAML file with an `id`, its `checks` (the runbook check format), the
+`links` that follow their findings and the `metrics` keys they use. A runbook's
+`include: [id, ...]` adds the set's checks and links to its own and fills the metric keys
+it does not map itself; a check id both define is an error (the runbook's validation
+names it), so a shared check is never silently replaced.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from reasoning_core.runbooks.model import Check, FieldError, Identifier, MetricName
+from reasoning_core.runbooks.model import Check, FieldError, Identifier, Link, MetricName
 
 #: A check set's raw data by id: {"checks": [...], "metrics": {...}}.
 CheckSets = Mapping[str, dict[str, Any]]
@@ -28,6 +29,8 @@ class CheckSet(BaseModel):
     id: Identifier
     description: str | None = None
     checks: list[Check]
+    #: "Because" steps after its checks (their `after` and `checks` name the set's checks).
+    links: list[Link] = Field(default_factory=list)
     metrics: dict[Identifier, MetricName] = Field(default_factory=dict)
 
 
@@ -50,12 +53,16 @@ def read_check_sets(
             where = ".".join(str(part) for part in first["loc"])
             errors.append((file, where, str(first["msg"]).removeprefix("Value error, ")))
             continue
-        sets[parsed.id] = {"checks": raw["checks"], "metrics": dict(raw.get("metrics") or {})}
+        sets[parsed.id] = {
+            "checks": raw["checks"],
+            "links": list(raw.get("links") or []),
+            "metrics": dict(raw.get("metrics") or {}),
+        }
     return sets, errors
 
 
 def include(data: dict[str, Any], sets: CheckSets) -> dict[str, Any]:
-    """The runbook's data with the checks and metric keys of the sets it includes."""
+    """The runbook's data with the checks, links and metric keys of the sets it includes."""
     names = data.get("include")
     if names is None:
         return data
@@ -63,13 +70,17 @@ def include(data: dict[str, Any], sets: CheckSets) -> dict[str, Any]:
         raise FieldError("include", "a list of check-set ids")
     merged = {k: v for k, v in data.items() if k != "include"}
     checks = list(merged.get("checks") or [])
+    links = list(merged.get("links") or [])
     metrics: dict[str, Any] = {}
     for name in names:
         if name not in sets:
             raise FieldError("include", f"unknown check set {name!r}")
         checks.extend(sets[name]["checks"])
+        links.extend(sets[name].get("links", []))
         metrics.update(sets[name]["metrics"])
     merged["checks"] = checks
+    if links:
+        merged["links"] = links
     if metrics:
         own = merged.get("metrics") or {}
         merged["metrics"] = {**metrics, **own}

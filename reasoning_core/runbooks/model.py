@@ -8,6 +8,8 @@ are checked here too and reported as `FieldError`s that carry the field path.
 
 from __future__ import annotations
 
+import re
+import string
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -297,15 +299,15 @@ class Check(_Strict):
             kind.validate(self)
         except KindError as e:
             raise FieldError(e.field, e.message) from e
-        if kind.own_rule is not None and self.verdict.rule != kind.own_rule:
-            raise FieldError(
-                "verdict.rule", f"a {self.tool} check is judged by the {kind.own_rule} rule"
-            )
+        allowed = kind.rules_for(self.query)
+        if allowed and self.verdict.rule not in allowed:
+            rules = " or ".join(allowed)
+            raise FieldError("verdict.rule", f"a {self.tool} check is judged by the {rules} rule")
         for name in KINDS.names():
             owner = kind_of(name)
-            if owner.own_rule == self.verdict.rule and self.tool != name:
+            if self.verdict.rule in owner.own_rules and self.tool != name:
                 raise FieldError(
-                    "verdict.rule", f"the {owner.own_rule} rule judges {name} checks only"
+                    "verdict.rule", f"the {self.verdict.rule} rule judges {name} checks only"
                 )
         return self
 
@@ -338,6 +340,71 @@ class Hypothesis(_Strict):
     named_by: Identifier | None = None
 
 
+class LinkWhen(_Strict):
+    """Which finding names the link: the evidence datum `datum` (a key of the check's
+    `Evidence.data`, e.g. `blocking_wait`) whose value, as text, matches `matches`."""
+
+    datum: Identifier
+    #: A regular expression searched in the datum's text ("^IO (WALSync|WALWrite)$").
+    matches: str = Field(min_length=1, max_length=300)
+
+    @field_validator("matches")
+    @classmethod
+    def _compiles(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as e:
+            raise ValueError(f"not a regular expression: {e}") from e
+        return value
+
+    def holds(self, data: dict[str, Any]) -> bool:
+        """Does this finding's data name the link?"""
+        value = data.get(self.datum)
+        if value is None or value is False or value == "":
+            return False
+        return re.search(self.matches, str(value)) is not None
+
+
+class Link(_Strict):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    """A "because" step (docs/runbooks.md, "Links"): when the check `after` confirms with a
+    datum that matches `when` (no `when`: whenever it confirms), what it found is an effect
+    of something else (`because`: "the holder waits on {blocking_wait}"), and the tree
+    grows a child hypothesis `title` with `checks` of its own before the synthesis. Every
+    matching link is grown: alternatives, of which the chain follows the one confirmed.
+    Texts may quote the finding's data or the analysis's parameters (``{blocking_wait}``,
+    ``{job}``); `with` binds parameters of the link's checks to the finding's data. A
+    link with no checks, or whose checks cannot decide, is an open link: the report says
+    `because` and `unmeasured`, and never states the effect as the cause."""
+
+    id: Identifier
+    after: Identifier
+    when: LinkWhen | None = None
+    #: Parameters of the link's checks taken from the finding: {target: series_name}.
+    with_: dict[Identifier, Identifier] = Field(default_factory=dict, alias="with")
+    #: What the finding says the effect waits on (none: the title says it all).
+    because: Localized | None = None
+    title: Localized
+    prior: float = Field(default=0.5, gt=0, lt=1)
+    checks: list[Identifier] = Field(default_factory=list)
+    #: What the report says when the link cannot be checked here (its tool or series absent).
+    unmeasured: Localized
+    recommendations: LocalizedList = Field(default_factory=LocalizedList)
+
+    @model_validator(mode="after")
+    def _placeholders(self) -> Link:
+        for language in ("en", "ru"):
+            texts = (self.because, self.title, self.unmeasured)
+            for text in (t.get(language) for t in texts if t is not None):
+                for _, name, spec, _ in string.Formatter().parse(text):
+                    if name is not None and not re.fullmatch(r"[a-z][a-z0-9_]*", name):
+                        raise FieldError("title", f"{{{name}}} is not a datum name")
+                    if spec:
+                        raise FieldError("title", "a datum is quoted as {name}, no format")
+        return self
+
+
 class Gate(_Strict):
     """Is there anything to explain at all? If every gate check is refuted, the answer is none."""
 
@@ -366,6 +433,8 @@ class Runbook(_Strict):
     #: The keys of `metrics` that came with an included check set (``include:``, set by the
     #: loader): not what the runbook is about (an alert reading only those is another's).
     included_metrics: list[Identifier] = Field(default_factory=list)
+    #: "Because" steps: what a confirmed check's finding waits on or comes from.
+    links: list[Link] = Field(default_factory=list)
 
     @property
     def own_metrics(self) -> frozenset[str]:
@@ -393,9 +462,21 @@ class Runbook(_Strict):
         for ref in self.gate.checks if self.gate else []:
             if ref not in check_ids:
                 raise FieldError("gate.checks", f"unknown check {ref!r}")
+        self._check_links(check_ids)
         self._check_templates()
         self._check_entities()
         return self
+
+    def _check_links(self, check_ids: set[str]) -> None:
+        _unique("links", [link.id for link in self.links])
+        names = {p.name for p in self.parameters}
+        for i, link in enumerate(self.links):
+            for ref in [link.after, *link.checks]:
+                if ref not in check_ids:
+                    raise FieldError(f"links[{i}]", f"unknown check {ref!r}")
+            for name in link.with_:
+                if name not in names:
+                    raise FieldError(f"links[{i}].with", f"{name!r} is not a parameter")
 
     def _check_templates(self) -> None:
         for name in self.metric_types:
@@ -436,6 +517,13 @@ class Runbook(_Strict):
             if hypothesis.id == hypothesis_id:
                 return hypothesis
         raise KeyError(hypothesis_id)
+
+    def link(self, link_id: str) -> Link:
+        """The link with this id (KeyError if none)."""
+        for link in self.links:
+            if link.id == link_id:
+                return link
+        raise KeyError(link_id)
 
     def initial_hypotheses(self) -> list[Hypothesis]:
         """Hypotheses of the first plan (fallbacks wait for a revision)."""

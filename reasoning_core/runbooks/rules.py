@@ -281,6 +281,40 @@ class BlockingSessionRule(_Rule):
     refute_confidence: float = Field(default=0.3, ge=0, le=1)
 
 
+class IdleHolderRule(_Rule):
+    """The session at the head of a lock queue (the `blockers` rows) is idle in its
+    transaction: its client opened it and sends nothing more. Confirmed then, naming the
+    client by its application and address and how long the transaction is open; refuted
+    when the holder is running a statement (the time is spent in the server); nothing
+    when no session waits (runbooks/blockers.py)."""
+
+    rule: Literal["idle_holder"]
+    confidence: float = Field(default=0.85, gt=0, le=1)
+    refute_confidence: float = Field(default=0.5, ge=0, le=1)
+
+
+class ServerAnswersRule(_Rule):
+    """The monitored PostgreSQL answers a `pg_sessions` query now: confirmed whenever the
+    query ran (a failed one is inconclusive, as every failed check is). What a target
+    that is down watches may be fine: then it is the exporter that is down."""
+
+    rule: Literal["server_answers"]
+    confidence: float = Field(default=0.85, gt=0, le=1)
+
+
+class SyncStandbyRule(_Rule):
+    """Commits wait for a synchronous standby (the `sync_replication` row): confirmed when
+    synchronous_standby_names names standbys and none is connected in sync (every commit
+    waits, for ever), more weakly when one is connected but commits wait on it now;
+    refuted when no synchronous standby is asked for (runbooks/standby.py)."""
+
+    rule: Literal["sync_standby"]
+    confidence: float = Field(default=0.9, gt=0, le=1)
+    #: A standby is connected in sync but commits wait on it: slow, not missing.
+    slow_confidence: float = Field(default=0.6, gt=0, le=1)
+    refute_confidence: float = Field(default=0.8, ge=0, le=1)
+
+
 VerdictRule = Annotated[
     ChangeRule
     | ThresholdRule
@@ -289,7 +323,10 @@ VerdictRule = Annotated[
     | DependencyWalkRule
     | CapacityRule
     | LogLinesRule
-    | BlockingSessionRule,
+    | BlockingSessionRule
+    | IdleHolderRule
+    | ServerAnswersRule
+    | SyncStandbyRule,
     Field(discriminator="rule"),
 ]
 RULE_NAMES = (
@@ -301,4 +338,7 @@ RULE_NAMES = (
     "capacity",
     "log_lines",
     "blocking_session",
+    "idle_holder",
+    "server_answers",
+    "sync_standby",
 )

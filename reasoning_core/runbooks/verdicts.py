@@ -22,7 +22,11 @@ from typing import Any
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks import baseline as bl
 from reasoning_core.runbooks.baseline import Direction, Pair, Scale
-from reasoning_core.runbooks.blockers import blocking_session_rows
+from reasoning_core.runbooks.blockers import (
+    blocking_session_rows,
+    idle_holder_rows,
+    server_answers_rows,
+)
 from reasoning_core.runbooks.capacity import capacity_rows
 from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
@@ -42,12 +46,16 @@ from reasoning_core.runbooks.rules import (
     CapacityRule,
     ChangeRule,
     DependencyWalkRule,
+    IdleHolderRule,
     LogLinesRule,
     RowsExistRule,
+    ServerAnswersRule,
+    SyncStandbyRule,
     ThresholdRule,
     VerdictRule,
 )
 from reasoning_core.runbooks.series import chart_series
+from reasoning_core.runbooks.standby import sync_standby_rows
 from reasoning_core.runbooks.strength import (
     clip,
     fmt,
@@ -264,12 +272,26 @@ def evaluate(
         evidence = log_lines_rows(
             rule, rows, window, language, source=given.get("log_source"), now=now
         )
-    elif isinstance(rule, BlockingSessionRule):
-        evidence = blocking_session_rows(rule, rows, language)
+    elif isinstance(rule, SessionRule):
+        evidence = _session_rows(rule, rows, language)
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}
     return evidence
+
+
+#: The rules over the `pg_sessions` tool's rows (what the monitored PostgreSQL says now).
+SessionRule = BlockingSessionRule | IdleHolderRule | ServerAnswersRule | SyncStandbyRule
+
+
+def _session_rows(rule: SessionRule, rows: Sequence[Row], language: str) -> Evidence:
+    if isinstance(rule, BlockingSessionRule):
+        return blocking_session_rows(rule, rows, language)
+    if isinstance(rule, IdleHolderRule):
+        return idle_holder_rows(rule, rows, language)
+    if isinstance(rule, ServerAnswersRule):
+        return server_answers_rows(rule, rows, language)
+    return sync_standby_rows(rule, rows, language)
 
 
 def _change_rows(

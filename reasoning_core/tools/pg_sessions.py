@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
-SessionQuery = Literal["blockers"]
+SessionQuery = Literal["blockers", "sync_replication"]
 #: blockers: sessions waiting for a lock now, one row per (waiting, blocking) pair —
 #: waiting_pid, waiting_seconds, waiting_query, blocking_pid, blocking_state,
 #: blocking_application, blocking_xact_seconds, blocking_query, blocking_wait_type,
-#: blocking_wait (the holder's own wait event, or null).
+#: blocking_wait (the holder's own wait event, or null), blocking_client (its address).
+#: sync_replication: one row — standby_names (synchronous_standby_names),
+#: synchronous_commit, standbys and sync_standbys (pg_stat_replication's rows, and those
+#: in sync or quorum state), connected (their application names and states) and
+#: waiting_commits (sessions waiting on IPC SyncRep now).
 SESSION_QUERIES: Final[tuple[str, ...]] = get_args(SessionQuery)
+#: The verdict rules that read each query's rows.
+QUERY_RULES: Final[dict[str, tuple[str, ...]]] = {
+    "blockers": ("blocking_session", "idle_holder", "server_answers"),
+    "sync_replication": ("sync_standby",),
+}
+assert set(QUERY_RULES) == set(SESSION_QUERIES), "every named query has its rules"

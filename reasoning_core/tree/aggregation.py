@@ -28,6 +28,9 @@ The semantics of ARCHITECTURE.md, "Aggregation semantics", made exact:
   rival's part looks idle) or a veto that did not veto never establishes a cause.
 - **Rejected and pruned** nodes, and everything under them, count for nothing;
   so do inconclusive results.
+- **"Because" links** (hypotheses about what a confirmed one's finding waits on,
+  explore/because.py) count for nothing in their parent: the parent's p is what its
+  own evidence says; the synthesis reads the chain (tree/chain.py).
 - **Root.** The root's hypotheses compete: the primary is the highest p, and the
   confidence is that p, lowered when the runner-up is within `CLOSE_MARGIN`:
   ``confidence = p1 * min(1, 0.5 + margin / (2 * CLOSE_MARGIN))`` (a tie halves
@@ -43,7 +46,7 @@ import math
 from collections.abc import Iterable
 
 from reasoning_core.models import Evidence, Node, Tree
-from reasoning_core.tree.walk import ancestors, children, get_node, is_active, root_of
+from reasoning_core.tree.walk import ancestors, children, get_node, is_active, is_link, root_of
 
 #: Slope of the evidence weight at zero: a weak check of strength c moves logit(p) by ~K*c.
 K = 2.0
@@ -164,7 +167,7 @@ def verdicts(tree: Tree, node: Node) -> list[Evidence]:
     """The conclusive results (confirmed or refuted) of the active checks under a node."""
     found = []
     for child in children(tree, node.id):
-        if not is_active(child):
+        if not is_active(child) or is_link(child):
             continue
         if child.node_type in EVIDENCE_TYPES | {"hypothesis"}:
             if child.result is not None and child.result.confirmed is not None:
@@ -186,7 +189,7 @@ def uncapped_confidence(tree: Tree, node: Node) -> float:
     """p of a hypothesis as its evidence alone makes it (its planner's ceiling kept, the
     cap of a cause no check measured lifted): did it stand by elimination?"""
     active = [c for c in children(tree, node.id) if is_active(c)]
-    subs = [c for c in active if c.node_type == "hypothesis"]
+    subs = [c for c in active if c.node_type == "hypothesis" and not is_link(c)]
     base = noisy_or(stored_or_computed(tree, s) for s in subs) if subs else node.prior
     shift = sum(weight(evidence_signal(tree, c)) for c in active if c.node_type in EVIDENCE_TYPES)
     return clamp_p(min(ceiling(node), sigmoid(logit(base) + shift)))

@@ -39,6 +39,10 @@ _REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             r"budget exhausted: the tree reached (?P<n>\d+) nodes$",
             N_("budget exhausted: the tree reached {n} nodes"),
         ),
+        (
+            r"budget exhausted: the chain stops at its depth limit \((?P<n>\d+) links\)$",
+            N_("budget exhausted: the chain stops at its depth limit ({n} links)"),
+        ),
         (r"budget exhausted(?P<rest>.*)$", N_("budget exhausted{rest}")),
         (
             r"stopped early: the root is confident \((?P<p>[\d.]+)\)$",
@@ -53,6 +57,7 @@ _REASONS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
             N_("repeats the earlier hypothesis {what}"),
         ),
         (r"it has no title or key$", N_("it has no title or key")),
+        (r"loops back$", N_("loops back")),
         (
             r"duplicate key (?P<key>.+) \(already proposed or excluded\)$",
             N_("duplicate key {key} (already proposed or excluded)"),

@@ -28,7 +28,8 @@ from reasoning_core.tree.aggregation import (
     verdicts,
 )
 from reasoning_core.tree.labels import LABEL_CHARS, shorten
-from reasoning_core.tree.walk import OPEN, descendants, is_active, root_of
+from reasoning_core.tree.links import chain_confidence
+from reasoning_core.tree.walk import OPEN, children, descendants, is_active, is_link, root_of
 from reasoning_core.tree.words import tree_phrase, verdict_word
 
 #: Other hypotheses at least this likely are reported as secondary factors.
@@ -51,7 +52,8 @@ def synthesize(tree: Tree, *, language: str = "en") -> Synthesis:
         return _nothing_to_conclude(tree, language)
     entries = [_ranked(node, p) for node, p in ranked]
     margin = margin_of(ranked)
-    confidence = adjusted_confidence(ranked[0][1], margin)
+    # A cause whose "because" chain is open (or still being checked) is not stated firmly.
+    confidence = chain_confidence(tree, ranked[0][0], adjusted_confidence(ranked[0][1], margin))
     rival = _rival(tree, ranked, margin)
     secondary = [(n, r) for (n, _), r in zip(ranked[1:], entries[1:], strict=True)]
     secondary = [
@@ -143,12 +145,16 @@ def _ranked(node: Node, p: float) -> RankedHypothesis:
 
 
 def _checks(tree: Tree, hypothesis: Node) -> list[Node]:
-    """Active evidence nodes anywhere under a hypothesis."""
-    return [
-        n
-        for n in descendants(tree, hypothesis.id)
-        if is_active(n) and n.node_type in EVIDENCE_TYPES
-    ]
+    """Active evidence nodes anywhere under a hypothesis, its "because" links' aside (the
+    chain says those, tree/chain.py)."""
+    found: list[Node] = []
+    for child in children(tree, hypothesis.id):
+        if not is_active(child) or is_link(child):
+            continue
+        if child.node_type in EVIDENCE_TYPES:
+            found.append(child)
+        found.extend(_checks(tree, child))
+    return found
 
 
 def evidence_lines(tree: Tree, hypothesis: Node, language: str = "en") -> list[str]:

@@ -22,6 +22,16 @@ def is_active(node: Node) -> bool:
     return node.status not in INACTIVE
 
 
+#: Context key of a "because" link hypothesis (explore/because.py): its p does not feed
+#: its parent's, and the synthesis reads it as the next link of its parent's chain.
+LINK_KEY = "link"
+
+
+def is_link(node: Node) -> bool:
+    """A hypothesis about what its parent's finding waits on or comes from?"""
+    return node.node_type == "hypothesis" and node.context.get(LINK_KEY) is True
+
+
 def get_node(tree: Tree, node_id: str) -> Node:
     """The node, or a TreeError naming the unknown id."""
     node = tree.nodes.get(node_id)

@@ -17,6 +17,9 @@ explorer's fallback planner); answers say ``planner: "runbook"``. One analysis:
    requests with bound values (runbook_planner_checks).
 3. `interpret`: the verdict rule (`evaluate`); `against` turns a confirmation
    into a refutation and anything else into nothing.
+   `propose_links` (the `LinkFollower` port): the runbook's links a confirmed
+   hypothesis's findings name (planners/runbook/links.py); a link's checks are
+   proposed like a hypothesis's.
 4. `synthesize`: recommendations of the runbook in the user's language, the
    primary titled with the alternative that held, uncertainty in that language.
 
@@ -61,6 +64,7 @@ from reasoning_core.planners.runbook.checks import (
     build_request,
     judge,
 )
+from reasoning_core.planners.runbook.links import link_id_of, link_proposals
 from reasoning_core.planners.runbook.plan import (
     MissingParameterError,
     best_match,
@@ -306,6 +310,8 @@ class RunbookPlanner:
                 return []
             return [scan_check(hypothesis.key, spec, state.language)]
         runbook = self._runbook(state)
+        if hypothesis.link is not None and hypothesis.link.params:  # a link's `with`
+            state = state.model_copy(update={"params": {**state.params, **hypothesis.link.params}})
         return [
             self._proposal(runbook, state, check, role)
             for check, role in checks_for(runbook, hypothesis.key)
@@ -327,6 +333,19 @@ class RunbookPlanner:
             gain=0.5 if role == "against" else 0.8,
             extra={"check": check.id, "role": role, STATE_KEY: state.model_dump(mode="json")},
         )
+
+    async def propose_links(
+        self,
+        ctx: PlanningContext,
+        hypothesis: HypothesisProposal,
+        findings: Sequence[tuple[CheckProposal, Evidence]],
+    ) -> list[HypothesisProposal]:
+        """The runbook's links these confirmed findings name (the `LinkFollower` port)."""
+        state = state_of(ctx.parameters)
+        runbook = self.runbooks.get(state.runbook) if state is not None else None
+        if state is None or runbook is None or is_scan_key(hypothesis.key):
+            return []
+        return link_proposals(runbook, findings, state.language, state.params)
 
     async def interpret(
         self,
@@ -479,7 +498,14 @@ def _language(match: RunbookMatch, ctx: PlanningContext) -> Language:
 
 
 def checks_for(runbook: Runbook, key: str) -> list[tuple[Check, Role]]:
-    """The checks of a hypothesis key: a runbook hypothesis, or one of its alternatives."""
+    """The checks of a hypothesis key: a runbook hypothesis, one of its alternatives, or a
+    link (none: it cannot be checked here, and the report says so)."""
+    link_id = link_id_of(key)
+    if link_id is not None:
+        try:
+            return [(runbook.check(ref), "for") for ref in runbook.link(link_id).checks]
+        except KeyError as e:
+            raise ReasoningError(f"runbook {runbook.id} has no link {link_id!r}") from e
     for hypothesis in runbook.hypotheses:
         checks = [runbook.check(ref) for ref in hypothesis.checks]
         if key == hypothesis.id:

@@ -112,8 +112,9 @@ class CheckKind:
     name: ClassVar[str]
     #: The template fields its checks take; a field of another kind is an error.
     fields: ClassVar[tuple[str, ...]] = ("query",)
-    #: The one verdict rule that reads its rows (None: any rule of verdicts.py).
-    own_rule: ClassVar[str | None] = None
+    #: The verdict rules that alone read its rows, and read no other kind's (empty: any
+    #: rule of verdicts.py that is no other kind's own).
+    own_rules: ClassVar[tuple[str, ...]] = ()
     #: Checks of this kind are left out where its tool is not configured (absent, not
     #: failed): log sources, a monitoring login.
     optional: ClassVar[bool] = False
@@ -138,6 +139,10 @@ class CheckKind:
         for field in TEMPLATE_FIELDS:
             if field not in self.fields and getattr(check, field) is not None:
                 raise KindError(field, f"a {self.name} check takes no {field}")
+
+    def rules_for(self, query: str | None) -> tuple[str, ...]:
+        """The rules that may read a check of this kind with this query (empty: any)."""
+        return self.own_rules
 
     def parameter_names(self, check: CheckFields) -> list[str]:
         """The parameters the check's template names, in order of first use."""

@@ -32,7 +32,7 @@ class LogsKind(CheckKind):
     #: `source`: the log sources to read, by component name, `|`-separated (the first one
     #: configured is read), with parameters: "$groupname|web", "postgres".
     fields = ("source", "query")
-    own_rule = "log_lines"
+    own_rules = ("log_lines",)
     optional = True
 
     def validate(self, check: CheckFields) -> None:

@@ -11,12 +11,12 @@ from reasoning_core.runbooks.kinds.base import (
     ProbeContext,
 )
 from reasoning_core.tools.base import Tool, ToolRequest
-from reasoning_core.tools.pg_sessions import SESSION_QUERIES
+from reasoning_core.tools.pg_sessions import QUERY_RULES, SESSION_QUERIES
 
 
 class PgSessionsKind(CheckKind):
     name = "pg_sessions"
-    own_rule = "blocking_session"
+    own_rules = tuple(dict.fromkeys(rule for rules in QUERY_RULES.values() for rule in rules))
     optional = True
     part = "PostgreSQL sessions (TOOLS_PG_MONITOR_DSN)"
 
@@ -25,6 +25,9 @@ class PgSessionsKind(CheckKind):
         if check.query not in SESSION_QUERIES:
             known = ", ".join(SESSION_QUERIES)
             raise KindError("query", f"a pg_sessions check names one of: {known}")
+
+    def rules_for(self, query: str | None) -> tuple[str, ...]:
+        return QUERY_RULES.get(query or "", self.own_rules)
 
     def request(self, check: CheckFields, bound: Bound) -> ToolRequest:
         return ToolRequest(query=check.query)  # a fixed query, no template
