@@ -171,9 +171,11 @@ VAGUE_INCIDENT = re.compile(
     r"|\b(?:check|health-?check) (?:on )?(?:the )?(?:host|box|server|service|database|db|web)"
     r"|(?<![\w-])все (?:ли )?(?:ок|окей|норм|нормально|хорошо|в порядке|живо|работает)\b"
     r"|(?<![\w-])провер(?:ь|ьте|ить) (?:\S+ )?(?:хост|сервер|сервис|базу|бд|web|postgres)"
-    # the on-call chat's health question: "anything on fire?", "all good on prod?", "как там
-    # прод?", "есть сейчас проблемы?"
-    r"|\b(?:anything|something|smth|stuff) (?:on fire|burning|broken|wrong|down|off|red)\b"
+)
+#: The on-call chat's health question: "anything on fire?", "all good on prod?", "как там
+#: прод?", "есть сейчас проблемы?" (a checkup; not when it is thanks or small talk).
+HEALTH = re.compile(
+    r"\b(?:anything|something|smth|stuff) (?:on fire|burning|broken|wrong|down|off|red)\b"
     r"|\b(?:all|everything|things|stuff) (?:good|ok|okay|fine|well|green|alright)\b"
     r"|\bany (?:problems?|issues?|incidents?|fires?|trouble)\b"
     r"|(?<![\w-])как (?:там|дела|поживает|себя чувствует) (?:на |у |с |в )?(?:прод\w*|продакшн\w*"
@@ -182,6 +184,9 @@ VAGUE_INCIDENT = re.compile(
     r"(?:какие-?(?:то|нибудь) )?"
     r"(?:проблем\w*|инцидент\w*|пожар\w*|алерт\w*)"
     r"|(?<![\w-])что-?(?:то|нибудь) (?:горит|упало|сломалось|лежит|не так)"
+    # "is web up?", "is the db alive or not?", "web жив?"
+    r"|\b(?:is|are) (?:\S+ ){1,2}(?:up|alive|running|reachable|responding)\b(?! (?:to|with|for))"
+    r"|(?<![\w-])(?:жив(?:а|ой|ая|ое|ы)?|работает|отвечает) (?:ли|или нет)\b"
 )
 #: Asking what the matter is with something: "what's with X", "how's 10291 doing", "что с
 #: 10219", "чё там с сотой", "как там 10291" — an incident question only when X is a name or
@@ -225,7 +230,9 @@ SYMPTOM_EN = words(
     r"too many (?:clients|connections|open files)", r"eat(?:s|ing)", r"hog(?:s|ging)?",
     r"through the roof", r"maxed(?: out)?", r"pegged", r"at 100 ?%", r"refus\w*",
     r"(?:not|stopped|isn't|is not) answering", r"unresponsive", r"keeps? restarting",
-    r"crash ?-?loop\w*", r"flaky", r"blocked", r"locked", r"overheat\w*",
+    r"crash ?-?loop\w*", r"flaky", r"blocked", r"locked", r"overheat\w*", r"break(?:s|ing)?",
+    r"(?:hold\w*|waiting (?:on|for)|stuck (?:on|behind)) (?:a |an |the )?(?:\w+ )?locks?",
+    r"deadlock\w*", r"lock (?:waits?|contention|timeouts?)",
 )
 SYMPTOM_RU = words(
     r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",

@@ -22,6 +22,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from rapidfuzz import process
+from rapidfuzz.distance import DamerauLevenshtein
+
 from reasoning_core.models import Language
 from reasoning_core.understanding.catalogue import KnownNames
 from reasoning_core.understanding.dates import date_spans, find_dates
@@ -29,8 +32,14 @@ from reasoning_core.understanding.lexicon import INJECTION, LOG_LINE, SQL_PAYLOA
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
-from reasoning_core.understanding.symptoms import gloss, glossed_codes, split_alert_names
+from reasoning_core.understanding.symptoms import (
+    gloss,
+    glossed_codes,
+    split_alert_names,
+    symptom_spans,
+)
 from reasoning_core.understanding.text import clean_text
+from reasoning_core.understanding.translit import latin
 from reasoning_core.understanding.typos import correct_typos
 from reasoning_core.understanding.vocabulary import (
     BACK_REFERENCE,
@@ -99,6 +108,17 @@ _SERVICE_PLACES = tuple(
         r"|timing out|throwing|returning|отдает|отдаёт|тормозит|падает|лежит|сыпет)",
     )
 )
+#: A name heard in Cyrillic is looked up from three letters ("веб"), and an edit away from
+#: five ("чекаут": checkout).
+_SHORTEST_HEARD = 3
+_FUZZY_HEARD = 5
+#: Words right before a kind word that ask which one it is ("what process", "что за процесс").
+_ASKED_FOR = re.compile(
+    r"(?<![\w-])(?:what|which|whose|что за|какой|какая|какое|какие|которы\w*|чей|чья)\s+$"
+)
+#: Kinds whose names are what a service is called where Prometheus is the data (its jobs,
+#: its process groups): with a list of them, a word matching none is no service name.
+_SERVICE_LIKE = frozenset({"job", "scrape_job", "process_group"})
 _NOT_SERVICES = frozenset(
     """
     a an the is are was were be been has have had do does did why what when where which who how
@@ -261,8 +281,15 @@ def _kinds_said(folded: str, mentions: Sequence[Mention]) -> list[str]:
     word that labels a name the data has under another kind ("сервис web", where web is a
     job and a process group) names that thing: its kind is not said without a name."""
     said = []
+    pasted = symptom_spans(folded)
     for kind, pattern in KIND_WORDS.items():
-        found = list(pattern.finditer(folded))
+        # "что за процесс?", "which process is it?": the kind is what is asked, not a subject
+        found = [
+            m
+            for m in pattern.finditer(folded)
+            if not _ASKED_FOR.search(folded[: m.start()])
+            and not any(s <= m.start() < e for s, e in pasted)  # "killed process 4242"
+        ]
         if found and not all(_labels_known(folded, m.end(), mentions) for m in found):
             said.append(kind)
     return said
@@ -359,7 +386,7 @@ def _complete(
 
 
 def _tokens(folded: str) -> Iterator[_Token]:
-    taken = [*date_spans(folded), *metric_phrase_spans(folded)]
+    taken = [*date_spans(folded), *metric_phrase_spans(folded), *symptom_spans(folded)]
     for m in _TOKEN.finditer(folded):
         if not any(s < m.end() and m.start() < e for s, e in taken):
             yield _Token(m.group(0), m.start(), m.end())
@@ -389,7 +416,7 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
     typed: set[str] = set()  # tokens that linked ("checkout" for the route "/checkout")
     for token in _tokens(folded):
         label = _label_before(folded, token) or _label_after(folded, token)
-        hits = known.lookup(token.text)
+        hits = known.lookup(token.text) or _transliterated(token.text, known)
         if label is not None and any(kind == label for kind, _ in hits):
             hits = [(kind, name) for kind, name in hits if kind == label]
         elif label is not None and known.names.get(label):
@@ -407,6 +434,23 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
     taken = {m.value.lower() for m in found} | typed | glossed_codes(folded)
     found += _services(folded, known, taken)
     return _unique(found)
+
+
+def _transliterated(token: str, known: KnownNames) -> list[tuple[str, str]]:
+    """A known Latin name typed in Cyrillic ("веб", "чекаут", "постгрес"), if any: the name
+    spelled so, or (five letters or more) the one name an edit away ("chekout")."""
+    spelled = latin(token)
+    if spelled == token or len(spelled) < _SHORTEST_HEARD:
+        return []
+    if hits := known.lookup(spelled):
+        return hits
+    if len(spelled) < _FUZZY_HEARD:
+        return []
+    names = sorted({name for names in known.names.values() for name in names})
+    close = process.extract(
+        spelled, names, scorer=DamerauLevenshtein.distance, score_cutoff=1, limit=2
+    )
+    return known.lookup(close[0][0]) if len(close) == 1 else []
 
 
 def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | None:
@@ -472,8 +516,8 @@ def _service(name: str, known: KnownNames) -> Mention | None:
             return Mention(
                 kind=kind, value=name, known=False, suggestions=known.suggest(kind, name)
             )
-        if known.kinds:  # the data's names are known and none is near: a word, not a name
-            return None
+        if _SERVICE_LIKE & set(known.kinds):  # the services it has are known, none near
+            return None  # a word where a name would stand ("ENOSPC errors"), not a name
         return Mention(kind="service", value=name)
     hits = [n for kind, n in known.lookup(name) if kind == "service"]
     if hits:

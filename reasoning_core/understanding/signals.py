@@ -78,6 +78,7 @@ def read_signals(folded: str, names: Sequence[str] = ()) -> Signals:
         analytic=bool(lx.ANALYTIC.search(folded)) or compare,
         symptom=bool(lx.SYMPTOM_EN.search(folded) or lx.SYMPTOM_RU.search(folded)),
         vague_incident=bool(lx.VAGUE_INCIDENT.search(folded))
+        or (bool(lx.HEALTH.search(folded)) and not social)
         or (
             bool(lx.VAGUE_ABOUT.search(folded))
             and bool(names or lx.DOMAIN.search(folded))

@@ -25,7 +25,7 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
     (words(r"df(?: -h)?", r"du(?: -sh)?"), "df (disk space)"),
     (words(r"emfile", r"enfile", r"too many open files", r"errno 24"),
      "too many open files"),
-    (words(r"oom-?kill(?:ed|er|s)?", r"out of memory", r"killed process", r"enomem",
+    (words(r"oom-?kill(?:ed|er|s)?", r"out of memory", r"killed process(?: \d+)?", r"enomem",
            r"cannot allocate memory", r"memoryerror", r"oom_kill", r"exit code 137"),
      "oom killed, out of memory"),
     (words(r"econnrefused", r"connection refused", r"errno 111", r"failed to connect"),
@@ -78,3 +78,15 @@ def gloss(folded: str) -> str:
 def glossed_codes(folded: str) -> set[str]:
     """The codes and messages of `folded` that are symptoms: never names."""
     return {m.group(0) for pattern, _ in GLOSSES for m in pattern.finditer(folded)}
+
+
+def symptom_spans(folded: str) -> list[tuple[int, int]]:
+    """Where `folded` (glossed) holds a pasted code or message and its gloss: no token in
+    one is a name ("killed process 4242": a pid, not the process group 4242)."""
+    spans = []
+    for pattern, meaning in GLOSSES:
+        for m in pattern.finditer(folded):
+            glossed = f" ({meaning})"
+            end = m.end() + len(glossed) if folded.startswith(glossed, m.end()) else m.end()
+            spans.append((m.start(), end))
+    return spans

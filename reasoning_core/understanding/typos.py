@@ -93,10 +93,13 @@ def correct_typos(folded: str, *, keep: Iterable[re.Pattern[str]] = RULE_WORDS) 
         word = m.group(0)
         if _known(word, patterns):
             return word
-        held = _HELD.sub(r"\1", word)  # "sloooow" -> "slow"
-        if held != word and _known(held, patterns):
-            return held
-        return _nearest(held) or _nearest_ops(held) or held
+        if word == (twice := _HELD.sub(r"\1\1", word)):
+            return _nearest(word) or _nearest_ops(word) or word
+        once = _HELD.sub(r"\1", word)  # "celll" -> "cell", "sloooow" -> "slow"
+        for held in (twice, once):
+            if _known(held, patterns):
+                return held
+        return _nearest(twice) or _nearest(once) or _nearest_ops(once) or twice
 
     return _WORD.sub(replace, folded)
 

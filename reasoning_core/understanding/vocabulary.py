@@ -48,6 +48,7 @@ METRICS: dict[str, re.Pattern[str]] = {
     ),
     "saturation": words(
         r"cpu", r"memory", r"ram", r"throttl\w*", r"памят\w*", r"процессор\w*",
+        r"проц(?:а|ом|у|е)?", r"цпу", r"pegged", r"в полк\w*",
         r"load averages?", "loadavg", r"(?:cpu|host|server|system) load", r"load is",
     ),
 }

@@ -45,7 +45,7 @@ from reasoning_core.changes.hypotheses import (
 )
 from reasoning_core.changes.neighbourhood import subject_of
 from reasoning_core.changes.scanner import ChangeScanner
-from reasoning_core.errors import ReasoningError, UnanswerableError
+from reasoning_core.errors import ReasoningError
 from reasoning_core.models import (
     ClarifyingQuestion,
     Evidence,
@@ -67,6 +67,7 @@ from reasoning_core.planners.runbook.checks import (
 from reasoning_core.planners.runbook.links import link_id_of, link_proposals
 from reasoning_core.planners.runbook.plan import (
     MissingParameterError,
+    NoRunbookError,
     best_match,
     check_period,
     find_anchor,
@@ -77,6 +78,7 @@ from reasoning_core.planners.runbook.plan import (
     run_gate,
 )
 from reasoning_core.planners.runbook.stale import stale_evidence, stopped_series
+from reasoning_core.planners.runbook.sweep import Swept, all_clear, sweep
 from reasoning_core.planners.runbook.symptom import symptom_data
 from reasoning_core.planners.runbook.words import (
     child_key,
@@ -101,7 +103,7 @@ from reasoning_core.runbooks import (
     RunbookMatch,
     RunbookSet,
 )
-from reasoning_core.runbooks.loader import asks_for
+from reasoning_core.runbooks.loader import asks_for, match_runbook
 from reasoning_core.tools.base import Tool, ToolResult
 from reasoning_core.tree.aggregation import MEASURES
 from reasoning_core.tree.checked_by import RUNBOOK_TITLE_KEY
@@ -161,6 +163,8 @@ class RunbookPlanner:
         None when no runbook matches (the strategy's own questions then stand).
         """
         matches = self.runbooks.match(request)
+        if not matches and request.system and request.sole and self._checkups():
+            return []  # the whole system: the health sweep needs no detail
         if not matches:
             return None
         match = matches[0]
@@ -182,9 +186,72 @@ class RunbookPlanner:
         if known is not None:
             return await self._follow_up(ctx, known)
         request = ctx.parsed()
-        match = best_match(self.runbooks, request, ctx.runbook)
-        if ctx.runbook is None and request.checkup:
-            match = await self._checkup(request, ctx, match)
+        if ctx.runbook is not None or request.intent != "diagnose":
+            return await self._plan(ctx, request, best_match(self.runbooks, request, ctx.runbook))
+        try:
+            match = best_match(self.runbooks, request)
+        except NoRunbookError:  # the whole system, and no runbook's words fit: every part
+            if not request.system:
+                raise
+            return await self._unworded(ctx, request)
+        if request.checkup:  # "is anything wrong with web?", "anything on fire?"
+            return await self._swept_plan(ctx, request, match, await self._checkup(request, ctx))
+        return await self._looked_further(ctx, request, match)
+
+    async def _unworded(self, ctx: PlanningContext, request: Request) -> Plan:
+        """A question about the whole system no runbook's words fit ("сайт не открывается"):
+        the part the sweep finds something in, else its all clear."""
+        swept = await self._checkup(request, ctx)
+        if swept.found is not None:
+            return await self._plan(ctx, request, swept.found, swept=True)
+        if not swept.healthy:
+            return await self._plan(ctx, request, best_match(self.runbooks, request))  # raises
+        return await self._plan(ctx, request, swept.healthy[0][0], all_clear_of=swept)
+
+    async def _swept_plan(
+        self, ctx: PlanningContext, request: Request, match: RunbookMatch, swept: Swept
+    ) -> Plan:
+        """The plan of the part the sweep found something in, else `match`'s conclusion
+        (the sweep's all clear when the question is about the whole system)."""
+        if swept.found is not None:
+            return await self._plan(ctx, request, swept.found, swept=True)
+        return await self._plan(ctx, request, match, all_clear_of=swept)
+
+    async def _looked_further(
+        self, ctx: PlanningContext, request: Request, match: RunbookMatch
+    ) -> Plan:
+        """A symptom asked about ("why is everything so slow?", "why is web so slow?"): the
+        runbook its words point at first; when that one finds its part fine (or, about the
+        whole system, cannot be told which part), every checkup runbook whose part the
+        question names or the data has one of: a slow route may be a busy host. Only over
+        the parts a checkup runbook looks at (a cell's traffic is no part of a host)."""
+        further = request.system or bool(match.runbook.triggers.checkup)
+        try:
+            plan = await self._plan(ctx, request, match)
+        except MissingParameterError:
+            if not (request.system and request.sole):
+                raise
+            swept = await self._checkup(request, ctx)
+            if swept.found is None:
+                raise
+            return await self._plan(ctx, request, swept.found, swept=True)
+        if plan.conclusion is None or not further:
+            return plan
+        return await self._swept_plan(ctx, request, match, await self._checkup(request, ctx))
+
+    async def _plan(
+        self,
+        ctx: PlanningContext,
+        request: Request,
+        match: RunbookMatch,
+        *,
+        swept: bool = False,
+        all_clear_of: Swept | None = None,
+    ) -> Plan:
+        """The plan of one runbook: its gate, then its hypotheses or the gate's conclusion.
+        `swept`: the health sweep chose it (its gate found something, whatever direction
+        the question said); `all_clear_of`: the sweep found nothing, and the question is
+        about the whole system: the conclusion is the sweep's."""
         runbook = match.runbook
         params, missing = parameters_of(match, ctx.parameters)
         if ctx.runbook == runbook.id:  # an alert's labels win over words read in its question
@@ -207,15 +274,18 @@ class RunbookPlanner:
         parameters[SYMPTOM_KEY] = symptom_data(runbook, state, found)
         parameters[RUNBOOK_TITLE_KEY] = runbook.title.model_dump()
         direction = request.direction
-        if direction is not None and not _explains(runbook, direction):
+        if direction is not None and not swept and not _explains(runbook, direction):
             return Plan(
                 conclusion=other_direction(runbook, found, direction, state.language),
                 parameters=parameters,
             )
         if gate_refuted(found):
-            return Plan(
-                conclusion=gate_evidence(runbook, found, state.language), parameters=parameters
-            )
+            conclusion = gate_evidence(runbook, found, state.language)
+            if all_clear_of is not None and all_clear_of.healthy and request.system:
+                conclusion = await all_clear(
+                    all_clear_of, self._tools, at=state.anchor, language=state.language
+                )
+            return Plan(conclusion=conclusion, parameters=parameters)
         hypotheses = [
             hypothesis_proposal(runbook, h, state.language)
             for h in runbook.hypotheses
@@ -223,27 +293,31 @@ class RunbookPlanner:
         ]
         return Plan(hypotheses=hypotheses, parameters=parameters)
 
-    async def _checkup(
-        self, request: Request, ctx: PlanningContext, first: RunbookMatch
-    ) -> RunbookMatch:
-        """A health check ("is anything wrong with web?"): the first checkup runbook that
-        fits whose gate finds something (errors, a restart, a full disk); `first` when every
-        gate finds the part healthy, or none can run."""
-        fitting = [m for m in self.runbooks.match(request) if m.runbook.triggers.checkup]
-        # a runbook whose own words the question uses first ("how is postgres doing?")
-        for match in sorted(fitting, key=lambda m: (not m.keywords, m.runbook.triggers.checkup)):
-            params, missing = parameters_of(match, ctx.parameters)
-            if missing:
-                continue
-            try:
-                state = await self._fresh_state(match, params, ctx)
-                found = await run_gate(match.runbook, state, self._tools)
-            except UnanswerableError as e:  # no data for this part: the next one may have
-                log.info("checkup: %s cannot run: %s", match.runbook.id, e)
-                continue
-            if not gate_refuted(found):
-                return match
-        return first
+    def _checkups(self) -> list[Runbook]:
+        return [r for r in self.runbooks.runbooks.values() if r.triggers.checkup]
+
+    async def _checkup(self, request: Request, ctx: PlanningContext) -> Swept:
+        """A health check ("is anything wrong with web?", "anything on fire?"): the sweep
+        over the checkup runbooks that fit the part it names, or over every checkup runbook
+        when it names none or asks about a symptom (planners/runbook/sweep.py)."""
+        if request.system or not request.checkup:
+            matches = [
+                m
+                for runbook in self._checkups()
+                if (m := match_runbook(runbook, request, chosen=True)) is not None
+            ]
+        else:
+            matches = [m for m in self.runbooks.match(request) if m.runbook.triggers.checkup]
+        fitting = [
+            m.model_copy(update={"missing": parameters_of(m, ctx.parameters)[1]}) for m in matches
+        ]
+
+        async def gate(match: RunbookMatch) -> list[tuple[Check, Evidence]]:
+            params, _ = parameters_of(match, ctx.parameters)
+            state = await self._fresh_state(match, params, ctx)
+            return await run_gate(match.runbook, state, self._tools)
+
+        return await sweep(fitting, gate)
 
     async def _fresh_state(
         self, match: RunbookMatch, params: dict[str, str], ctx: PlanningContext

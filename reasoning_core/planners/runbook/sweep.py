@@ -8,7 +8,8 @@ investigates, as a deep answer would. When every gate finds its part healthy and
 question is about the whole system, the sweep's conclusion says so and says what it read:
 the alerts Prometheus has firing, how many targets are up, each part's numbers, and what it
 did not measure (the runbooks that could not run here). An alert firing is never an all
-clear: the conclusion then names it and stays unsure.
+clear, nor is a part that has no data in the window (its series stopped: a frozen exporter,
+a killed target): the conclusion then names it and stays unsure.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ _MAX_ALERTS = 5
 #: How sure an all clear is at most: it read the key signals, not everything.
 ALL_CLEAR_CONFIDENCE = 0.8
 #: How sure "the checks found nothing, yet alerts fire" is: not a claim either way.
-ALERTS_FIRING_CONFIDENCE = 0.3
+ALERTS_FIRING_CONFIDENCE = 0.3  # also: a part without data
 
 _WORDS = {
     "clear": N_("Nothing looks wrong right now"),
@@ -44,17 +45,20 @@ _WORDS = {
     "no_alert": N_("no alert firing"),
     "targets": N_("{up} of {total} targets up"),
     "unmeasured": N_("Not measured here: {what}"),
+    "silent": N_("No data from {what} in the window (its series may have stopped)"),
 }
 
 
 @dataclass
 class Swept:
     """What the sweep found: the first part whose gate finds something (None: none did),
-    the gates that found their part healthy, and the runbooks that could not run."""
+    the gates that found their part healthy, the runbooks that could not run (a part
+    missing) and those whose part had no data."""
 
     found: RunbookMatch | None = None
     healthy: list[tuple[RunbookMatch, list[tuple[Check, Evidence]]]] = field(default_factory=list)
     unmeasured: list[RunbookMatch] = field(default_factory=list)
+    silent: list[RunbookMatch] = field(default_factory=list)
 
 
 async def sweep(fitting: Sequence[RunbookMatch], gate: Gate) -> Swept:
@@ -71,7 +75,7 @@ async def sweep(fitting: Sequence[RunbookMatch], gate: Gate) -> Swept:
             found = await gate(match)
         except UnanswerableError as e:  # no data for this part: the next one may have
             log.info("checkup: %s cannot run: %s", match.runbook.id, e)
-            swept.unmeasured.append(match)
+            swept.silent.append(match)
             continue
         if not (found and all(evidence.confirmed is False for _, evidence in found)):
             swept.found = match
@@ -98,10 +102,14 @@ async def all_clear(
         said.append(gettext(language, _WORDS["targets"]).format(up=targets[0], total=targets[1]))
     checked = ngettext(language, "{n} part checked", "{n} parts checked", len(swept.healthy))
     said.append(checked.format(n=len(swept.healthy)))
+    silent = ", ".join(m.runbook.title.get(language) for m in swept.silent)
     if alerts:
         head = gettext(language, _WORDS["firing_gates_clear"]).format(
             alerts=", ".join(alerts[:_MAX_ALERTS])
         )
+        confirmed, confidence = None, ALERTS_FIRING_CONFIDENCE
+    elif silent:
+        head = gettext(language, _WORDS["silent"]).format(what=silent)
         confirmed, confidence = None, ALERTS_FIRING_CONFIDENCE
     else:
         head = gettext(language, _WORDS["clear"])
@@ -114,6 +122,7 @@ async def all_clear(
         data={
             "sweep": [m.runbook.id for m, _ in swept.healthy],
             "unmeasured": [m.runbook.id for m in swept.unmeasured],
+            "silent": [m.runbook.id for m in swept.silent],
             "alerts": alerts,
         },
         has_data=True,

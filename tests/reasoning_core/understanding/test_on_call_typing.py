@@ -8,7 +8,7 @@ import pytest
 
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.strategy.heuristic import decide_heuristically
-from reasoning_core.understanding import KnownNames, understand
+from reasoning_core.understanding import KnownNames, Request, understand
 from reasoning_core.understanding.symptoms import gloss, split_alert_names
 from reasoning_core.understanding.typos import correct_typos
 
@@ -25,6 +25,10 @@ LAB = KnownNames(
     }
 )
 RUNBOOKS = load_runbooks()
+
+
+def parts(request: Request) -> list[tuple[str, str]]:
+    return [(m.kind, m.value) for m in request.mentions if m.kind != "name"]
 
 
 def best(text: str) -> str:
@@ -144,3 +148,26 @@ def test_bad_input_is_read_without_an_error_and_names_nothing_made_up(text: str)
     )
     decision = decide_heuristically(request)
     assert decision.strategy in ("quick", "clarify", "deep")
+
+
+#: The same question in English and Russian (as the holdouts pair them).
+PAIRS = [
+    ("the disk on the host is full, why?", "диск на хосте забит, почему?"),
+    ("postgres refuses connections, why?", "postgres не пускает подключения, почему?"),
+    ("is web leaking memory?", "у web течёт память?"),
+    ("why is web so slow?", "почему web так тормозит?"),
+    ("web is down, what happened?", "web лежит, что случилось?"),
+    ("who is eating the cpu on the box?", "кто жрёт процессор на сервере?"),
+    ("anything on fire?", "есть сейчас проблемы?"),
+    ("is something holding a lock in the database?", "кто-то держит блокировку в базе?"),
+]
+
+
+@pytest.mark.parametrize(("en", "ru"), PAIRS)
+def test_one_question_in_two_languages_is_one_request_and_one_runbook(en: str, ru: str) -> None:
+    english, russian = understand(en, LAB), understand(ru, LAB)
+    assert (english.language, russian.language) == ("en", "ru")
+    for field in ("intent", "resources", "system", "checkup"):
+        assert getattr(english, field) == getattr(russian, field), field
+    assert parts(english) == parts(russian)
+    assert best(en) == best(ru)

@@ -170,6 +170,27 @@ async def test_the_catalogue_reads_once_per_ttl_and_keeps_names_when_a_read_fail
     assert tool.runs == 2 and kept.lookup("10291") == [("cell", "10291")]
 
 
+async def test_a_name_whose_series_went_stale_is_remembered_for_a_while() -> None:
+    """Issue 56: a frozen exporter's series go stale and its instance leaves the listing;
+    it is still a part (for `remember_sec`), so "is postgres down?" is not asked which one."""
+    now = [0.0]
+    tool = ListingTool([{"value": "127.0.0.1:9187"}, {"value": "127.0.0.1:9188"}])
+    catalogue = EntityCatalogue(
+        sources=lambda: [NameSource(kind="pg_instance", tool="sql", query="SELECT ...")],
+        tools={"sql": tool},
+        ttl_sec=60,
+        remember_sec=3600,
+        clock=lambda: now[0],
+    )
+    assert (await catalogue.snapshot()).lookup("127.0.0.1:9187")
+    tool.rows = [{"value": "127.0.0.1:9188"}]  # 9187's exporter froze
+    now[0] = 61
+    stale = await catalogue.snapshot()
+    assert stale.lookup("127.0.0.1:9187") == [("pg_instance", "127.0.0.1:9187")]
+    now[0] = 61 + 3601  # not listed for longer than remembered: gone
+    assert (await catalogue.snapshot()).lookup("127.0.0.1:9187") == []
+
+
 def test_the_models_reading_is_validated_and_linked() -> None:
     rules = understand("what's up with the cell from my alert, traffic looks low", KNOWN)
     assert rules.known("cell") == []
