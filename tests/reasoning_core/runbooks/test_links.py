@@ -62,7 +62,12 @@ def test_the_shipped_postgres_runbooks_carry_the_holder_links() -> None:
         runbook = SHIPPED.get(runbook_id)
         assert runbook is not None
         ids = [link.id for link in runbook.links]
-        holder = ["holder_storage", "holder_sync_standby", "holder_idle_client", "holder_other_wait"]
+        holder = [
+            "holder_storage",
+            "holder_sync_standby",
+            "holder_idle_client",
+            "holder_other_wait",
+        ]
         assert [i for i in ids if i.startswith("holder_")] == holder, ids
         for link in runbook.links:  # every link's checks are the runbook's own
             assert all(runbook.check(ref) for ref in [link.after, *link.checks])
@@ -195,3 +200,56 @@ def test_a_link_key_is_told_from_a_hypothesis_key() -> None:
     assert link_id_of("lock_contention>holder_storage") == "holder_storage"
     assert link_id_of("lock_contention>holder_storage>holder_other_wait") == "holder_other_wait"
     assert link_id_of("technical.availability") is None
+
+
+def _proposals(runbook_id: str, check: str, evidence: Evidence, **params: str) -> list[Any]:
+    runbook = SHIPPED.get(runbook_id)
+    assert runbook is not None
+    proposal = CheckProposal(
+        key=check, description=check, tool="prometheus",
+        request=ToolRequest(query="up"), extra={"check": check, "role": "for"},
+    )  # fmt: skip
+    return link_proposals(runbook, [(proposal, evidence)], "en", params)
+
+
+def test_a_down_target_of_postgresql_s_exporter_asks_postgresql_itself() -> None:
+    down = Evidence(confirmed=True, confidence=0.9, data={"series_name": "127.0.0.1:9187"})
+    [link] = _proposals("target_down", "target_down", down, job="postgres")
+    assert link.key == "exporter_down"
+    assert link.link is not None
+    assert link.link.because == "the target down is job postgres, PostgreSQL's exporter"
+    assert "whether PostgreSQL itself answers is not established" in link.link.unmeasured
+    [hung] = _proposals("target_down", "scrape_slow", down, job="postgres")
+    assert hung.key == "exporter_hangs"
+    # a service's own target down is not an exporter's: nothing to follow there
+    assert _proposals("target_down", "target_down", down, job="web") == []
+
+
+def test_exhausted_slots_are_followed_to_what_filled_them_as_alternatives() -> None:
+    full = Evidence(confirmed=True, confidence=0.9, data={"value": 0.97})
+    links = _proposals("postgres_trouble", "pg_connections_high", full, instance="db:9187")
+    assert [p.key for p in links] == ["slots_by_requests", "slots_by_idle_clients"]
+    assert all(p.link is not None and not p.link.because for p in links)  # no fact: guesses
+
+
+def test_a_link_binds_a_parameter_of_its_checks_to_the_finding() -> None:
+    data = minimal()
+    data["parameters"].append({"name": "target", "source": "constant", "default": "-"})
+    data["links"] = [
+        {"id": "ask_it", "after": data["checks"][0]["id"], "with": {"target": "series_name"},
+         "title": {"en": "what answers on {series_name}", "ru": "что отвечает на {series_name}"},
+         "unmeasured": {"en": "not here", "ru": "не здесь"}},
+    ]  # fmt: skip
+    runbook = parse_runbook(yaml.safe_dump(data), file="x.yaml")
+    assert isinstance(runbook, Runbook), runbook
+    check = CheckProposal(
+        key=data["checks"][0]["id"], description="x", tool="sql",
+        request=ToolRequest(query="SELECT 1"), extra={"check": data["checks"][0]["id"]},
+    )  # fmt: skip
+    found = Evidence(confirmed=True, confidence=0.8, data={"series_name": "10.0.0.9:8080"})
+    [link] = link_proposals(runbook, [(check, found)], "en")
+    assert link.title == "what answers on 10.0.0.9:8080"
+    assert link.link is not None and link.link.params == {"target": "10.0.0.9:8080"}
+    data["links"][0]["with"] = {"nowhere": "series_name"}
+    broken = parse_runbook(yaml.safe_dump(data), file="x.yaml")
+    assert not isinstance(broken, Runbook) and "'nowhere' is not a parameter" in broken[0].message
