@@ -18,6 +18,7 @@ from bot.alerts.check import check_files, read_rules, summary
 from bot.alerts.expression import ExpressionError, from_generator_url, parse_expression
 from bot.alerts.mapping import Investigation, Refusal
 from bot.cli import main
+from lab import config
 from reasoning_core.runbooks import load_runbooks
 
 RULES = Path(__file__).with_name("alert_rules")
@@ -96,6 +97,23 @@ def test_a_node_mixin_filling_disk_goes_to_host_disk_with_its_instance() -> None
     assert found.question("en") == (
         "Why is alert NodeFilesystemSpaceFillingUp firing for instance=web-1:9100?"
     )
+
+
+def test_the_lab_s_storage_rules_go_to_the_storage_runbook_with_their_instance() -> None:
+    """The lab's own PSI rule has no mapping entry: what it reads decides (issue 54)."""
+    rules = {r["alert"]: r["expr"] for g in config.RULES["groups"] for r in g["rules"]}
+    for name in (
+        "HostIoPressureHigh",
+        "HostUnusualDiskReadLatency",
+        "HostUnusualDiskWriteLatency",
+        "NodeDiskIOSaturation",
+    ):
+        labels = {"alertname": name, "instance": "127.0.0.1:9100", "device": "vda"}
+        found = ROUTER.resolve(labels, parse_expression(rules[name]))
+        assert isinstance(found, Investigation), (name, found)
+        assert found.runbook == "host_disk_io", name
+        assert found.parameters == {"instance": "127.0.0.1:9100"}, name
+    assert ROUTER.mapping.rule_for({"alertname": "HostIoPressureHigh"}) is None
 
 
 def test_the_runbook_reading_most_of_the_expression_comes_first() -> None:

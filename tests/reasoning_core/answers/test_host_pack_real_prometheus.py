@@ -30,14 +30,22 @@ from typing import Any
 import asyncpg
 import pytest
 
+from bot.alerts import AlertRouter, RunbookIndex
+from bot.alerts.expression import parse_expression
 from bot.alerts.mapping import Investigation
 from bot.alerts.payload import parse_notification
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.prometheus import build_tsdb
 from fake_servers.alertmanager import alert, notification
+from lab import config
 from reasoning_core.models import Answer, Language, Tree
 from reasoning_core.tree.report import Report, report_of
-from tests.reasoning_core.answers.alert_analysis import MAPPING, analyse_alert, findings
+from tests.reasoning_core.answers.alert_analysis import (
+    MAPPING,
+    RUNBOOKS,
+    analyse_alert,
+    findings,
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -66,8 +74,9 @@ WINNING = TIMELINE["recordings"]["lab-cpu.om.gz"]
 NODE, PROCESS, DISK = LAB["node_instance"], LAB["process_instance"], LAB["lab_disk"]
 DEFAULTS = TIMELINE["recordings"]["node-defaults.om.gz"]
 FILLING_DISK = TIMELINE["recordings"]["disk-filling.om.gz"]
+THROTTLED = TIMELINE["recordings"]["lab-disk-throttled.om.gz"]
 MOMENTS = {**LAB["moments"], **WINNING["moments"], **DEFAULTS["moments"],
-           **FILLING_DISK["moments"]}  # fmt: skip
+           **FILLING_DISK["moments"], **THROTTLED["moments"]}  # fmt: skip
 
 CASES = [
     # The lab's memory leak: the web group grows under its cgroup limit, the OOM killer ends it.
@@ -91,11 +100,12 @@ CASES = [
     Case("web-killed", {"alertname": "ProcessRestarted", "groupname": "web",
                         "instance": PROCESS},
          "web-killed", 75, "process_group", "crash_restart", ("killed", "127.0.0.1")),
-    # node_exporter's default collectors on this machine: quiet disks and network, and a
-    # clock the kernel reports as not synchronised.
+    # The storage recording before its fault: every disk fast and idle, nothing stalled.
     Case("quiet-disk-io", {"alertname": "HostDiskIoUtilizationHigh",
-                           "instance": DEFAULTS["node_instance"]},
-         "end", -5, "host_disk_io", "none"),
+                           "instance": THROTTLED["node_instance"]},
+         "storage-quiet", 0, "host_disk_io", "none"),
+    # node_exporter's default collectors on this machine: quiet network, and a clock the
+    # kernel reports as not synchronised.
     Case("quiet-network", {"alertname": "HostNetworkReceiveErrors",
                            "instance": DEFAULTS["node_instance"]},
          "end", -5, "host_network", "none"),
@@ -293,3 +303,67 @@ async def test_a_host_seen_by_two_exporters_has_one_name(
     assert f"{host_word} {HOST}" in group.primary, findings(group_answer, tree)
     for text in (disk_answer.text, group_answer.text, disk.symptom, group.symptom or ""):
         assert NODE not in text and PROCESS not in text, text
+
+
+# --- storage: a limit before the disk (lab/faults/pg-disk-throttled) ----------------------
+
+THROTTLED_AT = THROTTLED["alerts_fired"]["pg-disk-throttled"]["HostIoPressureHigh"]
+
+
+def io_pressure_alert() -> Investigation:
+    """The lab's own PSI rule as the receiver routes it: no mapping entry, its expression
+    (lab/config.py RULES) reads node_pressure_io_waiting_seconds_total."""
+    rules = {r["alert"]: r["expr"] for g in config.RULES["groups"] for r in g["rules"]}
+    router = AlertRouter(mapping=MAPPING, index=RunbookIndex(RUNBOOKS.runbooks.values()))
+    labels = {"alertname": "HostIoPressureHigh", "instance": THROTTLED["node_instance"]}
+    found = router.resolve(labels, parse_expression(rules["HostIoPressureHigh"]))
+    assert isinstance(found, Investigation), found
+    return found
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+async def test_a_throttle_before_the_disk_is_told_from_a_slow_disk(
+    pool: asyncpg.Pool[Any], prometheus_url: str, language: Language
+) -> None:
+    """PostgreSQL's writes throttled by a blkio cgroup: the tasks stall on I/O while vda
+    answers in milliseconds, so the disk is not the slow part; what waits is named (the
+    postgres group, a process in state D), and the report says the wait is before the disk."""
+    found = io_pressure_alert()
+    assert found.runbook == "host_disk_io"
+    at = moment("pg-disk-throttled", THROTTLED_AT)
+    report, answer, tree = await report_at_investigation(pool, prometheus_url, found, at, language)
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == "io_limited", findings(answer, tree)
+    assert not answer.synthesis.not_established, findings(answer, tree)
+    group = "группа процессов postgres" if language == "ru" else "process group postgres"
+    assert group in report.primary, findings(answer, tree)
+    lines = findings(answer, tree)
+    # the disk's own time per write measured, in milliseconds, and well under 20 ms
+    fast = (
+        r"True время на запись у самого медленного диска \(последнее\) \d\.\d мс"
+        r" при пороге 20\.0 мс"
+        if language == "ru"
+        else r"True slowest disk's time per write last \d\.\d ms vs limit 20\.0 ms"
+    )
+    assert re.search(fast, lines), lines
+    no_share_out_of_range(answer.text)
+
+
+async def test_the_storage_runbook_sees_nothing_before_the_throttle(
+    pool: asyncpg.Pool[Any], prometheus_url: str
+) -> None:
+    """The same alert routed the same way, ten seconds before the fault: nothing stalls."""
+    found = io_pressure_alert()
+    answer, tree = await investigate(pool, prometheus_url, found, moment("storage-quiet", 0), "en")
+    assert answer.synthesis is not None and answer.synthesis.primary.id == "none", findings(
+        answer, tree
+    )
+
+
+async def report_at_investigation(
+    pool: asyncpg.Pool[Any], url: str, found: Investigation, at: datetime, language: Language
+) -> tuple[Report, Answer, Tree | None]:
+    answer, tree = await investigate(pool, url, found, at, language)
+    report = report_of(answer)
+    assert report is not None, findings(answer, tree)
+    return report, answer, tree
