@@ -1,0 +1,128 @@
+"""Questions typed the way an on-call chat types them (issue 56), answered by the chat's
+service over the lab's recording (tests/data/lab/lab-all.om.gz, see
+test_questions_recorded_lab.py): pasted error codes and alert names, typos and slang, "the
+box" and no subject at all, the health question in a quiet window and during a fault, and
+one analysis whatever the language."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from bot.terminal import question
+from bot.wiring.app import Runtime
+from demo.services import unavailable_reason
+from lab.asking import says_all_clear, score_answer
+from lab.fault import find_fault
+from reasoning_core.models import Answer
+from tests.recordings import DataClock, recorded_runtime
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
+
+ASKED_AFTER = timedelta(seconds=75)
+Lab = tuple[Runtime, DataClock, dict[str, datetime]]
+
+
+@pytest.fixture
+async def lab_runtime(
+    lab_recording: tuple[Path, dict[str, datetime]], database_url: str, tmp_path: Path
+) -> AsyncIterator[Lab]:
+    tsdb, starts = lab_recording
+    clock = DataClock()
+    async with recorded_runtime(tsdb, database_url, tmp_path, clock) as runtime:
+        yield runtime, clock, starts
+
+
+_chats = iter(range(-9_100_000, -9_900_000, -1))
+
+
+async def ask_during(lab: Lab, fault: str, text: str) -> Answer:
+    runtime, clock, starts = lab
+    clock.at = starts[fault] + ASKED_AFTER
+    return await runtime.service.answer(question(text, chat_id=next(_chats)))
+
+
+#: (fault, question): a symptom pasted or typed as chats type it; the answer names the
+#: fault's cause and part, with no clarifying question (the lab has one of every kind asked).
+TYPED = [
+    ("disk-full", "ENOSPC errors on the host, where?"),
+    ("disk-full", "df says 100% somewhere, what's full?"),
+    ("pg-connections", "psql: error: FATAL: sorry, too many clients already"),
+    ("pg-connections", "отвалилась база, не пускает клиентов, почему?"),
+    ("memory-leak", "what is eating RAM on the host"),
+    ("web-killed", "web is dowwn, why?"),
+    ("pg-lock", "checkouts time out, is something holding a lock in pg?"),
+]
+
+
+@pytest.mark.parametrize(("fault", "text"), TYPED)
+async def test_a_symptom_in_any_form_is_investigated_to_the_faults_cause(
+    lab_runtime: Lab, fault: str, text: str
+) -> None:
+    answer = await ask_during(lab_runtime, fault, text)
+    scored = score_answer(find_fault(fault), answer)
+    assert answer.strategy == "deep", answer.text[:400]
+    assert scored["cause_ok"] and scored["component_ok"], answer.text[:600]
+
+
+@pytest.mark.parametrize("text", ["anything on fire?", "как там прод?", "all good?"])
+async def test_the_health_question_without_a_subject_sweeps_every_part_without_asking(
+    lab_runtime: Lab, text: str
+) -> None:
+    """The recording's host was busy throughout (host CPU 91-98 % from the machine it was
+    recorded on, before any fault): the sweep finds it on its own, and says it with the
+    number it read; it never asks what to look at and never answers "no model"."""
+    answer = await ask_during(lab_runtime, "nothing-wrong", text)
+    assert answer.strategy == "deep" and answer.clarification is None, answer.text
+    head = answer.text.split("\n\n")[0]
+    assert "CPU" in head and "%" in head, answer.text
+    assert not says_all_clear(answer.text)
+
+
+@pytest.mark.parametrize(
+    ("fault", "text"),
+    [
+        ("disk-full", "anything on fire?"),
+        ("web-killed", "anything on fire?"),
+        ("pg-connections", "есть сейчас проблемы?"),
+    ],
+)
+async def test_the_health_question_during_a_fault_names_it(
+    lab_runtime: Lab, fault: str, text: str
+) -> None:
+    answer = await ask_during(lab_runtime, fault, text)
+    scored = score_answer(find_fault(fault), answer)
+    assert not says_all_clear(answer.text), answer.text
+    assert scored["cause_ok"], answer.text[:600]
+
+
+#: The same question in English and Russian, while the same fault runs.
+PAIRS = [
+    ("disk-full", "the disk on the host is full, why?", "диск на хосте забит, почему?"),
+    (
+        "pg-connections",
+        "postgres refuses connections, why?",
+        "postgres не пускает подключения, почему?",
+    ),
+    ("memory-leak", "is web leaking memory?", "у web течёт память?"),
+]
+
+
+@pytest.mark.parametrize(("fault", "en", "ru"), PAIRS)
+async def test_one_question_in_two_languages_runs_one_analysis(
+    lab_runtime: Lab, fault: str, en: str, ru: str
+) -> None:
+    english = await ask_during(lab_runtime, fault, en)
+    russian = await ask_during(lab_runtime, fault, ru)
+    assert english.language == "en" and russian.language == "ru"
+    assert english.synthesis is not None and russian.synthesis is not None
+    ranked = [[r.id for r in a.synthesis.ranking] for a in (english, russian) if a.synthesis]
+    assert ranked[0] == ranked[1], (english.text, russian.text)
+    primaries = [a.synthesis.primary.id for a in (english, russian) if a.synthesis]
+    assert primaries[0] == primaries[1]
