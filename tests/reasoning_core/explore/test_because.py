@@ -67,15 +67,17 @@ links:
 
 
 class RecordedSessions:
-    """The `pg_sessions` tool's recorded answer: rows a server gave (`blockers`)."""
+    """The `pg_sessions` tool's recorded answers: rows a server gave, by query."""
 
     name = "pg_sessions"
 
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
-        self._rows = rows
+    def __init__(
+        self, rows: list[dict[str, Any]], replication: list[dict[str, Any]] | None = None
+    ) -> None:
+        self._rows = {"blockers": rows, "sync_replication": replication or []}
 
     async def run(self, request: ToolRequest) -> ToolResult:
-        rows = self._rows if request.query == "blockers" else []
+        rows = self._rows.get(request.query or "", [])
         return ToolResult(tool=self.name, ok=True, rows=rows, row_count=len(rows))
 
 
@@ -90,11 +92,19 @@ def recorded_holder(wait_type: str, wait: str) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+#: The lock queue as one alternative of a wider hypothesis (`combine: any`), as the shipped
+#: endpoint_probe's `database` has it: the link grows under the alternative that held.
+ALTERNATIVES = HEAD.replace(
+    "    checks: [pg_blocking_session]",
+    "    combine: any\n    checks: [pg_blocking_session, pg_idle_holder]",
+)
+
+
 async def ask(
     pool: asyncpg.Pool[Any], folder: Path, tools: dict[str, Any], *, links: str = "",
-    budgets: Budgets | None = None,
+    budgets: Budgets | None = None, head: str = HEAD,
 ) -> tuple[Answer, list[Event]]:  # fmt: skip
-    (folder / "lock_queue.yaml").write_text(HEAD + links, encoding="utf-8")
+    (folder / "lock_queue.yaml").write_text(head + links, encoding="utf-8")
     runbooks = load_runbooks([folder], include_shipped=False)
     assert runbooks.errors == []
     planner = RunbookPlanner(runbooks, tools=tools)
@@ -196,3 +206,23 @@ async def test_the_chain_stops_at_link_depth_and_says_so(
     assert synthesis.confidence <= OPEN_LINK_MAX
     text = render_report_text(report_of(answer))  # type: ignore[arg-type]
     assert "Could not check:" in text and "the chain stops at its depth limit (1 links)" in text
+
+
+async def test_a_link_under_the_alternative_that_held_is_the_chain_of_its_hypothesis(
+    pool: asyncpg.Pool[Any], tmp_path: Path
+) -> None:
+    """A recorded commit waiting for a synchronous standby (IPC SyncRep) and the recorded
+    replication row of a server whose named standby is not connected."""
+    replication = [{"standby_names": "s2", "synchronous_commit": "on", "standbys": 0,
+                    "sync_standbys": 0, "connected": None, "waiting_commits": 4}]  # fmt: skip
+    tools = {"pg_sessions": RecordedSessions(recorded_holder("IPC", "SyncRep"), replication)}
+    answer, _ = await ask(pool, tmp_path, tools, head=ALTERNATIVES)
+    synthesis = answer.synthesis
+    assert synthesis is not None and not synthesis.chain_open, synthesis
+    assert synthesis.primary.id.endswith(">holder_sync_standby"), synthesis.primary.id
+    assert synthesis.chain[-2] == (
+        "the holder's commit waits for a synchronous standby (IPC SyncRep)"
+    )
+    assert "synchronous_standby_names is “s2” but no synchronous standby" in synthesis.chain[-1]
+    assert "4 commit(s) wait for one" in synthesis.chain[-1]
+    assert synthesis.confidence >= 0.5
