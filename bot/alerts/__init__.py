@@ -3,7 +3,8 @@
 Owns the receiver route (`AlertReceiver.install(app)` adds ``POST /alerts/alertmanager``
 to any aiohttp application), the payload models, the mapping file (alert -> runbook +
 parameters), the routing by what the alert's rule reads (matching.py, expression.py,
-rules.py), ALERT_CHATS routing, the workers that run the analyses, and the port they
+rules.py; a parameter the alert lacks looked up in its own series, lookup.py), ALERT_CHATS
+routing, the workers that run the analyses, and the port they
 post reports and "resolved" marks through (`AlertPosting`; Telegram's, with the report's
 buttons and the silence and acknowledge actions, is bot/telegram/alerts/). Deduplication
 and the queue live in PostgreSQL (`AlertStore`, storage/alerts.py); the analyses are the
