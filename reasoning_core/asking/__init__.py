@@ -4,6 +4,8 @@
                      included), the question parsed once and the parse passed along;
 - ``investigation``  `AlertInvestigator`: an alert's `Investigation` (goal, parameters,
                      runbook, onset as data) on the deep path, or a scan around it;
+- ``condition``      `ConditionReader`: the alert's own condition re-read (holding since
+                     when, or resolved), the report's symptom line;
 - ``enrichment``     `AnswerEnricher`: what changed and what the logs say, added to a report;
 - ``details``        which details to ask for (a runbook's missing parameters);
 - ``outcome``        how every path ends (the decision's label, usage, uncertainty);
