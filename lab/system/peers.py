@@ -98,7 +98,10 @@ async def rank(
     if child.returncode != 0:
         tail = err.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
         return {m: PeerRanks(m, error=f"exited {child.returncode}: {tail[0]}") for m in methods}
-    answer = json.loads(out)
+    try:  # the last line: a method's own prints may come before it
+        answer = json.loads(out.decode(errors="replace").strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {m: PeerRanks(m, error="no JSON answer from the peers' runner") for m in methods}
     return {
         m: PeerRanks(m, columns=list(answer[m].get("ranks", [])), error=answer[m].get("error"))
         for m in methods

@@ -13,7 +13,7 @@ import pytest
 from lab.system.beside import add_peer_figures, format_peers
 from lab.system.export import Frame, _choose, _is_counter, _rates
 from lab.system.parts import THREE_PART, service_name
-from lab.system.peers import PeersUnavailableError, peers_python, service_ranks
+from lab.system.peers import PEERS, PeersUnavailableError, peers_python, rank, service_ranks
 from lab.system.scoring import accuracy, service_figures, whytree_ranks
 
 
@@ -136,3 +136,13 @@ def test_the_peers_figures_beside_whytrees() -> None:
     lines = "\n".join(format_peers(figures))
     assert "whytree  service AC@1 1.0" in lines and "baro     service AC@1 0.0" in lines
     assert "slow-db" in lines and "first: whytree db-proxy, baro postgres, nsigma -" in lines
+
+
+async def test_a_runner_that_answers_nothing_or_fails_is_an_error_per_method() -> None:
+    frame = Frame(times=[100.0, 105.0], columns={"web_cpu": [0.1, 0.2]})
+    silent = await rank(frame, 100.0, python=Path("/bin/true"))
+    assert {m: a.error for m, a in silent.items()} == dict.fromkeys(
+        PEERS, "no JSON answer from the peers' runner"
+    )
+    failed = await rank(frame, 100.0, python=Path("/bin/false"), methods=("baro",))
+    assert failed["baro"].error == "exited 1: no output" and failed["baro"].services == []
