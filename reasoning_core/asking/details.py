@@ -37,6 +37,10 @@ async def require_details(
     ):
         return decision  # the model's own question stands
     questions = await deep.missing_details(ctx)
+    if questions is None and _the_whole_system(request) and not deep.switched_off(request):
+        # no runbook's words fit a question about the whole system: the health sweep of
+        # every part (planners/runbook/sweep.py) needs no detail
+        questions = []
     if questions is None and not has_model and decision.strategy == "deep":
         # No runbook fits and no model could plan: say so rather than fail the analysis.
         return decision.model_copy(update={"strategy": "quick"})
@@ -54,6 +58,11 @@ async def _fits_a_runbook(
         return decision
     questions = await deep.missing_details(ctx)
     return decision if questions is None else _asking(decision, questions)
+
+
+def _the_whole_system(request: Request) -> bool:
+    """An incident question that names no part where the data's parts are known."""
+    return request.intent == "diagnose" and request.system and bool(request.sole)
 
 
 def _asking(decision: StrategyDecision, questions: list[ClarifyingQuestion]) -> StrategyDecision:

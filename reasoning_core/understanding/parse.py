@@ -30,7 +30,7 @@ from reasoning_core.understanding.catalogue import KnownNames
 from reasoning_core.understanding.dates import date_spans, find_dates
 from reasoning_core.understanding.lexicon import INJECTION, LOG_LINE, SQL_PAYLOAD, fold
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
-from reasoning_core.understanding.shapes import find_entities
+from reasoning_core.understanding.shapes import find_entities, is_other_system
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
 from reasoning_core.understanding.symptoms import (
     gloss,
@@ -211,12 +211,14 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
     names = known or KnownNames()
     as_typed, folded = _read_forms(clean, names)
     logged = _log_only_numbers(clean)  # a pid or a count in a pasted log is no unknown cell
+    strangers: list[str] = []  # words where a name stands that name nothing the data has
     mentions = [
         _as_typed(m, clean)
-        for m in _link(folded, names)
+        for m in _link(folded, names, strangers)
         if not (m.known is False and not m.labelled and m.value in logged)
     ]
     others = [n for n in find_entities(folded) if not _covers(n, mentions)]
+    strangers += [n for n in others if is_other_system(n)]  # "why is kafka lagging?"
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
     # orders are read as typed, never "corrected", and never in a pasted log line
     decline = decline_kind(as_typed, spoken=_spoken(clean))
@@ -266,7 +268,7 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
         sole=names.sole,
         listed=names.kinds,
         resources=resources_in(folded),
-        system=intent == "diagnose" and _names_no_part(mentions),
+        system=intent == "diagnose" and _names_no_part(mentions) and not strangers,
     )
 
 
@@ -411,7 +413,7 @@ def _label_after(folded: str, token: _Token) -> str | None:
     return None
 
 
-def _link(folded: str, known: KnownNames) -> list[Mention]:
+def _link(folded: str, known: KnownNames, strangers: list[str]) -> list[Mention]:
     found: list[Mention] = []
     typed: set[str] = set()  # tokens that linked ("checkout" for the route "/checkout")
     for token in _tokens(folded):
@@ -432,7 +434,7 @@ def _link(folded: str, known: KnownNames) -> list[Mention]:
         elif (mention := _unlinked(token.text, label, known)) is not None:
             found.append(mention)
     taken = {m.value.lower() for m in found} | typed | glossed_codes(folded)
-    found += _services(folded, known, taken)
+    found += _services(folded, known, taken, strangers)
     return _unique(found)
 
 
@@ -474,7 +476,11 @@ def _unlinked(token: str, label: str | None, known: KnownNames) -> Mention | Non
     return Mention(kind=kind, value=token, labelled=label is not None)
 
 
-def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
+def _services(
+    folded: str, known: KnownNames, taken: set[str], strangers: list[str]
+) -> list[Mention]:
+    """Services named where a service name stands; a word there that is no name the data
+    has (nor near one) goes to `strangers`: the question is about something else."""
     found: list[Mention] = []
     called: set[str] = set()  # named as what another service calls: "timeouts to auth"
     for pattern in (*_SERVICE_PLACES, _COMMON_SERVICES):
@@ -483,6 +489,7 @@ def _services(folded: str, known: KnownNames, taken: set[str]) -> list[Mention]:
             if _not_a_service(name) or name in taken:
                 continue
             if (mention := _service(name, known)) is None:
+                strangers.append(name)
                 continue
             found.append(mention)
             if _CALLED.search(folded[: m.start("name")]):

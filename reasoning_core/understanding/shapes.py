@@ -95,3 +95,9 @@ def _unique_outer(found: list[tuple[int, str]]) -> list[str]:
         if not any(name in kept for kept in result):
             result.append(name)
     return result
+
+
+def is_other_system(name: str) -> bool:
+    """Is a shape-found name another system (Kafka, Redis, a URL, an address): a question
+    about it is about that, not about the whole system the data has?"""
+    return any(p.fullmatch(name) for p in (_KNOWN, _URL, _IP))

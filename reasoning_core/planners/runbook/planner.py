@@ -163,8 +163,6 @@ class RunbookPlanner:
         None when no runbook matches (the strategy's own questions then stand).
         """
         matches = self.runbooks.match(request)
-        if not matches and request.system and request.sole and self._checkups():
-            return []  # the whole system: the health sweep needs no detail
         if not matches:
             return None
         match = matches[0]
