@@ -1,0 +1,98 @@
+"""A target that is down is often an exporter (issue 54): postgres_exporter's target timing
+out (up 0, its scrapes at the 10 s timeout) in series served by a real Prometheus, asked
+about as its alert is (the target_down runbook, job postgres). With the sessions tool on a
+PostgreSQL that answers (the test's own, real), the report names the exporter as the part
+that broke; without it, the link stays open and no cause is stated at medium or above."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.prometheus import build_tsdb
+from reasoning_core.answers.deep_analyst import DeepAnalyst
+from reasoning_core.events import answer_of
+from reasoning_core.models import Synthesis
+from reasoning_core.planners.runbook.planner import RunbookPlanner
+from reasoning_core.ports.planning import PlanningContext
+from reasoning_core.runbooks import load_runbooks
+from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.tree.links import OPEN_LINK_MAX
+from storage.pg_sessions import PgSessionsTool
+from storage.trees import PgTreeStore
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
+
+END = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=1)
+RUNBOOKS = load_runbooks()
+
+
+def series() -> str:
+    """30 min of the exporter's scrapes, one each 15 s: answered in 40 ms, then for the last
+    2 min timing out (up 0, 10 s)."""
+    labels = 'instance="127.0.0.1:9187",job="postgres"'
+    start = END - timedelta(minutes=30)
+    up, took = [], []
+    for i in range(121):
+        at = (start + timedelta(seconds=15 * i)).timestamp()
+        frozen = i >= 113
+        up.append(f"up{{{labels}}} {0 if frozen else 1} {at:.0f}")
+        took.append(f"scrape_duration_seconds{{{labels}}} {10 if frozen else 0.04} {at:.0f}")
+    head = ["# TYPE up gauge", *up, "# TYPE scrape_duration_seconds gauge", *took]
+    return "\n".join(head) + "\n# EOF\n"
+
+
+@pytest.fixture(scope="module")
+def tsdb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tmp_path_factory.mktemp("exporter")
+    (folder / "series.om").write_text(series(), encoding="utf-8")
+    build_tsdb(folder / "series.om", folder / "tsdb")
+    yield folder / "tsdb"
+
+
+async def analyse(pool: asyncpg.Pool[Any], tsdb: Path, sessions_dsn: str | None) -> Synthesis:
+    async with LocalPrometheus(tsdb) as prometheus:
+        tools: dict[str, Any] = {"prometheus": PrometheusTool(prometheus.url)}
+        if sessions_dsn is not None:
+            tools["pg_sessions"] = PgSessionsTool(sessions_dsn)
+        planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: END)
+        analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
+        question = "TargetDown: postgres"
+        ctx = PlanningContext(
+            question=question, goal=question, language="en",
+            runbook="target_down", parameters={"job": "postgres"},
+        )  # fmt: skip
+        events = [e async for e in analyst.run(ctx, user_id=10, chat_id=10)]
+    answer = answer_of(events[-1])
+    assert answer is not None and answer.synthesis is not None, events[-1]
+    return answer.synthesis
+
+
+async def test_postgresql_answering_makes_the_exporter_the_part_that_broke(
+    pool: asyncpg.Pool[Any], database_url: str, tsdb: Path
+) -> None:
+    synthesis = await analyse(pool, tsdb, database_url)
+    assert not synthesis.chain_open, synthesis.chain
+    assert synthesis.primary.id.split(">")[-1] in {"exporter_down", "exporter_hangs"}
+    assert "PostgreSQL's exporter" in synthesis.chain[1], synthesis.chain
+    assert synthesis.chain[2].startswith("the exporter"), synthesis.chain
+    assert "PostgreSQL itself answers" in synthesis.chain[2]
+    assert synthesis.confidence >= 0.5
+
+
+async def test_without_postgresql_s_own_answer_no_cause_is_stated_firmly(
+    pool: asyncpg.Pool[Any], tsdb: Path
+) -> None:
+    synthesis = await analyse(pool, tsdb, None)
+    assert synthesis.chain_open, synthesis.chain
+    assert "whether PostgreSQL itself answers is not established" in synthesis.chain[-1]
+    assert synthesis.confidence <= OPEN_LINK_MAX
