@@ -160,6 +160,12 @@ class PgAlertStore:
             )
             if analysis_id is None:
                 return None
+            # The alerts of one analysis often resolve at once, one notification per
+            # Alertmanager group: each transaction would see the others' alerts still firing
+            # and none would resolve it. Locked, the last to come sees the others resolved.
+            await conn.execute(
+                "SELECT 1 FROM alert_analyses WHERE id = $1 FOR UPDATE", analysis_id
+            )
             row = await conn.fetchrow(_LAST_RESOLVED, analysis_id, ends_at)
             return None if row is None else _analysis(row)
 
