@@ -15,9 +15,11 @@ RUN_STAMP := $(VENV)/.installed-run
 # driver open the analysis page in the browser tests (test only). Installed when missing
 # and possible (root with apt-get), else one line says so and the set-up goes on.
 RUN_SYSTEM_PACKAGES  := graphviz fonts-dejavu-core prometheus
-# The live lab (`whytree lab`, docs/lab.md): Alertmanager, the standard exporters, stress-ng.
+# The live lab (`whytree lab`, docs/lab.md): Alertmanager, the standard exporters, stress-ng;
+# the system lab's front proxy and cart store with their exporters (`lab up --system`).
 LAB_SYSTEM_PACKAGES  := prometheus-alertmanager prometheus-node-exporter \
-	prometheus-process-exporter prometheus-blackbox-exporter prometheus-postgres-exporter stress-ng
+	prometheus-process-exporter prometheus-blackbox-exporter prometheus-postgres-exporter stress-ng \
+	nginx redis-server prometheus-nginx-exporter prometheus-redis-exporter
 TEST_SYSTEM_PACKAGES := $(RUN_SYSTEM_PACKAGES) $(LAB_SYSTEM_PACKAGES) chromium chromium-driver \
 	systemd-journal-remote
 

@@ -14,6 +14,7 @@ from lab import config
 from lab.fault import FaultFileError, clear, find_fault, inject
 from lab.lab import Lab, LabError, monitor_dsn
 from lab.rules import LabRules, RuleFileError, load_rules
+from lab.system.system_lab import SystemLab
 
 
 def add_lab_parsers(sub: Any) -> None:
@@ -21,6 +22,13 @@ def add_lab_parsers(sub: Any) -> None:
     actions = lab.add_subparsers(dest="lab", required=True, metavar="ACTION")
     up = actions.add_parser("up", help="start the lab on loopback")
     add_rules_options(up)
+    up.add_argument(
+        "--system",
+        action="store_true",
+        help="the system lab: eight services in Online Boutique's shape behind nginx, with "
+        "Redis and PostgreSQL, their calls in Istio's metrics (lab/system/; no rules or faults "
+        "yet)",
+    )
     actions.add_parser("status", help="the lab's processes, ports and running fault")
     inject_ = actions.add_parser("inject", help="start a fault (a name or a fault file)")
     inject_.add_argument("fault")
@@ -76,6 +84,8 @@ def run_lab(
 
 
 def _up(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    if getattr(args, "system", False):
+        return _up_system(lab, args)
     rules = rules_of(args)  # a bad file stops here, before anything starts
     url = receiver_url(listen)
     if url is None:
@@ -84,6 +94,17 @@ def _up(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespac
         receiver_url=url or "http://127.0.0.1:9/alerts/alertmanager", token=token, rules=rules
     )
     for note in notes:
+        print(f"note: {note}")
+    _print_status(lab)
+    return 0
+
+
+def _up_system(lab: Lab, args: argparse.Namespace) -> int:
+    if args.rules or args.max_for is not None:
+        raise LabError(
+            "the system lab has no alert rules yet: --rules and --max-for are the three-part lab's"
+        )
+    for note in SystemLab(lab.root).up_system():
         print(f"note: {note}")
     _print_status(lab)
     return 0

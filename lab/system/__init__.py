@@ -1,18 +1,22 @@
 """The system lab of issue 55: whytree measured where the field measures itself.
 
-What this package owns today is the field's baselines run beside whytree: RCAEval's own
-BARO and N-Sigma (`rcaeval` from PyPI, in an environment of their own, `.venv-peers`),
-given the lab's Prometheus data exported in their input format and the true injection time,
-and scored as whytree is, by service (AC@1, AC@3, Avg@5). `whytree bench live --peers`
-runs them on every fault window of the live lab.
+Two things so far. The field's baselines run beside whytree: RCAEval's own BARO and N-Sigma
+(`rcaeval` from PyPI, in an environment of their own, `.venv-peers`), given the lab's
+Prometheus data exported in their input format and the true injection time, and scored as
+whytree is, by service (AC@1, AC@3, Avg@5): `whytree bench live --peers`. And the shop of
+eight services in Online Boutique's shape behind nginx, with Redis and PostgreSQL, each
+exporting its requests and calls in Istio's names: `whytree lab up --system`.
 
 One concept per module: `parts` (the lab's parts as services: which labels name a series'
 service, which service a fault's component is, how a report names each), `export` (a
 Prometheus window as RCAEval's frame: `time` and one column per `<service>_<metric>`),
 `peers` (the peers' environment and running them on a frame), `run_peers` (the script
 that runs inside that environment: RCAEval's protocol around its own methods), `scoring`
-(the ranks of a whytree report by service, and AC@k / Avg@5 over windows).
+(the ranks of a whytree report by service, and AC@k / Avg@5 over windows), `beside` (the
+peers on every window of `bench live --peers`); `topology` (the shop as data), `mesh`
+(Istio's request metrics), `service` (the program each service runs), `system_lab` (the
+shop's parts put together: up; status and down are the `Lab`'s).
 
-The shop of eight services in Online Boutique's shape (`whytree lab up --system`) and its
-faults are not built yet (issue 55, items 1-3).
+Not built yet (issue 55): the system lab's alert rules, faults and `bench live --system`,
+the call-graph walk, runbooks for Redis and nginx.
 """
