@@ -32,9 +32,10 @@ from typing import Any, Protocol
 
 import yaml
 
-from lab.bench import NO_CAUSE, firing_alerts, lead, score, settle_alerts
+from lab.bench import firing_alerts, settle_alerts
 from lab.fault import Fault, clear, find_fault, inject
 from lab.lab import Lab, LabError
+from lab.report_score import NO_CAUSE, lead, score
 
 logger = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lab.bench import lead
+from lab.report_score import lead
 from lab.system.parts import Parts
 
 

@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 from lab import config
-from lab.bench import first_candidate, first_report, scan_used, score, summarise, wrong_cause
+from lab.bench import summarise
 from lab.fault import (
     FAULTS_DIR,
     FaultFileError,
@@ -21,6 +21,7 @@ from lab.fault import (
 )
 from lab.lab import Lab, LabError
 from lab.processes import group_alive, start
+from lab.report_score import first_candidate, first_report, scan_used, score, wrong_cause
 
 SHIPPED = {
     "cpu-hog", "memory-leak", "disk-full", "web-killed", "pg-lock", "pg-connections",

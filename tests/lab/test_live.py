@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.live import bot_for_lab, reserve_ports
-from lab.bench import TOKEN, firing_alerts, first_report, quotes_log, score
+from lab.bench import TOKEN, firing_alerts, quotes_log
 from lab.fault import clear, find_fault, inject
 from lab.lab import Lab, free_port, missing_packages
 from lab.processes import group_alive
+from lab.report_score import first_report, score
 
 MISSING = missing_packages()
 pytestmark = [
