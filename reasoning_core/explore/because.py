@@ -22,14 +22,11 @@ from collections.abc import Sequence
 
 from reasoning_core.errors import ReasoningError, StoreError
 from reasoning_core.events import NodeRejectedEvent
-from reasoning_core.explore.budgets import BUDGET_REASON, Budgets
-from reasoning_core.explore.emitter import Emit
-from reasoning_core.explore.growth import Growth
-from reasoning_core.explore.planner_gate import PlannerGate
-from reasoning_core.explore.policy import ExplorationPolicy, priority
+from reasoning_core.explore.budgets import BUDGET_REASON
+from reasoning_core.explore.policy import priority
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import check_of, checks_under, link_depth, links_under
-from reasoning_core.explore.stopping import StopSignal
+from reasoning_core.explore.step import TreeStep
 from reasoning_core.models import Evidence, Node
 from reasoning_core.ports.planner import LinkFollower
 from reasoning_core.ports.planning import (
@@ -39,7 +36,6 @@ from reasoning_core.ports.planning import (
     PlanningContext,
 )
 from reasoning_core.tree.links import established
-from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import ancestors, is_active, is_link
 
 _KEY_MAX = 64
@@ -52,27 +48,8 @@ def depth_reason(max_links: int) -> str:
     return f"{BUDGET_REASON}: the chain stops at its depth limit ({max_links} links)"
 
 
-class Because:
+class Because(TreeStep):
     """Grows the "because" links of the confirmed hypotheses of one analysis."""
-
-    def __init__(
-        self,
-        *,
-        manager: TreeManager,
-        growth: Growth,
-        gate: PlannerGate,
-        stop: StopSignal,
-        emit: Emit,
-        policy: ExplorationPolicy,
-        budgets: Budgets,
-    ) -> None:
-        self._manager = manager
-        self._growth = growth
-        self._gate = gate
-        self._stop = stop
-        self._emit = emit
-        self._policy = policy
-        self._budgets = budgets
 
     def findings(self, node_id: str) -> list[tuple[CheckProposal, Evidence]]:
         """The confirmed results of a hypothesis's own checks, each with its check."""

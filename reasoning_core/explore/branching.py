@@ -12,12 +12,7 @@ analysis stopped. A tree loaded after a restart keeps the branches it had.
 from __future__ import annotations
 
 from reasoning_core.errors import ReasoningError, StoreError
-from reasoning_core.explore.budgets import Budgets
-from reasoning_core.explore.emitter import Emit
-from reasoning_core.explore.growth import Growth
-from reasoning_core.explore.planner_gate import PlannerGate
 from reasoning_core.explore.policy import (
-    ExplorationPolicy,
     chain_priority,
     is_undecided,
     priority,
@@ -25,37 +20,17 @@ from reasoning_core.explore.policy import (
 )
 from reasoning_core.explore.progress import line
 from reasoning_core.explore.state import checks_under, focused, hypotheses_under
-from reasoning_core.explore.stopping import StopSignal
+from reasoning_core.explore.step import TreeStep
 from reasoning_core.ports.planning import HypothesisProposal, PlanningContext
 from reasoning_core.tree.aggregation import ceiling
-from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.walk import is_active
 
 #: A hypothesis this close to its ceiling is held there (float rounding aside).
 _AT_CEILING = 1e-6
 
 
-class Brancher:
+class Brancher(TreeStep):
     """Splits undecided hypotheses of one analysis into their mechanisms."""
-
-    def __init__(
-        self,
-        *,
-        manager: TreeManager,
-        growth: Growth,
-        gate: PlannerGate,
-        stop: StopSignal,
-        emit: Emit,
-        policy: ExplorationPolicy,
-        budgets: Budgets,
-    ) -> None:
-        self._manager = manager
-        self._growth = growth
-        self._gate = gate
-        self._stop = stop
-        self._emit = emit
-        self._policy = policy
-        self._budgets = budgets
 
     def should_branch(self, node_id: str) -> bool:
         """An active, checked, undecided hypothesis with room below it, while work may start.
