@@ -442,8 +442,12 @@ class Lab:
         disk.chmod(0o777)
         return True
 
-    def _wait_http(self, name: str, port: int, timeout_s: float = 60) -> None:
-        path = {"web": "/healthz"}.get(name, "/-/ready")
+    def _wait_http(
+        self, name: str, port: int, path: str | None = None, timeout_s: float = 60
+    ) -> None:
+        """Wait until `name` answers `path` on `port` (default: the web service's health,
+        else a Prometheus-style `/-/ready`), at most `timeout_s`."""
+        path = path or {"web": "/healthz"}.get(name, "/-/ready")
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             try:

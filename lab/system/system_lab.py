@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -167,7 +165,7 @@ class SystemLab(Lab):
         )
         self._wait_http("prometheus", ports["prometheus"])
         for name in services:
-            self._wait_path(name, ports[name], "/healthz")
+            self._wait_http(name, ports[name], "/healthz")
         if entry:
             self._spawn(
                 "load",
@@ -263,7 +261,7 @@ class SystemLab(Lab):
                 ],
             )
             jobs["nginx"] = ports["nginx_exporter"]
-        self._wait_path("nginx", ports["nginx_status"], "/stub_status")
+        self._wait_http("nginx", ports["nginx_status"], "/stub_status")
         return f"http://127.0.0.1:{ports['nginx']}"
 
     def _catalog(self, dsn: str) -> None:
@@ -285,16 +283,6 @@ class SystemLab(Lab):
         )
         if done.returncode != 0:
             raise LabError(f"the catalog's table: {done.stderr.decode()[-300:]}")
-
-    def _wait_path(self, name: str, port: int, path: str, timeout_s: float = 60) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=2):
-                    return
-            except OSError:
-                time.sleep(0.5)
-        raise LabError(f"{name} did not answer on 127.0.0.1:{port} (see {self.logs / name}.log)")
 
 
 def _distinct_ports(names: tuple[str, ...], reserved: dict[str, int]) -> dict[str, int]:
