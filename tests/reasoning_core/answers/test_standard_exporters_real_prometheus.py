@@ -131,8 +131,9 @@ CASES = [
      ["lock", "postgres"]),
     ("pg-lock", "PostgresqlLongRunningTransaction", "postgres_trouble", "lock_contention", None,
      ["lock", "transaction"]),
+    # the slots ran out because one client holds them idle: the chain's deepest link
     ("pg-connections", "PostgresqlTooManyConnections", "postgres_trouble",
-     "connections_exhausted", None, ["connection", "postgres"]),
+     "connections_exhausted>slots_by_idle_clients", None, ["connection", "postgres"]),
     ("pg-connections", "HttpHighErrorRate", "http_service_trouble", "db_connections",
      "connections", ["connection", "postgres"]),
     ("pg-connections", "BlackboxProbeHttpFailure", "endpoint_probe", "database", "connections",
