@@ -17,17 +17,14 @@ from bot.alerts.check import render_json as render_check_json
 from bot.alerts.check import render_table as render_check_table
 from bot.config import Settings, load_settings
 from bot.delivery.drain import stopped_by_signals
-from bot.doctor import exit_code, render_json, render_table, run_doctor
 from bot.http_api import ApiKeyError, create_key
 from bot.operations.logging_setup import log_file_path, setup_logging
-from bot.telegram.process import run_bot
 from bot.terminal import TerminalStream, ask_once, chart_line, chat_loop, touch_local_user
 from bot.trees.chart import ChartError
 from bot.trees.export import EXPORT_FORMATS, export_tree
 from bot.trees.picture import RenderError, TreePictures
 from bot.wiring.api import api_keys
 from bot.wiring.app import open_runtime
-from bot.wiring.startup import NO_TOKEN_HELP, announce_bot, api_text, llm_warning, started_text
 from demo import describe_demo, load_demo_dataset
 from demo.services import (
     PrometheusUnavailableError,
@@ -140,6 +137,17 @@ async def _chat(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _run(settings: Settings, args: argparse.Namespace) -> int:
+    # The Telegram side (aiogram, seconds to import on a busy machine) loads only for the
+    # commands that talk to Telegram, never for `whytree --help`, `ask` or a bench.
+    from bot.telegram.process import run_bot  # noqa: PLC0415
+    from bot.wiring.startup import (  # noqa: PLC0415
+        NO_TOKEN_HELP,
+        announce_bot,
+        api_text,
+        llm_warning,
+        started_text,
+    )
+
     if (warning := await llm_warning(settings.llm)) is not None:
         print(warning, file=sys.stderr)
     if settings.telegram.bot_token is None:
@@ -154,6 +162,9 @@ async def _run(settings: Settings, args: argparse.Namespace) -> int:
 
 
 async def _doctor(settings: Settings, args: argparse.Namespace) -> int:
+    # The doctor checks the Telegram token too: aiogram loads with it (see _run).
+    from bot.doctor import exit_code, render_json, render_table, run_doctor  # noqa: PLC0415
+
     findings = await run_doctor(settings)
     print(render_json(findings) if args.json else render_table(findings))
     return exit_code(findings)

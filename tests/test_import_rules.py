@@ -8,6 +8,8 @@ concept cut in two, or that an input should be passed in instead.
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +76,12 @@ BANNED: dict[str, dict[str, tuple[str, ...]]] = {
         # Only through benchmarks, which bot/cli.py loads lazily for `whytree bench`.
         "fake_servers": (),
         # The composition root wires storage in; nothing else in bot touches the database.
-        "storage": ("bot/wiring/app.py", "bot/wiring/deep.py", "bot/wiring/api.py"),
+        "storage": (
+            "bot/wiring/app.py",
+            "bot/wiring/deep.py",
+            "bot/wiring/api.py",
+            "bot/wiring/alert_actions.py",
+        ),
         "asyncpg": ("bot/wiring/app.py", "bot/wiring/deep.py", "bot/wiring/api.py"),
         # benchmarks import bot and the fake servers: the CLI loads them lazily (`whytree bench`).
         "benchmarks": ("bot/cli.py",),
@@ -274,6 +281,21 @@ def test_aiogram_is_imported_only_by_the_telegram_front_end() -> None:
         if imported.target.split(".")[0] == "aiogram"
     )
     assert broken == []
+
+
+def test_the_command_line_starts_without_the_telegram_side() -> None:
+    """`whytree --help`, `ask`, `alerts check`, `lab` and `bench` never pay for aiogram (seconds
+    on a busy machine, in every subprocess the tests and the lab start): only `run` and
+    `doctor` load bot.telegram, inside the command."""
+    probe = (
+        "import sys, bot.cli; bot.cli._parser(); "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'aiogram'}), "
+        "sorted(m for m in sys.modules if m.startswith('bot.telegram')))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=REPO, capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[] []"
 
 
 #: The core's composition root assembles the core from its parts: only it may reach

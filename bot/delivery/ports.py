@@ -121,3 +121,13 @@ class Retention(Protocol):
     async def purge(self, kind: str, *, horizon_sec: float, limit: int) -> int:
         """Delete at most `limit` records of `kind` older than the horizon; how many went."""
         ...
+
+
+class QuestionWindow(Protocol):
+    """Questions per user per minute (bot/delivery/limits.py `SharedWindow`)."""
+
+    limit: int
+
+    async def check(self, key: int) -> float:
+        """0 when allowed (and counted), else the seconds until a question is allowed."""
+        ...

@@ -20,7 +20,7 @@ from bot.access import AccessPolicy
 from bot.delivery.limits import SharedWindow
 from bot.delivery.ports import RateHits
 from bot.http_api.keys import hash_key
-from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
+from bot.wording import budget_text, rate_limit_text
 from reasoning_core import ApiKey, ApiKeyStore, StoreError, UsageStore, UserStore
 
 log = logging.getLogger(__name__)

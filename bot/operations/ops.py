@@ -17,8 +17,8 @@ from pathlib import Path
 
 from bot.access import AccessPolicy
 from bot.delivery.limits import LeasedDeepSlots
+from bot.delivery.ports import QuestionWindow
 from bot.operations.metrics import Metrics
-from bot.telegram.middlewares.rate_limit import QuestionWindow
 from bot.trees.page.links import TreeLinks
 from reasoning_core import (
     AccountStore,

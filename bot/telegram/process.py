@@ -59,7 +59,8 @@ from bot.telegram.session import install_request_middlewares
 from bot.telegram.webhook import build_webhook_app, webhook_path
 from bot.trees.page import TreeLinks
 from bot.trees.picture import TreePictures
-from bot.wiring.api import ApiServer, alert_actions, api_server
+from bot.wiring.alert_actions import alert_actions
+from bot.wiring.api import ApiServer, api_server
 from bot.wiring.app import Runtime, open_runtime
 from reasoning_core import Answer, ConfigurationError, Job, ReasoningService
 
@@ -81,6 +82,11 @@ def build_bot(telegram: TelegramSettings) -> Bot:
     return bot
 
 
+def report_charts(runtime: Runtime) -> ReportCharts:
+    """The runtime's chart drawing, sent as Telegram photos after the reports."""
+    return ReportCharts(charts=runtime.charts, trees=runtime.ops.trees)
+
+
 def build_dispatcher(runtime: Runtime) -> Dispatcher:
     delivery = runtime.settings.delivery
     dp = Dispatcher(
@@ -92,7 +98,7 @@ def build_dispatcher(runtime: Runtime) -> Dispatcher:
         background=set(),  # tasks started at start-up, kept referenced until done
         pictures=runtime.pictures,
         tree_links=runtime.ops.links,
-        report_charts=runtime.charts,
+        report_charts=report_charts(runtime),
     )
     normalised = NormalisedTextMiddleware()  # first: everything after sees clean text
     dp.message.outer_middleware(normalised)
@@ -195,7 +201,7 @@ async def delivering_updates(
             runtime.service,
             runtime.ops.links,
             max_messages=delivery.max_reply_messages,
-            charts=runtime.charts,
+            charts=report_charts(runtime),
         ),
         drain=runtime.drain,
     )
@@ -340,7 +346,7 @@ async def telegram_api_server(
         bot,
         links=runtime.ops.links,
         max_messages=delivery.max_reply_messages,
-        charts=runtime.charts,
+        charts=report_charts(runtime),
     )
     async with api_server(runtime, poster, shared=shared) as server:
         yield server

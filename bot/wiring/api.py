@@ -33,17 +33,14 @@ from bot.alerts.alertmanager import AlertmanagerClient
 from bot.alerts.lookup import MAX_SERIES as LOOKUP_SERIES
 from bot.alerts.lookup import TIMEOUT_SEC as LOOKUP_TIMEOUT_SEC
 from bot.alerts.lookup import SeriesLookup
-from bot.alerts.permissions import ActionPermissions
 from bot.config import ApiSettings, Settings
 from bot.delivery.drain import Drain
 from bot.http_api import ApiGate, ApiRoutes, JobBoard
 from bot.operations.http_server import local_url, parse_listen, serve
 from bot.operations.ops import Ops
-from bot.telegram.alerts.actions import AlertActions
 from reasoning_core.ports import AlertStore, ApiKeyStore, UserStore
 from reasoning_core.service import ReasoningService
 from reasoning_core.tools.prometheus import PrometheusTool
-from storage.alert_actions import PgAlertActionStore
 from storage.alerts import PgAlertStore
 from storage.api_keys import PgApiJobStore, PgApiKeyStore
 from storage.leases import PgRateHits
@@ -121,18 +118,6 @@ async def api_server(
             yield ApiServer(url=url, alerts=store, worker=worker, board=board)
         finally:
             await board.aclose()
-
-
-def alert_actions(runtime: EdgeParts) -> AlertActions:
-    """The buttons' and commands' actions on alerts (silences through ALERTMANAGER_URL)."""
-    api = runtime.settings.api
-    return AlertActions(
-        store=PgAlertActionStore(runtime.pool),
-        audit=runtime.ops.audit,
-        client=alertmanager_client(api),
-        permissions=ActionPermissions.parse(api.alert_actions_by),
-        admin_ids=runtime.ops.admin_ids,
-    )
 
 
 def alertmanager_client(api: ApiSettings) -> AlertmanagerClient | None:

@@ -30,7 +30,6 @@ from bot.delivery.limits import LeasedDeepSlots, SharedWindow
 from bot.operations.billing import BilledTurnWriter
 from bot.operations.metrics import Metrics
 from bot.operations.ops import Ops, RunbookLibrary
-from bot.telegram.replies.report_chart import ReportCharts
 from bot.trees.chart import TreeCharts
 from bot.trees.page import AnalysisPages, TreeLinks
 from bot.trees.picture import TreePictures
@@ -129,8 +128,9 @@ class Runtime:
     projects: PgProjectStore
     ops: Ops
     pictures: TreePictures
-    #: Deep reports' charts, sent after the report (bot/telegram/replies/report_chart.py).
-    charts: ReportCharts
+    #: Deep reports' charts, drawn for any channel (the Telegram side sends them after the
+    #: report: bot/telegram/replies/report_chart.py).
+    charts: TreeCharts
     journal: TreeJournal
     #: The analysis pages, served on METRICS_PORT; None without PUBLIC_URL.
     pages: AnalysisPages | None
@@ -340,10 +340,7 @@ def _wire(
         conditions=conditions,
     )
     pictures = TreePictures(timeout=settings.observability.tree_picture_timeout_sec)
-    charts = ReportCharts(
-        charts=TreeCharts(timeout=settings.observability.tree_picture_timeout_sec),
-        trees=ops.trees,
-    )
+    charts = TreeCharts(timeout=settings.observability.tree_picture_timeout_sec)
     journal = PgTreeJournal(pool)
     pages = None
     if ops.links.enabled:
@@ -352,7 +349,7 @@ def _wire(
             trees=ops.trees,
             journal=journal,
             pictures=pictures,
-            charts=charts.charts,
+            charts=charts,
         )
     return Runtime(
         settings=settings,

@@ -11,7 +11,7 @@ import asyncpg
 
 from benchmarks.harness.polling_bot import running_bot
 from bot.delivery.limits import LeasedChatLocks, LeasedDeepSlots, SharedWindow
-from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
+from bot.wording import budget_text, rate_limit_text
 from fake_servers.openai.replies import Reply
 from fake_servers.openai.server import FakeOpenAIServer
 from fake_servers.telegram.server import FakeTelegramServer

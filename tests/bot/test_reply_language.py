@@ -15,10 +15,9 @@ from babel.messages.frontend import parse_keywords
 from bot.telegram.handlers.common import RUSSIAN_COMMANDS
 from bot.telegram.handlers.memory import render_memory
 from bot.telegram.language import message_language, user_language
-from bot.telegram.middlewares.rate_limit import budget_text, rate_limit_text
 from bot.telegram.replies.rendering import render_answer
 from bot.terminal import format_answer, locale_language
-from bot.wording import confidence_tag
+from bot.wording import budget_text, confidence_tag, rate_limit_text
 from reasoning_core.i18n import gettext, ngettext, pgettext
 from reasoning_core.models import Answer, ClarificationPrompt
 from reasoning_core.ports import MemoryEntry

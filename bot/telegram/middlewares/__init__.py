@@ -13,7 +13,7 @@ bot/telegram/session.py.
 
 from bot.telegram.middlewares.access import AccessMiddleware
 from bot.telegram.middlewares.one_question import ChatLocks, OneQuestionPerChatMiddleware
-from bot.telegram.middlewares.rate_limit import QuestionWindow, RateLimitMiddleware
+from bot.telegram.middlewares.rate_limit import RateLimitMiddleware
 from bot.telegram.middlewares.text import NormalisedTextMiddleware
 from bot.telegram.middlewares.user import UserMiddleware
 
@@ -22,7 +22,6 @@ __all__ = [
     "ChatLocks",
     "NormalisedTextMiddleware",
     "OneQuestionPerChatMiddleware",
-    "QuestionWindow",
     "RateLimitMiddleware",
     "UserMiddleware",
 ]

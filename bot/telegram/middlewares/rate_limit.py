@@ -9,56 +9,21 @@ over the per-minute limit (RATE_LIMIT_PER_MIN, a `QuestionWindow`: bot/delivery/
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
-from typing import Any, Protocol
+from datetime import UTC, datetime
+from typing import Any
 
 from aiogram import BaseMiddleware
 from aiogram.dispatcher.flags import get_flag
 from aiogram.types import Message, TelegramObject
 
+from bot.delivery.ports import QuestionWindow
 from bot.telegram.language import message_language
 from bot.telegram.middlewares.base import Handler
-from reasoning_core import StoreError, UsageStore, gettext
+from bot.wording import budget_text, rate_limit_text
+from reasoning_core import StoreError, UsageStore
 
 log = logging.getLogger(__name__)
-
-
-class QuestionWindow(Protocol):
-    """Questions per user per minute (bot/delivery/limits.py `SharedWindow`)."""
-
-    limit: int
-
-    async def check(self, key: int) -> float:
-        """0 when allowed (and counted), else the seconds until a question is allowed."""
-        ...
-
-
-def rate_limit_text(limit: int, retry_after: float, language: str = "en") -> str:
-    seconds = max(1, math.ceil(retry_after))
-    text = gettext(
-        language,
-        "⏳ That's more than {limit} questions a minute — please slow down. "
-        "You can ask again in {seconds} s.",
-    )
-    return text.format(limit=limit, seconds=seconds)
-
-
-def budget_text(used: int, budget: int, now: datetime, language: str = "en") -> str:
-    midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), UTC)
-    minutes = max(1, math.ceil((midnight - now).total_seconds() / 60))
-    hours, minutes = divmod(minutes, 60)
-    if hours:
-        wait = gettext(language, "{hours} h {minutes} min")
-    else:
-        wait = gettext(language, "{minutes} min")
-    text = gettext(
-        language,
-        "🪙 You've used today's token budget ({used:,} of {budget:,} tokens). "
-        "You can ask again after midnight UTC, in {wait}. /usage shows your usage.",
-    )
-    return text.format(used=used, budget=budget, wait=wait.format(hours=hours, minutes=minutes))
 
 
 class RateLimitMiddleware(BaseMiddleware):
