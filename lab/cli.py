@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from lab import config
-from lab.fault import FaultFileError, clear, find_fault, inject
+from lab.fault import FAULTS_DIR, FaultFileError, clear, find_fault, inject
 from lab.lab import Lab, LabError, monitor_dsn
 from lab.rules import LabRules, RuleFileError, load_rules
+from lab.system.rules import system_rules
 from lab.system.system_lab import SystemLab
 
 
@@ -26,8 +27,8 @@ def add_lab_parsers(sub: Any) -> None:
         "--system",
         action="store_true",
         help="the system lab: eight services in Online Boutique's shape behind nginx, with "
-        "Redis and PostgreSQL, their calls in Istio's metrics (lab/system/; no rules or faults "
-        "yet)",
+        "Redis and PostgreSQL, their calls in Istio's metrics, its own alert rules "
+        "(lab/system/; faults name a kind and a target: lab/faults/system/)",
     )
     actions.add_parser("status", help="the lab's processes, ports and running fault")
     inject_ = actions.add_parser("inject", help="start a fault (a name or a fault file)")
@@ -76,6 +77,8 @@ def run_lab(
     data_dir: Path, listen: str | None, token: str | None, args: argparse.Namespace
 ) -> int:
     lab = Lab(data_dir / "lab")
+    if lab.state.exists() and lab.state.read().get("system"):
+        lab = SystemLab(lab.root)  # its down removes its CPU cgroups too
     try:
         return _ACTIONS[args.lab](lab, listen, token, args)
     except (LabError, FaultFileError, RuleFileError) as e:
@@ -85,7 +88,7 @@ def run_lab(
 
 def _up(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
     if getattr(args, "system", False):
-        return _up_system(lab, args)
+        return _up_system(lab, listen, token, args)
     rules = rules_of(args)  # a bad file stops here, before anything starts
     url = receiver_url(listen)
     if url is None:
@@ -99,13 +102,16 @@ def _up(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespac
     return 0
 
 
-def _up_system(lab: Lab, args: argparse.Namespace) -> int:
-    if args.rules or args.max_for is not None:
-        raise LabError(
-            "the system lab has no alert rules yet: --rules and --max-for are the three-part lab's"
-        )
-    for note in SystemLab(lab.root).up_system():
+def _up_system(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
+    own = system_rules()
+    rules = load_rules(args.rules, max_for=args.max_for, own=own)  # a bad file stops here
+    url = receiver_url(listen)
+    if url is None:
+        print("API_LISTEN is not set: alerts go nowhere until whytree serves its receiver")
+    system = SystemLab(lab.root)
+    for note in system.up_system(receiver_url=url, token=token, rules=rules):
         print(f"note: {note}")
+    print(f"LOG_SOURCES={lab.root / 'log-sources.yaml'}")
     _print_status(lab)
     return 0
 
@@ -124,14 +130,16 @@ def _print_status(lab: Lab) -> int:
     print("ports: " + ", ".join(f"{k} {v}" for k, v in status.ports.items()))
     print(f"fault: {status.fault or 'none'}")
     print(f"LOG_SOURCES={lab.root / 'log-sources.yaml'}")
-    print(f"TOOLS_PG_MONITOR_DSN={monitor_dsn(status.ports['pg'])}")
+    if "pg" in status.ports:
+        print(f"TOOLS_PG_MONITOR_DSN={monitor_dsn(status.ports['pg'])}")
     for note in status.notes:
         print(f"note: {note}")
     return 1 if status.dead else 0
 
 
 def _inject(lab: Lab, listen: str | None, token: str | None, args: argparse.Namespace) -> int:
-    fault = find_fault(args.fault)
+    system = isinstance(lab, SystemLab)
+    fault = find_fault(args.fault, FAULTS_DIR / "system") if system else find_fault(args.fault)
     dead = lab.status().dead if lab.state.exists() else []
     pgid = inject(lab, fault)
     print(f"injected {fault.name} (process group {pgid}): {fault.breaks}")

@@ -55,6 +55,24 @@ MAX_CONNECTIONS = 40
 MONITOR_ROLE = "whytree_monitor"
 
 
+def remove_cgroup(path: Path) -> None:
+    """Kill what is left in a cgroup and its children, then remove them (children first)."""
+    if not path.exists():
+        return
+    for child in sorted((c for c in path.iterdir() if c.is_dir()), reverse=True):
+        remove_cgroup(child)
+    with contextlib.suppress(OSError):
+        for pid in (path / "cgroup.procs").read_text().split():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), 9)
+    for _ in range(50):
+        try:
+            path.rmdir()
+            return
+        except OSError:
+            time.sleep(0.1)
+
+
 class LabError(Exception):
     """The lab cannot do what was asked; the message says why and what to do."""
 
@@ -490,14 +508,17 @@ class Lab:
             "LAB_DIR": str(self.root),
             "LAB_PYTHON": sys.executable,
             "LAB_WEB_PID": web_pid,
-            "LAB_WEB_URL": f"http://127.0.0.1:{ports['web']}",
-            "LAB_PG_DSN": f"postgresql://postgres@127.0.0.1:{ports['pg']}/postgres",
+            # the system lab has no web service, and PostgreSQL only when a service needs it
+            "LAB_WEB_URL": f"http://127.0.0.1:{ports['web']}" if "web" in ports else "",
+            "LAB_PG_DSN": f"postgresql://postgres@127.0.0.1:{ports['pg']}/postgres"
+            if "pg" in ports
+            else "",
             "LAB_CGROUP": str(self.cgroup) if self.cgroup.exists() else "",
             "LAB_DISK": data.get("mount", ""),
             "LAB_PROMETHEUS_URL": f"http://127.0.0.1:{ports['prometheus']}",
         }
 
-    def down(self) -> list[str]:  # noqa: C901
+    def down(self) -> list[str]:
         """Stop everything recorded (faults first), unmount, remove the cgroup and the state."""
         if not self.state.exists():
             return []
@@ -511,16 +532,7 @@ class Lab:
             if group_alive(pgid):
                 kill_group(pgid)
                 stopped.append(name)
-        if self.cgroup.exists():
-            for pid in (self.cgroup / "cgroup.procs").read_text().split():
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(int(pid), 9)
-            for _ in range(50):
-                try:
-                    self.cgroup.rmdir()
-                    break
-                except OSError:
-                    time.sleep(0.1)
+        remove_cgroup(self.cgroup)
         if data.get("mount"):
             subprocess.run(["umount", "-l", data["mount"]], capture_output=True, check=False)
         (self.root / "disk.img").unlink(missing_ok=True)

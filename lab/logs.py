@@ -53,3 +53,26 @@ def log_sources(root: Path, *, web_port: int | None = None, kmsg: str | None = K
     if kmsg is not None and os.access(kmsg, os.R_OK):
         sources["kernel"] = {"kmsg": {"path": kmsg}}
     return yaml.safe_dump(sources, sort_keys=True)
+
+
+def system_log_sources(
+    root: Path, services: dict[str, int], *, nginx: bool = True, kmsg: str | None = KMSG
+) -> str:
+    """LOG_SOURCES for the system lab under `root`: each service's log (its access log in
+    the combined format and its errors, with their tracebacks) by its name and by the
+    host:port Prometheus scrapes it at, nginx's access and error logs, Redis's and
+    PostgreSQL's logs, and the kernel's ring buffer where it can be read."""
+    logs = root / "logs"
+    sources: dict[str, dict[str, Any]] = {
+        name: {"files": [str(logs / f"{name}.log")], "also": [f"127.0.0.1:{port}"]}
+        for name, port in services.items()
+    }
+    if nginx:
+        sources["nginx"] = {
+            "files": [str(logs / "nginx-access.log"), str(logs / "nginx-error.log")]
+        }
+    sources["redis"] = {"files": [str(logs / "redis.log")]}
+    sources["postgres"] = {"files": [str(logs / "postgres.log")]}
+    if kmsg is not None and os.access(kmsg, os.R_OK):
+        sources["kernel"] = {"kmsg": {"path": kmsg}}
+    return yaml.safe_dump(sources, sort_keys=True)

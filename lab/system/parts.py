@@ -13,6 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from lab.system.topology import NAMES
+
 
 @dataclass(frozen=True)
 class Derived:
@@ -98,6 +100,43 @@ THREE_PART = Parts(
             "histogram_quantile(0.9, sum by (job, le) "
             "(rate(http_request_duration_seconds_bucket[30s])))",
             "job",
+        ),
+    ),
+)
+
+
+def _system_aliases() -> dict[str, tuple[str, ...]]:
+    aliases: dict[str, tuple[str, ...]] = {name: (name,) for name in NAMES}
+    aliases.update(
+        {
+            "postgres": ("postgres", "postgresql"),
+            "redis": ("redis",),
+            "nginx": ("nginx",),
+            "node": ("disk", "filesystem", "node", "host"),
+            "load": ("load generator",),
+        }
+    )
+    return aliases
+
+
+#: The system lab (lab/system/system_lab.py): a series' service is its process group, else
+#: its scrape job (each service's own `/metrics`, its mesh metrics as its sidecar's: both
+#: the requests it answered and the calls it made); the blackbox probes are of the shop's
+#: front through nginx; RCAEval's three columns per service from process-exporter and the
+#: mesh's server-side latency.
+SYSTEM = Parts(
+    service_labels=("groupname",),
+    job_services={"blackbox": "front", "node": "node", "process": "process-exporter"},
+    component_services={"disk": "node"},
+    aliases=_system_aliases(),
+    derived=(
+        THREE_PART.derived[0],
+        THREE_PART.derived[1],
+        Derived(
+            "latency",
+            "histogram_quantile(0.9, sum by (destination_workload, le) (rate("
+            'istio_request_duration_milliseconds_bucket{reporter="destination"}[30s])))',
+            "destination_workload",
         ),
     ),
 )

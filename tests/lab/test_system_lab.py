@@ -51,16 +51,16 @@ async def _until(prometheus: str, query: str, timeout_s: float = 90) -> float:
     raise AssertionError(f"no {query} within {timeout_s} s")
 
 
-def test_the_system_lab_refuses_the_three_part_labs_rule_options(
+def test_a_bad_rule_file_stops_the_system_lab_before_anything_starts(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     parser = argparse.ArgumentParser()
     add_lab_parsers(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["lab", "up", "--system", "--max-for", "30s"])
     with tempfile.TemporaryDirectory(prefix="whytree-system-lab-") as scratch:
+        args = parser.parse_args(["lab", "up", "--system", "--rules", f"{scratch}/none.yml"])
         assert run_lab(Path(scratch), None, None, args) == 2
         assert not (Path(scratch) / "lab" / "state.json").exists()
-    assert "no alert rules yet" in capsys.readouterr().err
+    assert "none.yml: cannot be read" in capsys.readouterr().err
 
 
 def test_a_service_not_in_the_shop_is_refused_before_anything_starts() -> None:
