@@ -1,6 +1,8 @@
 """Faults declared as data: one YAML file per fault (docs/lab.md). `inject` runs its start
 command in a session of its own (bounded by `timeout`), recorded in the lab's state;
-`clear` runs its stop command, then kills whatever of the fault is left."""
+`clear` runs its stop command, then kills whatever of the fault is left. A system-lab fault
+names a `kind` and a `target` service instead of its commands (lab/system/kinds.py; a grid
+file, kinds × targets, is many faults); its target must run in the lab it is injected into."""
 
 from __future__ import annotations
 
@@ -8,11 +10,13 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from lab.lab import Lab, LabError
 from lab.processes import group_alive, keep, kill_group
+from lab.system.kinds import KindError, expand, fault_fields
 
 FAULTS_DIR = Path(__file__).parent / "faults"
 _STOP_TIMEOUT_S = 30
@@ -35,6 +39,9 @@ class Fault:
     #: Does the lab's software write a line about this fault (an error, a kill, a refusal)?
     #: `reports_quoting_logs_where_logged` counts only these.
     logged: bool = False
+    #: A system-lab fault's kind and target service (lab/system/kinds.py), else None.
+    kind: str | None = None
+    target: str | None = None
 
     @property
     def nothing_wrong(self) -> bool:
@@ -46,13 +53,28 @@ class FaultFileError(ValueError):
 
 
 def load_fault(path: Path) -> Fault:
+    """The one fault of a file (the first of a grid file)."""
+    return load_fault_file(path)[0]
+
+
+def load_fault_file(path: Path) -> list[Fault]:
+    """The faults of a file: one, or every kind × target of a system grid file."""
     try:
         raw = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as e:
         raise FaultFileError(f"{path}: cannot read: {e}") from e
     if not isinstance(raw, dict):
         raise FaultFileError(f"{path}: a fault file is a mapping")
-    expected = raw.get("expected") or {}
+    if "kind" in raw or "grid" in raw:
+        try:
+            return [Fault(**fault_fields(one), path=path) for one in expand(raw)]
+        except (KindError, TypeError, ValueError) as e:
+            raise FaultFileError(f"{path}: {e}") from e
+    return [_command_fault(path, raw)]
+
+
+def _command_fault(path: Path, raw: dict[str, Any]) -> Fault:
+    expected: Any = raw.get("expected") or {}
     try:
         cause = expected.get("cause")
         terms = expected.get("cause_terms") or ([cause] if cause else [])
@@ -76,7 +98,7 @@ def load_fault(path: Path) -> Fault:
 
 
 def load_faults(folder: Path = FAULTS_DIR) -> list[Fault]:
-    return [load_fault(p) for p in sorted(folder.glob("*.yaml"))]
+    return [f for p in sorted(folder.glob("*.yaml")) for f in load_fault_file(p)]
 
 
 def find_fault(name: str, folder: Path = FAULTS_DIR) -> Fault:
@@ -95,6 +117,7 @@ def inject(lab: Lab, fault: Fault) -> int:
     data = lab.read()
     if data.get("fault"):
         raise LabError(f"fault {data['fault']['name']} is running; `whytree lab clear` first")
+    check_target(fault, data)
     env = {**os.environ, **lab.fault_env()}
     log = (lab.logs / f"fault-{fault.name}.log").open("ab")
     with log:
@@ -117,6 +140,24 @@ def inject(lab: Lab, fault: Fault) -> int:
     data["fault"] = {"name": fault.name, "pid": child.pid, "stop": fault.stop}
     lab.state.write(data)
     return child.pid
+
+
+def check_target(fault: Fault, data: dict[str, Any]) -> None:
+    """A system fault's target must be a service running in this lab (LabError otherwise)."""
+    if fault.target is None:
+        return
+    if not data.get("system"):
+        raise LabError(
+            f"fault {fault.name} targets {fault.target}, a service of the system lab; "
+            "this lab is the three-part shop (`whytree lab up --system`)"
+        )
+    running = [p["name"] for p in data.get("processes", [])]
+    if fault.target not in running:
+        services = ", ".join(data.get("services", [])) or "none"
+        raise LabError(
+            f"fault {fault.name} targets {fault.target}, which is not in this lab "
+            f"(its services: {services})"
+        )
 
 
 def clear(lab: Lab) -> str | None:
