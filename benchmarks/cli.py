@@ -18,6 +18,8 @@ from benchmarks.strategy.runner import DEFAULT_CASES, CasesFileError
 from bot.config import Settings
 from demo.services.prometheus import PrometheusUnavailableError
 from lab.cli import add_rules_options
+from lab.fault import FaultFileError
+from lab.lab import LabError
 from lab.rules import RuleFileError
 from lab.system.peers import PeersUnavailableError
 from reasoning_core.errors import ConfigurationError
@@ -158,6 +160,24 @@ def add_bench_parsers(bench: Any) -> None:  # noqa: PLR0915
         help="also run RCAEval's BARO and N-Sigma on every fault window and score all three "
         "by service: AC@1, AC@3, Avg@5 (`make peers` first; docs/benchmarks.md)",
     )
+    live.add_argument(
+        "--system",
+        action="store_true",
+        help="the system lab (lab up --system): faults of kind x target from --faults "
+        "(lab/faults/system by default), the peers beside with --peers; service AC@1, AC@3, "
+        "Avg@5 (docs/lab.md)",
+    )
+    live.add_argument(
+        "--sample", type=int, default=None, help="--system: draw N of the folder's faults"
+    )
+    live.add_argument("--seed", type=int, default=0, help="--system: the draw's seed")
+    live.add_argument(
+        "--warm-up",
+        type=float,
+        default=420.0,
+        metavar="SECONDS",
+        help="--system: normal minutes before the first fault (default 420)",
+    )
     live.add_argument("--json", action="store_true")
     scale = bench.add_parser("scale", help="webhook throughput with 1, 2, 4 replicas")
     scale.add_argument("--replicas", default="1,2,4", help="replica counts, comma-separated")
@@ -181,6 +201,8 @@ async def run_bench(settings: Settings, args: argparse.Namespace) -> int:
         ConfigurationError,
         RuleFileError,
         PeersUnavailableError,
+        FaultFileError,
+        LabError,
     ) as e:
         print(f"whytree bench {args.bench}: {e}", file=sys.stderr)
         return 2

@@ -17,9 +17,12 @@ from bot.wiring.app import open_runtime
 from fake_servers.telegram.server import FakeTelegramServer
 from lab.asking import Ask, QuestionSet, Reply, run_ask_bench
 from lab.bench import CHAT, TOKEN, run_live_bench
+from lab.fault import Fault
 from lab.lab import Lab, monitor_dsn
-from lab.logs import log_sources
+from lab.logs import log_sources, system_log_sources
 from lab.rules import LabRules
+from lab.system.bench import WARM_UP_S, run_system_bench
+from lab.system.topology import NAMES
 
 
 def reserve_ports(lab: Lab, prometheus_port: int) -> None:
@@ -30,8 +33,14 @@ def reserve_ports(lab: Lab, prometheus_port: int) -> None:
 
 @asynccontextmanager
 async def bot_for_lab(
-    dsn: str, lab: Lab, prometheus_port: int, *, runbooks: bool = True
+    dsn: str,
+    lab: Lab,
+    prometheus_port: int,
+    *,
+    runbooks: bool = True,
+    sources: str | None = None,
 ) -> AsyncIterator[tuple[str, Callable[[float], list[tuple[float, str]]]]]:
+    """The bot under test; `sources`: its LOG_SOURCES (the three-part lab's by default)."""
     port = free_port()
     async with FakeTelegramServer() as telegram:
         settings = harness_settings(
@@ -42,7 +51,7 @@ async def bot_for_lab(
             alert_chats=f"default:{CHAT}",
             alert_webhook_token=TOKEN,
             prometheus_url=f"http://127.0.0.1:{prometheus_port}",
-            log_sources=log_sources(lab.root, web_port=lab.reserved.get("web")),
+            log_sources=sources or log_sources(lab.root, web_port=lab.reserved.get("web")),
             tools_pg_monitor_dsn=monitor_dsn(lab.reserved["pg"]),
             runbooks_shipped=runbooks,
         )
@@ -80,6 +89,30 @@ async def run_live(
         bot_factory=factory, faults_dir=faults_dir, rounds=rounds, rules=rules, peers=peers
     )
     return {**figures, "runbooks": "on" if runbooks else "off"}
+
+
+async def run_live_system(
+    dsn: str,
+    *,
+    faults: list[Fault],
+    peers: Path | None,
+    rules: LabRules | None = None,
+    warm_up_s: float = WARM_UP_S,
+) -> dict[str, Any]:
+    """`bench live --system`: the drawn faults on the system lab, the peers beside."""
+    from lab import lab as lab_module  # noqa: PLC0415
+
+    prometheus_port = lab_module.free_port()
+
+    def factory(lab: Lab) -> Any:
+        lab.reserved = {"prometheus": prometheus_port, "pg": free_port()}
+        lab.reserved.update({s: free_port() for s in NAMES})
+        sources = system_log_sources(lab.root, {s: lab.reserved[s] for s in NAMES})
+        return bot_for_lab(dsn, lab, prometheus_port, sources=sources)
+
+    return await run_system_bench(
+        bot_factory=factory, faults=faults, peers=peers, rules=rules, warm_up_s=warm_up_s
+    )
 
 
 #: The questions of `--ask` go to chats of their own (no earlier question's context).

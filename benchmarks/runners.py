@@ -26,7 +26,7 @@ from benchmarks.incidents.runner import (
     format_incidents_report,
     run_incidents_bench,
 )
-from benchmarks.live import run_live, run_live_ask
+from benchmarks.live import run_live, run_live_ask, run_live_system
 from benchmarks.memory import format_memory_report, run_memory_bench
 from benchmarks.quick import format_quick_report, run_quick_bench
 from benchmarks.reflection import format_reflection_report, run_reflection_bench
@@ -47,7 +47,13 @@ from bot.wiring.app import build_chat_model
 from lab.asking import format_ask_report, load_questions
 from lab.bench import format_live_report
 from lab.cli import rules_of
+from lab.fault import FAULTS_DIR, load_faults
+from lab.rules import load_rules
+from lab.system.bench import check_targets, format_system_report
+from lab.system.draw import draw
 from lab.system.peers import peers_python
+from lab.system.rules import system_rules
+from lab.system.topology import NAMES
 from reasoning_core.models import Usage
 
 Figures = dict[str, Any]
@@ -190,6 +196,8 @@ async def _alerts(settings: Settings, args: argparse.Namespace) -> Figures:
 
 
 async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
+    if args.system:
+        return await _live_system(args)
     rules = rules_of(args)  # a bad rule file stops here, before anything starts
     peers = peers_python() if args.peers else None  # so does a missing peers' environment
     async with scratch_server() as dsn:
@@ -206,7 +214,24 @@ async def _live(settings: Settings, args: argparse.Namespace) -> Figures:
         )
 
 
+async def _live_system(args: argparse.Namespace) -> Figures:
+    """`bench live --system`: faults drawn from a folder (lab/faults/system by default)."""
+    rules = load_rules(args.rules, max_for=args.max_for, own=system_rules())
+    faults = draw(
+        load_faults(args.faults or FAULTS_DIR / "system"), sample=args.sample, seed=args.seed
+    )
+    check_targets(faults, NAMES)  # a target not in the lab stops here, before anything starts
+    peers = peers_python() if args.peers else None
+    async with scratch_server() as dsn:
+        figures = await run_live_system(
+            dsn, faults=faults, peers=peers, rules=rules, warm_up_s=args.warm_up
+        )
+    return {**figures, "sample": args.sample, "seed": args.seed}
+
+
 def _live_report(figures: Figures, args: argparse.Namespace) -> str:
+    if args.system:
+        return format_system_report(figures)
     return format_ask_report(figures) if args.ask else format_live_report(figures)
 
 
