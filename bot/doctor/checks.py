@@ -10,7 +10,6 @@ from bot.doctor.edge import check_edge
 from bot.doctor.llm import check_llm
 from bot.doctor.report import Finding
 from bot.doctor.sources import check_port, check_runbooks, check_tools
-from bot.telegram.doctor import check_telegram
 from bot.wiring.api import alertmanager_client
 from bot.wiring.app import Inspection, open_inspection
 from reasoning_core import ProbeContext, RunbookSet, StoreError, kind_of, load_runbooks
@@ -28,6 +27,10 @@ def configured_runbooks(settings: Settings) -> RunbookSet:
 
 async def run_doctor(settings: Settings, *, limit_sec: float = DEFAULT_LIMIT_SEC) -> list[Finding]:
     """Every check; never raises for a broken part (that is what the findings say)."""
+    # The Telegram check needs aiogram and reports in this package's `Finding`: loaded here,
+    # so that bot.telegram.doctor and bot.doctor never import each other at start-up.
+    from bot.telegram.doctor import check_telegram  # noqa: PLC0415
+
     telegram, llm = await asyncio.gather(
         check_telegram(settings.telegram, limit_sec=limit_sec),
         check_llm(settings.llm, limit_sec=limit_sec),

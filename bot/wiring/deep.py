@@ -43,6 +43,7 @@ from reasoning_core.runbooks.loader import match_runbook
 from reasoning_core.tools.base import Tool
 from reasoning_core.tools.http_check import HostAllowList, HttpCheckTool
 from reasoning_core.tools.prometheus import PrometheusTool
+from reasoning_core.tools.scrape_targets import ScrapeTargetsTool
 from reasoning_core.tools.sql_check import refusal_reason
 from reasoning_core.understanding.catalogue import EntityCatalogue
 from reasoning_core.understanding.request import Request
@@ -287,7 +288,9 @@ def _tools(tool_settings: ToolsSettings, sql: PgSqlTool | None) -> dict[str, Too
     if tool_settings.http_allow.strip():
         tools["http_check"] = HttpCheckTool(HostAllowList.parse(tool_settings.http_allow))
     if tool_settings.prometheus_url:
-        tools["prometheus"] = PrometheusTool(tool_settings.prometheus_url)
+        prometheus = PrometheusTool(tool_settings.prometheus_url)
+        tools["prometheus"] = prometheus
+        tools["scrape_targets"] = ScrapeTargetsTool(prometheus)
     if tool_settings.log_sources:
         tools["logs"] = LogTool(
             _log_sources(tool_settings),

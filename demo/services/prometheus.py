@@ -84,12 +84,15 @@ def free_port() -> int:
 class LocalPrometheus:
     """``async with LocalPrometheus(tsdb_dir) as prom: prom.url`` — a private server.
 
-    It listens on 127.0.0.1 only, keeps no config of its own (no scrapes) and
-    writes nothing but its lock and WAL into `tsdb_dir`.
+    It listens on 127.0.0.1 only, keeps no config of its own (no scrapes, unless `config`
+    gives its YAML) and writes nothing but its lock and WAL into `tsdb_dir`.
     """
 
-    def __init__(self, tsdb_dir: Path, *, ready_timeout: float = 60.0) -> None:
+    def __init__(
+        self, tsdb_dir: Path, *, ready_timeout: float = 60.0, config: str | None = None
+    ) -> None:
         self.tsdb_dir = tsdb_dir
+        self._config = config or "global:\n  scrape_interval: 1m\nscrape_configs: []\n"
         self._ready_timeout = ready_timeout
         self._process: asyncio.subprocess.Process | None = None
         self._config_dir: tempfile.TemporaryDirectory[str] | None = None
@@ -106,7 +109,7 @@ class LocalPrometheus:
             raise PrometheusUnavailableError(reason)
         self._config_dir = tempfile.TemporaryDirectory(prefix="whytree-prometheus-")
         config = Path(self._config_dir.name) / "prometheus.yml"
-        config.write_text("global:\n  scrape_interval: 1m\nscrape_configs: []\n", encoding="utf-8")
+        config.write_text(self._config, encoding="utf-8")
         self.port = free_port()
         self._log = Path(self._config_dir.name) / "prometheus.log"  # never a full pipe
         with self._log.open("wb") as log_file:

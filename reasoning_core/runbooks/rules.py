@@ -302,6 +302,26 @@ class ServerAnswersRule(_Rule):
     confidence: float = Field(default=0.85, gt=0, le=1)
 
 
+#: What a scrape's error says (reasoning_core/tools/scrape_targets.py `error_kind`).
+ScrapeErrorKind = Literal[
+    "refused", "timeout", "http_status", "not_metrics", "reset", "dns", "tls", "other"
+]
+
+
+class ScrapeErrorRule(_Rule):
+    """Why a job's targets are down, from their last scrape's error (rows of the
+    `scrape_targets` tool): confirmed when a target that is down failed in one of the
+    `expect` ways (nothing listening, no answer in time, an answer that is not metrics),
+    refuted when the down targets failed otherwise — the line quotes their error as
+    Prometheus gave it; inconclusive when every target scrapes now (the error is gone)
+    or the job has none (runbooks/scrape_errors.py)."""
+
+    rule: Literal["scrape_error"]
+    expect: list[ScrapeErrorKind] = Field(min_length=1)
+    confidence: float = Field(default=0.85, gt=0, le=1)
+    refute_confidence: float = Field(default=0.7, ge=0, le=1)
+
+
 class SyncStandbyRule(_Rule):
     """Commits wait for a synchronous standby (the `sync_replication` row): confirmed when
     synchronous_standby_names names standbys and none is connected in sync (every commit
@@ -326,7 +346,8 @@ VerdictRule = Annotated[
     | BlockingSessionRule
     | IdleHolderRule
     | ServerAnswersRule
-    | SyncStandbyRule,
+    | SyncStandbyRule
+    | ScrapeErrorRule,
     Field(discriminator="rule"),
 ]
 RULE_NAMES = (
@@ -341,4 +362,5 @@ RULE_NAMES = (
     "idle_holder",
     "server_answers",
     "sync_standby",
+    "scrape_error",
 )

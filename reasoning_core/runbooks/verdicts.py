@@ -49,11 +49,13 @@ from reasoning_core.runbooks.rules import (
     IdleHolderRule,
     LogLinesRule,
     RowsExistRule,
+    ScrapeErrorRule,
     ServerAnswersRule,
     SyncStandbyRule,
     ThresholdRule,
     VerdictRule,
 )
+from reasoning_core.runbooks.scrape_errors import scrape_error_rows
 from reasoning_core.runbooks.series import chart_series
 from reasoning_core.runbooks.standby import sync_standby_rows
 from reasoning_core.runbooks.strength import (
@@ -274,6 +276,8 @@ def evaluate(
         )
     elif isinstance(rule, SessionRule):
         evidence = _session_rows(rule, rows, language)
+    elif isinstance(rule, ScrapeErrorRule):
+        evidence = scrape_error_rows(rule, rows, language)
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}

@@ -95,6 +95,13 @@ class PrometheusTool:
         data = await self._api("/api/v1/labels", {"match[]": f'{{__name__="{metric}"}}'})
         return [str(name) for name in data] if isinstance(data, list) else []
 
+    async def active_targets(self) -> list[dict[str, Any]]:
+        """The scrape targets as Prometheus last scraped them (``/api/v1/targets``, active
+        ones): labels, health, lastError, lastScrape, lastScrapeDuration, scrapeUrl."""
+        data = await self._api("/api/v1/targets", {"state": "active"})
+        found = data.get("activeTargets") if isinstance(data, dict) else None
+        return [t for t in found if isinstance(t, dict)] if isinstance(found, list) else []
+
     async def _api(self, path: str, params: dict[str, str]) -> Any:
         """The `data` of one metadata endpoint; `CatalogueError` naming what went wrong."""
         try:

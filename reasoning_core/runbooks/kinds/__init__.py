@@ -2,7 +2,7 @@
 
 `kind_of(check.tool)` is how the runbook model, the planner and the explorer treat a
 check; `register(kind)` adds one. The shipped kinds: `sql`, `prometheus`, `http_check`,
-`pg_sessions`, `logs` (in the order `whytree doctor` reports them).
+`pg_sessions`, `logs`, `scrape_targets` (in the order `whytree doctor` reports them).
 """
 
 from reasoning_core.runbooks.kinds.base import (
@@ -19,10 +19,18 @@ from reasoning_core.runbooks.kinds.http import HttpKind
 from reasoning_core.runbooks.kinds.logs import LogsKind
 from reasoning_core.runbooks.kinds.pg_sessions import PgSessionsKind
 from reasoning_core.runbooks.kinds.prometheus import PrometheusKind
+from reasoning_core.runbooks.kinds.scrape import ScrapeTargetsKind
 from reasoning_core.runbooks.kinds.sql import SqlKind, bind_sql
 
 KINDS = KindRegistry()
-for _kind in (SqlKind(), PrometheusKind(), HttpKind(), PgSessionsKind(), LogsKind()):
+for _kind in (
+    SqlKind(),
+    PrometheusKind(),
+    HttpKind(),
+    PgSessionsKind(),
+    LogsKind(),
+    ScrapeTargetsKind(),
+):
     KINDS.register(_kind)
 
 register = KINDS.register

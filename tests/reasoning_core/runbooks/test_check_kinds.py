@@ -184,7 +184,9 @@ def test_an_unknown_kind_names_the_registered_ones() -> None:
 
 
 def test_the_shipped_kinds() -> None:
-    assert set(KINDS.names()) == {"sql", "prometheus", "http_check", "logs", "pg_sessions"}
+    assert set(KINDS.names()) == {
+        "sql", "prometheus", "http_check", "logs", "pg_sessions", "scrape_targets"
+    }  # fmt: skip
 
 
 def _tool_comparisons(tree: ast.AST) -> Iterator[tuple[int, str]]:
