@@ -47,6 +47,9 @@ from reasoning_core.tree.walk import OPEN
 
 log = logging.getLogger(__name__)
 
+#: The longest description a hypothesis proposal carries (`HypothesisProposal`).
+_MAX_DESCRIPTION = 1000
+
 
 class Growth:
     """The explorer's tree edits: validated additions, rejections and prunings."""
@@ -158,7 +161,11 @@ class Growth:
             if conclusion.text.strip()
             else nothing_title(self._language)
         )
-        proposal = HypothesisProposal(key=CONCLUSION_KEY, title=title, description=conclusion.text)
+        # a long conclusion (the health sweep's every part) is whole in the node, cut here
+        described = conclusion.text
+        if len(described) > _MAX_DESCRIPTION:
+            described = described[: _MAX_DESCRIPTION - 1] + "…"
+        proposal = HypothesisProposal(key=CONCLUSION_KEY, title=title, description=described)
         node = await self._manager.add_child(
             ROOT_ID,
             conclusion.text.strip() or title,

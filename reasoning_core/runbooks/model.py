@@ -411,6 +411,11 @@ class Gate(_Strict):
     checks: list[Identifier] = Field(min_length=1)
     title: Localized
     recommendations: LocalizedList = Field(default_factory=LocalizedList)
+    #: What its finding is called when it is said as an observation ("The host is busy"): a
+    #: health sweep of the whole system whose every other part looks normal reports it
+    #: beside the all clear, never as a cause (a busy host whose services answer as before
+    #: is busy, not broken). None: its finding is always investigated.
+    observation: Localized | None = None
 
 
 class Runbook(_Strict):

@@ -13,6 +13,7 @@ into each fault. Each question is scored as `whytree bench live --ask` scores it
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -70,8 +71,6 @@ RIGHT = [
     ("memory-leak", "web постоянно перезапускается, что с ним?"),
     ("disk-full", "на хосте кончилось место?"),
     ("disk-full", "writes failing on the host, disk problem?"),
-    ("cpu-hog", "the host load is through the roof, what's eating it?"),
-    ("cpu-hog", "на хосте загрузка CPU под потолок, что случилось?"),
     ("web-killed", "сервис web не отвечает, почему"),
     ("web-killed", "web is down!!"),
     ("pg-connections", "у postgres кончились коннекты?"),
@@ -80,9 +79,7 @@ RIGHT = [
     ("slow-db", "latency of web went up 10x, why"),
     ("slow-db", "почему web еле отвечает?"),
     ("pg-lock", "запросы к базе висят, что их держит?"),
-    # "load average" is the host's metric, not the process group `load`; waiting on the
-    # database is a latency symptom; a service that "died" went down
-    ("cpu-hog", "load average is huge, which process?"),
+    # waiting on the database is a latency symptom; a service that "died" went down
     ("pg-lock", "почему checkout ждёт базу?"),
     ("web-killed", "why did web die?"),
 ]
@@ -96,6 +93,31 @@ async def test_an_engineers_question_names_the_faults_cause_and_part(
     scored = score_answer(find_fault(fault), answer)
     assert scored["cause_ok"] and scored["component_ok"], answer.text[:600]
     assert answer.strategy == "deep"
+
+
+#: The host's CPU asked about during the CPU hog. This recording's kernel counters
+#: (node_cpu_seconds_total) advanced about a thousandth as fast as the processes' own and
+#: only as steal; stress-ng in the web group got 0.5-0.7 of the 2 cores (the machine was
+#: busy): web is no group holding half the host, and its share once read thousands of per
+#: cent only because it was divided by those counters. The answer names the CPU, and no
+#: share above 100 % (tests/data/host_pack's lab-cpu recording names web, its counters right).
+HOST_CPU = [
+    "the host load is through the roof, what's eating it?",
+    "на хосте загрузка CPU под потолок, что случилось?",
+    # "load average" is the host's metric, not the process group `load`
+    "load average is huge, which process?",
+]
+
+
+@pytest.mark.parametrize("text", HOST_CPU)
+async def test_the_hosts_cpu_is_named_with_shares_no_larger_than_the_host(
+    lab_runtime: tuple[Runtime, Clock, dict[str, datetime]], text: str
+) -> None:
+    answer = await ask_during(lab_runtime, "cpu-hog", text)
+    scored = score_answer(find_fault("cpu-hog"), answer)
+    assert answer.strategy == "deep" and scored["cause_ok"], answer.text[:600]
+    shares = [float(p) for p in re.findall(r"(\d+(?:\.\d+)?) ?%", answer.text)]
+    assert shares and max(shares) <= 100, answer.text
 
 
 @pytest.mark.parametrize(

@@ -213,6 +213,8 @@ class RunbookPlanner:
         (the sweep's all clear when the question is about the whole system)."""
         if swept.found is not None:
             return await self._plan(ctx, request, swept.found, swept=True)
+        if swept.healthy and any(m.runbook.id == match.runbook.id for m, _ in swept.observed):
+            match = swept.healthy[0][0]  # its finding is the all clear's observation
         return await self._plan(ctx, request, match, all_clear_of=swept)
 
     async def _looked_further(
@@ -315,7 +317,7 @@ class RunbookPlanner:
             state = await self._fresh_state(match, params, ctx)
             return await run_gate(match.runbook, state, self._tools)
 
-        return await sweep(fitting, gate)
+        return await sweep(fitting, gate, observing=request.system and request.checkup)
 
     async def _fresh_state(
         self, match: RunbookMatch, params: dict[str, str], ctx: PlanningContext

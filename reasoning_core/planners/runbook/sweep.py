@@ -10,6 +10,12 @@ the alerts Prometheus has firing, how many targets are up, each part's numbers, 
 did not measure (the runbooks that could not run here). An alert firing is never an all
 clear, nor is a part that has no data in the window (its series stopped: a frozen exporter,
 a killed target): the conclusion then names it and stays unsure.
+
+A gate with an `observation` (the host's CPU busy) that finds something while the whole
+system is swept is no cause on its own: the sweep goes on, and when every other part looks
+normal the all clear says it as what it is ("The host is busy: host CPU busy 94 %; no other
+part's errors, latency or saturation changed"). Only when no other part could be looked at
+is it investigated.
 """
 
 from __future__ import annotations
@@ -46,24 +52,29 @@ _WORDS = {
     "targets": N_("{up} of {total} targets up"),
     "unmeasured": N_("Not measured here: {what}"),
     "silent": N_("No data from {what} in the window (its series may have stopped)"),
+    "observed": N_("{what}: {numbers}; no other part's errors, latency or saturation changed"),
 }
 
 
 @dataclass
 class Swept:
     """What the sweep found: the first part whose gate finds something (None: none did),
-    the gates that found their part healthy, the runbooks that could not run (a part
-    missing) and those whose part had no data."""
+    the gates that found their part healthy, those whose finding is an observation (the
+    host busy), the runbooks that could not run (a part missing) and those whose part had
+    no data."""
 
     found: RunbookMatch | None = None
     healthy: list[tuple[RunbookMatch, list[tuple[Check, Evidence]]]] = field(default_factory=list)
+    observed: list[tuple[RunbookMatch, list[tuple[Check, Evidence]]]] = field(default_factory=list)
     unmeasured: list[RunbookMatch] = field(default_factory=list)
     silent: list[RunbookMatch] = field(default_factory=list)
 
 
-async def sweep(fitting: Sequence[RunbookMatch], gate: Gate) -> Swept:
+async def sweep(fitting: Sequence[RunbookMatch], gate: Gate, *, observing: bool = False) -> Swept:
     """Run the gates of `fitting` (checkup runbooks; those missing a parameter are not
-    measured) until one finds something."""
+    measured) until one finds something. `observing`: the whole system is swept for a health
+    question, so a gate with an `observation` whose runbook the question's words do not
+    point at is kept as one (see the module doc)."""
     swept = Swept()
     # a runbook whose own words the question uses first ("how is postgres doing?")
     ordered = sorted(fitting, key=lambda m: (not m.keywords, m.runbook.triggers.checkup))
@@ -77,11 +88,26 @@ async def sweep(fitting: Sequence[RunbookMatch], gate: Gate) -> Swept:
             log.info("checkup: %s cannot run: %s", match.runbook.id, e)
             swept.silent.append(match)
             continue
-        if not (found and all(evidence.confirmed is False for _, evidence in found)):
+        if found and all(evidence.confirmed is False for _, evidence in found):
+            swept.healthy.append((match, found))
+        elif observing and _observation(match):
+            swept.observed.append((match, found))
+        else:
             swept.found = match
             return swept
-        swept.healthy.append((match, found))
+    if swept.observed and not swept.healthy:  # nothing else to tell it from: investigated
+        swept.found = swept.observed.pop(0)[0]
     return swept
+
+
+def _observation(match: RunbookMatch) -> bool:
+    """Is the gate's finding an observation here: its runbook has one and the question's
+    own words do not ask about its part ("is the CPU ok?" asks about the CPU)?"""
+    return (
+        match.runbook.gate is not None
+        and match.runbook.gate.observation is not None
+        and (not match.keywords)
+    )
 
 
 async def all_clear(
@@ -94,6 +120,13 @@ async def all_clear(
         assert match.runbook.gate is not None
         numbers = "; ".join(e.text.splitlines()[0] for _, e in found if e.text)
         lines.append(f"- {match.runbook.gate.title.get(language)}: {numbers}")
+    for match, found in swept.observed:
+        assert match.runbook.gate is not None and match.runbook.gate.observation is not None
+        numbers = "; ".join(e.text.splitlines()[0] for _, e in found if e.text)
+        what = match.runbook.gate.observation.get(language)
+        lines.append(
+            "- " + gettext(language, _WORDS["observed"]).format(what=what, numbers=numbers)
+        )
     if swept.unmeasured:
         what = ", ".join(m.runbook.title.get(language) for m in swept.unmeasured)
         lines.append(gettext(language, _WORDS["unmeasured"]).format(what=what))
@@ -121,6 +154,7 @@ async def all_clear(
         text="\n".join([f"{head}: {', '.join(said)}.", *lines]),
         data={
             "sweep": [m.runbook.id for m, _ in swept.healthy],
+            "observed": [m.runbook.id for m, _ in swept.observed],
             "unmeasured": [m.runbook.id for m in swept.unmeasured],
             "silent": [m.runbook.id for m in swept.silent],
             "alerts": alerts,

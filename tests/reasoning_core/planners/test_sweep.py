@@ -114,3 +114,42 @@ async def test_an_all_clear_says_what_it_read_and_what_it_did_not(
     unsure = await all_clear(silent, {"prometheus": tool}, at=at, language="en")
     assert unsure.text.startswith("No data from ") and unsure.confirmed is None
     assert unsure.confidence == ALERTS_FIRING_CONFIDENCE
+
+
+def busy_host(match: RunbookMatch) -> list[tuple[Check, Evidence]]:
+    """The host's CPU gate finding the host busy; every other gate its part healthy."""
+    if match.runbook.id != "host_cpu":
+        return healthy(match)
+    check = match.runbook.check(match.runbook.gate.checks[0])  # type: ignore[union-attr]
+    return [(check, Evidence(confirmed=True, confidence=0.9, text="host CPU busy max 94 %"))]
+
+
+async def test_a_busy_host_no_other_part_shows_is_an_observation_of_the_health_sweep(
+    prometheus: tuple[PrometheusTool, datetime],
+) -> None:
+    """Asked of the whole system, a busy CPU no service's errors or latency accompany is
+    said beside the all clear; asked about the CPU, or swept for a symptom, it is the
+    finding; with nothing else to tell it from, it is investigated."""
+    tool, at = prometheus
+
+    async def gate(match: RunbookMatch) -> list[tuple[Check, Evidence]]:
+        return busy_host(match)
+
+    swept = await sweep(checkups("anything on fire?"), gate, observing=True)
+    assert swept.found is None
+    assert [m.runbook.id for m, _ in swept.observed] == ["host_cpu"]
+    clear = await all_clear(swept, {"prometheus": tool}, at=at, language="en")
+    assert clear.confirmed is True and clear.text.startswith("Nothing looks wrong right now")
+    assert (
+        "- The host is busy: host CPU busy max 94 %; no other part's errors, latency or "
+        "saturation changed" in clear.text.splitlines()
+    )
+    russian = await all_clear(swept, {"prometheus": tool}, at=at, language="ru")
+    assert "Хост загружен: host CPU busy max 94 %" in russian.text
+    named = await sweep(checkups("is the cpu ok? anything on fire?"), gate, observing=True)
+    assert named.found is not None and named.found.runbook.id == "host_cpu"
+    unobserved = await sweep(checkups("anything on fire?"), gate)
+    assert unobserved.found is not None and unobserved.found.runbook.id == "host_cpu"
+    only = [m for m in checkups("anything on fire?") if m.runbook.id == "host_cpu"]
+    alone = await sweep(only, gate, observing=True)
+    assert alone.found is not None and alone.found.runbook.id == "host_cpu"
