@@ -209,6 +209,30 @@ class DependencyWalkRule(_Rule):
     refute_confidence: float = Field(default=0.75, ge=0, le=1)
 
 
+class MeshWalkRule(_Rule):
+    """Follow a service mesh's calls from the subject workload to the deepest one whose
+    own measures changed (runbooks/meshwalk.py; the rows: runbooks/callgraph.py).
+
+    Latency has changed from the first of `sustain` samples in a row at least
+    `min_latency_ratio` times its baseline and `min_latency_ms` above it; a failed share,
+    `min_error_rise` above its baseline. A call explains its caller's change when it
+    changed no later than the caller's answers plus `slack_seconds`. At most `max_depth`
+    hops (LINK_DEPTH's default). Confirmed when an origin is found, naming it
+    (`series_name`); refuted when nothing on the subject's calls changed.
+    """
+
+    rule: Literal["mesh_walk"]
+    subject: str = "destination_workload"
+    min_latency_ratio: float = Field(default=1.5, gt=1)
+    min_latency_ms: float = Field(default=20.0, ge=0)
+    min_error_rise: float = Field(default=0.02, gt=0)
+    sustain: int = Field(default=2, ge=1)
+    slack_seconds: float = Field(default=30.0, ge=0)
+    max_depth: int = Field(default=3, ge=1, le=6)
+    confidence: float = Field(default=0.85, gt=0, le=1)
+    refute_confidence: float = Field(default=0.6, ge=0, le=1)
+
+
 class CapacityRule(_Rule):
     """The free space of something with a size (a filesystem, a volume), in bytes.
 
@@ -341,6 +365,7 @@ VerdictRule = Annotated[
     | RowsExistRule
     | PeerCompareRule
     | DependencyWalkRule
+    | MeshWalkRule
     | CapacityRule
     | LogLinesRule
     | BlockingSessionRule
@@ -356,6 +381,7 @@ RULE_NAMES = (
     "rows_exist",
     "peer_compare",
     "dependency_walk",
+    "mesh_walk",
     "capacity",
     "log_lines",
     "blocking_session",

@@ -32,6 +32,7 @@ from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
 from reasoning_core.runbooks.hosts import host_name
 from reasoning_core.runbooks.loglines import log_lines_rows
+from reasoning_core.runbooks.meshwalk import mesh_walk_rows
 from reasoning_core.runbooks.peers import peer_compare_rows
 from reasoning_core.runbooks.rows import (
     Row,
@@ -48,6 +49,7 @@ from reasoning_core.runbooks.rules import (
     DependencyWalkRule,
     IdleHolderRule,
     LogLinesRule,
+    MeshWalkRule,
     RowsExistRule,
     ScrapeErrorRule,
     ServerAnswersRule,
@@ -266,6 +268,8 @@ def evaluate(
         evidence = _rows_exist_rows(rule, rows, window, language)
     elif isinstance(rule, DependencyWalkRule):
         evidence = dependency_walk_rows(rule, rows, params or {}, language)
+    elif isinstance(rule, MeshWalkRule):
+        evidence = mesh_walk_rows(rule, rows, window, params or {}, language)
     elif isinstance(rule, CapacityRule):
         evidence = capacity_rows(rule, rows, window, language)
     elif isinstance(rule, LogLinesRule):
