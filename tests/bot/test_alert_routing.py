@@ -156,10 +156,10 @@ def test_an_entry_of_the_mapping_file_wins_over_the_expression() -> None:
 
 
 def test_an_expression_no_runbook_reads_names_its_expression() -> None:
-    expr = "redis_connected_clients > 100"
-    found = ROUTER.resolve({"alertname": "RedisTooManyConnections"}, parse_expression(expr))
+    expr = "kafka_consumergroup_lag > 100"
+    found = ROUTER.resolve({"alertname": "KafkaConsumersGroupLag"}, parse_expression(expr))
     assert found == Refusal(
-        kind="unmapped", alertname="RedisTooManyConnections", reason="unread", expression=expr
+        kind="unmapped", alertname="KafkaConsumersGroupLag", reason="unread", expression=expr
     )
     assert found.key("fp1").startswith("unmapped:")  # the change scan still runs
 

@@ -18,13 +18,13 @@ pytestmark = pytest.mark.slow
 
 CHAT = -100779
 STORM = 30
-[REDIS] = [
+[UNREAD] = [
     rule["expr"]
     for group in yaml.safe_load(
         (Path(__file__).with_name("alert_rules_recorded") / "lab-conventions.yml").read_text()
     )["groups"]
     for rule in group["rules"]
-    if rule["alert"] == "RedisTooManyClients"
+    if rule["alert"] == "KafkaConsumersGroupLag"
 ]
 
 
@@ -49,8 +49,8 @@ async def test_a_storm_of_unmapped_alerts_is_one_scan_per_group(
     )
     storm = [
         firing(
-            {"alertname": "RedisTooManyClients", "instance": f"redis-{i}:9121", "job": "redis"},
-            expr=REDIS,
+            {"alertname": "KafkaConsumersGroupLag", "instance": f"kafka-{i}:9308", "job": "kafka"},
+            expr=UNREAD,
         )
         for i in range(STORM)
     ]
@@ -75,4 +75,4 @@ async def test_a_storm_of_unmapped_alerts_is_one_scan_per_group(
     assert analysis["dedup_key"].startswith("unmapped:group:")
     notes = [m.text for m in telegram.sent_messages(CHAT) if "No runbook" in m.text]
     assert len(notes) == 1, notes
-    assert "RedisTooManyClients" in notes[0]
+    assert "KafkaConsumersGroupLag" in notes[0]
