@@ -59,6 +59,9 @@ EXPORTERS: dict[str, str] = {
     "kube_": "kube-state-metrics",
     "kubelet_": "the kubelet",
     "container_": "cAdvisor",
+    "istio_": "the service mesh (Istio)",
+    "redis_": "redis_exporter",
+    "nginx_": "nginx-prometheus-exporter",
 }
 
 

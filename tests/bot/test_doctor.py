@@ -102,7 +102,8 @@ async def test_everything_configured_and_working(
     assert "host_cpu" in off["runbooks off: node_exporter"]
     assert "k8s_pvc_filling" in off["runbooks off: the kubelet"]
     assert all(part.startswith("runbooks off: ") for part in off), off
-    assert len(off) < 10 and "runbook host_cpu" not in parts
+    assert "mesh_service_trouble" in off["runbooks off: the service mesh (Istio)"]
+    assert len(off) < 13 and "runbook host_cpu" not in parts
     assert [f for f in findings if f.status not in ("ok", "off")] == [], render_table(findings)
     assert parts["runbook k8s_crashloop"].detail == "valid, live", render_table(findings)
     assert re.fullmatch(
