@@ -1,0 +1,91 @@
+"""The mesh walk's bounds and its rarer endings over rows as the mesh check's query returns
+them (runbooks/callgraph.py): a walk cut at its depth limit says so and is weaker; all of
+a caller's calls slowing while their callees answer as before is the caller's way out; a
+subject the graph does not know is no verdict; a series with an unknown measure is said."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from reasoning_core.runbooks.meshwalk import mesh_walk_rows
+from reasoning_core.runbooks.rules import MeshWalkRule
+from reasoning_core.runbooks.timewindow import TimeWindow
+
+START = datetime(2026, 12, 2, 14, 0, tzinfo=UTC)
+RECENT = START + timedelta(minutes=15)
+END = START + timedelta(minutes=21)
+WINDOW = TimeWindow(
+    recent_start=RECENT, recent_end=END, baseline_start=START, baseline_end=RECENT,
+    source="default", expression=None,
+)  # fmt: skip
+
+
+def rows(
+    own: dict[str, float], calls: dict[tuple[str, str], float], *, slow_from: datetime
+) -> list[dict[str, Any]]:
+    """p95 of 5 ms everywhere; from `slow_from` the given workloads and calls take the given
+    milliseconds."""
+    out: list[dict[str, Any]] = []
+    at = START
+    while at <= END:
+        late = at >= slow_from
+        for workload in {w for pair in calls for w in pair} | set(own):
+            value = own.get(workload, 5.0) if late else 5.0
+            out.append({"measure": "latency", "destination_workload": workload, "dt": at,
+                        "value": value})  # fmt: skip
+        for (source, destination), ms in calls.items():
+            labels = {"source_workload": source, "destination_workload": destination}
+            out.append({"measure": "call_latency", **labels, "dt": at,
+                        "value": ms if late else 5.5})  # fmt: skip
+            out.append({"measure": "rate", **labels, "dt": at, "value": 2.0})
+        at += timedelta(seconds=15)
+    return out
+
+
+CHAIN = {("a", "b"): 900.0, ("b", "c"): 800.0, ("c", "d"): 700.0, ("d", "e"): 600.0}
+
+
+def test_a_walk_cut_at_its_depth_limit_says_so_and_is_weaker() -> None:
+    found = rows({"a": 900, "b": 800, "c": 700, "d": 600, "e": 500}, CHAIN, slow_from=RECENT)
+    rule = MeshWalkRule(rule="mesh_walk", max_depth=2)
+    evidence = mesh_walk_rows(rule, found, WINDOW, {"destination_workload": "a"}, "en")
+    assert evidence.confirmed is True
+    assert evidence.data["path"] == ["a", "b", "c"]
+    assert "the walk stops at its depth limit (2 hops): d changed too" in evidence.text
+    assert evidence.confidence < rule.confidence
+    deep = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "a"}, "en"
+    )
+    assert deep.data["path"] == ["a", "b", "c", "d"]  # three hops: LINK_DEPTH's default
+
+
+def test_all_calls_slow_while_their_callees_answer_as_before_is_the_way_out() -> None:
+    found = rows({"a": 900}, {("a", "b"): 400.0, ("a", "c"): 400.0}, slow_from=RECENT)
+    rule = MeshWalkRule(rule="mesh_walk")
+    evidence = mesh_walk_rows(rule, found, WINDOW, {"destination_workload": "a"}, "en")
+    assert evidence.confirmed is True and evidence.data["series_name"] == "a"
+    assert evidence.text.startswith("a: all of a's calls changed, 14:15:00"), evidence.text
+    assert "the trouble is on a's way out" in evidence.text
+
+
+def test_a_subject_the_graph_does_not_know_is_no_verdict() -> None:
+    found = rows({}, {("a", "b"): 5.5}, slow_from=END)
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "zz"}, "en"
+    )
+    assert evidence.confirmed is None
+    assert evidence.text == "no mesh series of workload zz in the window"
+
+
+def test_a_series_of_an_unknown_measure_is_said_and_left_out() -> None:
+    found = rows({}, {("a", "b"): 5.5}, slow_from=END)
+    found.append({"measure": "bytes", "destination_workload": "a", "dt": END, "value": 1.0})
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "a"}, "en"
+    )
+    assert evidence.confirmed is False
+    assert evidence.text == (
+        "nothing changed in a's own answers nor in its calls (b); "
+        "ignored: series of an unknown measure bytes: 1"
+    )
