@@ -49,6 +49,9 @@ class LinkNote(BaseModel):
     recommendations: list[str] = Field(default_factory=list, max_length=6)
     #: Parameters of its checks bound from the finding (a planner's own use).
     params: dict[str, str] = Field(default_factory=dict)
+    #: False: the parent stands as the cause when this link is refuted or cannot be
+    #: checked (only a confirmed link goes deeper); True: an open link keeps it an effect.
+    required: bool = True
 
 
 class HypothesisProposal(BaseModel):

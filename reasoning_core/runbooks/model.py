@@ -391,6 +391,11 @@ class Link(_Strict):
     #: What the report says when the link cannot be checked here (its tool or series absent).
     unmeasured: Localized
     recommendations: LocalizedList = Field(default_factory=LocalizedList)
+    #: False: a question asked of the finding, not one it raises ("did the requests
+    #: multiply?" of a busy process group): confirmed, it is the deeper cause; refuted or
+    #: unanswerable, the finding stands as the cause. True (default): the finding is an
+    #: effect until the link is settled, and an open link keeps it below medium.
+    required: bool = True
 
     @model_validator(mode="after")
     def _placeholders(self) -> Link:

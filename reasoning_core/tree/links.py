@@ -42,8 +42,14 @@ def chain_of(tree: Tree, node: Node) -> tuple[list[Node], Node | None]:
             links.append(current)
             continue
         # A link whose finding named a fact ("the holder waits on IO WALSync") stays open
-        # when its checks refute what was supposed of it: the wait is still there.
-        unsettled = [c for c in grown if not refuted(tree, c) or link_note(c).get("because")]
+        # when its checks refute what was supposed of it: the wait is still there. A link
+        # that only asks (`required` false) never holds its parent open.
+        unsettled = [
+            c
+            for c in grown
+            if link_note(c).get("required", True)
+            and (not refuted(tree, c) or link_note(c).get("because"))
+        ]
         return links, (unsettled[0] if unsettled else None)
 
 

@@ -71,6 +71,7 @@ def _proposal(link: Link, data: Mapping[str, Any], language: Language) -> Hypoth
             params={
                 name: _short(data[datum]) for name, datum in link.with_.items() if datum in data
             },
+            required=link.required,
         ),
     )
 

@@ -1,0 +1,167 @@
+"""Issue 54: a busy CPU is often an effect. A real Prometheus over series in the standard
+exporters' names (node_exporter, process-exporter, prometheus_client): a host of 2 CPUs
+where first a batch job takes the CPU while the requests stay as they were, then a client's
+storm multiplies the web service's requests twelvefold and web's group takes the CPU.
+
+The CPU runbook asks of the busy group whether the requests multiplied (`cpu_by_requests`,
+`required: false`): the storm is named as the cause behind the busy group; the batch job
+stands as the cause, uncapped, when the requests did not multiply — and when nothing
+measures them."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import AsyncIterator, Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+
+from bot.alerts.mapping import Investigation
+from demo.services import LocalPrometheus, unavailable_reason
+from demo.services.prometheus import build_tsdb
+from tests.reasoning_core.answers.alert_analysis import analyse_alert, findings
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(unavailable_reason() is not None, reason=unavailable_reason() or ""),
+]
+
+START = 1_764_400_000
+MINUTE = 60
+HOG = (START + 30 * MINUTE, START + 40 * MINUTE)  # batch takes 1.7 of the 2 cores
+STORM = (START + 48 * MINUTE, START + 60 * MINUTE)  # web's requests 12x, web takes 1.6
+END = STORM[1]
+STEP = 15
+NODE = "10.0.0.5:9100"
+GROUPS = "10.0.0.5:9256"
+
+
+def _during(span: tuple[int, int], t: int) -> bool:
+    return span[0] <= t < span[1]
+
+
+def _counter(
+    out: list[str], family: str, series: dict[str, Callable[[int], float]], *, total: bool
+) -> None:
+    """A counter family: each series' per-second rate at t, integrated over the steps."""
+    out.append(f"# TYPE {family} counter")
+    name = f"{family}_total" if total else family
+    for labels, rate in series.items():
+        value = 0.0
+        for t in range(START, END + 1, STEP):
+            value += rate(t) * STEP
+            out.append(f"{name}{{{labels}}} {value:.3f} {t}")
+
+
+def _openmetrics(*, with_requests: bool) -> str:
+    lines: list[str] = []
+
+    def busy(t: int) -> float:  # of each CPU
+        return 0.92 if _during(HOG, t) or _during(STORM, t) else 0.1
+
+    cpu: dict[str, Callable[[int], float]] = {}
+    for n in ("0", "1"):
+        node = f'instance="{NODE}",job="node",cpu="{n}"'
+        cpu[f'{node},mode="idle"'] = lambda t: 1 - busy(t)
+        cpu[f'{node},mode="user"'] = busy
+    _counter(lines, "node_cpu_seconds", cpu, total=True)
+    groups = f'instance="{GROUPS}",job="process"'
+    _counter(
+        lines,
+        "namedprocess_namegroup_cpu_seconds",
+        {
+            f'{groups},groupname="batch",mode="user"': lambda t: 1.7 if _during(HOG, t) else 0.01,
+            f'{groups},groupname="web",mode="user"': lambda t: 1.6 if _during(STORM, t) else 0.1,
+        },
+        total=True,
+    )
+    if with_requests:
+        web = 'instance="10.0.0.5:8000",job="web",method="GET",route="/checkout",status="200"'
+        _counter(
+            lines,
+            "http_requests",
+            {web: lambda t: 60.0 if _during(STORM, t) else 5.0},
+            total=True,
+        )
+    lines.append("# TYPE node_memory_MemTotal_bytes gauge")
+    lines.extend(
+        f'node_memory_MemTotal_bytes{{instance="{NODE}",job="node"}} 8e9 {t}'
+        for t in range(START, END + 1, STEP)
+    )
+    return "\n".join(lines) + "\n# EOF\n"
+
+
+async def _served(with_requests: bool) -> AsyncIterator[str]:
+    scratch = Path(tempfile.mkdtemp(prefix="whytree-cpu-storm-"))
+    try:
+        (scratch / "series.om").write_text(_openmetrics(with_requests=with_requests))
+        build_tsdb(scratch / "series.om", scratch / "tsdb")
+        async with LocalPrometheus(scratch / "tsdb") as prom:
+            yield prom.url
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+async def prometheus() -> AsyncIterator[str]:
+    async for url in _served(with_requests=True):
+        yield url
+
+
+@pytest.fixture(scope="module")
+async def prometheus_without_requests() -> AsyncIterator[str]:
+    async for url in _served(with_requests=False):
+        yield url
+
+
+FOUND = Investigation(
+    runbook="host_cpu",
+    parameters={"instance": NODE},
+    questions={"en": f"why is the CPU of host {NODE} busy?"},
+)
+
+
+def _at(stamp: int) -> datetime:
+    return datetime.fromtimestamp(stamp, UTC)
+
+
+async def test_a_storm_behind_the_busy_group_is_the_cause(
+    pool: asyncpg.Pool[Any], prometheus: str
+) -> None:
+    answer, tree = await analyse_alert(pool, prometheus, FOUND, _at(STORM[0] + 5 * MINUTE))
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == "process_group>cpu_by_requests", findings(answer, tree)
+    text = answer.text.lower()
+    assert "requests into a service multiplied" in text, answer.text
+    assert "web" in text and "×" in answer.text, answer.text
+    assert answer.confidence >= 0.5, findings(answer, tree)
+
+
+async def test_a_hog_without_more_requests_stands_as_the_cause(
+    pool: asyncpg.Pool[Any], prometheus: str
+) -> None:
+    answer, tree = await analyse_alert(pool, prometheus, FOUND, _at(HOG[0] + 5 * MINUTE))
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == "process_group", findings(answer, tree)
+    assert "batch" in answer.synthesis.primary.title, findings(answer, tree)
+    assert answer.confidence >= 0.6, findings(answer, tree)
+    assert "multiplied" not in answer.synthesis.primary.title
+
+
+async def test_no_request_metrics_leave_the_group_as_the_cause(
+    pool: asyncpg.Pool[Any], prometheus_without_requests: str
+) -> None:
+    at = _at(STORM[0] + 5 * MINUTE)
+    answer, tree = await analyse_alert(pool, prometheus_without_requests, FOUND, at)
+    assert answer.synthesis is not None, findings(answer, tree)
+    assert answer.synthesis.primary.id == "process_group", findings(answer, tree)
+    assert "web" in answer.synthesis.primary.title, findings(answer, tree)
+    assert answer.confidence >= 0.6, findings(answer, tree)
+
+
+def test_the_recorded_hours_are_in_the_past() -> None:
+    assert _at(END) < datetime.now(UTC) - timedelta(days=1)
