@@ -187,12 +187,23 @@ _PRIMARY = (
 )
 
 
+#: How the reply to a yes/no or either-or question opens, before the report (its own
+#: paragraph): the report's headline and primary cause follow it.
+_REPLY_LEADS = (
+    "yes — ", "no — ", "not established — ", "neither — ", "it is ", "да — ", "нет — ",
+    "не установлено — ", "ни то, ни другое — ", "это ",
+)  # fmt: skip
+
+
 def answer_lead(text: str) -> tuple[str, str]:
     """(headline, primary cause) of an answer's text: its first line and the rest of its
     first paragraph ("web · 5xx share 100%…" then "Primary cause: …"); a report whose
     first paragraph is one line has its primary cause in the next (as `lead` reads a chat
     message)."""
     paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
+    if len(paragraphs) > 1 and paragraphs[0].lower().startswith(_REPLY_LEADS):
+        paragraphs = paragraphs[1:]  # the reply to a yes/no or either-or question
+        text = "\n\n".join(paragraphs)
     first = paragraphs[0] if paragraphs else ""
     headline, _, rest = first.partition("\n")
     # the cause's own line: not "What would confirm it: …" under it

@@ -172,6 +172,9 @@ class Synthesis(BaseModel):
     chain: list[str] = Field(default_factory=list)
     #: The chain ends at a link that could not be checked: the cause is still open.
     chain_open: bool = False
+    #: The reply to the question's form, said before the report (answers/reply_to.py):
+    #: "Yes — …", "No — …", "Not established — …", an either-or's side; None: none asked.
+    reply: str | None = None
 
 
 class Tree(BaseModel):

@@ -14,6 +14,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Mapping
 
 from reasoning_core.answers.fixed import deep_failure_answer, unanswerable_answer
+from reasoning_core.answers.reply_to import reply_to
 from reasoning_core.error_ids import new_error_id
 from reasoning_core.errors import (
     NotFoundError,
@@ -41,6 +42,7 @@ from reasoning_core.tools.base import Tool
 from reasoning_core.tree.manager import TreeManager
 from reasoning_core.tree.report import build_report
 from reasoning_core.tree.wording import render_report
+from reasoning_core.understanding.request import Request
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +159,7 @@ class DeepAnalyst:
             language=ctx.language,
             tree=manager.tree,
             question=reflector.question if reflector is not None else None,
+            request=ctx.request,
         )
         yield AnswerEvent(message=gettext(language, _WORDS["done"]), answer=answer)
 
@@ -220,6 +223,7 @@ def deep_answer(
     language: str = "en",
     tree: Tree | None = None,
     question: str | None = None,
+    request: Request | None = None,
 ) -> Answer:
     """The answer of a finished analysis: the plain-text report (in `language`) + synthesis.
 
@@ -236,7 +240,8 @@ def deep_answer(
     reason = uncertainty_reason(
         synthesis.confidence, sources, existing=synthesis.uncertainty_reason
     )
-    synthesis = synthesis.model_copy(update={"uncertainty_reason": reason})
+    reply = reply_to(request, synthesis, tree, language)
+    synthesis = synthesis.model_copy(update={"uncertainty_reason": reason, "reply": reply})
     report = build_report(synthesis, tree_id=tree_id, planner=planner, language=language)
     uncertainty = reason or report.uncertainty
     text = render_report(report, language)

@@ -78,6 +78,8 @@ class Report(BaseModel):
     log_lead: str | None = None
     #: How the new log lines bear on the primary cause (`Synthesis.log_bearing`).
     log_bearing: list[str] = Field(default_factory=list)
+    #: The reply to the question's form, the report's first lines (`Synthesis.reply`).
+    reply: str | None = None
 
 
 def build_report(
@@ -121,6 +123,7 @@ def build_report(
         log_news=synthesis.log_news,
         log_bearing=list(synthesis.log_bearing),
         log_lead=synthesis.log_lead if open_to_log_lead(synthesis) else None,
+        reply=synthesis.reply,
     )
 
 
@@ -162,7 +165,8 @@ def report_of(answer: Answer) -> Report | None:
 
 def render_report_text(report: Report) -> str:
     """The report as plain text, one section per block."""
-    lines = [report.symptom] if report.symptom else []
+    lines = [report.reply, ""] if report.reply else []
+    lines += [report.symptom] if report.symptom else []
     lines.append(_headline(report))
     _section(lines, "Secondary factors", report.secondary)
     _section(lines, "Evidence", report.evidence)

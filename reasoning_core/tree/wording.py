@@ -121,7 +121,8 @@ def render_report(report: Report, language: str) -> str:
     h = {key: gettext(language, text) for key, text in _HEADINGS.items()}
     level = _LEVELS.get(report.level.value, report.level.value)
     level = gettext(language, level)
-    lines = [report.symptom] if report.symptom else []
+    lines = [report.reply, ""] if report.reply else []
+    lines += [report.symptom] if report.symptom else []
     lines.append(_headline(report, h, level))
     _section(lines, h["secondary"], report.secondary)
     _section(lines, h["evidence"], report.evidence)

@@ -29,6 +29,10 @@ from reasoning_core.models import Language
 from reasoning_core.understanding.catalogue import KnownNames
 from reasoning_core.understanding.dates import date_spans, find_dates
 from reasoning_core.understanding.lexicon import INJECTION, LOG_LINE, SQL_PAYLOAD, fold
+from reasoning_core.understanding.question_form import (
+    EITHER_OR as _EITHER_OR_SIDES,
+)
+from reasoning_core.understanding.question_form import asks_if_fine, choices_in, form_of
 from reasoning_core.understanding.request import Direction, Intent, Mention, Request
 from reasoning_core.understanding.shapes import find_entities, is_other_system
 from reasoning_core.understanding.signals import Signals, decline_kind, read_signals
@@ -222,6 +226,11 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
     signals = read_signals(folded, [*(m.value for m in mentions), *others])
     # orders are read as typed, never "corrected", and never in a pasted log line
     decline = decline_kind(as_typed, spoken=_spoken(clean))
+    if decline == "change" and choices_in(folded):
+        # "checkout stuck, lock or slow disk?": a choice between causes, not an order to lock
+        spoken = _spoken(clean)
+        said = _EITHER_OR_SIDES.sub(" ", spoken if spoken is not None else as_typed)
+        decline = decline_kind(as_typed, spoken=said)
     metrics = metrics_in(folded)
     direction = direction_in(folded)
     if direction == "rise" and "errors" in metrics:
@@ -269,6 +278,9 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
         listed=names.kinds,
         resources=resources_in(folded),
         system=intent == "diagnose" and _names_no_part(mentions) and not strangers,
+        form=form_of(folded),
+        choices=choices_in(folded),
+        asks_fine=asks_if_fine(folded),
     )
 
 

@@ -21,6 +21,8 @@ from reasoning_core.understanding.signals import DeclineKind, Signals
 Intent = Literal["diagnose", "explain", "act", "chat"]
 Direction = Literal["drop", "rise", "spike", "outage", "any"]
 Source = Literal["rules", "llm"]
+#: A question's form (understanding/question_form.py).
+Form = Literal["yes_no", "either_or"]
 
 
 class Mention(BaseModel):
@@ -83,6 +85,14 @@ class Request(BaseModel):
     #: An incident question that names no part ("anything on fire?", "prod is slow", "the
     #: box is pegged"): its subject is the whole system, every part the data has.
     system: bool = False
+    #: The question's form: "yes_no" ("is postgres down?"), "either_or" ("db or network?"),
+    #: None: the reply needs no yes, no or choice first (understanding/question_form.py).
+    form: Form | None = None
+    #: The sides of an either-or question, each as the things it names (`SIDES` keys).
+    choices: list[list[str]] = Field(default_factory=list)
+    #: A yes/no question asking whether something is fine ("is postgres ok?"): yes is the
+    #: all clear, where "is postgres down?" answers yes with a problem found.
+    asks_fine: bool = False
     source: Source = "rules"
 
     def known(self, kind: str) -> list[Mention]:

@@ -127,3 +127,40 @@ async def test_one_question_in_two_languages_runs_one_analysis(
     assert ranked[0] == ranked[1], (english.text, russian.text)
     primaries = [a.synthesis.primary.id for a in (english, russian) if a.synthesis]
     assert primaries[0] == primaries[1]
+
+
+#: (fault, question, how the reply opens, a line the reply must hold): yes/no questions
+#: start with yes or no, an either-or names its side and each side's evidence, and the
+#: thing a question names that the data refutes is said as refuted.
+FORMS = [
+    ("pg-lock", "is there a lock on postgres?", "Yes — ", "lock"),
+    ("pg-connections", "у postgres кончились коннекты?", "Да — ", "соединени"),
+    (
+        "pg-connections",
+        "checkout errors, is something holding a lock in postgres?",
+        "No — the cause found is another: PostgreSQL connections exhausted",
+        "You asked about a lock: ruled out — PostgreSQL lock waits",
+    ),
+    ("pg-lock", "checkout stuck, lock or slow disk?", "It is a lock: ", "the disk: "),
+    ("nothing-wrong", "is the db ok or not?", "Yes — Nothing looks wrong", "Nothing"),
+]
+
+
+@pytest.mark.parametrize(("fault", "text", "opens", "holds"), FORMS)
+async def test_the_reply_answers_the_questions_form_first(
+    lab_runtime: Lab, fault: str, text: str, opens: str, holds: str
+) -> None:
+    answer = await ask_during(lab_runtime, fault, text)
+    reply = answer.text.partition("\n\n")[0]
+    assert reply.startswith(opens), answer.text[:800]
+    assert holds in reply, answer.text[:800]
+    assert answer.synthesis is not None and answer.synthesis.reply == reply
+    scored = score_answer(find_fault(fault), answer)  # the report under it is scored as before
+    assert scored["cause_ok"] or find_fault(fault).nothing_wrong, answer.text[:800]
+    assert not scored["wrong_cause"] and not scored["false_all_clear"]
+
+
+async def test_a_wh_question_gets_no_yes_or_no(lab_runtime: Lab) -> None:
+    answer = await ask_during(lab_runtime, "pg-lock", "почему checkout ждёт базу?")
+    assert answer.synthesis is not None and answer.synthesis.reply is None, answer.text[:600]
+    assert not answer.text.startswith(("Да", "Нет", "Не установлено")), answer.text[:600]

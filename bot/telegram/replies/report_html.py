@@ -69,7 +69,9 @@ def labels(language: str) -> dict[str, str]:
 def render_report(report: Report, answer: Answer, language: str) -> str:
     words = labels(language)
     first = f"<b>{escape(report.symptom)}</b>" if report.symptom else f"<b>{words['title']}</b>"
-    parts = [first, _cause(report, words, language)]
+    # the reply to the question's form first: yes, no, the side chosen
+    reply = [f"<b>{escape(report.reply)}</b>"] if report.reply else []
+    parts = [*reply, first, _cause(report, words, language)]
     for key, items in (
         ("secondary", report.secondary),
         ("evidence", report.evidence),
