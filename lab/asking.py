@@ -190,9 +190,16 @@ _PRIMARY = (
 #: How the reply to a yes/no or either-or question opens, before the report (its own
 #: paragraph): the report's headline and primary cause follow it.
 _REPLY_LEADS = (
-    "yes — ", "no — ", "not established — ", "neither — ", "it is ", "да — ", "нет — ",
-    "не установлено — ", "ни то, ни другое — ", "это ",
+    "yes — ", "no — ", "not established — ", "neither — ", "it is ", "possibly ", "да — ",
+    "нет — ", "не установлено — ", "ни то, ни другое — ", "это ", "возможно",
 )  # fmt: skip
+
+
+def report_text(text: str) -> str:
+    """The report of an answer without the reply to a yes/no or either-or question that
+    opens it ("Yes — …", "It is the network: …"): what the scoring reads."""
+    reply, sep, rest = text.strip().partition("\n\n")
+    return rest if sep and reply.lower().startswith(_REPLY_LEADS) else text
 
 
 def answer_lead(text: str) -> tuple[str, str]:
@@ -200,10 +207,8 @@ def answer_lead(text: str) -> tuple[str, str]:
     first paragraph ("web · 5xx share 100%…" then "Primary cause: …"); a report whose
     first paragraph is one line has its primary cause in the next (as `lead` reads a chat
     message)."""
+    text = report_text(text)  # past the reply to a yes/no or either-or question
     paragraphs = [p for p in re.split(r"\n\s*\n", text.strip()) if p.strip()]
-    if len(paragraphs) > 1 and paragraphs[0].lower().startswith(_REPLY_LEADS):
-        paragraphs = paragraphs[1:]  # the reply to a yes/no or either-or question
-        text = "\n\n".join(paragraphs)
     first = paragraphs[0] if paragraphs else ""
     headline, _, rest = first.partition("\n")
     # the cause's own line: not "What would confirm it: …" under it
@@ -230,7 +235,7 @@ def says_all_clear(text: str) -> bool:
 def score_answer(fault: Fault, answer: Answered) -> dict[str, Any]:
     """One answer against the fault that was running: right cause and component, a cause
     stated wrongly, a cause named in a nothing-wrong window, a "no model" reply."""
-    text = answer.text
+    text = report_text(answer.text)
     cause_ok, component_ok = (
         score(fault, text, lead_of=answer_lead) if states_cause(text) else (False, False)
     )

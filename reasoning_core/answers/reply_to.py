@@ -26,6 +26,8 @@ _WORDS: dict[str, str] = {
     "yes": N_("Yes — {text}"),
     "no": N_("No — {text}"),
     "unsettled": N_("Not established — {text}"),
+    "possibly": N_("Possibly — {text}"),
+    "side_possible": N_("Possibly {side}: {title} ({p:.2f})"),
     "cause": N_("{title} ({p:.2f})"),
     "other_cause": N_("the cause found is another: {title} ({p:.2f})"),
     "best": N_("best candidate: {title} ({p:.2f})"),
@@ -80,6 +82,8 @@ def _yes_no(request: Request, synthesis: Synthesis, hypotheses: list[Node], lang
         else:
             cause = _say_cause("cause", fits[0] if fits else primary, language)
             lines.append(_say("no" if request.asks_fine else "yes", language, text=cause))
+    elif _possible(synthesis):
+        lines.append(_say("possibly", language, text=_say_cause("cause", primary, language)))
     else:
         lines.append(_say("unsettled", language, text=_say_cause("best", primary, language)))
     chosen = (
@@ -99,8 +103,7 @@ def _either_or(
     if primary.id == _NONE_ID and _settled(primary):
         lines.append(_say("neither_found", language, text=primary.title.split("\n")[0]))
     elif _established(synthesis):
-        found = _sides_of(primary.title)
-        picked = next((side for key in found for side in choices if key in side), None)
+        picked = _picked(choices, primary)
         if picked is None:
             lines.append(_say_cause("neither", primary, language))
         else:
@@ -108,6 +111,11 @@ def _either_or(
             lines.append(
                 _say("side_chosen", language, side=name, title=primary.title, p=primary.confidence)
             )
+    elif _possible(synthesis) and (picked := _picked(choices, primary)) is not None:
+        name = _side_name(picked, language)
+        lines.append(
+            _say("side_possible", language, side=name, title=primary.title, p=primary.confidence)
+        )
     else:
         lines.append(_say("unsettled", language, text=_say_cause("best", primary, language)))
     for side in choices:
@@ -192,6 +200,17 @@ def _established(synthesis: Synthesis) -> bool:
         and synthesis.primary.id != _NONE_ID
         and synthesis.confidence >= _ESTABLISHED
     )
+
+
+def _possible(synthesis: Synthesis) -> bool:
+    """The primary stands because its rivals were ruled out: possible, not established."""
+    return synthesis.by_elimination and synthesis.primary.id != _NONE_ID
+
+
+def _picked(choices: list[list[str]], primary: RankedHypothesis) -> list[str] | None:
+    """The side the primary blames, the one its title says first; None: neither."""
+    found = _sides_of(primary.title)
+    return next((side for key in found for side in choices if key in side), None)
 
 
 def _settled(primary: RankedHypothesis) -> bool:

@@ -14,8 +14,8 @@ a killed target): the conclusion then names it and stays unsure.
 A gate with an `observation` (the host's CPU busy) that finds something while the whole
 system is swept is no cause on its own: the sweep goes on, and when every other part looks
 normal the all clear says it as what it is ("The host is busy: host CPU busy 94 %; no other
-part's errors, latency or saturation changed"). Only when no other part could be looked at
-is it investigated.
+part's errors, latency or saturation changed"), below medium confidence: what keeps the
+host busy is not established. Only when no other part could be looked at is it investigated.
 """
 
 from __future__ import annotations
@@ -40,6 +40,9 @@ Gate = Callable[[RunbookMatch], Awaitable[list[tuple[Check, Evidence]]]]
 _MAX_ALERTS = 5
 #: How sure an all clear is at most: it read the key signals, not everything.
 ALL_CLEAR_CONFIDENCE = 0.8
+#: How sure an all clear beside an observation is (the host busy, no other part changed):
+#: below medium, since what keeps the host busy is not established.
+OBSERVED_CLEAR_CONFIDENCE = 0.45
 #: How sure "the checks found nothing, yet alerts fire" is: not a claim either way.
 ALERTS_FIRING_CONFIDENCE = 0.3  # also: a part without data
 
@@ -147,7 +150,9 @@ async def all_clear(
     else:
         head = gettext(language, _WORDS["clear"])
         strengths = [e.confidence for _, found in swept.healthy for _, e in found]
-        confirmed, confidence = True, min([ALL_CLEAR_CONFIDENCE, *strengths])
+        # beside a finding it says but cannot explain (the host busy), an all clear is unsure
+        most = OBSERVED_CLEAR_CONFIDENCE if swept.observed else ALL_CLEAR_CONFIDENCE
+        confirmed, confidence = True, min([most, *strengths])
     return Evidence(
         confirmed=confirmed,
         confidence=confidence,

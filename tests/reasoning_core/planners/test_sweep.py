@@ -13,7 +13,13 @@ import pytest
 from demo.services import LocalPrometheus, unavailable_reason
 from reasoning_core.models import Evidence
 from reasoning_core.planners.runbook.plan import NoDataError
-from reasoning_core.planners.runbook.sweep import ALERTS_FIRING_CONFIDENCE, Swept, all_clear, sweep
+from reasoning_core.planners.runbook.sweep import (
+    ALERTS_FIRING_CONFIDENCE,
+    OBSERVED_CLEAR_CONFIDENCE,
+    Swept,
+    all_clear,
+    sweep,
+)
 from reasoning_core.runbooks import Check, RunbookMatch, load_runbooks, match_runbook
 from reasoning_core.tools.prometheus import PrometheusTool
 from reasoning_core.understanding import KnownNames, understand
@@ -140,6 +146,7 @@ async def test_a_busy_host_no_other_part_shows_is_an_observation_of_the_health_s
     assert [m.runbook.id for m, _ in swept.observed] == ["host_cpu"]
     clear = await all_clear(swept, {"prometheus": tool}, at=at, language="en")
     assert clear.confirmed is True and clear.text.startswith("Nothing looks wrong right now")
+    assert clear.confidence <= OBSERVED_CLEAR_CONFIDENCE < 0.5  # what keeps it busy is open
     assert (
         "- The host is busy: host CPU busy max 94 %; no other part's errors, latency or "
         "saturation changed" in clear.text.splitlines()
