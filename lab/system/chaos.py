@@ -8,7 +8,7 @@ cleared (SIGTERM: `whytree lab clear` kills this process's group) or `--clear` i
 
 The file's `until` bounds the fault even if this process is killed with SIGKILL: the
 service ends it by itself then. Nothing outside the lab is touched: the file is under the
-lab's directory; a CPU or memory hog is the service's own child, in its process group and
+lab's directory; a CPU hog or a leak is the service's own child, in its process group and
 cgroups; the disk filler writes on the lab's own size-limited disk.
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import signal
 import sys
 import time
@@ -25,8 +26,20 @@ from typing import Any
 
 from lab.system.kinds import KINDS, SWITCH
 
-#: The memory hog's resident size: above a service's memory cgroup limit (system_lab.py).
-HOG_BYTES = "256M"
+#: The memory leak's rounds: each grows 8 MiB/s until the service's memory cgroup limit
+#: (system_lab.py) OOM-kills it, then the service's worker "restarts" 5 s later.
+LEAK_ROUNDS = 6
+
+
+def leak_loop(seconds: int) -> str:
+    """A leaking worker of the service, OOM-killed at its limit and started again (at most
+    `LEAK_ROUNDS` times, none past `seconds`)."""
+    py = shlex.quote(sys.executable)
+    leak = f"{py} -P -m lab.leak --step-mb 4 --every-s 0.5 --max-mb 512 --seconds 40"
+    return (
+        f"end=$((SECONDS + {seconds})); for i in $(seq {LEAK_ROUNDS}); do "
+        f'[ "$SECONDS" -ge "$end" ] && break; {leak}; sleep 5; done'
+    )
 
 
 def control_file(lab: Path, target: str) -> Path:
@@ -47,10 +60,7 @@ def switch(
     if kind == "cpu":
         body["child"] = ["stress-ng", "--cpu", "2", "--timeout", f"{seconds}s", "--quiet"]
     elif kind == "memory":
-        body["child"] = [
-            "stress-ng", "--vm", "1", "--vm-bytes", HOG_BYTES, "--vm-keep",
-            "--timeout", f"{seconds}s", "--quiet",
-        ]  # fmt: skip
+        body["child"] = ["bash", "-c", leak_loop(seconds)]
     elif kind == "disk" and disk:
         body["child"] = [
             sys.executable, "-P", "-m", "lab.system.fill",

@@ -51,7 +51,8 @@ class Switch:
     slow_ms: float = 0.0
     #: exhaust the service's file descriptors
     fds: bool = False
-    #: a program the service runs as its own child (stress-ng, the disk filler)
+    #: a program the service runs as its own child (stress-ng, a leak, the disk filler), in
+    #: a process group of its own (still in the service's cgroups)
     child: list[str] = field(default_factory=list)
 
     @classmethod
@@ -144,7 +145,10 @@ class Control:
         try:
             # in the service's own process group and cgroups: counted as the service's
             self._child = subprocess.Popen(
-                switch.child, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL
+                switch.child,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                process_group=0,  # its own group, all of it ended with the fault
             )
         except OSError as e:
             log.error("fault child %s failed to start: %s", switch.child[0], e)
@@ -163,13 +167,15 @@ class Control:
     def _end(self) -> None:
         if self._child is not None:
             child, self._child = self._child, None
-            with contextlib.suppress(ProcessLookupError):
-                child.send_signal(signal.SIGTERM)
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.pid, signal.SIGTERM)
             try:
                 child.wait(_CHILD_TERM_S)
             except subprocess.TimeoutExpired:
                 child.kill()
                 child.wait()
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(child.pid, signal.SIGKILL)  # what the group's leader left
         for fd in self._held:
             with contextlib.suppress(OSError):
                 os.close(fd)

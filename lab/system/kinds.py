@@ -45,18 +45,19 @@ KINDS: dict[str, Kind] = {
     for k in (
         Kind(
             "cpu",
-            "CPU: stress-ng inside {target}'s process group and its 1-core CPU cgroup",
+            "CPU: stress-ng as {target}'s child (in its process-exporter group) "
+            "within its 1-core CPU cgroup",
             "cpu saturation",
             ("cpu", "процессор"),
             needs="/usr/bin/stress-ng",
         ),
         Kind(
             "memory",
-            "memory: stress-ng's resident pages in {target}'s memory cgroup, OOM-killed at "
-            "its limit",
+            "memory: a leaking worker of {target}, OOM-killed at its memory cgroup's limit "
+            "and started again",
             "memory exhaustion",
             ("memory", "oom", "памят"),
-            needs="/usr/bin/stress-ng",
+            logged=True,
         ),
         Kind(
             "disk",

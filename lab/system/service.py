@@ -11,7 +11,7 @@ running is left out. A failed call makes the answer 502; a failed store, 500 —
 with its error; every request goes to the access log (the combined format). `--control`:
 the service's fault switch (lab/system/control.py): a delay on its inbound or outbound
 path, connection resets, its file descriptors exhausted, a release that raises or is slow,
-a child (stress-ng, the disk filler) in its own process group and cgroups.
+a child (stress-ng, a leak, the disk filler) in its cgroups.
 """
 
 from __future__ import annotations

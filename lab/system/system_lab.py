@@ -63,7 +63,7 @@ PACKAGES: dict[str, tuple[str, str]] = {
         "/usr/bin/prometheus-alertmanager",
         "every alert's way to whytree (the rules still evaluate in Prometheus)",
     ),
-    "stress-ng": ("/usr/bin/stress-ng", "the cpu and memory faults"),
+    "stress-ng": ("/usr/bin/stress-ng", "the cpu fault"),
 }
 #: A service's memory cgroup limit, as a container's (the memory fault's hog passes it).
 SERVICE_MEMORY_LIMIT = 160 * 1024 * 1024

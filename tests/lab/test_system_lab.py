@@ -1,7 +1,9 @@
 """The system lab with a few of its services (lab/system/system_lab.py): nginx in front of
 `front`, the load at nginx, front → checkout → cart (its own Redis) and stock (the lab's
 PostgreSQL) and payment; Prometheus holds the calls in Istio's names with both sides'
-reporters, and the stores' and nginx's exporters answer; `down` leaves no process."""
+reporters, and the stores' and nginx's exporters answer; `down` leaves no process. And one
+fault (lab/system/kinds.py) injected into front → checkout → payment: its effect in
+Prometheus and the lab's alert rules, then cleared."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ import aiohttp
 import pytest
 
 from lab.cli import add_lab_parsers, run_lab
+from lab.fault import clear, inject, load_fault
 from lab.lab import LabError
 from lab.processes import group_alive
 from lab.system.system_lab import SystemLab, missing_packages
@@ -117,3 +120,53 @@ async def test_the_calls_reach_prometheus_in_istios_names_and_down_leaves_nothin
         assert set(SERVICES) <= set(stopped)
         assert not any(group_alive(pid) for pid in groups)
         assert not lab.state.exists() and not lab.cgroup.exists()
+
+
+async def test_a_delay_on_a_services_inbound_path_shows_in_prometheus_and_clears(
+    tmp_path: Path,
+) -> None:
+    """payment's inbound path delayed: checkout's calls to it (the caller's side) slow past a
+    second and checkout's latency alert goes pending, while payment's own side stays fast;
+    cleared, payment answers at once again and its control file is gone."""
+    fault = load_fault(_fault_file(tmp_path, "kind: delay\ntarget: payment\nduration_s: 90\n"))
+    with tempfile.TemporaryDirectory(prefix="whytree-system-lab-") as scratch:
+        lab = SystemLab(Path(scratch) / "lab")
+        await asyncio.to_thread(lab.up_system, services=("front", "checkout", "payment"))
+        try:
+            data = lab.read()
+            prometheus = f"http://127.0.0.1:{data['ports']['prometheus']}"
+            payment = f"http://127.0.0.1:{data['ports']['payment']}/charge"
+            await asyncio.to_thread(inject, lab, fault)
+            edge = (
+                "histogram_quantile(0.9, sum by (le) (rate(istio_request_duration_milliseconds_"
+                'bucket{{reporter="{}",source_workload="checkout",destination_workload='
+                '"payment"}}[20s])))'
+            )
+            assert await _until(prometheus, edge.format("source") + " > 1000") > 1000
+            own = await _until(prometheus, edge.format("destination"))
+            assert own < 1000  # the wait was before payment saw the request
+            await _until(
+                prometheus,
+                'count(ALERTS{alertname="IstioLatency99Percentile",'
+                'destination_workload="checkout"})',
+            )
+            assert (lab.root / "control" / "payment.json").exists()
+            await asyncio.to_thread(clear, lab)
+            assert not (lab.root / "control" / "payment.json").exists()
+            async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as http:
+                await asyncio.sleep(1.0)  # the service looks at its switch twice a second
+                started = time.monotonic()
+                async with http.get(payment) as response:
+                    assert response.status == 200
+                assert time.monotonic() - started < 1.0
+        finally:
+            stopped = await asyncio.to_thread(lab.down)
+        assert {"front", "checkout", "payment", "prometheus", "alertmanager"} <= set(stopped)
+        assert not lab.state.exists()
+        assert not any(p.exists() for p in (lab.cgroup, lab.cpu_cgroup, lab.cpuacct))
+
+
+def _fault_file(folder: Path, text: str) -> Path:
+    path = folder / "fault.yaml"
+    path.write_text(text)
+    return path
