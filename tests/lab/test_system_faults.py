@@ -5,6 +5,7 @@ inbound path — each ended by removing the control file."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import re
@@ -17,11 +18,15 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from benchmarks.cli import add_bench_parsers, run_bench
+from bot.config import load_settings
+from lab.bench import summarise
 from lab.fault import FAULTS_DIR, FaultFileError, check_target, load_fault_file, load_faults
 from lab.lab import LabError, free_port
 from lab.logs import system_log_sources
 from lab.processes import group_alive, kill_group, start
 from lab.rules import load_rules
+from lab.system.bench import add_service_figures, format_system_report
 from lab.system.chaos import switch
 from lab.system.control import MAX_FAULT_S, Switch
 from lab.system.draw import draw, runnable
@@ -250,3 +255,52 @@ async def test_the_fault_switch_of_a_real_service_and_its_clearing(
         assert await _status(http, url + "/charge") == 200
         assert time.monotonic() - started < 1.0  # a fault past its `until` is over
     assert "fault delay ends" in log.read_text()
+
+
+async def test_bench_live_system_refuses_a_target_not_in_the_lab_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _write(tmp_path, "basket.yaml", "kind: cpu\ntarget: basket\n")
+    parser = argparse.ArgumentParser()
+    add_bench_parsers(parser.add_subparsers(dest="bench"))
+    args = parser.parse_args(["live", "--system", "--faults", str(tmp_path), "--sample", "2"])
+    assert await run_bench(load_settings(env_file=None), args) == 2
+    err = capsys.readouterr().err
+    assert "whytree bench live:" in err and "target 'basket' is not a service" in err
+
+
+def test_the_system_report_gives_every_key_and_the_services_first_named() -> None:
+    faults = [f for f in load_faults(SHIPPED) if f.name in ("exception-stock", "nothing-wrong")]
+    row = {
+        "fault": "exception-stock",
+        "round": 0,
+        "nothing_wrong": False,
+        "alerts": ["IstioHigh5xxErrorRate"],
+        "alerted": True,
+        "reported": True,
+        "fault_to_alert_s": 25.0,
+        "alert_to_report_s": 6.0,
+        "cause_ok": True,
+        "component_ok": True,
+        "false_cause": False,
+        "wrong_cause": False,
+        "component": "stock",
+        "report": "🟢 front 5xx\n\nA bad release of stock: checkout and front fail behind it",
+    }
+    figures = summarise(faults, 1, [row])
+    add_service_figures(figures, [row])
+    for key in (
+        "service_ac_at_1",
+        "service_ac_at_3",
+        "service_avg_at_5",
+        "ac_at_1_cause",
+        "wrong_causes",
+        "false_causes",
+        "p95_alert_to_report_s",
+        "peers",
+        "by_fault",
+    ):
+        assert key in figures, key
+    assert figures["service_ac_at_1"] == 1.0 and figures["ac_at_1_cause"] == 1.0
+    text = format_system_report({**figures, "drawn": [f.name for f in faults], "skipped": []})
+    assert "service AC@1 1.0" in text and "exception-stock" in text
