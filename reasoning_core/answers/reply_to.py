@@ -70,8 +70,8 @@ def _yes_no(request: Request, synthesis: Synthesis, hypotheses: list[Node], lang
     primary = synthesis.primary
     named = list(request.resources)
     lines: list[str] = []
-    if primary.id == _NONE_ID and not synthesis.not_established and _settled(primary):
-        key = "yes" if request.asks_fine else "no"
+    if primary.id == _NONE_ID:  # nothing found: yes or no as sure as the all clear is
+        key = ("yes" if request.asks_fine else "no") if _settled(primary) else "unsettled"
         lines.append(_say(key, language, text=primary.title.split("\n")[0]))
     elif _established(synthesis):
         # what the question names may be the primary, its close rival or a secondary factor

@@ -165,12 +165,20 @@ class Growth:
         described = conclusion.text
         if len(described) > _MAX_DESCRIPTION:
             described = described[: _MAX_DESCRIPTION - 1] + "…"
-        proposal = HypothesisProposal(key=CONCLUSION_KEY, title=title, description=described)
+        # an inconclusive conclusion (alerts firing, a part without data, an all clear beside
+        # a busy host) is as sure as it says: its strength is the prior nothing moves
+        prior = (
+            min(0.99, max(0.01, conclusion.confidence)) if conclusion.confirmed is None else 0.5
+        )
+        proposal = HypothesisProposal(
+            key=CONCLUSION_KEY, title=title, description=described, prior=prior
+        )
         node = await self._manager.add_child(
             ROOT_ID,
             conclusion.text.strip() or title,
             "hypothesis",
             title=title,
+            prior=proposal.prior,
             context=hypothesis_context(proposal, planner=planner, parameters=plan.parameters),
         )
         check = await self._manager.add_child(

@@ -84,6 +84,7 @@ async def test_the_health_question_without_a_subject_sweeps_every_part_without_a
     assert says_all_clear(answer.text) and not states_cause(answer.text), answer.text
     busy = next(line for line in answer.text.splitlines() if "CPU" in line)
     assert "%" in busy and ("busy" in busy or "загружен" in busy), answer.text
+    assert answer.confidence is not None and answer.confidence < 0.5
 
 
 @pytest.mark.parametrize(
@@ -142,7 +143,8 @@ FORMS = [
         "You asked about a lock: ruled out — PostgreSQL lock waits",
     ),
     ("pg-lock", "checkout stuck, lock or slow disk?", "It is a lock: ", "the disk: "),
-    ("nothing-wrong", "is the db ok or not?", "Yes — Nothing looks wrong", "Nothing"),
+    # the all clear beside the recording's busy host is below medium: not a firm yes
+    ("nothing-wrong", "is the db ok or not?", "Not established — Nothing looks wrong", "Nothing"),
 ]
 
 

@@ -150,9 +150,9 @@ async def all_clear(
     else:
         head = gettext(language, _WORDS["clear"])
         strengths = [e.confidence for _, found in swept.healthy for _, e in found]
-        # beside a finding it says but cannot explain (the host busy), an all clear is unsure
-        most = OBSERVED_CLEAR_CONFIDENCE if swept.observed else ALL_CLEAR_CONFIDENCE
-        confirmed, confidence = True, min([most, *strengths])
+        confirmed, confidence = True, min([ALL_CLEAR_CONFIDENCE, *strengths])
+        if swept.observed:  # beside what it says but cannot explain (the host busy): unsure
+            confirmed, confidence = None, OBSERVED_CLEAR_CONFIDENCE
     return Evidence(
         confirmed=confirmed,
         confidence=confidence,
