@@ -237,11 +237,11 @@ async def test_bad_hypotheses_are_dropped_and_the_analysis_continues(
         hyp("outage", title="Outage again"),  # duplicate key
         hyp("demand", title="Outage cause"),  # duplicate title
         hyp("blank", title="   "),  # no title
-        hyp("b"), hyp("c"), hyp("d"), hyp("e"),  # the 5th is beyond max_branches (4)
+        hyp("b"), hyp("c"), hyp("d"), hyp("e"), hyp("f"), hyp("g"),  # g: beyond max_branches (6)
     ]  # fmt: skip
     planner = ScriptedPlanner(
         Plan(hypotheses=proposals),
-        {k: [check(f"{k}1")] for k in ["outage", "b", "c", "d", "e"]},
+        {k: [check(f"{k}1")] for k in ["outage", "b", "c", "d", "e", "f", "g"]},
         {"outage1": ev(True, 0.9)},
     )
     events, answer = await run(analyst(store, planner, RecordingTool()))
@@ -249,9 +249,9 @@ async def test_bad_hypotheses_are_dropped_and_the_analysis_continues(
     reasons = " | ".join(e.reason for e in dropped)
     assert len(dropped) == 4
     assert "duplicate key 'outage'" in reasons and "title already exists" in reasons
-    assert "no title" in reasons and "max_branches (4)" in reasons
+    assert "no title" in reasons and "max_branches (6)" in reasons
     assert answer.synthesis is not None and answer.synthesis.primary.id == "outage"
-    assert [r.id for r in answer.synthesis.ranking][1:] == ["b", "c", "d"]
+    assert [r.id for r in answer.synthesis.ranking][1:] == ["b", "c", "d", "e", "f"]
 
 
 async def test_unknown_tools_failures_and_planner_errors_become_rejected_nodes(
