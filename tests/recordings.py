@@ -34,6 +34,20 @@ def recorded_tsdb(om_gz: Path, *, prefix: str = "whytree-tsdb-") -> Iterator[Pat
         shutil.rmtree(scratch, ignore_errors=True)
 
 
+@asynccontextmanager
+async def served_series(openmetrics: str, *, prefix: str) -> AsyncIterator[str]:
+    """A real Prometheus over series written by the test (OpenMetrics text, ``# EOF``): its
+    URL; the scratch folder is removed afterwards."""
+    scratch = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        (scratch / "series.om").write_text(openmetrics, encoding="utf-8")
+        build_tsdb(scratch / "series.om", scratch / "tsdb")
+        async with LocalPrometheus(scratch / "tsdb") as prom:
+            yield prom.url
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
 #: The lab's every-runbook recording (tests/bot/test_questions_recorded_lab.py says how it
 #: was made) and its events: when each fault started and was cleared.
 LAB_DATA = Path(__file__).parent / "data" / "lab"

@@ -10,20 +10,17 @@ measures them."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
 
 from bot.alerts.mapping import Investigation
-from demo.services import LocalPrometheus, unavailable_reason
-from demo.services.prometheus import build_tsdb
+from demo.services import unavailable_reason
 from tests.reasoning_core.answers.alert_analysis import analyse_alert, findings
+from tests.recordings import served_series
 
 pytestmark = [
     pytest.mark.slow,
@@ -95,26 +92,15 @@ def _openmetrics(*, with_requests: bool) -> str:
     return "\n".join(lines) + "\n# EOF\n"
 
 
-async def _served(with_requests: bool) -> AsyncIterator[str]:
-    scratch = Path(tempfile.mkdtemp(prefix="whytree-cpu-storm-"))
-    try:
-        (scratch / "series.om").write_text(_openmetrics(with_requests=with_requests))
-        build_tsdb(scratch / "series.om", scratch / "tsdb")
-        async with LocalPrometheus(scratch / "tsdb") as prom:
-            yield prom.url
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
 @pytest.fixture(scope="module")
 async def prometheus() -> AsyncIterator[str]:
-    async for url in _served(with_requests=True):
+    async with served_series(_openmetrics(with_requests=True), prefix="whytree-cpu-") as url:
         yield url
 
 
 @pytest.fixture(scope="module")
 async def prometheus_without_requests() -> AsyncIterator[str]:
-    async for url in _served(with_requests=False):
+    async with served_series(_openmetrics(with_requests=False), prefix="whytree-cpu-") as url:
         yield url
 
 

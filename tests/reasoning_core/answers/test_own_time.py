@@ -9,20 +9,17 @@ slow-db)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
 
 from bot.alerts.mapping import Investigation
-from demo.services import LocalPrometheus, unavailable_reason
-from demo.services.prometheus import build_tsdb
+from demo.services import unavailable_reason
 from tests.reasoning_core.answers.alert_analysis import analyse_alert, findings
+from tests.recordings import served_series
 
 pytestmark = [
     pytest.mark.slow,
@@ -80,14 +77,8 @@ def _openmetrics() -> str:
 
 @pytest.fixture(scope="module")
 async def prometheus() -> AsyncIterator[str]:
-    scratch = Path(tempfile.mkdtemp(prefix="whytree-own-time-"))
-    try:
-        (scratch / "series.om").write_text(_openmetrics())
-        build_tsdb(scratch / "series.om", scratch / "tsdb")
-        async with LocalPrometheus(scratch / "tsdb") as prom:
-            yield prom.url
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    async with served_series(_openmetrics(), prefix="whytree-own-time-") as url:
+        yield url
 
 
 async def test_a_service_slow_in_itself_is_said_as_its_own_time(
