@@ -126,7 +126,7 @@ async def run_live_bench(
                 quiet = await firing_alerts(am)  # what fires with no fault (ideally nothing)
                 for round_ in range(rounds):
                     for fault in faults:
-                        row = await _one(
+                        row = await fault_window(
                             lab, fault, am, messages_since, round_=round_, settle=settle
                         )
                         results.append(row)
@@ -142,9 +142,11 @@ async def run_live_bench(
     return {**figures, "rules": rules.summary()} if rules is not None else figures
 
 
-async def _one(
+async def fault_window(
     lab: Lab, fault: Fault, am: str, messages_since: Any, *, round_: int, settle: float
 ) -> dict[str, Any]:
+    """One fault's window, the same on every lab: inject, wait for a new alert, read
+    whytree's first report, clear, settle; the window's row (scored by report_score)."""
     before = await firing_alerts(am)
     t0 = time.monotonic()
     injected_at = time.time()

@@ -19,7 +19,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from lab.bench import TOKEN, _one, cancelled_on_sigterm, firing_alerts, settle_alerts, summarise
+from lab.bench import (
+    TOKEN,
+    cancelled_on_sigterm,
+    fault_window,
+    firing_alerts,
+    settle_alerts,
+    summarise,
+)
 from lab.fault import Fault, check_target
 from lab.lab import LabError
 from lab.rules import LabRules
@@ -74,7 +81,9 @@ async def run_system_bench(
                 await asyncio.sleep(warm_up_s)
                 quiet = await firing_alerts(am)
                 for fault in kept:
-                    row = await _one(lab, fault, am, messages_since, round_=0, settle=settle_s)
+                    row = await fault_window(
+                        lab, fault, am, messages_since, round_=0, settle=settle_s
+                    )
                     results.append(row)
                     await settle_alerts(am, quiet, limit=_SETTLE_LIMIT_S if settle_s else 0.0)
                 if peers is not None:
