@@ -21,7 +21,7 @@ TECHNICAL = frozenset({
     "url", "id", "ids", "json", "llm", "ok", "whytree", "runbook", "runbooks", "telegram",
     "openai", "ollama", "vllm", "bs", "enodeb", "dbm", "db", "hour_stats", "demo", "cells",
     "checkout", "payments", "prometheus", "alertmanager", "utc", "postgresql", "postgres", "oom",
-    "tls", "blackbox", "scrape", "killer", "doctor",
+    "tls", "blackbox", "scrape", "killer", "doctor", "nginx", "redis", "istio",
 })
 # fmt: on
 
