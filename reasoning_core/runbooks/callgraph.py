@@ -207,7 +207,9 @@ def _change(
     kind = "latency" if latency else "errors"
     for i in range(len(after) - limits.sustain + 1):
         run = after[i : i + limits.sustain]
-        if all(v >= limit for _, v in run):
-            level = median(v for _, v in after[i:])
+        level = median(v for _, v in after[i:])
+        # From its onset on it must hold (its median past the limit): a rise that went
+        # back is an earlier incident's tail, not what explains the symptom now.
+        if all(v >= limit for _, v in run) and level >= limit:
             return Change(kind, base, level if math.isfinite(level) else base, run[0][0])
     return Change(kind, base, median(v for _, v in after), None)

@@ -89,3 +89,20 @@ def test_a_series_of_an_unknown_measure_is_said_and_left_out() -> None:
         "nothing changed in a's own answers nor in its calls (b); "
         "ignored: series of an unknown measure bytes: 1"
     )
+
+
+def test_an_earlier_incidents_tail_is_not_where_the_trouble_starts() -> None:
+    """b's calls to c were slow for a minute early in the window and went back (the fault
+    before this one); now b's own answers are slow and its calls are not: b's own time."""
+    found = rows({"a": 900, "b": 800}, {("a", "b"): 900.0, ("b", "c"): 5.5},
+                 slow_from=RECENT + timedelta(minutes=3))  # fmt: skip
+    tail = (RECENT, RECENT + timedelta(minutes=1))
+    for row in found:
+        if row["measure"] == "call_latency" and row["source_workload"] == "b":
+            row["value"] = 700.0 if tail[0] <= row["dt"] < tail[1] else 5.5
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "a"}, "en"
+    )
+    assert evidence.confirmed is True
+    assert evidence.data["path"] == ["a", "b"], evidence.text
+    assert "the time is its own" in evidence.text, evidence.text
