@@ -158,7 +158,9 @@ async def test_a_delay_on_a_services_inbound_path_shows_in_prometheus_and_clears
                 started = time.monotonic()
                 async with http.get(payment) as response:
                     assert response.status == 200
-                assert time.monotonic() - started < 1.0
+                # below the fault's 1.5 s inbound delay: the wait is gone (its control
+                # file too, above); a wider margin would need a longer delay in the lab
+                assert time.monotonic() - started < 1.5
         finally:
             stopped = await asyncio.to_thread(lab.down)
         assert {"front", "checkout", "payment", "prometheus", "alertmanager"} <= set(stopped)
