@@ -112,6 +112,16 @@ class CallGraph:
     def knows(self, workload: str) -> bool:
         return workload in self.workloads or bool(self.callees(workload) or self.callers(workload))
 
+    def entries(self) -> list[str]:
+        """Where requests come into the mesh: the workloads called from outside it (Istio's
+        `unknown` caller: a proxy or client without a sidecar), else those no workload
+        calls."""
+        outside = [c for c in self.callees(OUTSIDE) if c != OUTSIDE]
+        if outside:
+            return outside
+        known = set(self.workloads) | {w for edge in (*self.calls, *self.rates) for w in edge}
+        return sorted(w for w in known - {OUTSIDE} if not self.callers(w))
+
 
 def read_call_graph(
     rows: Sequence[Row],

@@ -16,8 +16,13 @@ workload, looks at its calls (the caller's side, runbooks/callgraph.py):
 
 At the subject, when neither its answers nor its calls changed, the calls *into* it are
 read: changed from its callers' side, unchanged from its own, the trouble is on the way
-into it. Nothing changed: refuted. At most `max_depth` hops (the depth of a "because"
-chain, LINK_DEPTH's default); a walk cut there says so and is weaker.
+into it. Nothing changed: refuted.
+
+Without a subject (a probe of the shop's front door, a question about the whole system)
+the walk starts where requests come into the mesh (`CallGraph.entries`): the entry whose
+own answers changed first, else the first whose walk finds a change. At most `max_depth`
+hops (the depth of a "because" chain, LINK_DEPTH's default); a walk cut there says so and
+is weaker.
 
 The line says the path and the origin's change: "front → checkout → stock: stock's own
 latency rose first, 14:02:10 (p95 6 ms → 480 ms); its calls did not change: the time is
@@ -69,6 +74,7 @@ _LINES: dict[str, str] = {
     "clean": N_("nothing changed in {subject}'s own answers nor in its calls ({calls})"),
     "clean_leaf": N_("nothing changed in {subject}'s own answers (it calls no other service)"),
     "no_subject": N_("no mesh series of workload {subject} in the window"),
+    "no_mesh": N_("no mesh series in the window"),
     "ignored": N_("; ignored: {what}"),
     "cycle": N_("a call back from {source} to {destination} (a cycle)"),
     "self": N_("{workload} calling itself"),
@@ -87,7 +93,7 @@ class Walk:
     """Where the walk ended and why (module docstring)."""
 
     path: list[str]
-    #: own | leaf | inbound | way_in | way_out | clean | no_subject
+    #: own | leaf | inbound | way_in | way_out | clean | no_subject | no_mesh
     reason: str
     change: Change | None = None
     #: the calls read at the origin (own), the changed calls (way_out, depth), the callers
@@ -102,11 +108,14 @@ class Walk:
 
     @property
     def found(self) -> bool:
-        return self.reason not in {"clean", "no_subject"}
+        return self.reason not in {"clean", "no_subject", "no_mesh"}
 
 
 def walk(graph: CallGraph, subject: str, *, max_depth: int, slack: timedelta) -> Walk:
-    """From `subject` to the deepest workload whose own measures changed (module doc)."""
+    """From `subject` (none: the mesh's entries) to the deepest workload whose own
+    measures changed (module doc)."""
+    if not subject:
+        return _from_entries(graph, max_depth=max_depth, slack=slack)
     if not graph.knows(subject):
         return Walk([subject], "no_subject")
     path = [subject]
@@ -127,6 +136,19 @@ def walk(graph: CallGraph, subject: str, *, max_depth: int, slack: timedelta) ->
         if not graph.workloads.get(moved[0][0], Side()).changed:
             return _on_the_way(graph, path, moved, calls, cycles)
         path.append(moved[0][0])
+
+
+def _from_entries(graph: CallGraph, *, max_depth: int, slack: timedelta) -> Walk:
+    """The walk from where requests come in: the entry whose own answers changed first,
+    then the others (the first walk that finds a change; else the first entry's)."""
+    entries = graph.entries()
+    if not entries:
+        return Walk(["?"], "no_mesh")
+    onsets = {e: graph.workloads.get(e, Side()).onset for e in entries}
+    first = sorted((e for e in entries if onsets[e]), key=lambda e: (onsets[e], e))
+    order = [*first, *(e for e in entries if not onsets[e])]
+    walks = [walk(graph, e, max_depth=max_depth, slack=slack) for e in order]
+    return next((w for w in walks if w.found), walks[0])
 
 
 def _settled(
@@ -205,7 +227,7 @@ def mesh_walk_rows(
     language: str,
 ) -> Evidence:
     """The walk over a check's rows, worded (module docstring)."""
-    subject = params.get(rule.subject, "")
+    asked = params.get(rule.subject, "")
     limits = Limits(
         min_ratio=rule.min_latency_ratio,
         min_ms=rule.min_latency_ms,
@@ -214,11 +236,12 @@ def mesh_walk_rows(
     )
     graph = _read(rows, window.recent_start, limits)
     found = walk(
-        graph, subject, max_depth=rule.max_depth, slack=timedelta(seconds=rule.slack_seconds)
+        graph, asked, max_depth=rule.max_depth, slack=timedelta(seconds=rule.slack_seconds)
     )
     ignored = _ignored(graph, found, language)
-    if found.reason == "no_subject":
-        return inconclusive(_word("no_subject", language, subject=subject or "?") + ignored)
+    if found.reason in {"no_subject", "no_mesh"}:
+        return inconclusive(_word(found.reason, language, subject=asked) + ignored)
+    subject = found.path[0]
     if not found.found:
         none = _word("none", language)
         key = "clean" if found.calls else "clean_leaf"

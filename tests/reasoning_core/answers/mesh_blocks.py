@@ -3,7 +3,8 @@
 `source_workload`, `destination_workload` and `response_code`, each side from its own
 sidecar's target. A workload's answer takes its own time plus its calls (made one after
 the other); a call takes the callee's answer plus the way there. Each workload scraped
-every 15 s, two requests a second on every edge."""
+every 15 s, two requests a second on every edge. A blackbox probe of the front door
+(`PROBE`, through the proxy in front of front) takes as long as front's answer."""
 
 from __future__ import annotations
 
@@ -28,6 +29,8 @@ SHOP: dict[str, tuple[str, ...]] = {
 }
 OWN_MS = {"front": 2.0, "catalog": 3.0, "checkout": 2.0, "cart": 1.0, "stock": 3.0, "payment": 2.0}
 PORTS = {name: 9100 + i for i, name in enumerate(OWN_MS)}
+#: blackbox_exporter's probe of the shop's front door (nginx, in front of front)
+PROBE = "http://127.0.0.1:8080/checkout"
 
 
 @dataclass
@@ -64,7 +67,7 @@ def series(end: datetime, minutes: int, fault: Fault | None, extra: Extra | None
     edges = [(s, c) for s, callees in SHOP.items() for c in callees]
     edges += [(extra.self_call, extra.self_call)] if extra.self_call else []
     edges += [extra.call_back] if extra.call_back else []
-    lines: dict[str, list[str]] = {"up": [], "requests": [], "buckets": []}
+    lines: dict[str, list[str]] = {"up": [], "requests": [], "buckets": [], "probe": []}
     totals: dict[tuple[str, ...], float] = {}
     start = end - timedelta(minutes=minutes)
     for i in range(minutes * 60 // STEP_S + 1):
@@ -75,6 +78,12 @@ def series(end: datetime, minutes: int, fault: Fault | None, extra: Extra | None
         stamp = f"{at.timestamp():.0f}"
         lines["up"] += [
             f'up{{job="mesh",instance="127.0.0.1:{p}"}} 1 {stamp}' for p in PORTS.values()
+        ]
+        seconds = (_answer("front", own, way) + 1.0) / 1000
+        lines["probe"] += [
+            f'probe_success{{job="blackbox",instance="{PROBE}"}} 1 {stamp}',
+            f'probe_duration_seconds{{job="blackbox",instance="{PROBE}"}} {seconds:.4f} {stamp}',
+            f'probe_http_status_code{{job="blackbox",instance="{PROBE}"}} 200 {stamp}',
         ]
         for caller, callee in edges:
             answer = _answer(callee, own, way) if callee in OWN_MS else 1.0
@@ -90,6 +99,12 @@ def series(end: datetime, minutes: int, fault: Fault | None, extra: Extra | None
         [
             "# TYPE up gauge",
             *lines["up"],
+            "# TYPE probe_success gauge",
+            *(line for line in lines["probe"] if line.startswith("probe_success")),
+            "# TYPE probe_duration_seconds gauge",
+            *(line for line in lines["probe"] if line.startswith("probe_duration")),
+            "# TYPE probe_http_status_code gauge",
+            *(line for line in lines["probe"] if line.startswith("probe_http_status")),
             "# TYPE istio_requests counter",
             *lines["requests"],
             "# TYPE istio_request_duration_milliseconds histogram",

@@ -4,7 +4,8 @@ mesh_service_trouble runbook asked about `front`, the first caller. A fault deep
 graph makes every caller on its way slow: the walk names the deepest service whose own
 answers changed, says the path, says when the time is a service's own, finds a delay on the
 way between two services, and leaves out what a graph cannot place — a self-call, a cycle,
-a series without a label — with a line saying so."""
+a series without a label — with a line saying so. A blackbox probe of the front door names
+no workload: endpoint_probe walks the calls from where requests come in."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from reasoning_core.ports.planning import PlanningContext
 from reasoning_core.runbooks import load_runbooks
 from reasoning_core.tools.prometheus import PrometheusTool
 from storage.trees import PgTreeStore
-from tests.reasoning_core.answers.mesh_blocks import Extra, Fault, series
+from tests.reasoning_core.answers.mesh_blocks import PROBE, Extra, Fault, series
 
 pytestmark = [
     pytest.mark.slow,
@@ -39,6 +40,7 @@ RUNBOOKS = load_runbooks()
 
 CASES: dict[str, tuple[Fault | None, Extra | None]] = {
     "stock_slow": (Fault(FAULT_AT, own_ms={"stock": 400.0}), None),
+    "stock_very_slow": (Fault(FAULT_AT, own_ms={"stock": 1500.0}), None),
     "checkout_own": (Fault(FAULT_AT, own_ms={"checkout": 300.0}), None),
     "way_to_stock": (Fault(FAULT_AT, way_ms={("checkout", "stock"): 350.0}), None),
     "odd_graph": (
@@ -60,15 +62,22 @@ def tsdbs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]
     yield found
 
 
-async def analyse(pool: asyncpg.Pool[Any], tsdb: Path, *, language: str = "en") -> Synthesis:
+async def analyse(
+    pool: asyncpg.Pool[Any],
+    tsdb: Path,
+    *,
+    language: str = "en",
+    question: str = "IstioLatency99Percentile",
+    runbook: str = "mesh_service_trouble",
+    parameters: dict[str, Any] | None = None,
+) -> Synthesis:
     async with LocalPrometheus(tsdb) as prometheus:
         tools: dict[str, Any] = {"prometheus": PrometheusTool(prometheus.url)}
         planner = RunbookPlanner(RUNBOOKS, tools=tools, clock=lambda: END)
         analyst = DeepAnalyst(tree_store=PgTreeStore(pool), planner=planner, tools=tools)
-        question = "IstioLatency99Percentile"
         ctx = PlanningContext(
-            question=question, goal=question, language=language,
-            runbook="mesh_service_trouble", parameters={"destination_workload": "front"},
+            question=question, goal=question, language=language, runbook=runbook,
+            parameters=parameters or {"destination_workload": "front"},
         )  # fmt: skip
         events = [e async for e in analyst.run(ctx, user_id=12, chat_id=12)]
     answer = answer_of(events[-1])
@@ -152,3 +161,17 @@ async def test_the_walk_is_said_in_russian(
     ), line
     assert "время уходит в нём самом" in line
     assert "stock" in synthesis.primary.title and "сервис" in synthesis.primary.title
+
+
+async def test_a_slow_probe_of_the_front_door_follows_the_calls_from_the_entry(
+    pool: asyncpg.Pool[Any], tsdbs: dict[str, Path]
+) -> None:
+    """BlackboxSlowProbe names a URL, no workload: the walk starts at front (the workload
+    called from outside the mesh) and names stock, not front nor PostgreSQL."""
+    synthesis = await analyse(
+        pool, tsdbs["stock_very_slow"], question="BlackboxSlowProbe",
+        runbook="endpoint_probe", parameters={"target": PROBE},
+    )  # fmt: skip
+    assert synthesis.primary.id == "mesh_origin", (synthesis.primary, synthesis.evidence)
+    assert synthesis.primary.title.endswith("workload stock"), synthesis.primary.title
+    assert walk_line(synthesis).startswith("front → checkout → stock: stock's own latency")

@@ -106,3 +106,33 @@ def test_an_earlier_incidents_tail_is_not_where_the_trouble_starts() -> None:
     assert evidence.confirmed is True
     assert evidence.data["path"] == ["a", "b"], evidence.text
     assert "the time is its own" in evidence.text, evidence.text
+
+
+def test_without_a_subject_the_walk_starts_where_requests_come_in() -> None:
+    """A probe of the front door names no workload: the walk starts at the workload called
+    from outside the mesh (Istio's `unknown` caller) and follows its calls down."""
+    found = rows({"a": 900, "b": 800, "c": 700}, {("a", "b"): 900.0, ("b", "c"): 800.0,
+                 ("a", "d"): 5.5}, slow_from=RECENT)  # fmt: skip
+    found += [
+        {"measure": "rate", "source_workload": "unknown", "destination_workload": "a",
+         "dt": RECENT, "value": 3.0},
+    ]  # fmt: skip
+    evidence = mesh_walk_rows(MeshWalkRule(rule="mesh_walk"), found, WINDOW, {}, "en")
+    assert evidence.confirmed is True, evidence.text
+    assert evidence.data["path"] == ["a", "b", "c"]
+    assert evidence.data["series_name"] == "c"
+    assert evidence.text.startswith("a → b → c: c's own latency rose first"), evidence.text
+
+
+def test_without_a_subject_or_an_outside_caller_the_uncalled_workloads_are_the_entries() -> None:
+    found = rows({}, {("a", "b"): 5.5, ("x", "b"): 5.5}, slow_from=END)
+    evidence = mesh_walk_rows(MeshWalkRule(rule="mesh_walk"), found, WINDOW, {}, "en")
+    assert evidence.confirmed is False
+    assert evidence.data["path"] == ["a"]  # a and x call b, nothing calls them: a first
+    assert evidence.text == "nothing changed in a's own answers nor in its calls (b)"
+
+
+def test_without_a_subject_and_without_mesh_series_there_is_no_verdict() -> None:
+    evidence = mesh_walk_rows(MeshWalkRule(rule="mesh_walk"), [], WINDOW, {}, "en")
+    assert evidence.confirmed is None
+    assert evidence.text == "no mesh series in the window"
