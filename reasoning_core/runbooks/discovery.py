@@ -11,7 +11,9 @@ label names of the metrics that name a subject — through a `CatalogueReader`
   prometheus_client's metrics or OpenTelemetry's) runs when one alternative has all
   its metrics (a part that only supplies a default, `or on () vector(0)`, is none);
   metrics of other checks that are missing are listed (their checks come back
-  inconclusive);
+  inconclusive), and a hypothesis none of whose checks can run — every one a Prometheus
+  check missing a metric in each alternative (endpoint_probe's mesh walk without a
+  mesh) — is left out of the runbook: not measurable here, it is no candidate;
 * **off** when a gate metric is missing, when a metric's type (from the metadata)
   differs from the runbook's `metric_types` (a gauge where a counter is expected
   is refused, not queried wrongly), or when none of a subject label's candidates
@@ -107,6 +109,8 @@ class RunbookStatus:
     labels: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     #: False for a runbook that names no metrics (not affected by discovery).
     uses_metrics: bool = True
+    #: Hypotheses none of whose checks can run here: left out of the live runbook.
+    unservable: tuple[str, ...] = ()
 
     def line(self) -> str:
         """One readable line: live (with what is missing) or off and why."""
@@ -118,6 +122,8 @@ class RunbookStatus:
         text = "live" + (f" ({found})" if found else "")
         if self.missing:
             text += f"; missing {', '.join(self.missing)} (their checks stay inconclusive)"
+        if self.unservable:
+            text += f"; not considered: {', '.join(self.unservable)}"
         return text
 
 
@@ -155,7 +161,18 @@ def judge(runbook: Runbook, catalogue: MetricCatalogue) -> RunbookStatus:
         missing=missing,
         reasons=tuple(dict.fromkeys(reasons)),
         labels=labels,
+        unservable=_unservable(runbook, catalogue),
     )
+
+
+def _unservable(runbook: Runbook, catalogue: MetricCatalogue) -> tuple[str, ...]:
+    """The hypotheses none of whose checks can run: each a Prometheus check whose every
+    alternative lacks a metric. At least one hypothesis is always kept."""
+    runnable = {c.id: _missing_metrics(runbook, c.id, catalogue) is None for c in runbook.checks}
+    found = tuple(
+        h.id for h in runbook.hypotheses if not any(runnable.get(c, True) for c in h.checks)
+    )
+    return found if len(found) < len(runbook.hypotheses) else ()
 
 
 def _used_keys(runbook: Runbook) -> list[str]:
@@ -171,23 +188,38 @@ def _used_keys(runbook: Runbook) -> list[str]:
     return list(keys)
 
 
+def _missing_metrics(
+    runbook: Runbook, check_id: str, catalogue: MetricCatalogue
+) -> list[list[str]] | None:
+    """A Prometheus check that cannot run: per alternative of its query, the metrics it
+    lacks (each alternative lacks one). None when the check can run, or is not one that
+    discovery judges (another tool, or a query naming no mapped metric)."""
+    check = runbook.check(check_id)
+    if check.tool != "prometheus":
+        return None
+    alternatives = [
+        keys
+        for part in top_level_alternatives(check.query or "")
+        if not (_DEFAULT_HEAD.search(part) or _DEFAULT_TAIL.search(part))
+        and (keys := [k for k in template_parameter_names(part) if k in runbook.metrics])
+    ]
+    absent = [
+        [runbook.metrics[k] for k in keys if runbook.metrics[k] not in catalogue.names]
+        for keys in alternatives
+    ]
+    if not alternatives or any(not names for names in absent):
+        return None
+    return absent
+
+
 def _gate_reasons(runbook: Runbook, catalogue: MetricCatalogue) -> list[str]:
     """Why the gate cannot run: per gate check with no alternative whose metrics all exist,
     the metrics missing ("no metric A", or "no metric A or B" across alternatives)."""
     assert runbook.gate is not None
     reasons: list[str] = []
     for check_id in runbook.gate.checks:
-        alternatives = [
-            keys
-            for part in top_level_alternatives(runbook.check(check_id).query or "")
-            if not (_DEFAULT_HEAD.search(part) or _DEFAULT_TAIL.search(part))
-            and (keys := [k for k in template_parameter_names(part) if k in runbook.metrics])
-        ]
-        absent = [
-            [runbook.metrics[k] for k in keys if runbook.metrics[k] not in catalogue.names]
-            for keys in alternatives
-        ]
-        if not alternatives or any(not names for names in absent):
+        absent = _missing_metrics(runbook, check_id, catalogue)
+        if absent is None:
             continue
         if len(absent) == 1:
             reasons += [f"no metric {name}" for name in absent[0]]
@@ -254,10 +286,13 @@ def discover(runbooks: RunbookSet, catalogue: MetricCatalogue) -> Discovery:
 
 
 def _narrowed(runbook: Runbook, status: RunbookStatus) -> Runbook:
-    if not status.labels:
-        return runbook
-    parameters = [_narrow(p, status.labels.get(p.name)) for p in runbook.parameters]
-    return runbook.model_copy(update={"parameters": parameters})
+    update: dict[str, object] = {}
+    if status.labels:
+        update["parameters"] = [_narrow(p, status.labels.get(p.name)) for p in runbook.parameters]
+    if status.unservable:
+        kept = [h for h in runbook.hypotheses if h.id not in status.unservable]
+        update["hypotheses"] = kept
+    return runbook.model_copy(update=update) if update else runbook
 
 
 def _narrow(parameter: Parameter, present: tuple[str, ...] | None) -> Parameter:

@@ -48,6 +48,23 @@ def test_a_missing_metric_outside_the_gate_leaves_the_runbook_live_and_is_listed
     assert "missing kube_pod_container_status_last_terminated_reason" in status.line()
 
 
+PROBE = RUNBOOKS.runbooks["endpoint_probe"]
+MESH = {"istio_requests_total", "istio_request_duration_milliseconds_bucket"}
+
+
+def test_a_hypothesis_none_of_whose_checks_can_run_is_not_considered() -> None:
+    """endpoint_probe's walk of the mesh's calls, where Prometheus has no mesh: not
+    measurable here, so no candidate (it was the 'best candidate' of a shop without one)."""
+    status = judge(PROBE, MetricCatalogue(names=everything().names - MESH))
+    assert status.live and status.unservable == ("mesh_origin",)
+    assert "not considered: mesh_origin" in status.line()
+    live = discover(RunbookSet([PROBE], []), MetricCatalogue(names=everything().names - MESH))
+    kept = [h.id for h in live.live(RunbookSet([PROBE], [])).runbooks["endpoint_probe"].hypotheses]
+    assert "mesh_origin" not in kept and "database" in kept
+    with_mesh = judge(PROBE, everything())
+    assert with_mesh.unservable == ()
+
+
 HTTP = RUNBOOKS.runbooks["http_service_trouble"]
 PROMETHEUS_CLIENT = {"http_requests_total", "http_request_duration_seconds_bucket"}
 OPENTELEMETRY = {
