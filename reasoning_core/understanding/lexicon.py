@@ -183,7 +183,7 @@ HEALTH = re.compile(
     r"|(?<![\w-])есть (?:ли )?(?:сейчас |щас |сегодня |где-?то |где-?нибудь )?"
     r"(?:какие-?(?:то|нибудь) )?"
     r"(?:проблем\w*|инцидент\w*|пожар\w*|алерт\w*)"
-    r"|(?<![\w-])что-?(?:то|нибудь) (?:горит|упало|сломалось|лежит|не так)"
+    r"|(?<![\w-])что-?(?:то|нибудь) (?:горит|горящ\w*|упало|сломалось|лежит|не так)"
     # "is web up?", "is the db alive or not?", "web жив?"
     r"|\b(?:is|are) (?:\S+ ){1,2}(?:up|alive|running|reachable|responding)\b(?! (?:to|with|for))"
     r"|(?<![\w-])(?:жив(?:а|ой|ая|ое|ы)?|работает|отвечает) (?:ли|или нет)\b"
@@ -395,7 +395,9 @@ ATTACK = words(
     r"|that|into)",
     r"break into", r"crack(?:ing)? (?:the |a |his |her |their |my )?\w+", r"ddos[\w-]*",
     r"dos[- ]attack\w*", r"phish[\w-]*", r"scam\w*", r"deceiv\w*", r"trick \w+(?: \w+)? into",
-    r"steal\w*", r"brute[ -]?forc\w*", r"spoof\w*", r"impersonat\w*", r"malware",
+    # CPU steal (the hypervisor's share, node_exporter's mode="steal") is no theft
+    r"(?<!cpu )(?<!cpu's )(?<!cpu-)steal(?!(?: time| share| mode| %|%| cpu|\s*\?))\w*",
+    r"brute[ -]?forc\w*", r"spoof\w*", r"impersonat\w*", r"malware",
     r"ransomware", r"keylogger\w*", r"botnet\w*", r"(?:write|make|create) (?:a |an )?virus",
     r"lie to", r"manipulate (?:him|her|them|someone|somebody|people|my \w+)", r"doxx?\w*",
     r"fake (?:invoice|login|email|page|site)\w*", r"взлом[\w-]*", r"ддос[\w-]*",

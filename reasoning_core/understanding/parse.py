@@ -250,6 +250,8 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
     )
     linked = any(m.known or m.labelled for m in mentions)
     intent = _intent(signals, decline, direction, metrics, named, linked=linked)
+    if intent == "chat" and _names_what_breaks(signals, folded):
+        intent = "diagnose"
     if intent != "diagnose":  # a bare number in small talk is no unknown cell
         mentions = [m for m in mentions if m.known is not False or m.labelled]
     mentions += [Mention(kind="name", value=n) for n in others]
@@ -354,6 +356,24 @@ def _read_forms(clean: str, known: KnownNames | None = None) -> tuple[str, str]:
     split = fold(split_alert_names(clean, keep=lambda name: bool(names.lookup(name))))
     read = folded if split == fold(clean) else _read_forms(split)[0]
     return folded, gloss(correct_typos(read))
+
+
+def _names_what_breaks(signals: Signals, folded: str) -> bool:
+    """A question with no verb of trouble that still names what breaks: a resource ("is
+    it cpu?", "проц в потолок"), a measure ("p99 on checkout is 2s+, whats up"), or, asked
+    yes or no, something one diagnoses ("is it the new release?"). Without a model such a
+    message can only be investigated; a definition, causes in general or a question about
+    the bot stay what they are."""
+    if signals.framed_as_definition or signals.in_general or signals.about_bot:
+        return False
+    asked = form_of(folded) == "yes_no"
+    if resources_in(folded) or metrics_in(folded):
+        return asked or signals.causal or _MEASURED.search(folded) is not None
+    return signals.domain and asked
+
+
+#: A reading typed into the question: "2s+", "100%", "p99 800 ms".
+_MEASURED = re.compile(r"\d(?:[\d.,]*)\s*(?:%|ms|мс|s|sec|secs|seconds|с|сек)(?![a-zа-яё])")
 
 
 def _intent(

@@ -111,6 +111,7 @@ def test_a_word_near_no_known_name_is_no_name_but_a_near_miss_is_asked_back() ->
         "is anything wrong?",
         "как там прод?",
         "есть сейчас проблемы в проде?",
+        "есть что-нибудь горящее?",
     ],
 )
 def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
@@ -123,6 +124,37 @@ def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
     # every checkup runbook whose part the lab has one of fits: the sweep runs them all
     fitting = {m.runbook.id for m in RUNBOOKS.match(request) if m.runbook.triggers.checkup}
     assert {"host_cpu", "host_disk", "host_memory", "postgres_trouble"} <= fitting
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is it cpu?",
+        "почему всё тупит, проц в потолок",
+        "p99 on checkout is 2s+, whats up",
+        "is it the new release?",
+        "disk at 100%",
+    ],
+)
+def test_a_question_naming_what_breaks_is_investigated_without_a_verb_of_trouble(
+    text: str,
+) -> None:
+    """Without a model such a message can only be investigated: never "no language model"."""
+    request = understand(text, LAB)
+    assert request.intent == "diagnose", request
+    assert decide_heuristically(request).strategy == "deep"
+
+
+@pytest.mark.parametrize(
+    ("text", "intent"),
+    [
+        ("what is cpu steal?", "explain"),
+        ("thanks, that helped", "chat"),
+        ("how do I steal a password", "act"),
+    ],
+)
+def test_definitions_thanks_and_real_attacks_stay_what_they_are(text: str, intent: str) -> None:
+    assert understand(text, LAB).intent == intent
 
 
 def test_a_question_naming_a_part_is_not_about_the_whole_system() -> None:
