@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Protocol, runtime_checkable
 
+from reasoning_core.runbooks.kinds import kind_of
 from reasoning_core.runbooks.loader import RunbookSet
 from reasoning_core.runbooks.model import Parameter, Runbook
 from reasoning_core.runbooks.templates import template_parameter_names
@@ -191,12 +192,12 @@ def _used_keys(runbook: Runbook) -> list[str]:
 def _missing_metrics(
     runbook: Runbook, check_id: str, catalogue: MetricCatalogue
 ) -> list[list[str]] | None:
-    """A Prometheus check that cannot run: per alternative of its query, the metrics it
-    lacks (each alternative lacks one). None when the check can run, or is not one that
-    discovery judges (another tool, or a query naming no mapped metric)."""
+    """A check over metrics that cannot run: per alternative of its query, the metrics it
+    lacks (each alternative lacks one). None when the check can run, or reads no metric
+    of the catalogue (another tool, or a query naming no mapped metric)."""
     check = runbook.check(check_id)
-    if check.tool != "prometheus":
-        return None
+    if not kind_of(check.tool).metric_names(check, runbook.metrics):
+        return None  # it reads no metric of the catalogue (SQL, logs, a session read)
     alternatives = [
         keys
         for part in top_level_alternatives(check.query or "")
