@@ -74,7 +74,7 @@ def log_lines_rows(
     last = max(_time(r) or window.recent_start for r in recent)
     count, base_count = len(recent), len(before)
     end = min(window.recent_end, now) if now is not None else window.recent_end
-    if (end - last).total_seconds() > rule.fresh_seconds:
+    if (end - last).total_seconds() > _silence_limit(rule, recent, first, last):
         text = gettext(language, _WORDS["stopped"]).format(
             line=first.get("line", ""),
             count=count,
@@ -126,3 +126,21 @@ def log_lines_rows(
         },
         has_data=True,
     )
+
+
+#: A stream of lines that falls silent for this many of its own intervals has stopped.
+SILENT_INTERVALS = 10
+#: ... but never sooner than this: a pause of half a minute is no end.
+MIN_SILENCE_S = 30.0
+
+
+def _silence_limit(rule: LogLinesRule, recent: Sequence[Row], first: Row, last: datetime) -> float:
+    """How long the line may have been silent and still be what is happening now: at most
+    `fresh_seconds`; for a stream (an error on every request), ten of its own mean intervals,
+    at least half a minute. A line written every second that has not come for 40 s is over —
+    an earlier incident's tail, not the cause of the symptom asked about now."""
+    began = _time(first)
+    if len(recent) < 3 or began is None:  # noqa: PLR2004 - a stream has an interval
+        return rule.fresh_seconds
+    interval = (last - began).total_seconds() / (len(recent) - 1)
+    return min(rule.fresh_seconds, max(MIN_SILENCE_S, SILENT_INTERVALS * interval))

@@ -225,3 +225,29 @@ def test_an_oom_kill_now_is_news_however_many_came_before() -> None:
     news = log_lines_rows(events, rows, w, "en", now=at("08:11:00"))
     assert news.confirmed, news.text
     assert news.text.startswith(f"“{kill.format(4242)}” ×1 since 08:10:00 UTC, 2 in the 60 min")
+
+
+def test_a_stream_of_lines_that_fell_silent_is_the_last_incidents_tail() -> None:
+    """An error on every request for a minute (the fault before this one), silent for the
+    last 45 s while the symptom asked about goes on: over, not its cause. The same stream
+    still coming is news; a line written every minute may pause for longer."""
+    line = "ERROR shop: database query failed: DivisionByZeroError: division by zero"
+    stream = [
+        {"dt": at("08:09:00") + timedelta(seconds=s), "line": line, "source": "web"}
+        for s in range(0, 60)
+    ]
+    rule = LogLinesRule.model_validate({"rule": "log_lines", "min_count": 5})
+    w = window("08:05:00", "08:11:00")
+    over = log_lines_rows(rule, stream, w, "en", now=at("08:10:45"))
+    assert over.confirmed is False and "none since" in over.text, over.text
+    going = log_lines_rows(rule, stream, w, "en", now=at("08:10:05"))
+    assert going.confirmed, going.text
+    sparse = [
+        {"dt": at("08:06:00") + timedelta(minutes=m), "line": line, "source": "web"}
+        for m in range(0, 5)
+    ]
+    slow_stream = log_lines_rows(
+        LogLinesRule.model_validate({"rule": "log_lines", "min_count": 3}),
+        sparse, w, "en", now=at("08:11:00"),
+    )  # fmt: skip
+    assert slow_stream.confirmed, slow_stream.text
