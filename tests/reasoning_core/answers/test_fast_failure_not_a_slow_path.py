@@ -3,7 +3,9 @@ PostgreSQL healthy and idle and a proxy process on the path, is not "a slow netw
 the database" — the holdout faults of stop 45 (the service's database login revoked, the
 database read-only for it, the service out of file descriptors) were all reported as that
 path, possible by elimination. Blackbox exporter's and postgres_exporter's series turned
-into TSDB blocks by promtool and served by a real Prometheus."""
+into TSDB blocks by promtool and served by a real Prometheus. The same fast 503 with an error
+on every request in PostgreSQL's log (a trigger dividing by zero) is that error, quoted in
+the primary cause; the same lines fallen silent a minute before are an earlier incident's."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ import pytest
 from bot.alerts.mapping import Investigation
 from demo.services import LocalPrometheus, unavailable_reason
 from demo.services.prometheus import build_tsdb
+from logsources import FileLogSource
 from tests.reasoning_core.answers.alert_analysis import MAPPING, analyse_alert, findings
 
 pytestmark = [
@@ -95,3 +98,40 @@ async def test_a_fast_failure_is_not_a_slow_path(
         assert "possible cause" not in answer.text.split("\n\n")[0].lower(), text
     else:  # 503 after 3 s with PostgreSQL idle: the path stays possible, by elimination
         assert synthesis.primary.id == "slow_db_path" and synthesis.by_elimination, text
+
+
+@pytest.mark.parametrize("still_written", [True, False], ids=["now", "fell-silent"])
+async def test_an_error_on_every_request_is_quoted_as_the_cause_while_it_is_written(
+    pool: asyncpg.Pool[Any], tmp_path: Path, still_written: bool
+) -> None:
+    source = tmp_path / "series.om"
+    source.write_text(_recording(0.004))
+    build_tsdb(source, tmp_path / "tsdb")
+    labels = {"alertname": "BlackboxProbeFailed", "severity": "critical",
+              "instance": TARGET, "job": "blackbox"}  # fmt: skip
+    found = MAPPING.resolve(labels)
+    assert isinstance(found, Investigation) and found.runbook == "endpoint_probe", found
+    # one line a second from the onset on: up to the question, or stopped 60 s before it
+    last = AT if still_written else AT - timedelta(seconds=60)
+    count = int((last - ONSET).total_seconds())
+    pg_log = tmp_path / "postgresql.log"
+    pg_log.write_text("".join(
+        f"{ONSET + timedelta(seconds=i):%Y-%m-%d %H:%M:%S}.120 UTC [4242] ERROR:  division by "
+        'zero\n' f"{ONSET + timedelta(seconds=i):%Y-%m-%d %H:%M:%S}.120 UTC [4242] CONTEXT:  "
+        'PL/pgSQL function stock_audit() line 3 at assignment\n'
+        for i in range(count)
+    ))  # fmt: skip
+    logs = {"postgres": FileLogSource("postgres", [str(pg_log)])}
+    async with LocalPrometheus(tmp_path / "tsdb") as server:
+        answer, tree = await analyse_alert(pool, server.url, found, AT, logs=logs)
+    text = findings(answer, tree)
+    synthesis = answer.synthesis
+    assert synthesis is not None, text
+    if still_written:
+        assert synthesis.primary.id.startswith("request_error"), text
+        assert "division by zero" in synthesis.primary.title, text
+        assert synthesis.confidence >= 0.5, text
+    else:
+        assert "division by zero" not in synthesis.primary.title, text
+        assert synthesis.not_established and synthesis.confidence < 0.5, text
+        assert "none since" in text, text  # the line is said as over
