@@ -6,8 +6,10 @@ walk starts at the subject (the workload the question or alert names) and, at ea
 workload, looks at its calls (the caller's side, runbooks/callgraph.py):
 
 * a call that changed no later than the workload's own answers (plus `slack_seconds`)
-  explains them: the walk goes on to its callee (the earliest such call; a callee already
-  on the path — a cycle — is not followed, and said);
+  explains them: the walk goes on to its callee (the earliest such call — but when the
+  workload's own errors rose, the earliest call whose errors rose: failures are explained
+  by failures, and a call that only got slower is a side-show; a callee already on the
+  path — a cycle — is not followed, and said);
 * the callee's own answers changed too: the walk goes on from there;
 * the call changed while the callee answers as before: the trouble is on the way — into
   that callee (one call changed), or out of the caller (all its calls changed, their
@@ -130,7 +132,7 @@ def walk(graph: CallGraph, subject: str, *, max_depth: int, slack: timedelta) ->
         if not moved:
             return _settled(graph, path, own, calls, cycles)
         if len(path) - 1 >= max_depth:
-            change = (own if own.changed else moved[0][1]).changes()[0]
+            change = _lead(own if own.changed else moved[0][1], own)
             names = [c for c, _ in moved]
             return Walk(path, "own", change, names, cut=True, cycles=cycles)
         if not graph.workloads.get(moved[0][0], Side()).changed:
@@ -163,7 +165,7 @@ def _settled(
     if own.changed:
         back = {d for s, d in cycles if s == path[-1]}
         rest = [c for c in calls if c not in back]
-        return Walk(path, "own" if calls else "leaf", own.changes()[0], rest, cycles=cycles)
+        return Walk(path, "own" if calls else "leaf", _lead(own, own), rest, cycles=cycles)
     if len(path) == 1:
         return _inbound(graph, path, calls, cycles)
     return Walk(path, "clean", calls=calls, cycles=cycles)  # not reached: walked into a change
@@ -180,11 +182,12 @@ def _on_the_way(
     out of the caller when all its calls changed and none of their callees did."""
     here = path[-1]
     callee, side = moved[0]
+    own = graph.workloads.get(here, Side())
     unchanged = [c for c, _ in moved if not graph.workloads.get(c, Side()).changed]
     every = len(moved) == len(calls) == len(unchanged)
     if every and len(moved) >= 2:  # noqa: PLR2004 - one call is the callee's way in
-        return Walk(path, "way_out", side.changes()[0], [c for c, _ in moved], cycles=cycles)
-    return Walk([*path, callee], "way_in", side.changes()[0], [here], cycles=cycles)
+        return Walk(path, "way_out", _lead(side, own), [c for c, _ in moved], cycles=cycles)
+    return Walk([*path, callee], "way_in", _lead(side, own), [here], cycles=cycles)
 
 
 def _moved_calls(
@@ -200,7 +203,22 @@ def _moved_calls(
         if own.onset is not None and side.onset > own.onset + slack:
             continue  # it changed after its caller did: a consequence, not the cause
         found.append((callee, side))
-    return sorted(found, key=lambda pair: (pair[1].onset, pair[0]))
+    failing = _errors_rose(own)
+    return sorted(
+        found, key=lambda pair: (not (failing and _errors_rose(pair[1])), pair[1].onset, pair[0])
+    )
+
+
+def _errors_rose(side: Side) -> bool:
+    return side.errors is not None and side.errors.changed
+
+
+def _lead(side: Side, own: Side) -> Change:
+    """The change a line quotes: its errors when the workload's own errors rose (what the
+    walk followed), else its earliest change."""
+    if _errors_rose(own) and side.errors is not None and side.errors.changed:
+        return side.errors
+    return side.changes()[0]
 
 
 def _inbound(

@@ -136,3 +136,28 @@ def test_without_a_subject_and_without_mesh_series_there_is_no_verdict() -> None
     evidence = mesh_walk_rows(MeshWalkRule(rule="mesh_walk"), [], WINDOW, {}, "en")
     assert evidence.confirmed is None
     assert evidence.text == "no mesh series in the window"
+
+
+def test_failures_are_followed_along_the_calls_that_fail_not_one_that_only_slowed() -> None:
+    """An exception in stock: front's and checkout's answers fail from 14:18; checkout's
+    calls to cart got slower earlier (14:15) while cart answers as before. The walk follows
+    the failing calls to stock, not the slow way into cart."""
+    at = RECENT + timedelta(minutes=3)
+    found = rows({}, {("front", "checkout"): 5.5, ("checkout", "cart"): 900.0,
+                      ("checkout", "stock"): 5.5}, slow_from=RECENT)  # fmt: skip
+    t = START
+    while t <= END:
+        failing = 0.6 if t >= at else 0.0
+        for workload in ("front", "checkout", "stock"):
+            found.append({"measure": "errors", "destination_workload": workload, "dt": t,
+                          "value": failing})  # fmt: skip
+        for source, destination in (("front", "checkout"), ("checkout", "stock")):
+            edge = {"source_workload": source, "destination_workload": destination}
+            found.append({"measure": "call_errors", **edge, "dt": t, "value": failing})
+        t += timedelta(seconds=15)
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "front"}, "en"
+    )
+    assert evidence.confirmed is True, evidence.text
+    assert evidence.data["path"] == ["front", "checkout", "stock"], evidence.text
+    assert evidence.text.startswith("front → checkout → stock: stock's own errors rose first")
