@@ -15,7 +15,10 @@ checksets/mesh.yaml) returns, over the baseline and recent windows, one series p
 
 Each measure is judged against its own baseline (before the recent window): changed from
 the first sample of `sustain` in a row beyond the limit (latency at least `min_ratio`
-times its baseline and `min_ms` above it; errors `min_rise` above their baseline share).
+times its baseline and `min_ms` above it; errors `min_rise` above their baseline share),
+or, fewer samples left before now, of every one of them twice beyond it (a change that
+has just begun), and only while it is still beyond the limit at the window's last sample: a
+rise that went back is an earlier incident's tail.
 A series the graph cannot place — a label missing, a workload calling itself, an unknown
 measure — is left out and said in `CallGraph.ignored`.
 """
@@ -215,11 +218,17 @@ def _change(
         max(base * limits.min_ratio, base + limits.min_ms) if latency else base + limits.min_rise
     )
     kind = "latency" if latency else "errors"
-    for i in range(len(after) - limits.sustain + 1):
+    if after[-1][1] < limit:
+        # Not past the limit now: whatever rose in the window went back — an earlier
+        # incident's tail, not what explains the symptom asked about now.
+        return Change(kind, base, median(v for _, v in after), None)
+    for i in range(len(after)):
+        # `sustain` samples in a row past the limit — or, fewer left before now, every one
+        # of them twice past it (a change that has just begun, as the alert asking has)
         run = after[i : i + limits.sustain]
+        bar = limit if len(run) == limits.sustain else 2 * limit
         level = median(v for _, v in after[i:])
-        # From its onset on it must hold (its median past the limit): a rise that went
-        # back is an earlier incident's tail, not what explains the symptom now.
-        if all(v >= limit for _, v in run) and level >= limit:
+        # From its onset on it must hold (its median past the limit).
+        if all(v >= bar for _, v in run) and level >= limit:
             return Change(kind, base, level if math.isfinite(level) else base, run[0][0])
     return Change(kind, base, median(v for _, v in after), None)

@@ -77,6 +77,9 @@ _LINES: dict[str, str] = {
     "clean_leaf": N_("nothing changed in {subject}'s own answers (it calls no other service)"),
     "no_subject": N_("no mesh series of workload {subject} in the window"),
     "no_mesh": N_("no mesh series in the window"),
+    "no_baseline": N_(
+        "too little history before the window to tell whether {subject}'s answers changed"
+    ),
     "ignored": N_("; ignored: {what}"),
     "cycle": N_("a call back from {source} to {destination} (a cycle)"),
     "self": N_("{workload} calling itself"),
@@ -260,6 +263,10 @@ def mesh_walk_rows(
     if found.reason in {"no_subject", "no_mesh"}:
         return inconclusive(_word(found.reason, language, subject=asked) + ignored)
     subject = found.path[0]
+    if not found.found and _unjudged(graph, subject):
+        # nothing to compare with (the mesh's series began inside the baseline): unknown,
+        # never "nothing changed" while an alert fires on it
+        return inconclusive(_word("no_baseline", language, subject=subject) + ignored)
     if not found.found:
         none = _word("none", language)
         key = "clean" if found.calls else "clean_leaf"
@@ -317,6 +324,12 @@ def _confirmed(
     return Evidence(
         confirmed=True, confidence=confidence, text=text + ignored, data=data, has_data=True
     )
+
+
+def _unjudged(graph: CallGraph, workload: str) -> bool:
+    """The workload's own latency had no baseline to be judged against."""
+    own = graph.workloads.get(workload)
+    return own is None or own.latency is None
 
 
 def _detail(change: Change, language: str) -> str:

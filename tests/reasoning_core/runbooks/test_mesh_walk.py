@@ -161,3 +161,39 @@ def test_failures_are_followed_along_the_calls_that_fail_not_one_that_only_slowe
     assert evidence.confirmed is True, evidence.text
     assert evidence.data["path"] == ["front", "checkout", "stock"], evidence.text
     assert evidence.text.startswith("front → checkout → stock: stock's own errors rose first")
+
+
+def test_a_rise_that_is_over_by_now_is_not_where_the_trouble_starts() -> None:
+    """b's calls to c were slow for most of the window (the fault before this one) and are
+    back to normal at its end; b itself is slow now: the time is b's own, not c's."""
+    found = rows({"a": 900, "b": 800}, {("a", "b"): 900.0, ("b", "c"): 700.0}, slow_from=RECENT)
+    for row in found:
+        if row["measure"] == "call_latency" and row["source_workload"] == "b":
+            row["value"] = 5.5 if row["dt"] >= END - timedelta(seconds=30) else row["value"]
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "a"}, "en"
+    )
+    assert evidence.data["path"] == ["a", "b"], evidence.text
+    assert "the time is its own" in evidence.text, evidence.text
+
+
+def test_a_change_that_has_just_begun_is_a_change() -> None:
+    """The last sample only, far past the limit (the alert asking about it has just fired)."""
+    found = rows({"a": 900}, {("a", "b"): 5.5}, slow_from=END)
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "a"}, "en"
+    )
+    assert evidence.confirmed is True, evidence.text
+    assert evidence.data["series_name"] == "a"
+
+
+def test_without_a_baseline_nothing_changed_is_not_said() -> None:
+    """The mesh's series begin inside the recent window (a lab just started): unknown."""
+    found = [r for r in rows({}, {("a", "b"): 5.5}, slow_from=END) if r["dt"] >= RECENT]
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "a"}, "en"
+    )
+    assert evidence.confirmed is None
+    assert (
+        evidence.text == "too little history before the window to tell whether a's answers changed"
+    )
