@@ -177,7 +177,8 @@ VAGUE_INCIDENT = re.compile(
 HEALTH = re.compile(
     r"\b(?:anything|something|smth|stuff) (?:on fire|burning|broken|wrong|down|off|red)\b"
     r"|\b(?:all|everything|things|stuff) (?:good|ok|okay|fine|well|green|alright)\b"
-    r"|\bany (?:problems?|issues?|incidents?|fires?|trouble)\b"
+    r"|\bany (?:problems?|issues?|incidents?|fires?|trouble|alerts?)\b"
+    r"|\b(?:are|r) (?:we|u|you|things) (?:good|ok|okay|fine|alright)\b"
     r"|(?<![\w-])как (?:там|дела|поживает|себя чувствует) (?:на |у |с |в )?(?:прод\w*|продакшн\w*"
     r"|систем\w*|инфр\w*|хост\w*|сервер\w*|баз\w*|бд|сервис\w*|web|postgres\w*)"
     r"|(?<![\w-])есть (?:ли )?(?:сейчас |щас |сегодня |где-?то |где-?нибудь )?"
@@ -228,7 +229,7 @@ SYMPTOM_EN = words(
     r"kill(?:ed|s|ing)?", r"oom-?kill\w*", "full", r"no (?:space|room|free)",
     r"out of (?:memory|space|disk|inodes|connections|slots|file descriptors)",
     r"too many (?:clients|connections|open files)", r"eat(?:s|ing)", r"hog(?:s|ging)?",
-    r"through the roof", r"maxed(?: out)?", r"pegged", r"at 100 ?%", r"refus\w*",
+    r"through the roof", r"maxed(?: out)?", r"pegged", r"at 100 ?%?", r"refus\w*", r"crawl\w*",
     r"(?:not|stopped|isn't|is not) answering", r"unresponsive", r"keeps? restarting",
     r"crash ?-?loop\w*", r"flaky", r"blocked", r"locked", r"overheat\w*", r"break(?:s|ing)?",
     r"(?:hold\w*|waiting (?:on|for)|stuck (?:on|behind)) (?:a |an |the )?(?:\w+ )?locks?",

@@ -250,7 +250,7 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
     )
     linked = any(m.known or m.labelled for m in mentions)
     intent = _intent(signals, decline, direction, metrics, named, linked=linked)
-    if intent == "chat" and _names_what_breaks(signals, folded):
+    if intent == "chat" and _names_what_breaks(signals, folded, clean):
         intent = "diagnose"
     if intent != "diagnose":  # a bare number in small talk is no unknown cell
         mentions = [m for m in mentions if m.known is not False or m.labelled]
@@ -358,20 +358,27 @@ def _read_forms(clean: str, known: KnownNames | None = None) -> tuple[str, str]:
     return folded, gloss(correct_typos(read))
 
 
-def _names_what_breaks(signals: Signals, folded: str) -> bool:
-    """A question with no verb of trouble that still names what breaks: a resource ("is
-    it cpu?", "проц в потолок"), a measure ("p99 on checkout is 2s+, whats up"), or, asked
-    yes or no, something one diagnoses ("is it the new release?"). Without a model such a
+def _names_what_breaks(signals: Signals, folded: str, clean: str) -> bool:
+    """A question with no verb of trouble that still names what breaks: a pasted alert's
+    name ("PostgresqlLongRunningTransaction what is it blocking"), a resource ("is it cpu?",
+    "проц в потолок"), a measure ("p99 on checkout is 2s+, whats up"), or, asked yes or no,
+    something one diagnoses ("is it the new release?"). Without a model such a
     message can only be investigated; a definition, causes in general or a question about
     the bot stay what they are."""
     if signals.framed_as_definition or signals.in_general or signals.about_bot:
         return False
-    asked = form_of(folded) == "yes_no"
+    if _ALERT_NAME.search(clean):  # a pasted alert's name is a symptom
+        return True
+    asked = form_of(folded) == "yes_no" or _ASKS.match(folded) is not None
     if resources_in(folded) or metrics_in(folded):
         return asked or signals.causal or _MEASURED.search(folded) is not None
     return signals.domain and asked
 
 
+#: An alert's name as rules spell them: "PostgresqlLongRunningTransaction", "HostOutOfMemory".
+_ALERT_NAME = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}\b")
+#: A yes/no question typed without its question mark: "is something blocking the table".
+_ASKS = re.compile(r"(?:is|are|was|were|does|do|did|has|have|can|could)\s+\w")
 #: A reading typed into the question: "2s+", "100%", "p99 800 ms".
 _MEASURED = re.compile(r"\d(?:[\d.,]*)\s*(?:%|ms|мс|s|sec|secs|seconds|с|сек)(?![a-zа-яё])")
 

@@ -112,6 +112,8 @@ def test_a_word_near_no_known_name_is_no_name_but_a_near_miss_is_asked_back() ->
         "как там прод?",
         "есть сейчас проблемы в проде?",
         "есть что-нибудь горящее?",
+        "r we good?",
+        "any alerts firing right now",
     ],
 )
 def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
@@ -134,6 +136,9 @@ def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
         "p99 on checkout is 2s+, whats up",
         "is it the new release?",
         "disk at 100%",
+        "PostgresqlLongRunningTransaction what is it blocking",
+        "is something blocking the stock table",
+        "serverr is crawling, cpu at 100, who",
     ],
 )
 def test_a_question_naming_what_breaks_is_investigated_without_a_verb_of_trouble(
