@@ -39,16 +39,23 @@ RUNBOOKS = load_runbooks()
 
 
 def series(
-    frozen_job: str = "postgres", *, others: tuple[str, ...] = (), all_down: bool = False
+    frozen_job: str = "postgres",
+    *,
+    others: tuple[str, ...] = (),
+    all_down: bool = False,
+    instance: str = "127.0.0.1:9187",
 ) -> str:
     """30 min of the exporter's scrapes, one each 15 s: answered in 40 ms, then for the last
     2 min timing out (up 0, 10 s). `others`: targets of other jobs on the same host, up
     throughout (or gone with it: `all_down`)."""
     start = END - timedelta(minutes=30)
     up, took = [], []
-    jobs = [(frozen_job, 9187), *((job, 9200 + n) for n, job in enumerate(others))]
-    for job, port in jobs:
-        labels = f'instance="127.0.0.1:{port}",job="{job}"'
+    jobs = [
+        (frozen_job, instance),
+        *((job, f"127.0.0.1:{9200 + n}") for n, job in enumerate(others)),
+    ]
+    for job, target in jobs:
+        labels = f'instance="{target}",job="{job}"'
         for i in range(121):
             at = (start + timedelta(seconds=15 * i)).timestamp()
             frozen = i >= 113 and (job == frozen_job or all_down)
@@ -74,6 +81,11 @@ def tsdb(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def node_tsdbs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     yield {
         "host_up": _tsdb(tmp_path_factory, "node-up", series("node", others=("web", "db"))),
+        "probe_host_up": _tsdb(
+            tmp_path_factory,
+            "blackbox-up",
+            series("blackbox", others=("web",), instance="http://127.0.0.1:8080/checkout"),
+        ),
         "host_gone": _tsdb(
             tmp_path_factory, "node-gone", series("node", others=("web", "db"), all_down=True)
         ),
@@ -139,3 +151,12 @@ async def test_a_host_whose_every_target_is_gone_is_not_said_to_be_its_exporter(
     # the link is said as refuted, and the effect is not stated firmly
     assert "not confirmed that the exporter itself hangs" in synthesis.primary.title
     assert synthesis.confidence < 0.5
+
+
+async def test_a_frozen_blackbox_exporter_whose_target_is_a_url_is_the_exporter(
+    pool: asyncpg.Pool[Any], node_tsdbs: dict[str, Path]
+) -> None:
+    """A blackbox target's instance is the probed URL: its host is read out of it."""
+    synthesis = await analyse(pool, node_tsdbs["probe_host_up"], None, job="blackbox")
+    assert synthesis.primary.id.split(">")[-1] == "exporter_hangs_host_up", synthesis.chain
+    assert not synthesis.chain_open, synthesis.chain

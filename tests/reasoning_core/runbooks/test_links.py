@@ -99,6 +99,13 @@ def test_each_wait_names_its_own_link_and_an_unknown_one_is_named_as_it_is() -> 
     )  # fmt: skip
     assert idle.data["blocking_wait"] is None  # an idle holder's ClientRead is not a wait
     assert proposals_for(idle) == ["holder_idle_client"]
+    # queued behind the backend flushing the WAL: the disk, as for an IO wait
+    wal_lock = finding([holder_row(11, 10, blocking_wait_type="LWLock", blocking_wait="WALWrite")])
+    assert proposals_for(wal_lock) == ["holder_storage"]
+    other_lock = finding(
+        [holder_row(11, 10, blocking_wait_type="LWLock", blocking_wait="BufferContent")]
+    )
+    assert proposals_for(other_lock) == ["holder_other_wait"]
     odd = finding([holder_row(11, 10, blocking_wait_type="Extension", blocking_wait="Gizmo")])
     assert "itself waiting on Extension Gizmo" in odd.text  # quoted, not guessed
     assert proposals_for(odd) == ["holder_other_wait"]
