@@ -89,6 +89,13 @@ _LINES: dict[str, str] = {
     "detail_errors": N_("failed share {before} → {after}"),
     "none": N_("none"),
     "missing": N_("series without {label}: {count}"),
+    # what the primary cause names: "<title>: slower calls into workload stock"
+    "by_own_latency": N_("the latency of workload"),
+    "by_own_errors": N_("the errors of workload"),
+    "by_in_latency": N_("slower calls into workload"),
+    "by_in_errors": N_("failing calls into workload"),
+    "by_out_latency": N_("slower calls out of workload"),
+    "by_out_errors": N_("failing calls out of workload"),
     "measure": N_("series of an unknown measure {name}: {count}"),
 }
 
@@ -311,7 +318,7 @@ def _confirmed(
     onset: datetime | None = change.onset
     data = {
         "series_name": found.origin,
-        "by": gettext(language, N_("workload")),
+        "by": _word(_named_as(found, change), language),
         "path": found.path,
         "subject": subject,
         "origin_reason": found.reason,
@@ -330,6 +337,13 @@ def _unjudged(graph: CallGraph, workload: str) -> bool:
     """The workload's own latency had no baseline to be judged against."""
     own = graph.workloads.get(workload)
     return own is None or own.latency is None
+
+
+def _named_as(found: Walk, change: Change) -> str:
+    """How the primary cause names the origin: the signal and where it is — its own
+    latency or errors, the calls into it, or its calls out."""
+    where = {"inbound": "in", "way_in": "in", "way_out": "out"}.get(found.reason, "own")
+    return f"by_{where}_{'latency' if change.measure == 'latency' else 'errors'}"
 
 
 def _detail(change: Change, language: str) -> str:

@@ -97,7 +97,9 @@ async def test_a_slow_deep_service_is_named_not_its_first_caller(
 ) -> None:
     synthesis = await analyse(pool, tsdbs["stock_slow"])
     assert synthesis.primary.id == "call_origin", synthesis.primary
-    assert synthesis.primary.title.endswith("workload stock"), synthesis.primary.title
+    assert synthesis.primary.title.endswith("the latency of workload stock"), (
+        synthesis.primary.title
+    )
     line = walk_line(synthesis)
     onset = f"{FAULT_AT:%H:%M}"
     assert line.startswith("front → checkout → stock: stock's own latency rose first, "), line
@@ -120,7 +122,9 @@ async def test_a_slow_way_between_two_services_names_the_callee(
     pool: asyncpg.Pool[Any], tsdbs: dict[str, Path]
 ) -> None:
     synthesis = await analyse(pool, tsdbs["way_to_stock"])
-    assert synthesis.primary.title.endswith("workload stock"), synthesis.primary.title
+    assert synthesis.primary.title.endswith("slower calls into workload stock"), (
+        synthesis.primary.title
+    )
     line = walk_line(synthesis)
     assert line.startswith("front → checkout → stock: checkout's calls to stock changed first"), (
         line
