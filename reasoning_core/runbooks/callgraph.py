@@ -15,10 +15,11 @@ checksets/mesh.yaml) returns, over the baseline and recent windows, one series p
 
 Each measure is judged against its own baseline (before the recent window): changed from
 the first sample of `sustain` in a row beyond the limit (latency at least `min_ratio`
-times its baseline and `min_ms` above it; errors `min_rise` above their baseline share),
-or, fewer samples left before now, of every one of them twice beyond it (a change that
-has just begun), and only while it is still beyond the limit at the window's last sample: a
-rise that went back is an earlier incident's tail.
+times its baseline and `min_ms` above it; errors `min_rise` above their baseline share)
+in the run of samples beyond it that reaches now (one sample back under it does not end a
+run), or, fewer samples so far, every one of them twice beyond it (a change that has just
+begun): a rise that went back is an earlier incident's tail, and one that came again began
+the second time.
 A series the graph cannot place — a label missing, a workload calling itself, an unknown
 measure — is left out and said in `CallGraph.ignored`.
 """
@@ -222,13 +223,19 @@ def _change(
         # Not past the limit now: whatever rose in the window went back — an earlier
         # incident's tail, not what explains the symptom asked about now.
         return Change(kind, base, median(v for _, v in after), None)
-    for i in range(len(after)):
-        # `sustain` samples in a row past the limit — or, fewer left before now, every one
-        # of them twice past it (a change that has just begun, as the alert asking has)
-        run = after[i : i + limits.sustain]
-        bar = limit if len(run) == limits.sustain else 2 * limit
-        level = median(v for _, v in after[i:])
-        # From its onset on it must hold (its median past the limit).
-        if all(v >= bar for _, v in run) and level >= limit:
-            return Change(kind, base, level if math.isfinite(level) else base, run[0][0])
+    # The change present now began where the run of samples past the limit that reaches
+    # the last one began (one sample back under it, between two past it, does not end a
+    # run): a rise that went back and came again began the second time — the first was an
+    # earlier incident, and its onset would make this one's cause look like its effect.
+    start = len(after) - 1
+    while start > 0 and (
+        after[start - 1][1] >= limit or (start >= 2 and after[start - 2][1] >= limit)  # noqa: PLR2004
+    ):
+        start -= 1 if after[start - 1][1] >= limit else 2
+    run = after[start:]
+    # `sustain` samples, or, fewer so far, every one twice past the limit (a change that
+    # has just begun, as the alert asking about it has)
+    if len(run) >= limits.sustain or all(v >= 2 * limit for _, v in run):
+        level = median(v for _, v in run)
+        return Change(kind, base, level if math.isfinite(level) else base, run[0][0])
     return Change(kind, base, median(v for _, v in after), None)

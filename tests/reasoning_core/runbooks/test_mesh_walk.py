@@ -197,3 +197,20 @@ def test_without_a_baseline_nothing_changed_is_not_said() -> None:
     assert (
         evidence.text == "too little history before the window to tell whether a's answers changed"
     )
+
+
+def test_a_rise_that_went_back_and_came_again_began_the_second_time() -> None:
+    """a was slow for a minute early in the window (the fault before), fine for two, and is
+    slow again since b slowed: b's change explains a's present one, not a consequence of a
+    change that began before it."""
+    again = RECENT + timedelta(minutes=3)
+    found = rows({"a": 900, "b": 800}, {("a", "b"): 900.0}, slow_from=again)
+    for row in found:
+        early = RECENT <= row["dt"] < RECENT + timedelta(minutes=1)
+        if row["measure"] == "latency" and row["destination_workload"] == "a" and early:
+            row["value"] = 900.0
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "a"}, "en"
+    )
+    assert evidence.data["path"] == ["a", "b"], evidence.text
+    assert evidence.data["series_name"] == "b"
