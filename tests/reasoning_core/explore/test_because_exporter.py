@@ -133,13 +133,22 @@ async def test_without_postgresql_s_own_answer_no_cause_is_stated_firmly(
     assert synthesis.confidence <= OPEN_LINK_MAX
 
 
-async def test_a_frozen_node_exporter_on_a_host_that_answers_is_the_exporter(
-    pool: asyncpg.Pool[Any], node_tsdbs: dict[str, Path]
+@pytest.mark.parametrize(
+    ("recording", "job"),
+    [("host_up", "node"), ("probe_host_up", "blackbox")],
+    ids=["node-exporter", "blackbox-url-target"],
+)
+async def test_a_frozen_exporter_on_a_host_that_answers_is_the_exporter(
+    pool: asyncpg.Pool[Any], node_tsdbs: dict[str, Path], recording: str, job: str
 ) -> None:
-    synthesis = await analyse(pool, node_tsdbs["host_up"], None, job="node")
+    """node_exporter, and blackbox_exporter whose target's instance is the probed URL (its
+    host read out of it): the other targets on the host answer, so the exporter broke."""
+    synthesis = await analyse(pool, node_tsdbs[recording], None, job=job)
     assert synthesis.primary.id.split(">")[-1] == "exporter_hangs_host_up", synthesis.chain
     assert not synthesis.chain_open, synthesis.chain
-    assert synthesis.chain[-1].startswith("the exporter itself hangs (job node)"), synthesis.chain
+    assert synthesis.chain[-1].startswith(f"the exporter itself hangs (job {job})"), (
+        synthesis.chain
+    )
     assert "the other targets on its host up" in synthesis.chain[-1], synthesis.chain
 
 
@@ -151,12 +160,3 @@ async def test_a_host_whose_every_target_is_gone_is_not_said_to_be_its_exporter(
     # the link is said as refuted, and the effect is not stated firmly
     assert "not confirmed that the exporter itself hangs" in synthesis.primary.title
     assert synthesis.confidence < 0.5
-
-
-async def test_a_frozen_blackbox_exporter_whose_target_is_a_url_is_the_exporter(
-    pool: asyncpg.Pool[Any], node_tsdbs: dict[str, Path]
-) -> None:
-    """A blackbox target's instance is the probed URL: its host is read out of it."""
-    synthesis = await analyse(pool, node_tsdbs["probe_host_up"], None, job="blackbox")
-    assert synthesis.primary.id.split(">")[-1] == "exporter_hangs_host_up", synthesis.chain
-    assert not synthesis.chain_open, synthesis.chain
