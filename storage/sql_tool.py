@@ -196,11 +196,14 @@ class PgSqlTool:
     async def _fetch(
         self, sql: str, args: Sequence[Any], timeout_ms: int, n: int
     ) -> tuple[list[str], list[tuple[Any, ...]]]:
-        # The client-side deadline is a backstop; the server's timeout fires first.
+        # The client-side deadline is a backstop; the server's timeout fires first. A check
+        # waits in line for a connection as long as its statement may run, at least
+        # `acquire_timeout`: ten analyses at once on a small pool wait, they do not fail.
+        wait = max(self._acquire_timeout, timeout_ms / 1000)
         try:
             async with (
-                asyncio.timeout(timeout_ms / 1000 + self._acquire_timeout + 2),
-                self._pool.acquire(timeout=self._acquire_timeout) as conn,
+                asyncio.timeout(timeout_ms / 1000 + wait + 2),
+                self._pool.acquire(timeout=wait) as conn,
                 conn.transaction(readonly=True),
             ):
                 await conn.execute(_SETUP_SQL, str(timeout_ms), self._role or "")
