@@ -11,8 +11,8 @@ label names of the metrics that name a subject — through a `CatalogueReader`
   prometheus_client's metrics or OpenTelemetry's) runs when one alternative has all
   its metrics (a part that only supplies a default, `or on () vector(0)`, is none);
   metrics of other checks that are missing are listed (their checks come back
-  inconclusive), and a hypothesis none of whose checks can run — every one a Prometheus
-  check missing a metric in each alternative (endpoint_probe's mesh walk without a
+  inconclusive), and a hypothesis none of whose checks can run — every one a check over
+  metrics missing one in each alternative (endpoint_probe's mesh walk without a
   mesh) — is left out of the runbook: not measurable here, it is no candidate;
 * **off** when a gate metric is missing, when a metric's type (from the metadata)
   differs from the runbook's `metric_types` (a gauge where a counter is expected
@@ -167,12 +167,10 @@ def judge(runbook: Runbook, catalogue: MetricCatalogue) -> RunbookStatus:
 
 
 def _unservable(runbook: Runbook, catalogue: MetricCatalogue) -> tuple[str, ...]:
-    """The hypotheses none of whose checks can run: each a Prometheus check whose every
-    alternative lacks a metric. At least one hypothesis is always kept."""
+    """The hypotheses none of whose checks can run: each a check over metrics whose every
+    alternative lacks one. At least one hypothesis is always kept."""
     runnable = {c.id: _missing_metrics(runbook, c.id, catalogue) is None for c in runbook.checks}
-    found = tuple(
-        h.id for h in runbook.hypotheses if not any(runnable.get(c, True) for c in h.checks)
-    )
+    found = tuple(h.id for h in runbook.hypotheses if not any(runnable[c] for c in h.checks))
     return found if len(found) < len(runbook.hypotheses) else ()
 
 
@@ -291,8 +289,7 @@ def _narrowed(runbook: Runbook, status: RunbookStatus) -> Runbook:
     if status.labels:
         update["parameters"] = [_narrow(p, status.labels.get(p.name)) for p in runbook.parameters]
     if status.unservable:
-        kept = [h for h in runbook.hypotheses if h.id not in status.unservable]
-        update["hypotheses"] = kept
+        update["hypotheses"] = [h for h in runbook.hypotheses if h.id not in status.unservable]
     return runbook.model_copy(update=update) if update else runbook
 
 

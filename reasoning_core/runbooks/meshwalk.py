@@ -159,8 +159,11 @@ def _from_entries(graph: CallGraph, *, max_depth: int, slack: timedelta) -> Walk
     onsets = {e: graph.workloads.get(e, Side()).onset for e in entries}
     first = sorted((e for e in entries if onsets[e]), key=lambda e: (onsets[e], e))
     order = [*first, *(e for e in entries if not onsets[e])]
-    walks = [walk(graph, e, max_depth=max_depth, slack=slack) for e in order]
-    return next((w for w in walks if w.found), walks[0])
+    first_walk = walk(graph, order[0], max_depth=max_depth, slack=slack)
+    if first_walk.found:
+        return first_walk
+    later = (walk(graph, e, max_depth=max_depth, slack=slack) for e in order[1:])
+    return next((w for w in later if w.found), first_walk)
 
 
 def _settled(
@@ -226,7 +229,8 @@ def _errors_rose(side: Side) -> bool:
 def _lead(side: Side, own: Side) -> Change:
     """The change a line quotes: its errors when the workload's own errors rose (what the
     walk followed), else its earliest change."""
-    if _errors_rose(own) and side.errors is not None and side.errors.changed:
+    if _errors_rose(own) and _errors_rose(side):
+        assert side.errors is not None  # _errors_rose
         return side.errors
     return side.changes()[0]
 

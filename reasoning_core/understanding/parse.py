@@ -249,9 +249,8 @@ def _understand(text: str, known: KnownNames | None, *, language: Language | Non
         any(m.known is False for m in mentions) and (bool(metrics) or direction is not None)
     )
     linked = any(m.known or m.labelled for m in mentions)
-    intent = _intent(signals, decline, direction, metrics, named, linked=linked)
-    if intent == "chat" and _names_what_breaks(signals, folded, clean):
-        intent = "diagnose"
+    breaks = _names_what_breaks(signals, folded, clean, metrics)
+    intent = _intent(signals, decline, direction, metrics, named, linked=linked, breaks=breaks)
     if intent != "diagnose":  # a bare number in small talk is no unknown cell
         mentions = [m for m in mentions if m.known is not False or m.labelled]
     mentions += [Mention(kind="name", value=n) for n in others]
@@ -358,7 +357,7 @@ def _read_forms(clean: str, known: KnownNames | None = None) -> tuple[str, str]:
     return folded, gloss(correct_typos(read))
 
 
-def _names_what_breaks(signals: Signals, folded: str, clean: str) -> bool:
+def _names_what_breaks(signals: Signals, folded: str, clean: str, metrics: list[str]) -> bool:
     """A question with no verb of trouble that still names what breaks: a pasted alert's
     name ("PostgresqlLongRunningTransaction what is it blocking"), a resource ("is it cpu?",
     "проц в потолок"), a measure ("p99 on checkout is 2s+, whats up"), or, asked yes or no,
@@ -370,7 +369,7 @@ def _names_what_breaks(signals: Signals, folded: str, clean: str) -> bool:
     if _ALERT_NAME.search(clean):  # a pasted alert's name is a symptom
         return True
     asked = form_of(folded) == "yes_no" or _ASKS.match(folded) is not None
-    if resources_in(folded) or metrics_in(folded):
+    if metrics or resources_in(folded):
         return asked or signals.causal or _MEASURED.search(folded) is not None
     return signals.domain and asked
 
@@ -391,6 +390,7 @@ def _intent(
     named: bool,
     *,
     linked: bool,
+    breaks: bool = False,
 ) -> Intent:
     if decline is not None:
         return "act"
@@ -398,8 +398,8 @@ def _intent(
         return "explain"  # "what can cause a drop on a cell": causes in general, no incident
     if signals.framed_as_definition and not linked and not signals.vague_incident:
         return "explain"  # "what does 'external cause' mean?": a term, not an incident
-    if signals.diagnostic or (named and not signals.social):
-        return "diagnose"
+    if signals.diagnostic or (named and not signals.social) or breaks:
+        return "diagnose"  # `breaks`: it names what breaks (`_names_what_breaks`)
     return "chat"
 
 
