@@ -175,7 +175,8 @@ VAGUE_INCIDENT = re.compile(
 #: The on-call chat's health question: "anything on fire?", "all good on prod?", "как там
 #: прод?", "есть сейчас проблемы?" (a checkup; not when it is thanks or small talk).
 HEALTH = re.compile(
-    r"\b(?:anything|something|smth|stuff) (?:on fire|burning|broken|wrong|down|off|red)\b"
+    r"\b(?:anything|something|smth|stuff) (?:on fire|burning|broken|wrong|down|off|red|weird"
+    r"|odd|strange|unusual|funny|bad)\b"
     r"|\b(?:all|everything|things|stuff) (?:good|ok|okay|fine|well|green|alright)\b"
     r"|\bany (?:problems?|issues?|incidents?|fires?|trouble|alerts?)\b"
     r"|\b(?:are|r) (?:we|u|you|things) (?:good|ok|okay|fine|alright)\b"
@@ -184,6 +185,9 @@ HEALTH = re.compile(
     r"|(?<![\w-])есть (?:ли )?(?:сейчас |щас |сегодня |где-?то |где-?нибудь )?"
     r"(?:какие-?(?:то|нибудь) )?"
     r"(?:проблем\w*|инцидент\w*|пожар\w*|алерт\w*)"
+    # the other order: "проблемы есть сейчас?", "алерты есть?"
+    r"|(?<![\w-])(?:проблем\w*|инцидент\w*|пожар\w*|алерт\w*) (?:\S+ )?есть\b"
+    r"|(?<![\w-])все (?:ли )?(?:жив\w*|цел\w*|ок|окей|норм\w*|в порядке|хорошо|работает)\b"
     r"|(?<![\w-])что-?(?:то|нибудь) (?:горит|горящ\w*|упало|сломалось|лежит|не так)"
     # "is web up?", "is the db alive or not?", "web жив?"
     r"|\b(?:is|are) (?:\S+ ){1,2}(?:up|alive|running|reachable|responding)\b(?! (?:to|with|for))"
@@ -215,9 +219,9 @@ SYMPTOM_EN = words(
     r"restart(?:s|ed|ing)", "oom", r"exceptions?", r"time[sd]? ?-?outs?", "timing out",
     "latency", r"slow\w*", r"lag(?:s|gy|ging)?", r"sluggish", r"hang(?:s|ing)?", r"freez\w*",
     "outage", "down", "unavailable", "unreachable", "offline", "broken", "broke",
-    r"not (?:working|responding|opening|loading|available)",
-    r"(?:doesn't|does not|won't"
-    r"|can't|cannot|isn't|is not) (?:work|respond|open|load|start|connect)\w*",
+    r"not (?:working|responding|answering|opening|loading|available)",
+    r"(?:doesn't|does not|won't|wont"
+    r"|can't|cannot|isn't|is not) (?:work|respond|open|load|start|connect|accept|take)\w*",
     r"degrad\w*", r"anomal\w*", r"leak\w*", "packet loss", "stuck", r"flapp\w*", r"saturat\w*",
     r"throttl\w*", "complain", "complaints", r"high (?:cpu|load|latency)", "on fire",
     r"incidents?", r"burning", r"flat-?lin\w*", r"(?:went|go|goes|gone|going) dark",
@@ -240,7 +244,8 @@ SYMPTOM_RU = words(
     r"снизил\w*", r"снижени\w*", r"уменьшил\w*", r"сократил\w*", r"обвал\w*", r"провал\w*",
     r"рухн\w*", r"всплеск\w*", r"скач\w*", r"подскочи\w*", r"вырос\w*", r"раст(?:ет|ут)",
     r"рост\w*", r"увеличил\w*", r"ошиб\w*", r"5\d\d\w*", "5xx", r"таймаут\w*", r"тайм-аут\w*",
-    r"задерж\w*", r"тормоз\w*", r"медлен\w*", "долго", r"лаг\w*", r"вис(?:ит|нет|ят)",
+    r"задерж\w*", r"тормоз\w*", r"туп(?:ит|ят|ил\w*)", r"медлен\w*", "долго",
+    r"долги[ейм]", r"долгая", r"лаг\w*", r"вис(?:ит|нет|ят)",
     r"завис\w*", r"авари\w*", r"недоступ\w*", r"лежит|лежат|лег|легл\w*",
     r"не (?:работа|отвеча|открыва|грузит|загружа|запуска|подключа)\w*", r"слома\w*",
     r"глюч\w*", r"деград\w*", r"помер\w*", r"умер\w*", r"сдох\w*", r"аномал\w*",
@@ -388,7 +393,8 @@ NOUN_USE = re.compile(
     r"|loops?|storms?|times?|latency|errors?|failures?|failed|requests?|calls?|events?"
     r"|operations?|ops|quer(?:y|ies)|jobs?|spikes?|took|takes|returns?|returned|fails?"
     r"|failing|keeps?|words?|statements?|button|endpoint|handler|logs?|metrics?"
-    r"|reasons?|causes?)\b"
+    r"|reasons?|causes?|contention|waits?|holders?|chains?|usage|pressure|growth|leaks?"
+    r"|exhaustion|saturation)\b"
 )
 
 ATTACK = words(

@@ -375,7 +375,9 @@ def _names_what_breaks(signals: Signals, folded: str, clean: str, metrics: list[
 
 
 #: An alert's name as rules spell them: "PostgresqlLongRunningTransaction", "HostOutOfMemory".
-_ALERT_NAME = re.compile(r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}\b")
+_ALERT_NAME = re.compile(
+    r"\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+){2,}\b|\b(?:[A-Z][a-z0-9]+){2,}[A-Z]{2,}\b"
+)
 #: A yes/no question typed without its question mark: "is something blocking the table".
 _ASKS = re.compile(r"(?:is|are|was|were|does|do|did|has|have|can|could)\s+\w")
 #: A reading typed into the question: "2s+", "100%", "p99 800 ms".

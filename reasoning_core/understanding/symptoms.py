@@ -49,10 +49,11 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
 # fmt: on
 
 #: An alert name as Prometheus rules spell it: two capitalised words or more run together
-#: ("TargetDown", "HostOomKillDetected", "OOMKilled"), letters and digits only.
+#: ("TargetDown", "HostOomKillDetected", "OOMKilled", "NodeHighCPU": an acronym last after
+#: two words, not "PostgreSQL"), letters and digits only.
 _CAMEL = re.compile(
-    r"(?<![\w.\-/])(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z][A-Z][a-z]{2}))[A-Z][A-Za-z0-9]*[a-z0-9]"
-    r"(?![\w.\-/])"
+    r"(?<![\w.\-/])(?:(?=[A-Za-z0-9]*(?:[a-z][A-Z]|[A-Z][A-Z][a-z]{2}))[A-Z][A-Za-z0-9]*[a-z0-9]"
+    r"|(?:[A-Z][a-z0-9]+){2,}[A-Z]{2,})(?![\w.\-/])"
 )
 _CAMEL_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 

@@ -24,8 +24,9 @@ METRICS: dict[str, re.Pattern[str]] = {
         r"attempts?", r"calls?", r"sessions?", r"попыт\w*", r"звонк\w*", r"вызов\w*"
     ),
     "availability": words(
-        r"availability", r"available", r"unavailable", "outage", r"доступност\w*",
-        r"недоступ\w*", r"авари\w*",
+        r"availability", r"available", r"unavailable", "outage", r"unreachable",
+        r"not (?:answering|responding|reachable)", r"connection refused", r"доступност\w*",
+        r"недоступ\w*", r"авари\w*", r"не отвечает", r"не отвечают",
     ),
     "interference": words(r"rtwp", r"interference", r"noise", r"помех\w*", r"шум\w*"),
     "errors": words(
@@ -35,7 +36,8 @@ METRICS: dict[str, re.Pattern[str]] = {
     ),
     "latency": words(
         "latency", r"slow\w*", r"p9\d", "p50", "response time", r"time[sd]? ?-?outs?",
-        "timing out", r"задерж\w*", r"латентн\w*", r"тормоз\w*", r"медлен\w*", r"таймаут\w*",
+        "timing out", r"задерж\w*", r"латентн\w*", r"тормоз\w*", r"туп(?:ит|ят|ил\w*)",
+        r"медлен\w*", r"таймаут\w*", r"долги[ейм]", r"долгая", r"долго (?:отвеча|выполня)\w*",
         r"время ответа", r"отклик\w*", r"еле (?:отвеча|работа|шевел)\w*",
         r"(?:takes?|taking|took) (?:\S+ )?seconds", r"по (?:несколько|\d+) секунд\w*",
         # a service waiting on its database: "checkout ждёт базу", "web waits on the db"
@@ -47,7 +49,8 @@ METRICS: dict[str, re.Pattern[str]] = {
         r"пада(?:ют|ет) поды", r"oom-?kill\w*", r"перезагружа\w*",
     ),
     "saturation": words(
-        r"cpu", r"memory", r"ram", r"throttl\w*", r"памят\w*", r"процессор\w*",
+        r"cpu", r"memory", r"mem", r"ram", r"throttl\w*", r"памят\w*", r"оперативк\w*",
+        r"процессор\w*",
         r"проц(?:а|ом|у|е)?", r"цпу", r"pegged", r"в полк\w*",
         r"load averages?", "loadavg", r"(?:cpu|host|server|system) load", r"load is",
     ),
@@ -160,15 +163,15 @@ RESOURCES: dict[str, re.Pattern[str]] = {
         r"в полк\w*",
     ),
     "memory": words(
-        r"memory", r"ram", r"oom", r"oom-?kill\w*", r"памят\w*", r"озу", r"оом", r"leak\w*",
-        r"утечк\w*",
+        r"memory", r"mem", r"ram", r"oom", r"oom-?kill\w*", r"памят\w*", r"озу", r"оом",
+        r"оперативк\w*", r"leak\w*", r"утечк\w*",
     ),
     "disk": words(
         r"disks?", r"space", r"filesystem", r"inodes?", r"диск\w*", r"мест[оа]", r"файлов\w*",
         r"инод\w*",
     ),
     "connections": words(
-        r"connections?", r"clients?", r"slots?", r"соединени\w*", r"подключени\w*",
+        r"connections?", r"conns?", r"clients?", r"slots?", r"соединени\w*", r"подключени\w*",
         r"коннект\w*", r"слот\w*", r"клиент\w*",
     ),
     "lock": words(

@@ -58,6 +58,14 @@ TYPED = [
     ("memory-leak", "what is eating RAM on the host"),
     ("web-killed", "web is dowwn, why?"),
     ("pg-lock", "checkouts time out, is something holding a lock in pg?"),
+    # shorthand and slang for what breaks: "mem", "оперативка", "тупит", "долгие"
+    ("memory-leak", "free mem dropping fast on the host, which proc"),
+    ("memory-leak", "оперативка заканчивается, что жрёт?"),
+    ("pg-lock", "lock contention on stock table?"),
+    ("web-killed", "web's not answering, crashed?"),
+    # the part asked about is fine: the symptom is followed to where it is
+    ("slow-db", "чекаут тупит, что с базой?"),
+    ("slow-db", "запросы к базе долгие, сеть или сама база?"),
 ]
 
 
@@ -71,7 +79,9 @@ async def test_a_symptom_in_any_form_is_investigated_to_the_faults_cause(
     assert scored["cause_ok"] and scored["component_ok"], answer.text[:600]
 
 
-@pytest.mark.parametrize("text", ["anything on fire?", "как там прод?", "all good?"])
+@pytest.mark.parametrize(
+    "text", ["anything on fire?", "как там прод?", "all good?", "проблемы есть сейчас?"]
+)
 async def test_the_health_question_without_a_subject_sweeps_every_part_without_asking(
     lab_runtime: Lab, text: str
 ) -> None:

@@ -83,6 +83,16 @@ def test_pasted_codes_are_glossed_with_what_they_mean() -> None:
         ("what is eating RAM on the host", "host_memory"),
         ("сервер в полке, кто жрёт?", "host_cpu"),
         ("checkouts time out, is something holding a lock in pg?", "postgres_trouble"),
+        # shorthand and slang for the resource: "mem", "оперативка", "conns"
+        ("free mem dropping fast on the host, which proc", "host_memory"),
+        ("оперативка заканчивается, что жрёт?", "host_memory"),
+        ("db wont take new conns, who holds them all", "postgres_trouble"),
+        # the target's own symptom outranks the asker's guess at its cause
+        ("web's not answering, crashed?", "target_down"),
+        # a status code with a release: the runbook whose hypotheses include the release
+        ("после релиза сыпятся 500, откатывать?", "http_service_trouble"),
+        # an alert name ending in an acronym
+        ("NodeHighCPU what process", "host_cpu"),
     ],
 )
 def test_a_symptom_in_any_form_fits_the_runbook_that_measures_it(text: str, runbook: str) -> None:
@@ -114,6 +124,10 @@ def test_a_word_near_no_known_name_is_no_name_but_a_near_miss_is_asked_back() ->
         "есть что-нибудь горящее?",
         "r we good?",
         "any alerts firing right now",
+        # the other word order, other adjectives, "всё живое"
+        "проблемы есть сейчас?",
+        "anything weird going on rn?",
+        "у нас всё живое?",
     ],
 )
 def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
@@ -139,6 +153,11 @@ def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
         "PostgresqlLongRunningTransaction what is it blocking",
         "is something blocking the stock table",
         "serverr is crawling, cpu at 100, who",
+        # a noun after "lock" is no order to lock anything
+        "lock contention on stock table?",
+        # slang for slow: "тупит", "долгие"
+        "чекаут тупит, что с базой?",
+        "запросы к базе долгие, сеть или сама база?",
     ],
 )
 def test_a_question_naming_what_breaks_is_investigated_without_a_verb_of_trouble(
