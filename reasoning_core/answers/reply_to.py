@@ -5,7 +5,9 @@ the question named that the data refutes is said as refuted, not silently replac
 "Is there a lock on postgres?" during a slow disk: "No — the cause found is another: Slow
 storage under the database (0.91)", then "You asked about a lock: ruled out — lock waits
 max 0 vs limit 1". "db side or network?": "It is the network: A slow network path to the
-database (0.88)", then each side's best hypothesis or what refuted it. The answer follows
+database (0.88)", then each side's best hypothesis or what refuted it; "neither" only when
+both sides were measured (the database fine and the network not looked at is "not
+established"). The answer follows
 the conclusion's confidence: no established cause is "Not established — …", never a yes.
 Which side a hypothesis measures is read from its title with the question's own words for
 the sides (understanding/question_form.py `SIDES`), in either language.
@@ -100,8 +102,12 @@ def _either_or(
 ) -> str:
     primary = synthesis.primary
     lines: list[str] = []
-    if primary.id == _NONE_ID and _settled(primary):
+    sides = [_side_evidence(side, hypotheses, language) for side in choices]
+    measured = all(said is not None for said in sides)
+    if primary.id == _NONE_ID and _settled(primary) and measured:
         lines.append(_say("neither_found", language, text=primary.title.split("\n")[0]))
+    elif primary.id == _NONE_ID:  # a side not measured: its all clear is no "neither"
+        lines.append(_say("unsettled", language, text=primary.title.split("\n")[0]))
     elif _established(synthesis):
         picked = _picked(choices, primary)
         if picked is None:
@@ -118,13 +124,15 @@ def _either_or(
         )
     else:
         lines.append(_say("unsettled", language, text=_say_cause("best", primary, language)))
-    for side in choices:
-        lines.append(_side_evidence(side, hypotheses, language))
+    lines += [
+        said or _say("side_open", language, side=_side_name(side, language))
+        for side, said in zip(choices, sides, strict=True)
+    ]
     return "\n".join(lines)
 
 
-def _side_evidence(side: list[str], hypotheses: list[Node], language: str) -> str:
-    """A side's best hypothesis (confirmed), else what refuted it, else "not measured"."""
+def _side_evidence(side: list[str], hypotheses: list[Node], language: str) -> str | None:
+    """A side's best hypothesis (confirmed), else what refuted it; None: not measured."""
     name = _side_name(side, language)
     found = [(h, _sides_of(h.title)) for h in _only(hypotheses)]
     # a hypothesis said first of this side ("a slow network path to the database" is the
@@ -133,7 +141,7 @@ def _side_evidence(side: list[str], hypotheses: list[Node], language: str) -> st
         h for h, sides in found if set(side) & set(sides)
     ]
     if not measuring:
-        return _say("side_open", language, side=name)
+        return None
     best = max(measuring, key=lambda h: h.confidence or 0.0)
     if best.context.get("key") == _NONE_ID:  # the gate found nothing: that side is fine
         return _say("side_fine", language, side=name, text=best.title.split("\n")[0])
