@@ -9,7 +9,8 @@ pid 4240 (idle in transaction, its transaction open 95 s): “SELECT sold FROM s
 id = 1 FOR UPDATE”``. A holder that is running and itself waiting (a commit waiting for a
 synchronous standby) says on what: the queue is that wait's effect. Its data carries
 `blocking_pid`, `blocking_state`, `blocking_statement`, `blocking_wait`,
-`blocking_application`, `blocking_client`, `waiting` and `deadlock` — the data the
+`blocking_application`, `blocking_client`, `waiting`, `deadlock` and `blocking_runs_own`
+(running its own statement, not waiting on anything else) — the data the
 runbooks' links follow (checksets/postgres_sessions.yaml). Holders that all wait on
 each other are a deadlock, said as one; a wait event is quoted as PostgreSQL names it,
 known or not; a holder that ended between the two reads is said to have ended.
@@ -17,7 +18,9 @@ known or not; a holder that ended between the two reads is said to have ended.
 The `server_answers` rule reads that the server answered at all (what a target that is
 down watches may be fine). The `idle_holder` rule reads the same rows: is the head of the
 queue a session its client left idle in its transaction? Then the client is named by
-application and address.
+application and address. The `long_holder` rule reads them too: is the head of the queue
+running its own statement for long (on the CPU, or in a wait its statement makes itself:
+Timeout, e.g. pg_sleep)? Then the transaction that runs long is what holds the lock.
 """
 
 from __future__ import annotations
@@ -29,10 +32,17 @@ from reasoning_core.i18n import N_, gettext
 from reasoning_core.logs.tool import shorten
 from reasoning_core.models import Evidence
 from reasoning_core.runbooks.rows import Row
-from reasoning_core.runbooks.rules import BlockingSessionRule, IdleHolderRule, ServerAnswersRule
+from reasoning_core.runbooks.rules import (
+    BlockingSessionRule,
+    IdleHolderRule,
+    LongHolderRule,
+    ServerAnswersRule,
+)
 
 #: Characters of the holder's statement quoted in the evidence line.
 QUOTED_CHARS = 160
+#: The wait types of a holder's own making: its statement sleeps or throttles itself.
+_OWN_WAITS = ("Timeout",)
 
 _WORDS: dict[str, str] = {
     "none": N_("no session waits for a lock now"),
@@ -54,6 +64,12 @@ _WORDS: dict[str, str] = {
         "held ({age} s open): it sends no next statement"
     ),
     "busy": N_("the holder pid {pid} is {state}, not idle: its time is spent in the server"),
+    "long": N_(
+        "the holder runs “{statement}” in a transaction open {age} s (pid {pid}, "
+        "{application} at {client}{wait}): the lock is held as long as it runs"
+    ),
+    "long_wait": N_("; waiting on {wait}"),
+    "not_long": N_("the holder pid {pid} is {state}, its transaction open {age} s{wait}"),
     "socket": N_("a local socket"),
     "answers": N_(
         "PostgreSQL itself answers: its sessions were read now ({waiting} waiting for a lock)"
@@ -147,9 +163,19 @@ def blocking_session_rows(
             "blocking_application": holder.get("blocking_application"),
             "blocking_client": holder.get("blocking_client"),
             "deadlock": ", ".join(str(p) for p in queue.cycle) or None,
+            # running its own statement (on the CPU, or in a wait of its own making)
+            "blocking_runs_own": _runs_own(holder) and not queue.cycle,
         },
         has_data=True,
     )
+
+
+def _runs_own(holder: Row) -> bool:
+    """Is the holder running its own statement: active, waiting on nothing or on a wait of
+    its statement's own making (`_OWN_WAITS`: pg_sleep)?"""
+    if holder.get("blocking_state") != "active":
+        return False
+    return holder_wait(holder) is None or holder.get("blocking_wait_type") in _OWN_WAITS
 
 
 def _nobody(confidence: float, rows: Sequence[Row], language: str) -> Evidence:
@@ -187,6 +213,50 @@ def idle_holder_rows(rule: IdleHolderRule, rows: Sequence[Row], language: str) -
         application=holder.get("blocking_application") or gettext(language, _WORDS["unnamed"]),
         client=holder.get("blocking_client") or gettext(language, _WORDS["socket"]),
         age=f"{age:.0f}" if age is not None else "?",
+    )
+    return Evidence(
+        confirmed=True, confidence=rule.confidence, text=text, data=data, has_data=True
+    )
+
+
+def long_holder_rows(rule: LongHolderRule, rows: Sequence[Row], language: str) -> Evidence:
+    """Is the session at the head of the queue running its own statement for long, not
+    waiting on a disk, a standby or a lock? (`LongHolderRule`)"""
+    if not rows:
+        none = gettext(language, _WORDS["none"])
+        return Evidence(confirmed=None, confidence=0.0, text=none, data={"waiting": 0})
+    queue = _Queue(rows)
+    holder = queue.holder
+    state = str(holder.get("blocking_state") or "")
+    age = _number(holder.get("blocking_xact_seconds"))
+    wait = holder_wait(holder)
+    data = {
+        "blocking_pid": queue.pid,
+        "blocking_state": state or None,
+        "blocking_wait": wait,
+        "blocking_xact_seconds": age,
+        "blocking_application": holder.get("blocking_application"),
+    }
+    said_wait = gettext(language, _WORDS["long_wait"]).format(wait=wait) if wait else ""
+    aged = f"{age:.0f}" if age is not None else "?"
+    own = _runs_own(holder) and not queue.cycle
+    if not own or age is None or age < rule.min_seconds:
+        text = gettext(language, _WORDS["not_long"]).format(
+            pid=queue.pid,
+            state=state or gettext(language, _WORDS["ended"]),
+            wait=said_wait,
+            age=aged,
+        )
+        return Evidence(
+            confirmed=False, confidence=rule.refute_confidence, text=text, data=data, has_data=True
+        )
+    text = gettext(language, _WORDS["long"]).format(
+        pid=queue.pid,
+        application=holder.get("blocking_application") or gettext(language, _WORDS["unnamed"]),
+        client=holder.get("blocking_client") or gettext(language, _WORDS["socket"]),
+        wait=said_wait,
+        age=aged,
+        statement=shorten(queue.statement(), QUOTED_CHARS) or "?",
     )
     return Evidence(
         confirmed=True, confidence=rule.confidence, text=text, data=data, has_data=True

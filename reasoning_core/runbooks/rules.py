@@ -317,6 +317,20 @@ class IdleHolderRule(_Rule):
     refute_confidence: float = Field(default=0.5, ge=0, le=1)
 
 
+class LongHolderRule(_Rule):
+    """The session at the head of a lock queue (the `blockers` rows) is running its own
+    statement, open at least `min_seconds`: on the CPU or in a wait of its own statement's
+    making (Timeout, e.g. pg_sleep), not on a disk, a standby or another lock. Confirmed
+    then: the lock is held as long as that transaction runs, and the statement is quoted;
+    refuted when the holder is idle or waits on something the other links follow
+    (runbooks/blockers.py)."""
+
+    rule: Literal["long_holder"]
+    min_seconds: float = Field(default=10.0, ge=0)
+    confidence: float = Field(default=0.85, gt=0, le=1)
+    refute_confidence: float = Field(default=0.5, ge=0, le=1)
+
+
 class ServerAnswersRule(_Rule):
     """The monitored PostgreSQL answers a `pg_sessions` query now: confirmed whenever the
     query ran (a failed one is inconclusive, as every failed check is). What a target
@@ -370,6 +384,7 @@ VerdictRule = Annotated[
     | LogLinesRule
     | BlockingSessionRule
     | IdleHolderRule
+    | LongHolderRule
     | ServerAnswersRule
     | SyncStandbyRule
     | ScrapeErrorRule,
@@ -386,6 +401,7 @@ RULE_NAMES = (
     "log_lines",
     "blocking_session",
     "idle_holder",
+    "long_holder",
     "server_answers",
     "sync_standby",
     "scrape_error",

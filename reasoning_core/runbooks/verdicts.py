@@ -25,6 +25,7 @@ from reasoning_core.runbooks.baseline import Direction, Pair, Scale
 from reasoning_core.runbooks.blockers import (
     blocking_session_rows,
     idle_holder_rows,
+    long_holder_rows,
     server_answers_rows,
 )
 from reasoning_core.runbooks.capacity import capacity_rows
@@ -49,6 +50,7 @@ from reasoning_core.runbooks.rules import (
     DependencyWalkRule,
     IdleHolderRule,
     LogLinesRule,
+    LongHolderRule,
     MeshWalkRule,
     RowsExistRule,
     ScrapeErrorRule,
@@ -289,7 +291,9 @@ def evaluate(
 
 
 #: The rules over the `pg_sessions` tool's rows (what the monitored PostgreSQL says now).
-SessionRule = BlockingSessionRule | IdleHolderRule | ServerAnswersRule | SyncStandbyRule
+SessionRule = (
+    BlockingSessionRule | IdleHolderRule | LongHolderRule | ServerAnswersRule | SyncStandbyRule
+)
 
 
 def _session_rows(rule: SessionRule, rows: Sequence[Row], language: str) -> Evidence:
@@ -297,6 +301,8 @@ def _session_rows(rule: SessionRule, rows: Sequence[Row], language: str) -> Evid
         return blocking_session_rows(rule, rows, language)
     if isinstance(rule, IdleHolderRule):
         return idle_holder_rows(rule, rows, language)
+    if isinstance(rule, LongHolderRule):
+        return long_holder_rows(rule, rows, language)
     if isinstance(rule, ServerAnswersRule):
         return server_answers_rows(rule, rows, language)
     return sync_standby_rows(rule, rows, language)

@@ -21,7 +21,7 @@ SessionQuery = Literal["blockers", "sync_replication"]
 SESSION_QUERIES: Final[tuple[str, ...]] = get_args(SessionQuery)
 #: The verdict rules that read each query's rows.
 QUERY_RULES: Final[dict[str, tuple[str, ...]]] = {
-    "blockers": ("blocking_session", "idle_holder", "server_answers"),
+    "blockers": ("blocking_session", "idle_holder", "long_holder", "server_answers"),
     "sync_replication": ("sync_standby",),
 }
 assert set(QUERY_RULES) == set(SESSION_QUERIES), "every named query has its rules"

@@ -24,8 +24,8 @@ from reasoning_core.planners.runbook.links import link_proposals
 from reasoning_core.planners.runbook.planner import RunbookPlanner
 from reasoning_core.ports.planning import CheckProposal, PlanningContext
 from reasoning_core.runbooks import load_runbooks
-from reasoning_core.runbooks.blockers import blocking_session_rows
-from reasoning_core.runbooks.rules import BlockingSessionRule, SyncStandbyRule
+from reasoning_core.runbooks.blockers import blocking_session_rows, long_holder_rows
+from reasoning_core.runbooks.rules import BlockingSessionRule, LongHolderRule, SyncStandbyRule
 from reasoning_core.runbooks.standby import sync_standby_rows
 from reasoning_core.tools.base import ToolRequest
 from reasoning_core.tree.report import render_report_text, report_of
@@ -144,6 +144,9 @@ async def test_a_commit_waiting_for_a_missing_standby_is_read_and_followed(
     )  # fmt: skip
     [link] = link_proposals(lock_runbooks(tmp_path).get("lock_queue"), [(check, evidence)], "en")
     assert link.key == "holder_sync_standby"
+    # its time is the standby's, not its own statement's
+    long = long_holder_rows(LongHolderRule(rule="long_holder", min_seconds=0), blockers.rows, "en")
+    assert long.confirmed is False and "waiting on IPC SyncRep" in long.text, long.text
 
     replication = await tool.run(ToolRequest(query="sync_replication"))
     assert replication.ok, replication.error
@@ -177,6 +180,61 @@ async def test_the_report_names_the_standby_as_the_cause_of_the_lock_queue(
     headline = next(line for line in text.splitlines() if line.startswith("Primary cause:"))
     assert " ← the holder's commit waits for a synchronous standby" in headline
     assert "synchronous_standby_names = ''" in text  # the deepest link's recommendation
+
+
+@pytest.fixture
+async def holder_sleeps_in_its_transaction(database_url: str) -> AsyncIterator[str]:
+    """A recount job ("stock-recount") that updated the row and now sleeps inside its
+    transaction (active, Timeout PgSleep), a checkout queued behind it, the transaction
+    open more than 10 s (the check set's `min_seconds`); undone by cancelling the sleep."""
+    admin = await asyncpg.connect(database_url)
+    await admin.execute(
+        "CREATE TABLE IF NOT EXISTS stock (id int PRIMARY KEY, sold int);"
+        "INSERT INTO stock VALUES (1, 0) ON CONFLICT DO NOTHING"
+    )
+    holder = await asyncpg.connect(
+        database_url, server_settings={"application_name": "stock-recount"}
+    )
+    waiter = await asyncpg.connect(database_url)
+    await holder.execute("BEGIN")
+    await holder.execute("UPDATE stock SET sold = sold WHERE id = 1")
+    sleeping = asyncio.create_task(holder.execute("SELECT pg_sleep(60)"))
+    queued = asyncio.create_task(waiter.execute("UPDATE stock SET sold = sold + 1 WHERE id = 1"))
+    try:
+        await _wait_until(
+            admin, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'", 1
+        )
+        await asyncio.sleep(11)  # the transaction past the check set's 10 s
+        await _wait_until(
+            admin,
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'PgSleep'"
+            " AND now() - xact_start > interval '11 seconds'",
+            1,
+        )
+        yield database_url
+    finally:
+        await admin.execute(
+            "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'PgSleep'"
+        )
+        await asyncio.gather(sleeping, queued, return_exceptions=True)
+        await holder.execute("ROLLBACK")
+        for conn in (holder, waiter, admin):
+            await conn.close()
+
+
+async def test_a_holder_running_its_own_long_statement_is_the_cause_of_the_queue(
+    holder_sleeps_in_its_transaction: str, pool: asyncpg.Pool[Any], tmp_path: Path
+) -> None:
+    """Timeout PgSleep is a wait of the holder's own statement: the chain ends at the long
+    transaction, not at "lock waits" stated at high confidence."""
+    tools = {"pg_sessions": PgSessionsTool(holder_sleeps_in_its_transaction)}
+    answer = await ask_about_the_lock(pool, lock_runbooks(tmp_path), tools)
+    synthesis = answer.synthesis
+    assert synthesis is not None
+    assert synthesis.primary.id == "lock_queue>holder_long_statement", synthesis.primary
+    assert synthesis.chain[-1].startswith("a long-running transaction holds the lock: the holder")
+    assert "stock-recount" in synthesis.chain[-1] and "pg_sleep(60)" in synthesis.chain[-1]
+    assert not synthesis.chain_open and synthesis.confidence >= 0.5
 
 
 async def test_sessions_waiting_on_each_other_are_said_as_one_deadlock(database_url: str) -> None:

@@ -12,8 +12,17 @@ from reasoning_core.models import Evidence
 from reasoning_core.planners.runbook.links import link_id_of, link_proposals
 from reasoning_core.ports.planning import CheckProposal
 from reasoning_core.runbooks import Runbook, load_runbooks, parse_runbook
-from reasoning_core.runbooks.blockers import blocking_session_rows, idle_holder_rows
-from reasoning_core.runbooks.rules import BlockingSessionRule, IdleHolderRule, SyncStandbyRule
+from reasoning_core.runbooks.blockers import (
+    blocking_session_rows,
+    idle_holder_rows,
+    long_holder_rows,
+)
+from reasoning_core.runbooks.rules import (
+    BlockingSessionRule,
+    IdleHolderRule,
+    LongHolderRule,
+    SyncStandbyRule,
+)
 from reasoning_core.runbooks.standby import sync_standby_rows
 from reasoning_core.tools.base import ToolRequest
 from tests.reasoning_core.runbooks.test_runbook_format import minimal
@@ -66,6 +75,7 @@ def test_the_shipped_postgres_runbooks_carry_the_holder_links() -> None:
             "holder_storage",
             "holder_sync_standby",
             "holder_idle_client",
+            "holder_long_statement",
             "holder_other_wait",
         ]
         assert [i for i in ids if i.startswith("holder_")] == holder, ids
@@ -109,11 +119,35 @@ def test_each_wait_names_its_own_link_and_an_unknown_one_is_named_as_it_is() -> 
     odd = finding([holder_row(11, 10, blocking_wait_type="Extension", blocking_wait="Gizmo")])
     assert "itself waiting on Extension Gizmo" in odd.text  # quoted, not guessed
     assert proposals_for(odd) == ["holder_other_wait"]
-    # the holder's own statement sleeping is its own time: nothing further to follow
+    # the holder's own statement sleeping (or running on the CPU) is its own time: the
+    # long-running transaction is the next link
     sleeping = finding([holder_row(11, 10, blocking_wait_type="Timeout", blocking_wait="PgSleep")])
-    assert proposals_for(sleeping) == []
+    assert proposals_for(sleeping) == ["holder_long_statement"]
+    running = finding([holder_row(11, 10)])
+    assert proposals_for(running) == ["holder_long_statement"]
     # a refuted or vetoing result names no link
     assert proposals_for(Evidence(confirmed=False, confidence=0.3, data={})) == []
+
+
+def test_a_holder_running_its_own_statement_is_long_only_past_its_limit() -> None:
+    rule = LongHolderRule(rule="long_holder", min_seconds=10)
+    young = long_holder_rows(rule, [holder_row(11, 10)], "en")
+    assert young.confirmed is False  # 4 s open: not yet a long transaction
+    sleeping = [
+        holder_row(
+            11, 10, blocking_xact_seconds=40.0, blocking_wait_type="Timeout",
+            blocking_query="SELECT pg_sleep(100)", blocking_wait="PgSleep",
+        )
+    ]  # fmt: skip
+    long = long_holder_rows(rule, sleeping, "en")
+    assert long.confirmed is True
+    opens = "the holder runs “SELECT pg_sleep(100)” in a transaction open 40 s"
+    assert long.text.startswith(opens), long.text
+    assert "shop-web at 10.0.0.7; waiting on Timeout PgSleep" in long.text
+    on_disk = [holder_row(11, 10, blocking_xact_seconds=40.0, blocking_wait_type="IO",
+                          blocking_wait="WALSync")]  # fmt: skip
+    assert long_holder_rows(rule, on_disk, "en").confirmed is False  # the disk's time
+    assert long_holder_rows(rule, [], "en").confirmed is None
 
 
 def test_sessions_waiting_on_each_other_are_one_deadlock() -> None:
