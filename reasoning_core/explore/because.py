@@ -101,7 +101,9 @@ class Because(TreeStep):
                     link_id, depth_reason(self._budgets.max_links), prune=True
                 )
             return False
-        self._stop.lift_early_stop()  # the links' checks must run: the root is not done
+        if added:  # the links' checks must run: the root is not done
+            self._stop.hold(node_id)  # released by the explorer once they are explored
+        self._stop.lift_early_stop()
         return bool(added)
 
     async def _ask(

@@ -355,9 +355,13 @@ class Explorer:
     ) -> None:
         if not await self._because.propose_links(ctx, node_id, proposal):
             return
-        async with asyncio.TaskGroup() as group:
-            for link in links_under(self._manager.tree, node_id):
-                group.create_task(self._explore_hypothesis(ctx, link.id))
+        try:
+            async with asyncio.TaskGroup() as group:
+                for link in links_under(self._manager.tree, node_id):
+                    group.create_task(self._explore_hypothesis(ctx, link.id))
+        finally:
+            self._stop.release(node_id)
+        self._stop.after_result(self._manager.tree.synthesis)  # held back while they ran
 
     async def _conclude(self, ctx: PlanningContext) -> Synthesis:
         final = await conclude(

@@ -3,7 +3,10 @@
 Two things stop new work: the deadline (the run's wall-clock budget), and an
 early stop once the root is confident enough. Reflection may lift an early stop
 when it decides to look further; the deadline is final. Work already running
-finishes; work that had not started is pruned with the reason.
+finishes; work that had not started is pruned with the reason. While the "because" links
+of a hypothesis are being explored (`hold`), the root's confidence stops nothing: a link
+that only asks ("did the restarts fail to bind the port?") does not lower it, and would
+otherwise be pruned by the next result that arrives.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ class StopSignal:
         self._stop_confidence = stop_confidence
         self._emit = emit
         self._reason: str | None = None
+        #: Hypotheses whose links are being explored: no early stop meanwhile.
+        self._held: set[str] = set()
 
     @property
     def reason(self) -> str | None:
@@ -45,11 +50,19 @@ class StopSignal:
 
     def after_result(self, synthesis: Synthesis | None) -> None:
         """Stop early once the root is confident enough."""
-        if synthesis is None or self._reason is not None:
+        if synthesis is None or self._reason is not None or self._held:
             return
         if synthesis.confidence >= self._stop_confidence:
             self._reason = f"{EARLY_STOP}: the root is confident ({synthesis.confidence:.2f})"
             self._emit(line("stopped", reason=self._reason), ReasoningEvent(stopped=True))
+
+    def hold(self, node_id: str) -> None:
+        """The links of `node_id` are being explored: no early stop until `release`."""
+        self._held.add(node_id)
+
+    def release(self, node_id: str) -> None:
+        """The links of `node_id` are explored."""
+        self._held.discard(node_id)
 
     def lift_early_stop(self) -> None:
         """Let new work start again after an early stop (reflection decided to look further)."""
