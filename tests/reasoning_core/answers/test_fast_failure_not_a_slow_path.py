@@ -135,3 +135,38 @@ async def test_an_error_on_every_request_is_quoted_as_the_cause_while_it_is_writ
         assert "division by zero" not in synthesis.primary.title, text
         assert synthesis.not_established and synthesis.confidence < 0.5, text
         assert "none since" in text, text  # the line is said as over
+
+
+async def test_the_databases_own_line_is_the_deeper_link_when_both_logs_state_it(
+    pool: asyncpg.Pool[Any], tmp_path: Path
+) -> None:
+    """The service relays PostgreSQL's error in its own log: both lines state the
+    mechanism; the chain ends at PostgreSQL's, the part that refused the statement."""
+    source = tmp_path / "series.om"
+    source.write_text(_recording(0.004))
+    build_tsdb(source, tmp_path / "tsdb")
+    labels = {"alertname": "BlackboxProbeFailed", "severity": "critical",
+              "instance": TARGET, "job": "blackbox"}  # fmt: skip
+    found = MAPPING.resolve(labels)
+    assert isinstance(found, Investigation), found
+    count = int((AT - ONSET).total_seconds())
+    at = [ONSET + timedelta(seconds=i) for i in range(count)]
+    pg_log, web_log = tmp_path / "postgresql.log", tmp_path / "web.log"
+    pg_log.write_text("".join(
+        f'{t:%Y-%m-%d %H:%M:%S}.120 UTC [4242] ERROR:  new row for relation "stock" violates '
+        'check constraint "stock_sold_cap"\n' for t in at
+    ))  # fmt: skip
+    web_log.write_text("".join(
+        f"{t:%Y-%m-%d %H:%M:%S},300 ERROR shop: database query failed: CheckViolationError: "
+        'new row for relation "stock" violates check constraint "stock_sold_cap"\n' for t in at
+    ))  # fmt: skip
+    web = FileLogSource("web", [str(web_log)])
+    logs = {"postgres": FileLogSource("postgres", [str(pg_log)]), "web": web,
+            "127.0.0.1:8080": web}  # fmt: skip
+    async with LocalPrometheus(tmp_path / "tsdb") as server:
+        answer, tree = await analyse_alert(pool, server.url, found, AT, logs=logs)
+    text = findings(answer, tree)
+    synthesis = answer.synthesis
+    assert synthesis is not None, text
+    assert synthesis.primary.id.endswith("error_mechanism_pg"), text
+    assert "violates check constraint" in synthesis.primary.title, text
