@@ -379,7 +379,9 @@ class Link(_Strict):
     `because` and `unmeasured`, and never states the effect as the cause."""
 
     id: Identifier
-    after: Identifier
+    #: The check whose finding names the link, or several that each may (a scrape that took
+    #: long, or one whose error says it timed out): the link is grown once.
+    after: Identifier | list[Identifier]
     when: LinkWhen | None = None
     #: Parameters of the link's checks taken from the finding: {target: series_name}.
     with_: dict[Identifier, Identifier] = Field(default_factory=dict, alias="with")
@@ -396,6 +398,11 @@ class Link(_Strict):
     #: unanswerable, the finding stands as the cause. True (default): the finding is an
     #: effect until the link is settled, and an open link keeps it below medium.
     required: bool = True
+
+    @property
+    def afters(self) -> list[str]:
+        """The checks whose finding names the link."""
+        return [self.after] if isinstance(self.after, str) else list(self.after)
 
     @model_validator(mode="after")
     def _placeholders(self) -> Link:
@@ -481,7 +488,7 @@ class Runbook(_Strict):
         _unique("links", [link.id for link in self.links])
         names = {p.name for p in self.parameters}
         for i, link in enumerate(self.links):
-            for ref in [link.after, *link.checks]:
+            for ref in [*link.afters, *link.checks]:
                 if ref not in check_ids:
                     raise FieldError(f"links[{i}]", f"unknown check {ref!r}")
             for name in link.with_:

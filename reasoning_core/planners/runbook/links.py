@@ -52,7 +52,7 @@ def link_proposals(
         data = {**(params or {}), **evidence.data}
         for link in runbook.links:
             held = link.when is None or link.when.holds(data)
-            if link.after == check_id and held and link.id not in proposals:
+            if check_id in link.afters and held and link.id not in proposals:
                 proposals[link.id] = _proposal(link, data, language)
     return list(proposals.values())
 

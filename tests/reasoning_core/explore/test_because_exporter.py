@@ -44,10 +44,11 @@ def series(
     others: tuple[str, ...] = (),
     all_down: bool = False,
     instance: str = "127.0.0.1:9187",
+    timeout: float = 10,
 ) -> str:
     """30 min of the exporter's scrapes, one each 15 s: answered in 40 ms, then for the last
-    2 min timing out (up 0, 10 s). `others`: targets of other jobs on the same host, up
-    throughout (or gone with it: `all_down`)."""
+    2 min timing out (up 0, `timeout` s). `others`: targets of other jobs on the same host,
+    up throughout (or gone with it: `all_down`)."""
     start = END - timedelta(minutes=30)
     up, took = [], []
     jobs = [
@@ -60,7 +61,9 @@ def series(
             at = (start + timedelta(seconds=15 * i)).timestamp()
             frozen = i >= 113 and (job == frozen_job or all_down)
             up.append(f"up{{{labels}}} {0 if frozen else 1} {at:.0f}")
-            took.append(f"scrape_duration_seconds{{{labels}}} {10 if frozen else 0.04} {at:.0f}")
+            took.append(
+                f"scrape_duration_seconds{{{labels}}} {timeout if frozen else 0.04} {at:.0f}"
+            )
     head = ["# TYPE up gauge", *up, "# TYPE scrape_duration_seconds gauge", *took]
     return "\n".join(head) + "\n# EOF\n"
 

@@ -80,7 +80,7 @@ def test_the_shipped_postgres_runbooks_carry_the_holder_links() -> None:
         ]
         assert [i for i in ids if i.startswith("holder_")] == holder, ids
         for link in runbook.links:  # every link's checks are the runbook's own
-            assert all(runbook.check(ref) for ref in [link.after, *link.checks])
+            assert all(runbook.check(ref) for ref in [*link.afters, *link.checks])
 
 
 def test_a_holder_waiting_on_its_disk_is_followed_to_the_storage() -> None:
