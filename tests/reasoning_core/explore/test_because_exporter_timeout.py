@@ -46,7 +46,7 @@ async def prometheus() -> AsyncIterator[PrometheusTool]:
                     targets = await tool.active_targets()
                     health = {
                         str(t.get("labels", {}).get("job")): t.get("health") for t in targets
-                    }  # type: ignore[union-attr]
+                    }
                     if health.get("process") == "down" and health.get("web") == "up":
                         break
                     await asyncio.sleep(0.2)
