@@ -76,6 +76,7 @@ def test_the_shipped_postgres_runbooks_carry_the_holder_links() -> None:
             "holder_sync_standby",
             "holder_idle_client",
             "holder_long_statement",
+            "holder_waits_client",
             "holder_other_wait",
         ]
         assert [i for i in ids if i.startswith("holder_")] == holder, ids
@@ -125,6 +126,11 @@ def test_each_wait_names_its_own_link_and_an_unknown_one_is_named_as_it_is() -> 
     assert proposals_for(sleeping) == ["holder_long_statement"]
     running = finding([holder_row(11, 10)])
     assert proposals_for(running) == ["holder_long_statement"]
+    # running, and waiting for its client's next message: the client or the path to it
+    mid_statement = finding(
+        [holder_row(11, 10, blocking_wait_type="Client", blocking_wait="ClientRead")]
+    )
+    assert proposals_for(mid_statement) == ["holder_waits_client"]
     # a refuted or vetoing result names no link
     assert proposals_for(Evidence(confirmed=False, confidence=0.3, data={})) == []
 
