@@ -369,6 +369,7 @@ def _names_what_breaks(signals: Signals, folded: str, clean: str, metrics: list[
     if _ALERT_NAME.search(clean):  # a pasted alert's name is a symptom
         return True
     asked = form_of(folded) == "yes_no" or _ASKS.match(folded) is not None
+    asked = asked or _ASKS_WHO.match(folded) is not None
     if metrics or resources_in(folded):
         return asked or signals.causal or _MEASURED.search(folded) is not None
     return signals.domain and asked
@@ -380,6 +381,13 @@ _ALERT_NAME = re.compile(
 )
 #: A yes/no question typed without its question mark: "is something blocking the table".
 _ASKS = re.compile(r"(?:is|are|was|were|does|do|did|has|have|can|could)\s+\w")
+#: A question asking who or what does it: "кто грузит процессор?", "who is blocking the
+#: stock update", "what is eating RAM" (with a resource named: something to investigate).
+_ASKS_WHO = re.compile(
+    r"(?:who|кто)\s+\w"
+    r"|(?:what|which|что|какой|какая|какие)\s+(?:\w+\s+){0,2}"
+    r"(?:eat|us|hold|block|fill|hog|tak|grow|leak|жр|ест|съ|держ|блокир|груз|занима|забива)"
+)
 #: A reading typed into the question: "2s+", "100%", "p99 800 ms".
 _MEASURED = re.compile(r"\d(?:[\d.,]*)\s*(?:%|ms|мс|s|sec|secs|seconds|с|сек)(?![a-zа-яё])")
 

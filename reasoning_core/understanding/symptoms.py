@@ -45,6 +45,8 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
      "lock wait"),
     (words(r"integer out of range", r"numeric value out of range", r"value too long"),
      "database error"),
+    # a version said for the release it names ("broken since v2 went out")
+    (words(r"v\d+(?:\.\d+){0,2}"), "a new release, deploy"),
 )
 # fmt: on
 

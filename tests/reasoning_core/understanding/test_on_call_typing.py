@@ -93,6 +93,9 @@ def test_pasted_codes_are_glossed_with_what_they_mean() -> None:
         ("после релиза сыпятся 500, откатывать?", "http_service_trouble"),
         # an alert name ending in an acronym
         ("NodeHighCPU what process", "host_cpu"),
+        # a version named for its release, a deploy said in its case form
+        ("checkout broken since v2 went out", "http_service_trouble"),
+        ("после деплоя ошибки на чекауте, релиз виноват?", "http_service_trouble"),
     ],
 )
 def test_a_symptom_in_any_form_fits_the_runbook_that_measures_it(text: str, runbook: str) -> None:
@@ -158,6 +161,10 @@ def test_a_health_question_without_a_subject_is_a_checkup_of_the_whole_system(
         # slang for slow: "тупит", "долгие"
         "чекаут тупит, что с базой?",
         "запросы к базе долгие, сеть или сама база?",
+        # who or what does it, with the resource named
+        "кто грузит процессор?",
+        "who is blocking the stock update",
+        "RAM usage climbing non stop on the host",
     ],
 )
 def test_a_question_naming_what_breaks_is_investigated_without_a_verb_of_trouble(
