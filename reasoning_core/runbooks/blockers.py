@@ -124,6 +124,22 @@ class _Queue:
     def statement(self) -> str:
         return " ".join(str(self.holder.get("blocking_query") or "").split())
 
+    @property
+    def state(self) -> str:
+        """The holder's state ("active", "idle in transaction"), "" when it ended."""
+        return str(self.holder.get("blocking_state") or "")
+
+    @property
+    def age(self) -> float | None:
+        """How long the holder's transaction has been open, in seconds."""
+        return _number(self.holder.get("blocking_xact_seconds"))
+
+
+def _no_queue(language: str) -> Evidence:
+    """Nobody waits: a rule about the head of the queue has nothing to say."""
+    none = gettext(language, _WORDS["none"])
+    return Evidence(confirmed=None, confidence=0.0, text=none, data={"waiting": 0})
+
 
 def blocking_session_rows(
     rule: BlockingSessionRule, rows: Sequence[Row], language: str
@@ -191,12 +207,9 @@ def _nobody(confidence: float, rows: Sequence[Row], language: str) -> Evidence:
 def idle_holder_rows(rule: IdleHolderRule, rows: Sequence[Row], language: str) -> Evidence:
     """Is the session at the head of the queue idle in its transaction? (`IdleHolderRule`)"""
     if not rows:
-        none = gettext(language, _WORDS["none"])
-        return Evidence(confirmed=None, confidence=0.0, text=none, data={"waiting": 0})
+        return _no_queue(language)
     queue = _Queue(rows)
-    holder = queue.holder
-    state = str(holder.get("blocking_state") or "")
-    age = _number(holder.get("blocking_xact_seconds"))
+    holder, state, age = queue.holder, queue.state, queue.age
     data = {
         "blocking_pid": queue.pid,
         "blocking_state": state or None,
@@ -223,12 +236,9 @@ def long_holder_rows(rule: LongHolderRule, rows: Sequence[Row], language: str) -
     """Is the session at the head of the queue running its own statement for long, not
     waiting on a disk, a standby or a lock? (`LongHolderRule`)"""
     if not rows:
-        none = gettext(language, _WORDS["none"])
-        return Evidence(confirmed=None, confidence=0.0, text=none, data={"waiting": 0})
+        return _no_queue(language)
     queue = _Queue(rows)
-    holder = queue.holder
-    state = str(holder.get("blocking_state") or "")
-    age = _number(holder.get("blocking_xact_seconds"))
+    holder, state, age = queue.holder, queue.state, queue.age
     wait = holder_wait(holder)
     data = {
         "blocking_pid": queue.pid,

@@ -1,8 +1,12 @@
 """A service that answers the probe with HTTP 500 is not down: a new version deployed right
 after the service was down (its scrapes missed a minute ago) is the release's fault — the
 live bench's bad-release, injected moments after web-killed ended, was reported as "the
-service behind the endpoint is down" at 0.96. Blackbox exporter's and the service's own
-series, turned into TSDB blocks by promtool and served by a real Prometheus."""
+service behind the endpoint is down" at 0.96. And a service kept down because another
+program holds its port (a stray listener that never answers; every restart fails with
+"address already in use", issue 54) is followed to the port, which "the service is down"
+alone hides. Blackbox exporter's and the service's own series, turned into TSDB blocks by
+promtool and served by a real Prometheus; the service's log as the lab's keepalive writes
+it."""
 
 from __future__ import annotations
 
@@ -105,3 +109,66 @@ async def test_a_service_answering_500_after_a_deploy_is_the_release_not_down(
     assert down and down[0].confidence < 0.5, text  # vetoed, whatever came before
     if not earlier:
         assert answer.synthesis.primary.id == "bad_release", text
+
+
+def _still_down() -> str:
+    """The probe failing from DOWN on, with no HTTP answer, and the service's own scrape."""
+    lines = ["# TYPE probe_success gauge"]
+    lines += [f"probe_success{{{PROBE}}} {0 if at >= DOWN else 1} {t}" for t, at in _times()]
+    lines += ["# TYPE probe_duration_seconds gauge"]
+    lines += [
+        f"probe_duration_seconds{{{PROBE}}} {5 if at >= DOWN else 0.02} {t}" for t, at in _times()
+    ]
+    lines += ["# TYPE probe_http_status_code gauge"]
+    lines += [
+        f"probe_http_status_code{{{PROBE}}} {0 if at >= DOWN else 200} {t}" for t, at in _times()
+    ]
+    lines += ["# TYPE up gauge"]
+    lines += [f"up{{{WEB}}} {0 if at >= DOWN else 1} {t}" for t, at in _times()]
+    lines += [f"up{{{PROBE}}} 1 {t}" for t, _ in _times()]
+    return "\n".join([*lines, "# EOF"]) + "\n"
+
+
+def _restarts(*, bind_fails: bool) -> str:
+    """The keepalive's word on each exit; with `bind_fails`, each restart's bind error."""
+    lines = []
+    for n in range(1, 6):
+        at = DOWN + timedelta(seconds=8 * n)
+        lines.append(
+            f"{at:%Y-%m-%d %H:%M:%S},120 WARNING keepalive: lab.service exited with "
+            f"{1 if bind_fails else -9}; starting it again (restart {n})"
+        )
+        if bind_fails:
+            lines.append(
+                f"{at:%Y-%m-%d %H:%M:%S},300 ERROR shop: OSError: [Errno 98] error while "
+                "attempting to bind on address ('127.0.0.1', 8080): address already in use"
+            )
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("bind_fails", [True, False])
+async def test_a_service_kept_down_by_a_taken_port_is_followed_to_the_port(
+    pool: asyncpg.Pool[Any], tmp_path: Path, bind_fails: bool
+) -> None:
+    source = tmp_path / "series.om"
+    source.write_text(_still_down())
+    build_tsdb(source, tmp_path / "tsdb")
+    labels = {"alertname": "BlackboxProbeFailed", "severity": "critical",
+              "instance": TARGET, "job": "blackbox"}  # fmt: skip
+    found = MAPPING.resolve(labels)
+    assert isinstance(found, Investigation) and found.runbook == "endpoint_probe", found
+    web_log = tmp_path / "web.log"
+    web_log.write_text(_restarts(bind_fails=bind_fails))
+    web_source = FileLogSource("web", [str(web_log)])
+    logs = {"web": web_source, "127.0.0.1:8080": web_source}
+    async with LocalPrometheus(tmp_path / "tsdb") as server:
+        answer, tree = await analyse_alert(pool, server.url, found, AT, logs=logs)
+    text = findings(answer, tree)
+    synthesis = answer.synthesis
+    assert synthesis is not None, text
+    if bind_fails:
+        assert synthesis.primary.id == "service_down>port_taken", text
+        assert synthesis.chain[-1].startswith("another program holds the service's port"), text
+    else:  # killed, its restarts fine: the exit is the finding, not a taken port
+        assert synthesis.primary.id == "service_down", text
+    assert synthesis.confidence >= 0.5, text

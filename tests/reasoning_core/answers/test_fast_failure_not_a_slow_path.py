@@ -76,17 +76,23 @@ def _recording(probe_seconds: float) -> str:
     return "\n".join([*lines, "# EOF"]) + "\n"
 
 
+def _probe_alert(tmp_path: Path, probe_seconds: float, alertname: str) -> Investigation:
+    """The recording's TSDB blocks under `tmp_path`, and the probe alert's investigation."""
+    source = tmp_path / "series.om"
+    source.write_text(_recording(probe_seconds))
+    build_tsdb(source, tmp_path / "tsdb")
+    labels = {"alertname": alertname, "severity": "critical", "instance": TARGET,
+              "job": "blackbox"}  # fmt: skip
+    found = MAPPING.resolve(labels)
+    assert isinstance(found, Investigation) and found.runbook == "endpoint_probe", found
+    return found
+
+
 @pytest.mark.parametrize("probe_seconds", [0.004, 3.0], ids=["fast-503", "slow-503"])
 async def test_a_fast_failure_is_not_a_slow_path(
     pool: asyncpg.Pool[Any], tmp_path: Path, probe_seconds: float
 ) -> None:
-    source = tmp_path / "series.om"
-    source.write_text(_recording(probe_seconds))
-    build_tsdb(source, tmp_path / "tsdb")
-    labels = {"alertname": "BlackboxProbeHttpFailure", "severity": "warning",
-              "instance": TARGET, "job": "blackbox"}  # fmt: skip
-    found = MAPPING.resolve(labels)
-    assert isinstance(found, Investigation) and found.runbook == "endpoint_probe", found
+    found = _probe_alert(tmp_path, probe_seconds, "BlackboxProbeHttpFailure")
     async with LocalPrometheus(tmp_path / "tsdb") as server:
         answer, tree = await analyse_alert(pool, server.url, found, AT)
     text = findings(answer, tree)
@@ -104,13 +110,7 @@ async def test_a_fast_failure_is_not_a_slow_path(
 async def test_an_error_on_every_request_is_quoted_as_the_cause_while_it_is_written(
     pool: asyncpg.Pool[Any], tmp_path: Path, still_written: bool
 ) -> None:
-    source = tmp_path / "series.om"
-    source.write_text(_recording(0.004))
-    build_tsdb(source, tmp_path / "tsdb")
-    labels = {"alertname": "BlackboxProbeFailed", "severity": "critical",
-              "instance": TARGET, "job": "blackbox"}  # fmt: skip
-    found = MAPPING.resolve(labels)
-    assert isinstance(found, Investigation) and found.runbook == "endpoint_probe", found
+    found = _probe_alert(tmp_path, 0.004, "BlackboxProbeFailed")
     # one line a second from the onset on: up to the question, or stopped 60 s before it
     last = AT if still_written else AT - timedelta(seconds=60)
     count = int((last - ONSET).total_seconds())
@@ -142,13 +142,7 @@ async def test_the_databases_own_line_is_the_deeper_link_when_both_logs_state_it
 ) -> None:
     """The service relays PostgreSQL's error in its own log: both lines state the
     mechanism; the chain ends at PostgreSQL's, the part that refused the statement."""
-    source = tmp_path / "series.om"
-    source.write_text(_recording(0.004))
-    build_tsdb(source, tmp_path / "tsdb")
-    labels = {"alertname": "BlackboxProbeFailed", "severity": "critical",
-              "instance": TARGET, "job": "blackbox"}  # fmt: skip
-    found = MAPPING.resolve(labels)
-    assert isinstance(found, Investigation), found
+    found = _probe_alert(tmp_path, 0.004, "BlackboxProbeFailed")
     count = int((AT - ONSET).total_seconds())
     at = [ONSET + timedelta(seconds=i) for i in range(count)]
     pg_log, web_log = tmp_path / "postgresql.log", tmp_path / "web.log"
