@@ -80,7 +80,15 @@ async def test_a_symptom_in_any_form_is_investigated_to_the_faults_cause(
 
 
 @pytest.mark.parametrize(
-    "text", ["anything on fire?", "как там прод?", "all good?", "проблемы есть сейчас?"]
+    "text",
+    [
+        "anything on fire?",
+        "как там прод?",
+        "all good?",
+        "проблемы есть сейчас?",
+        # a kind said in general ("the services") is every part of it: nothing to ask
+        "всё ли в порядке с сервисами?",
+    ],
 )
 async def test_the_health_question_without_a_subject_sweeps_every_part_without_asking(
     lab_runtime: Lab, text: str

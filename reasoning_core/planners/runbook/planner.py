@@ -160,8 +160,12 @@ class RunbookPlanner:
     ) -> list[ClarifyingQuestion] | None:
         """Questions to ask before a deep analysis can run; [] when none is needed.
 
-        None when no runbook matches (the strategy's own questions then stand).
+        None when no runbook matches (the strategy's own questions then stand). A health
+        question about the whole system ("всё ли в порядке с сервисами?") asks none: the
+        sweep looks at every part it can tell, and says what it could not.
         """
+        if request.system and request.checkup:
+            return []
         matches = self.runbooks.match(request)
         if not matches:
             return None
@@ -213,8 +217,12 @@ class RunbookPlanner:
         (the sweep's all clear when the question is about the whole system)."""
         if swept.found is not None:
             return await self._plan(ctx, request, swept.found, swept=True)
-        if swept.healthy and any(m.runbook.id == match.runbook.id for m, _ in swept.observed):
-            match = swept.healthy[0][0]  # its finding is the all clear's observation
+        observed = any(m.runbook.id == match.runbook.id for m, _ in swept.observed)
+        # its finding is the all clear's observation, or, about the whole system, the part it
+        # asks for cannot be told (the sweep said what it could not measure)
+        unmeasured = request.system and bool(parameters_of(match, ctx.parameters)[1])
+        if swept.healthy and (observed or unmeasured):
+            match = swept.healthy[0][0]
         return await self._plan(ctx, request, match, all_clear_of=swept)
 
     async def _looked_further(
