@@ -92,6 +92,12 @@ _CALLED = re.compile(
     r"(?:the\s+)?[\"'«`]?$"
 )
 _ID_SHAPE = re.compile(r"^(?=[\w.\-]*\d)[a-z0-9][\w.\-]{2,39}$")
+#: An address said with its port ("127.0.0.1:8080", "db1 port 5432", as curl prints it):
+#: it names what listens there, never its host's other targets.
+_ADDRESS_PORT = re.compile(
+    r"(?<![\w.\-])(?P<address>(?:\d{1,3}\.){3}\d{1,3}|localhost|[a-z][\w\-]*(?:\.[\w\-]+)+)"
+    r"(?::| port )(?P<port>\d{1,5})(?!\d)"
+)
 _BARE_ID = re.compile(r"^\d{4,7}$")
 _NUMBER = re.compile(r"\d+")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
@@ -465,9 +471,19 @@ def _label_after(folded: str, token: _Token) -> str | None:
 def _link(folded: str, known: KnownNames, strangers: list[str]) -> list[Mention]:
     found: list[Mention] = []
     typed: set[str] = set()  # tokens that linked ("checkout" for the route "/checkout")
+    addresses = {m.start("address"): m for m in _ADDRESS_PORT.finditer(folded)}
+    ports = {m.start("port") for m in addresses.values()}
     for token in _tokens(folded):
+        if token.start in ports:
+            continue  # an address's port, not an id
         label = _label_before(folded, token) or _label_after(folded, token)
-        hits = known.lookup(token.text) or _transliterated(token.text, known)
+        if (address := addresses.get(token.start)) is not None:
+            # the instance at that port, or nothing: not every target of the host
+            hits = known.lookup(f"{address['address']}:{address['port']}")
+            if not hits:
+                continue
+        else:
+            hits = known.lookup(token.text) or _transliterated(token.text, known)
         if label is not None and any(kind == label for kind, _ in hits):
             hits = [(kind, name) for kind, name in hits if kind == label]
         elif label is not None and known.names.get(label):

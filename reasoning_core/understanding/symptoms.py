@@ -37,6 +37,8 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
      "timeouts, latency"),
     (words(r"bad gateway", r"502s?", r"503s?", r"service unavailable"),
      "5xx errors"),
+    # an HTTP status's own words: "Internal Server Error" names no server
+    (words(r"internal server error"), "5xx errors"),
     (words(r"sorry,? too many clients(?: already)?", r"too many clients",
            r"remaining connection slots are reserved", r"connection slots"),
      "too many connections"),

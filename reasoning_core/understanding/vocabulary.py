@@ -31,6 +31,9 @@ METRICS: dict[str, re.Pattern[str]] = {
     "interference": words(r"rtwp", r"interference", r"noise", r"помех\w*", r"шум\w*"),
     "errors": words(
         r"errors?", r"5\d\d'?s?", r"5\d\d-?(?:к|ок|тк|ых|е)\w*", "5xx", r"fail\w*", r"exceptions?",
+        # a release that broke something ("did the deploy break checkout?", "v2 сломал
+        # чекаут"); "it's broken again" says no measure
+        r"(?:break(?:s|ing)?|broke)(?= (?!again\b|down\b)\w)", r"сломал[аио]?(?= \w)",
         r"ошиб\w*", r"отказ\w*",
         r"сбо(?:й|и|ев|ем|ях)",
     ),

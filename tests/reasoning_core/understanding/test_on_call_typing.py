@@ -234,3 +234,48 @@ def test_one_question_in_two_languages_is_one_request_and_one_runbook(en: str, r
         assert getattr(english, field) == getattr(russian, field), field
     assert parts(english) == parts(russian)
     assert best(en) == best(ru)
+
+
+def test_an_http_statuss_own_words_name_no_part() -> None:
+    """ "Internal Server Error" is a 500, not the host; the route it was pasted with is the
+    subject."""
+    request = understand("HTTP 500 Internal Server Error on /checkout, why", LAB)
+    assert "host" not in request.kinds and "errors" in request.metrics
+    assert ("route", "/checkout") in parts(request)
+    assert best("HTTP 500 Internal Server Error on /checkout, why") == "http_service_trouble"
+    assert "host" in understand("the server is slow, why?", LAB).kinds
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "curl: (7) Failed to connect to 127.0.0.1 port 8080: Connection refused",
+        "connect to 127.0.0.1:8080 failed: connection refused",
+    ],
+)
+def test_an_address_with_a_port_names_what_listens_there_not_its_host(text: str) -> None:
+    """The lab's web service is not on 8080: the address and port name nothing the data
+    has, so no part of the host is taken for it, and the port is no id."""
+    request = understand(text, LAB)
+    assert parts(request) == [], request.mentions
+    assert "availability" in request.metrics
+    assert not best(text).startswith("host")
+
+
+def test_an_address_with_a_known_port_is_that_target() -> None:
+    request = understand("127.0.0.1:9100 is not answering", LAB)
+    assert parts(request) == [("host", "127.0.0.1:9100")]
+    assert ("host", "127.0.0.1:9100") in parts(understand("is 127.0.0.1 overloaded?", LAB))
+
+
+@pytest.mark.parametrize(
+    ("text", "errors"),
+    [
+        ("did the latest deploy break checkout?", True),
+        ("v2 сломал чекаут?", True),
+        ("it's broken again", False),
+        ("it broke again", False),
+    ],
+)
+def test_a_release_that_broke_a_part_is_about_its_errors(text: str, errors: bool) -> None:
+    assert ("errors" in understand(text, LAB).metrics) is errors
