@@ -59,7 +59,10 @@ def synthesize(tree: Tree, *, language: str = "en") -> Synthesis:
     secondary = [
         (n, r)
         for n, r in secondary
-        if r.confidence >= SECONDARY_MIN and supported(tree, n) and n is not rival
+        if r.confidence >= SECONDARY_MIN
+        and supported(tree, n)
+        and n is not rival
+        and has_own_finding(tree, n, ranked[0][0])
     ]
     primary = ranked[0][0]
     reported = [primary, *([rival] if rival else []), *(n for n, _ in secondary)]
@@ -84,6 +87,32 @@ def supported(tree: Tree, hypothesis: Node) -> bool:
     must be one; a hypothesis its own checks speak against is not listed)."""
     found = verdicts(tree, hypothesis)
     return any(e.confirmed for e in found) and not any(e.confirmed is False for e in found)
+
+
+def has_own_finding(tree: Tree, hypothesis: Node, primary: Node) -> bool:
+    """A check of the hypothesis confirmed something the primary's checks did not: a
+    factor beside the cause, not another reading of the symptom both were checked on (a
+    killed service's "up 0" confirms "another program holds the port" as much as "the
+    process is down"; only the scrape's error tells them apart)."""
+    shared = {
+        key
+        for node in _checks(tree, primary)
+        if node.result and node.result.confirmed
+        for key in [_check_key(node)]
+        if key
+    }
+    return any(
+        node.result is not None and node.result.confirmed and _check_key(node) not in shared
+        for node in _checks(tree, hypothesis)
+    )
+
+
+def _check_key(node: Node) -> str | None:
+    """The planner's key of the check behind an evidence node (the same check under two
+    hypotheses has one key), else None."""
+    check = node.context.get("check")
+    key = check.get("key") if isinstance(check, dict) else None
+    return key if isinstance(key, str) and key else None
 
 
 def by_elimination(tree: Tree, hypothesis: Node) -> bool:

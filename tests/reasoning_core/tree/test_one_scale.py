@@ -9,12 +9,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from reasoning_core.explore.merge import merge
-from reasoning_core.models import Evidence
+from reasoning_core.models import Evidence, Tree
 from reasoning_core.tree.aggregation import ELIMINATION_MAX, MEASURES
+from reasoning_core.tree.edits import NewNode, add_node, set_result
 from reasoning_core.tree.report import build_report, render_report_text, shown_confidence
 from reasoning_core.tree.synthesis import ESTABLISHED_MIN, synthesize
 from reasoning_core.tree.wording import render_report
 from tests.reasoning_core.tree.test_aggregation import (
+    NOW,
     Spec,
     add,
     build,
@@ -101,3 +103,33 @@ def test_a_veto_that_did_not_veto_establishes_nothing() -> None:
     h = add(tree, "root", "hypothesis", prior=0.6)
     check(tree, h, found(False, 0.2, role="against"))
     assert p(tree, h) <= ELIMINATION_MAX
+
+
+def _keyed_check(tree: Tree, hypothesis: str, key: str, evidence: Evidence) -> None:
+    """A check as a planner adds it: its key in the node's context, the same key for the
+    same check under two hypotheses."""
+    new = NewNode(hypothesis, key, "verification", context={"check": {"key": key}})
+    node, _ = add_node(tree, new, max_depth=10, now=NOW)
+    set_result(tree, node.id, evidence)
+
+
+def test_a_secondary_factor_needs_a_finding_of_its_own_not_the_symptom_it_shares() -> None:
+    """The twelfth question holdout's killed web service: "the process is down (0.99)" and
+    beside it "another program answers on the target's port (0.80)", confirmed only by the
+    "up 0" both were checked on; its own check (the scrape's error) never said so."""
+    tree = new_tree()
+    down = add(tree, "root", "hypothesis", prior=0.4)
+    other_program = add(tree, "root", "hypothesis", prior=0.3)
+    restarts = add(tree, "root", "hypothesis", prior=0.1)
+    for hypothesis in (down, other_program, restarts):
+        _keyed_check(tree, hypothesis, "target_down", found(True, 0.81))
+    _keyed_check(tree, down, "scrape_refused", found(True, 0.9))
+    _keyed_check(tree, other_program, "scrape_not_metrics", found(None, 0.0))
+    _keyed_check(tree, restarts, "restart_count", found(True, 0.3))
+    synthesis = synthesize(tree)
+    assert synthesis.primary.node_id == down
+    assert p(tree, other_program) >= ESTABLISHED_MIN  # likely by its numbers alone
+    assert [entry.node_id for entry in synthesis.secondary] == [restarts], (
+        synthesis.ranking,
+        synthesis.secondary,
+    )
