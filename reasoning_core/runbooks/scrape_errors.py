@@ -41,9 +41,12 @@ _QUOTED = 2
 _ERROR_CHARS = 160
 
 
-def scrape_error_rows(rule: ScrapeErrorRule, rows: Sequence[Row], language: str) -> Evidence:
-    """The rule's evidence over the job's targets (see the module docstring)."""
-    job = str(rows[0].get("job") or "") if rows else ""
+def scrape_error_rows(
+    rule: ScrapeErrorRule, rows: Sequence[Row], language: str, *, job: str | None = None
+) -> Evidence:
+    """The rule's evidence over the job's targets (see the module docstring); `job` is the
+    one asked about, said when Prometheus lists none of its targets."""
+    job = str(rows[0].get("job") or "") if rows else (job or "")
     if not rows:
         text = gettext(language, _WORDS["none"]).format(job=job or "?")
         return Evidence(confirmed=None, confidence=0.0, text=text, data={"targets": 0})

@@ -283,7 +283,7 @@ def evaluate(
     elif isinstance(rule, SessionRule):
         evidence = _session_rows(rule, rows, language)
     elif isinstance(rule, ScrapeErrorRule):
-        evidence = scrape_error_rows(rule, rows, language)
+        evidence = scrape_error_rows(rule, rows, language, job=(params or {}).get("job"))
     else:
         evidence = peer_compare_rows(rule, rows, window, language)
     evidence.data = {**evidence.data, "rule": rule.rule, **(tags or {})}

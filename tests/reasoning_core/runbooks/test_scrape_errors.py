@@ -120,7 +120,7 @@ async def _verdict(jobs: Jobs, check_id: str, job: str) -> Evidence:
     kind = kind_of(check.tool)
     bound = Bound(values={"job": job}, window=WINDOW, anchor=NOW, max_rows=50)
     result = await ScrapeTargetsTool(jobs.prometheus).run(kind.request(check, bound))
-    return evaluate(check.verdict, kind.rows(result), WINDOW)
+    return evaluate(check.verdict, kind.rows(result), WINDOW, params={"job": job})
 
 
 async def test_the_tool_names_each_way_a_scrape_fails(jobs: Jobs) -> None:
@@ -151,7 +151,7 @@ async def test_a_job_that_scrapes_or_is_unknown_decides_nothing(jobs: Jobs) -> N
     fine = await _verdict(jobs, "scrape_refused", "fine")
     assert fine.confirmed is None and "scrapes now" in fine.text
     unknown = await _verdict(jobs, "scrape_refused", "nobody")
-    assert unknown.confirmed is None and "no target of job" in unknown.text
+    assert unknown.confirmed is None and "no target of job nobody" in unknown.text
 
 
 def test_an_error_it_does_not_know_is_other_and_quoted_as_it_is() -> None:
