@@ -45,11 +45,21 @@ window:
 END = datetime.now(UTC).replace(microsecond=0) - timedelta(minutes=1)
 
 
-def series(stall: dict[str, float]) -> str:
+def series(stall: dict[str, float], pg_waiting: float = 0.0) -> str:
     """30 min of `up` and the PSI counter of two hosts, one sample each 15 s, ending at END:
-    `stall` is each host's share of time some task waited for IO."""
-    lines = ["# TYPE node_pressure_io_waiting_seconds counter", "# TYPE up gauge"]
+    `stall` is each host's share of time some task waited for IO; `pg_waiting` how many of
+    PostgreSQL's processes are in state D (process-exporter's group states)."""
+    lines = [
+        "# TYPE namedprocess_namegroup_states gauge",
+        "# TYPE node_pressure_io_waiting_seconds counter",
+        "# TYPE up gauge",
+    ]
     start = END - timedelta(minutes=30)
+    for i in range(121):
+        at = (start + timedelta(seconds=15 * i)).timestamp()
+        waiting = pg_waiting if i > 110 else 0.0  # the last few minutes
+        labels = 'groupname="postgres",state="Waiting"'
+        lines.append(f"namedprocess_namegroup_states{{{labels}}} {waiting} {at:.0f}")
     for host, share in stall.items():
         labels = f'instance="{host}:9100",job="node"'
         for i in range(121):
@@ -58,16 +68,21 @@ def series(stall: dict[str, float]) -> str:
                 f"node_pressure_io_waiting_seconds_total{{{labels}}} {share * 15 * i} {at:.0f}"
             )
             lines.append(f"up{{{labels}}} 1 {at:.0f}")
-    return "\n".join(sorted(lines, key=lambda line: line.startswith("up"))) + "\n# EOF\n"
+    families = ("namedprocess", "node_pressure", "up")
+    ordered = sorted(lines, key=lambda line: next(
+        (n for n, f in enumerate(families) if line.startswith(f)), -1))  # fmt: skip
+    return "\n".join(ordered) + "\n# EOF\n"
 
 
 @pytest.fixture(scope="module")
 def prometheus_dirs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Path]]:
     dirs = {}
-    for name, stall in {"slow": {"127.0.0.1": 0.8, "10.0.0.2": 0.01},
-                        "fine": {"127.0.0.1": 0.01}}.items():  # fmt: skip
+    cases = {"slow": ({"127.0.0.1": 0.8, "10.0.0.2": 0.01}, 0.0),
+             "fine": ({"127.0.0.1": 0.01}, 0.0),
+             "throttled": ({"127.0.0.1": 0.13}, 3.0)}  # fmt: skip
+    for name, (stall, pg_waiting) in cases.items():
         folder = tmp_path_factory.mktemp(f"psi-{name}")
-        (folder / "series.om").write_text(series(stall), encoding="utf-8")
+        (folder / "series.om").write_text(series(stall, pg_waiting), encoding="utf-8")
         build_tsdb(folder / "series.om", folder / "tsdb")
         dirs[name] = folder / "tsdb"
     yield dirs
@@ -116,3 +131,16 @@ async def test_a_disk_that_looks_fine_leaves_the_wait_open(
         "slow: time tasks waited for IO"
     ), synthesis.chain
     assert synthesis.confidence <= OPEN_LINK_MAX
+
+
+async def test_a_throttle_on_the_database_alone_is_its_storage(
+    pool: asyncpg.Pool[Any], tmp_path: Path, prometheus_dirs: dict[str, Path]
+) -> None:
+    """A cgroup write throttle on PostgreSQL (the shipped pg-disk-throttled, asked live in
+    the twelfth question holdout): the host's other tasks keep its IO pressure at 13 %,
+    under the host-wide limit, while three of PostgreSQL's own processes wait in state D."""
+    synthesis = await analyse(pool, tmp_path, prometheus_dirs["throttled"])
+    assert not synthesis.chain_open, synthesis.chain
+    assert synthesis.primary.id == "lock_queue>holder_storage"
+    assert "PostgreSQL processes waiting on I/O" in synthesis.chain[2], synthesis.chain
+    assert synthesis.confidence >= 0.5
