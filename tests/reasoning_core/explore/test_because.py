@@ -136,8 +136,9 @@ async def test_a_disk_wait_that_cannot_be_measured_is_said_and_never_a_firm_caus
     assert synthesis.primary.id == "lock_queue"  # what was established: the effect
     assert synthesis.confidence <= OPEN_LINK_MAX < 0.5  # below 🟡, whatever the queue's p
     assert synthesis.chain[-1] == (
-        "the holder waits on its disk (IO WALSync); the disk is not measured here: "
-        "node_exporter's IO pressure (node_pressure_io_*) is not read"
+        "the holder waits on its disk (IO WALSync); the disk is not measured here: neither "
+        "node_exporter's IO pressure (node_pressure_io_*) nor PostgreSQL's process states "
+        "(process-exporter) are read"
     )
     line = headline(answer)
     assert "checkouts queue on a row lock" in line and "confidence low" in line
