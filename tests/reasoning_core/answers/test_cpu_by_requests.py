@@ -131,7 +131,7 @@ async def test_a_storm_behind_the_busy_group_is_the_cause(
     assert answer.synthesis is not None, findings(answer, tree)
     assert answer.synthesis.primary.id == "process_group>cpu_by_requests", findings(answer, tree)
     text = answer.text.lower()
-    assert "requests into a service multiplied" in text, answer.text
+    assert "request rate into a service multiplied" in text, answer.text
     assert "web" in text and "×" in answer.text, answer.text
     assert answer.confidence >= 0.5, findings(answer, tree)
 

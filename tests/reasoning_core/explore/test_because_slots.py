@@ -116,7 +116,7 @@ async def test_a_request_storm_is_what_filled_the_slots(
     assert synthesis.primary.id == "connections_exhausted>slots_by_requests", synthesis.chain
     assert not synthesis.chain_open
     assert synthesis.chain[-1].startswith(
-        "the requests into a service multiplied (each one takes a connection): "
+        "the request rate into a service multiplied (each request takes a connection): "
     ), synthesis.chain
     assert "web" in synthesis.chain[-1] and "12" in synthesis.chain[-1], synthesis.chain
 
