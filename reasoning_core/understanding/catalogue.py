@@ -68,6 +68,16 @@ class KnownNames:
         lowered = token.lower()
         return [(kind, names[lowered]) for kind, names in self.names.items() if lowered in names]
 
+    def at_port(self, port: str) -> list[tuple[str, str]]:
+        """Every (kind, name) that is an address with this port ("web:8080" for "8080")."""
+        suffix = f":{port}"
+        return [
+            (kind, name)
+            for kind, names in self.names.items()
+            for lowered, name in names.items()
+            if lowered.endswith(suffix)
+        ]
+
     def suggest(self, kind: str, typed: str, *, limit: int = 3) -> list[str]:
         """The known names of `kind` closest to `typed` (for "did you mean ...?")."""
         names = self.names.get(kind, {})

@@ -149,6 +149,9 @@ CAUSAL = words(
     r"what(?:'s| is) behind", r"what led to", r"responsible for", "почему", "отчего", "откуда",
     r"из-за чего", r"причин\w*", r"в чем (?:дело|проблема)", r"с чем связан\w*",
     r"что (?:повлияло|вызвало)",
+    # what a stalled part waits on is its cause: "what's pg waiting on?", "чего ждёт база?"
+    r"what(?:'s| is| are) (?:\S+ ){0,3}waiting (?:on|for)", r"waiting on what",
+    r"чего (?:\S+ )?(?:ждёт|ждет|ждут)", r"(?:на )?ч[её]м (?:\S+ )?(?:висит|висят|ждёт|ждет)",
 )
 ANALYTIC = words(
     r"investigate\w*", r"diagnos\w*", r"troubleshoot\w*", "debug", r"analy[sz]\w*",
@@ -239,6 +242,8 @@ SYMPTOM_EN = words(
     r"crash ?-?loop\w*", r"flaky", r"blocked", r"locked", r"overheat\w*", r"break(?:s|ing)?",
     r"(?:hold\w*|waiting (?:on|for)|stuck (?:on|behind)) (?:a |an |the )?(?:\w+ )?locks?",
     r"deadlock\w*", r"lock (?:waits?|contention|timeouts?)",
+    # time said as the symptom: "commits take seconds", "queries take forever"
+    r"(?:takes?|taking|took) (?:\S+ )?(?:seconds|minutes|forever|ages|too long)",
 )
 SYMPTOM_RU = words(
     r"упа[лд]\w*", r"пада\w*", r"падени\w*", r"просе[лд]\w*", r"проседа\w*", r"просадк\w*",

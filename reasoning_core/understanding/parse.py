@@ -98,6 +98,8 @@ _ADDRESS_PORT = re.compile(
     r"(?<![\w.\-])(?P<address>(?:\d{1,3}\.){3}\d{1,3}|localhost|[a-z][\w\-]*(?:\.[\w\-]+)+)"
     r"(?::| port )(?P<port>\d{1,5})(?!\d)"
 )
+#: A port said alone (":8080", "port 5432", "порт 5432"): what listens there, or nothing.
+_BARE_PORT = re.compile(r"(?<![\w.\-])(?::|port |порт |порту )(?P<port>\d{2,5})(?!\d)")
 _BARE_ID = re.compile(r"^\d{4,7}$")
 _NUMBER = re.compile(r"\d+")
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
@@ -473,6 +475,7 @@ def _link(folded: str, known: KnownNames, strangers: list[str]) -> list[Mention]
     typed: set[str] = set()  # tokens that linked ("checkout" for the route "/checkout")
     addresses = {m.start("address"): m for m in _ADDRESS_PORT.finditer(folded)}
     ports = {m.start("port") for m in addresses.values()}
+    bare_ports = {m.start("port"): m["port"] for m in _BARE_PORT.finditer(folded)}
     for token in _tokens(folded):
         if token.start in ports:
             continue  # an address's port, not an id
@@ -481,6 +484,10 @@ def _link(folded: str, known: KnownNames, strangers: list[str]) -> list[Mention]
             # the instance at that port, or nothing: not every target of the host
             hits = known.lookup(f"{address['address']}:{address['port']}")
             if not hits:
+                continue
+        elif (port := bare_ports.get(token.start)) is not None:
+            # what listens at that port, or nothing: a port is never an id
+            if not (hits := known.at_port(port)):
                 continue
         else:
             hits = known.lookup(token.text) or _transliterated(token.text, known)

@@ -29,7 +29,7 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
            r"cannot allocate memory", r"memoryerror", r"oom_kill", r"exit code 137"),
      "oom killed, out of memory"),
     (words(r"econnrefused", r"connection refused", r"errno 111", r"failed to connect"),
-     "connection refused, down"),
+     "target down, not answering"),
     (words(r"econnreset", r"connection reset(?: by peer)?", r"broken pipe"),
      "connection reset errors"),
     (words(r"etimedout", r"gateway time-?out", r"504s?", r"context deadline exceeded",
@@ -37,8 +37,9 @@ GLOSSES: tuple[tuple[re.Pattern[str], str], ...] = (
      "timeouts, latency"),
     (words(r"bad gateway", r"502s?", r"503s?", r"service unavailable"),
      "5xx errors"),
-    # an HTTP status's own words: "Internal Server Error" names no server
-    (words(r"internal server error"), "5xx errors"),
+    # an HTTP status's own words: "Internal Server Error" names no server; the status said
+    # as Russian on-call slang says it ("пятисотки", "сыпет пятисотыми")
+    (words(r"internal server error", r"пятисот\w*", r"пятьсот(?:ые|ых|ая|ой)?"), "5xx errors"),
     (words(r"sorry,? too many clients(?: already)?", r"too many clients",
            r"remaining connection slots are reserved", r"connection slots"),
      "too many connections"),

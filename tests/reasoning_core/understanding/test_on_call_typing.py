@@ -69,7 +69,8 @@ def test_pasted_codes_are_glossed_with_what_they_mean() -> None:
     assert "no space left on disk" in gloss("enospc on write")
     assert "too many connections" in gloss("fatal: sorry, too many clients already")
     assert "oom killed" in gloss("pod was oomkilled")
-    assert "connection refused, down" in gloss("econnrefused 127.0.0.1:8080")
+    assert "target down, not answering" in gloss("econnrefused 127.0.0.1:8080")
+    assert "5xx errors" in gloss("чекаут отдаёт пятисотки")
 
 
 @pytest.mark.parametrize(
@@ -96,6 +97,11 @@ def test_pasted_codes_are_glossed_with_what_they_mean() -> None:
         # a version named for its release, a deploy said in its case form
         ("checkout broken since v2 went out", "http_service_trouble"),
         ("после деплоя ошибки на чекауте, релиз виноват?", "http_service_trouble"),
+        # the status in Russian slang; a refused connection with no database word in it
+        ("чекаут отдаёт пятисотки после релиза, почему?", "http_service_trouble"),
+        ("connection refused on :8080", "target_down"),
+        # what a stalled part waits on, without "why"
+        ("transactions take seconds to commit, what's pg waiting on", "postgres_trouble"),
     ],
 )
 def test_a_symptom_in_any_form_fits_the_runbook_that_measures_it(text: str, runbook: str) -> None:
@@ -260,6 +266,31 @@ def test_an_address_with_a_port_names_what_listens_there_not_its_host(text: str)
     assert parts(request) == [], request.mentions
     assert "availability" in request.metrics
     assert not best(text).startswith("host")
+
+
+@pytest.mark.parametrize("text", ["connection refused on :8080", "nothing answers on port 8080"])
+def test_a_port_said_alone_is_no_id_when_nothing_listens_there(text: str) -> None:
+    request = understand(text, LAB)
+    assert parts(request) == [], request.mentions
+
+
+def test_a_port_said_alone_is_what_listens_there() -> None:
+    assert parts(understand("connection refused on :9187", LAB)) == [
+        ("pg_instance", "127.0.0.1:9187")
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "transactions take seconds to commit, what's pg waiting on",
+        "чего ждёт постгрес, коммиты по несколько секунд",
+    ],
+)
+def test_what_a_stalled_part_waits_on_is_a_question_of_cause(text: str) -> None:
+    request = understand(text, LAB)
+    assert request.intent == "diagnose"
+    assert decide_heuristically(request).strategy == "deep"
 
 
 def test_an_address_with_a_known_port_is_that_target() -> None:
