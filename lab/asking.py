@@ -32,7 +32,7 @@ from typing import Any, Protocol
 
 import yaml
 
-from lab.bench import firing_alerts, settle_alerts
+from lab.bench import firing_alerts, settle_alerts, settle_host
 from lab.fault import Fault, clear, find_fault, inject
 from lab.lab import Lab, LabError
 from lab.report_score import NO_CAUSE, lead, score
@@ -119,9 +119,13 @@ async def run_ask_bench(
         try:
             await asyncio.sleep(settle_s)  # a few scrapes before discovery reads the metrics
             async with service as ask:
-                am = f"http://127.0.0.1:{lab.read()['ports']['alertmanager']}"
+                ports = lab.read()["ports"]
+                am = f"http://127.0.0.1:{ports['alertmanager']}"
+                prometheus = f"http://127.0.0.1:{ports['prometheus']}"
                 quiet = await firing_alerts(am)
                 for fault in faults:
+                    # each window on a quiet host: not the lab's start-up, not the last load
+                    await settle_host(prometheus, limit=0.0 if quick else _SETTLE_LIMIT_S)
                     asked = [(s.name, q) for s in sets for q in s.questions.get(fault.name, [])]
                     rows += await _ask_during(lab, fault, am, ask, asked)
                     await asyncio.sleep(settle_s)

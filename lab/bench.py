@@ -240,6 +240,42 @@ async def settle_alerts(am: str, quiet: set[str], *, limit: float) -> None:
     logger.warning("live: still firing after %.0f s of settling: %s", limit, sorted(left))
 
 
+#: The host's busy CPU share over the last minute, as the lab's Prometheus reads it.
+_HOST_BUSY = '1 - avg(rate(node_cpu_seconds_total{mode="idle"}[1m]))'
+#: A quiet host: the share of CPU the lab's own load keeps busy stays well under this.
+_HOST_QUIET = 0.5
+
+
+async def host_busy(prometheus_url: str) -> float | None:
+    """The host's busy CPU share over the last minute, or None (no answer, no series)."""
+    try:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=5)) as http,
+            http.get(f"{prometheus_url}/api/v1/query", params={"query": _HOST_BUSY}) as response,
+        ):
+            body = await response.json()
+        return float(body["data"]["result"][0]["value"][1])
+    except (aiohttp.ClientError, TimeoutError, ValueError, KeyError, IndexError, TypeError):
+        return None
+
+
+async def settle_host(prometheus_url: str, *, limit: float, every: float = 5.0) -> None:
+    """Wait (at most `limit` s, looking `every` s) until the host's CPU is quiet: the lab's
+    start-up, or the previous window's load, no longer in the minute its rules read."""
+    deadline = time.monotonic() + limit
+    busy = await host_busy(prometheus_url)
+    while busy is not None and busy >= _HOST_QUIET:
+        if time.monotonic() >= deadline:
+            logger.warning(
+                "live: the host's CPU still %.0f %% busy after %.0f s of settling",
+                busy * 100,
+                limit,
+            )
+            return
+        await asyncio.sleep(every)
+        busy = await host_busy(prometheus_url)
+
+
 def _quantile(values: list[float], q: int) -> float | None:
     if not values:
         return None
