@@ -293,7 +293,9 @@ def _value(runbook: Runbook, parameter: Parameter, request: Request) -> str | No
     found = request.known(kind)
     declared = runbook.triggers.entities.get(kind)
     if not found and declared is not None and declared.values is not None:
-        found = request.known("id")
+        # only where the kind's names could not be listed: where they could, a number
+        # that is none of them is no name ("at 1430", "error 4040")
+        found = [] if kind in request.listed else request.known("id")
     if not found:
         return request.implied(kind)  # the only one the data has: one PostgreSQL, one host
     if len({m.value for m in found}) != 1:
