@@ -62,13 +62,44 @@ SELECT current_setting('synchronous_standby_names') AS standby_names,
 LIMIT $1
 """
 
-_SQL: dict[str, str] = {"blockers": _BLOCKERS_SQL, "sync_replication": _SYNC_REPLICATION_SQL}
+#: Who holds the idle connections: the client sessions that are idle (in a transaction or
+#: not) now, by application, address and role, most first, with every client session's
+#: count and max_connections beside them ($2 bounds the application's name).
+_IDLE_CLIENTS_SQL = """
+SELECT left(coalesce(nullif(a.application_name, ''), '?'), $2) AS application,
+       host(a.client_addr) AS client,
+       a.usename::text AS role,
+       count(*)::int AS idle,
+       max(extract(epoch FROM clock_timestamp() - a.state_change))::float8 AS idle_seconds,
+       (SELECT count(*) FROM pg_catalog.pg_stat_activity
+         WHERE backend_type = 'client backend')::int AS sessions,
+       current_setting('max_connections')::int AS max_connections
+FROM pg_catalog.pg_stat_activity a
+WHERE a.backend_type = 'client backend'
+  AND a.state IN ('idle', 'idle in transaction', 'idle in transaction (aborted)')
+  AND a.pid <> pg_catalog.pg_backend_pid()
+GROUP BY 1, 2, 3
+ORDER BY 4 DESC, 1
+LIMIT $1
+"""
+
+_SQL: dict[str, str] = {
+    "blockers": _BLOCKERS_SQL,
+    "sync_replication": _SYNC_REPLICATION_SQL,
+    "idle_clients": _IDLE_CLIENTS_SQL,
+}
 assert set(_SQL) == set(SESSION_QUERIES), "every named query has its SQL"
 
 #: Characters of a statement kept (PostgreSQL's own track_activity_query_size is 1024).
 STATEMENT_CHARS = 1000
 _UNREACHABLE: tuple[type[BaseException], ...] = (*CONNECTION_ERRORS, asyncpg.InterfaceError)
-_TEXT_COLUMNS = ("waiting_query", "blocking_query", "blocking_application", "connected")
+_TEXT_COLUMNS = (
+    "waiting_query",
+    "blocking_query",
+    "blocking_application",
+    "connected",
+    "application",
+)
 
 
 class PgSessionsTool:

@@ -373,6 +373,19 @@ class SyncStandbyRule(_Rule):
     refute_confidence: float = Field(default=0.8, ge=0, le=1)
 
 
+class IdleClientsRule(_Rule):
+    """One client keeps most of the connections idle (the `idle_clients` rows): confirmed
+    when the client with the most idle sessions holds at least `min_share` of every client
+    session and `min_idle` of them, naming it by application, address and role; refuted
+    when no client holds idle ones in that number (runbooks/idle_clients.py)."""
+
+    rule: Literal["idle_clients"]
+    min_share: float = Field(default=0.5, gt=0, le=1)
+    min_idle: int = Field(default=5, ge=1)
+    confidence: float = Field(default=0.85, gt=0, le=1)
+    refute_confidence: float = Field(default=0.5, ge=0, le=1)
+
+
 VerdictRule = Annotated[
     ChangeRule
     | ThresholdRule
@@ -387,6 +400,7 @@ VerdictRule = Annotated[
     | LongHolderRule
     | ServerAnswersRule
     | SyncStandbyRule
+    | IdleClientsRule
     | ScrapeErrorRule,
     Field(discriminator="rule"),
 ]
@@ -404,5 +418,6 @@ RULE_NAMES = (
     "long_holder",
     "server_answers",
     "sync_standby",
+    "idle_clients",
     "scrape_error",
 )

@@ -32,6 +32,7 @@ from reasoning_core.runbooks.capacity import capacity_rows
 from reasoning_core.runbooks.dependencies import dependency_walk_rows
 from reasoning_core.runbooks.evidence_words import aggregate_word, change_unit, evidence_line
 from reasoning_core.runbooks.hosts import host_name
+from reasoning_core.runbooks.idle_clients import idle_clients_rows
 from reasoning_core.runbooks.loglines import log_lines_rows
 from reasoning_core.runbooks.meshwalk import mesh_walk_rows
 from reasoning_core.runbooks.peers import peer_compare_rows
@@ -48,6 +49,7 @@ from reasoning_core.runbooks.rules import (
     CapacityRule,
     ChangeRule,
     DependencyWalkRule,
+    IdleClientsRule,
     IdleHolderRule,
     LogLinesRule,
     LongHolderRule,
@@ -292,7 +294,12 @@ def evaluate(
 
 #: The rules over the `pg_sessions` tool's rows (what the monitored PostgreSQL says now).
 SessionRule = (
-    BlockingSessionRule | IdleHolderRule | LongHolderRule | ServerAnswersRule | SyncStandbyRule
+    BlockingSessionRule
+    | IdleHolderRule
+    | LongHolderRule
+    | ServerAnswersRule
+    | SyncStandbyRule
+    | IdleClientsRule
 )
 
 
@@ -305,6 +312,8 @@ def _session_rows(rule: SessionRule, rows: Sequence[Row], language: str) -> Evid
         return long_holder_rows(rule, rows, language)
     if isinstance(rule, ServerAnswersRule):
         return server_answers_rows(rule, rows, language)
+    if isinstance(rule, IdleClientsRule):
+        return idle_clients_rows(rule, rows, language)
     return sync_standby_rows(rule, rows, language)
 
 

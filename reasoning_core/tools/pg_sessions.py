@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Final, Literal, get_args
 
-SessionQuery = Literal["blockers", "sync_replication"]
+SessionQuery = Literal["blockers", "sync_replication", "idle_clients"]
 #: blockers: sessions waiting for a lock now, one row per (waiting, blocking) pair —
 #: waiting_pid, waiting_seconds, waiting_query, blocking_pid, blocking_state,
 #: blocking_application, blocking_xact_seconds, blocking_query, blocking_wait_type,
@@ -18,10 +18,14 @@ SessionQuery = Literal["blockers", "sync_replication"]
 #: synchronous_commit, standbys and sync_standbys (pg_stat_replication's rows, and those
 #: in sync or quorum state), connected (their application names and states) and
 #: waiting_commits (sessions waiting on IPC SyncRep now).
+#: idle_clients: the clients holding idle connections now, most first — application,
+#: client (its address), role, idle (its idle sessions), idle_seconds (the longest idle),
+#: sessions (every client session) and max_connections.
 SESSION_QUERIES: Final[tuple[str, ...]] = get_args(SessionQuery)
 #: The verdict rules that read each query's rows.
 QUERY_RULES: Final[dict[str, tuple[str, ...]]] = {
     "blockers": ("blocking_session", "idle_holder", "long_holder", "server_answers"),
     "sync_replication": ("sync_standby",),
+    "idle_clients": ("idle_clients",),
 }
 assert set(QUERY_RULES) == set(SESSION_QUERIES), "every named query has its rules"

@@ -480,17 +480,9 @@ def _link(folded: str, known: KnownNames, strangers: list[str]) -> list[Mention]
         if token.start in ports:
             continue  # an address's port, not an id
         label = _label_before(folded, token) or _label_after(folded, token)
-        if (address := addresses.get(token.start)) is not None:
-            # the instance at that port, or nothing: not every target of the host
-            hits = known.lookup(f"{address['address']}:{address['port']}")
-            if not hits:
-                continue
-        elif (port := bare_ports.get(token.start)) is not None:
-            # what listens at that port, or nothing: a port is never an id
-            if not (hits := known.at_port(port)):
-                continue
-        else:
-            hits = known.lookup(token.text) or _transliterated(token.text, known)
+        hits = _hits(token, known, addresses.get(token.start), bare_ports.get(token.start))
+        if hits is None:
+            continue
         if label is not None and any(kind == label for kind, _ in hits):
             hits = [(kind, name) for kind, name in hits if kind == label]
         elif label is not None and known.names.get(label):
@@ -508,6 +500,18 @@ def _link(folded: str, known: KnownNames, strangers: list[str]) -> list[Mention]
     taken = {m.value.lower() for m in found} | typed | glossed_codes(folded)
     found += _services(folded, known, taken, strangers)
     return _unique(found)
+
+
+def _hits(
+    token: _Token, known: KnownNames, address: re.Match[str] | None, port: str | None
+) -> list[tuple[str, str]] | None:
+    """The known (kind, name) pairs a token is; None: it is no name at all (an address or
+    a port that nothing the data has listens at: not every target of the host, no id)."""
+    if address is not None:
+        return known.lookup(f"{address['address']}:{address['port']}") or None
+    if port is not None:
+        return known.at_port(port) or None
+    return known.lookup(token.text) or _transliterated(token.text, known)
 
 
 def _transliterated(token: str, known: KnownNames) -> list[tuple[str, str]]:

@@ -14,7 +14,6 @@ from aiohttp.test_utils import TestServer
 
 from lab.bench import host_busy, settle_host
 
-
 Served = tuple[TestServer, list[str]]
 
 

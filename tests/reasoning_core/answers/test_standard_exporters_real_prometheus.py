@@ -134,10 +134,11 @@ CASES = [
     # the slots ran out because one client holds them idle: the chain's deepest link
     ("pg-connections", "PostgresqlTooManyConnections", "postgres_trouble",
      "connections_exhausted>slots_by_idle_clients", None, ["connection", "postgres"]),
-    ("pg-connections", "HttpHighErrorRate", "http_service_trouble", "db_connections",
-     "connections", ["connection", "postgres"]),
-    ("pg-connections", "BlackboxProbeHttpFailure", "endpoint_probe", "database", "connections",
-     ["connection", "postgres"]),
+    # whichever alert came first, the same deepest link (checksets/postgres_slots.yaml)
+    ("pg-connections", "HttpHighErrorRate", "http_service_trouble",
+     "db_connections.connections>slots_by_idle_clients", None, ["connection", "postgres"]),
+    ("pg-connections", "BlackboxProbeHttpFailure", "endpoint_probe",
+     "database.connections>slots_by_idle_clients", None, ["connection", "postgres"]),
     ("slow-db", "HttpHighLatency", "http_service_trouble", "slow_db_path", None,
      ["slow", "db-proxy"]),
     ("slow-db", "BlackboxProbeFailed", "endpoint_probe", "slow_db_path", None,

@@ -312,7 +312,9 @@ def test_a_release_that_broke_a_part_is_about_its_errors(text: str, errors: bool
     assert ("errors" in understand(text, LAB).metrics) is errors
 
 
-@pytest.mark.parametrize("text", ["why did pg get slow at 1430?", "connection refused on :8080 from pg"])
+@pytest.mark.parametrize(
+    "text", ["why did pg get slow at 1430?", "connection refused on :8080 from pg"]
+)
 def test_a_number_that_is_none_of_the_listed_names_is_no_part(text: str) -> None:
     """Where the data lists its PostgreSQL instances, a number is none of them: the one the
     lab has is taken, never an instance "1430"."""
