@@ -1,12 +1,15 @@
 """Issue 54: a target that is down says why. A real Prometheus scrapes four targets on
 loopback — one that answers metrics, a port nothing listens on, a program that answers 404
 on its port (another process holding it), one that holds the connection past the scrape
-timeout — and target_down's scrape-error checks tell the three failures apart from the
-errors Prometheus itself wrote, quoting them."""
+timeout, a listener that accepts every connection and resets it — and target_down's
+scrape-error checks tell the four failures apart from the errors Prometheus itself wrote,
+quoting them."""
 
 from __future__ import annotations
 
 import asyncio
+import socket
+import struct
 import tempfile
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
@@ -74,6 +77,17 @@ async def _serve(
     return runner
 
 
+async def _resets(port: int) -> asyncio.Server:
+    """A stray listener: accepts each connection and resets it at once (SO_LINGER 0)."""
+
+    async def cut(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        conn = writer.get_extra_info("socket")
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        writer.close()
+
+    return await asyncio.start_server(cut, "127.0.0.1", port)
+
+
 def _config(ports: dict[str, int]) -> str:
     jobs = "".join(
         f"  - job_name: {job}\n    static_configs: [{{targets: ['127.0.0.1:{port}']}}]\n"
@@ -87,7 +101,8 @@ def _config(ports: dict[str, int]) -> str:
 
 @pytest.fixture(scope="module")
 async def jobs() -> AsyncIterator[Jobs]:
-    ports = {name: free_port() for name in ("fine", "gone", "taken", "hung")}
+    ports = {name: free_port() for name in ("fine", "gone", "taken", "hung", "reset")}
+    stray = await _resets(ports["reset"])
     runners = [
         await _serve(_metrics, ports["fine"]),
         await _serve(_maintenance_page, ports["taken"]),
@@ -105,6 +120,7 @@ async def jobs() -> AsyncIterator[Jobs]:
                     await asyncio.sleep(0.2)
                 yield Jobs(tool, ports)
     finally:
+        stray.close()
         for runner in runners:
             await runner.cleanup()
 
@@ -145,6 +161,22 @@ async def test_another_program_on_the_port_is_told_from_a_dead_process(jobs: Job
     assert (await _verdict(jobs, "scrape_not_metrics", "gone")).confirmed is False
     hung = await _verdict(jobs, "scrape_timed_out", "hung")
     assert hung.confirmed is True and "in time" in hung.text
+
+
+async def test_a_connection_accepted_and_cut_is_something_on_the_port_not_a_dead_process(
+    jobs: Jobs,
+) -> None:
+    [reset] = await _targets(jobs, "reset")
+    assert reset["error_kind"] == "reset", reset
+    cut = await _verdict(jobs, "scrape_reset", "reset")
+    assert cut.confirmed is True and "cut before the answer ends" in cut.text, cut.text
+    assert (await _verdict(jobs, "scrape_refused", "reset")).confirmed is False
+    assert (await _verdict(jobs, "scrape_reset", "gone")).confirmed is False
+    hypotheses = {h.id: h for h in RUNBOOK.hypotheses}
+    assert "scrape_reset" in hypotheses["process_down"].against
+    assert {link.id for link in RUNBOOK.links if "scrape_reset" in str(link.after)} == {
+        "port_taken_reset"
+    }
 
 
 async def test_a_job_that_scrapes_or_is_unknown_decides_nothing(jobs: Jobs) -> None:
