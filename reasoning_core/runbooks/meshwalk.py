@@ -93,9 +93,11 @@ _LINES: dict[str, str] = {
     "by_own_latency": N_("the latency of workload"),
     "by_own_errors": N_("the errors of workload"),
     "by_in_latency": N_("slower calls into workload"),
-    "by_in_errors": N_("failing calls into workload"),
+    # the callee's own answers did not change: the calls fail between the two, on the
+    # connection (a reset, a refused or dropped one: a sidecar's response_code 0)
+    "by_in_errors": N_("calls failing on their connection into workload"),
     "by_out_latency": N_("slower calls out of workload"),
-    "by_out_errors": N_("failing calls out of workload"),
+    "by_out_errors": N_("calls failing on their connections out of workload"),
     "measure": N_("series of an unknown measure {name}: {count}"),
 }
 

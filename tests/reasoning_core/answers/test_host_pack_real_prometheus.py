@@ -94,7 +94,7 @@ CASES = [
          "cpu-hog-winning", 50, "host_cpu", "process_group", ("cpu", "web")),
     Case("group-cpu", {"alertname": "ProcessHighCpu", "groupname": "web",
                        "instance": WINNING["process_instance"]},
-         "cpu-hog-winning", 55, "process_group", "cpu_hog", ("cpu",)),
+         "cpu-hog-winning", 55, "process_group", "cpu_hog", ("cpu", "web")),
     # The web service killed and held down 90 s by its keeper (the group's oldest process,
     # so its start time does not change): the group's process count fell.
     Case("web-killed", {"alertname": "ProcessRestarted", "groupname": "web",
@@ -178,6 +178,8 @@ async def test_each_runbook_names_the_recorded_cause(
     else:  # the component is named in Russian too
         for word in case.says[1:]:
             assert word in answer.text, findings(answer, tree)
+    if case.primary == "cpu_hog":  # the primary cause names the group, not only its host
+        assert "web" in answer.synthesis.primary.title, answer.synthesis.primary.title
 
 
 async def test_a_window_before_the_data_says_there_is_no_data(

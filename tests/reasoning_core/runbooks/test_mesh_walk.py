@@ -214,3 +214,30 @@ def test_a_rise_that_went_back_and_came_again_began_the_second_time() -> None:
     )
     assert evidence.data["path"] == ["a", "b"], evidence.text
     assert evidence.data["series_name"] == "b"
+
+
+def test_calls_failing_on_the_way_into_a_service_that_answers_as_before_are_its_connection() -> (
+    None
+):
+    """Half the connections into stock are reset: checkout's calls to stock fail from 14:18
+    while stock's own answers (its server side) do not. The primary cause names the
+    connection into stock, not stock's errors."""
+    at = RECENT + timedelta(minutes=3)
+    found = rows({}, {("front", "checkout"): 5.5, ("checkout", "stock"): 5.5}, slow_from=RECENT)
+    t = START
+    while t <= END:
+        failing = 0.5 if t >= at else 0.0
+        for workload, share in (("front", failing), ("checkout", failing), ("stock", 0.0)):
+            found.append({"measure": "errors", "destination_workload": workload, "dt": t,
+                          "value": share})  # fmt: skip
+        for source, destination in (("front", "checkout"), ("checkout", "stock")):
+            edge = {"source_workload": source, "destination_workload": destination}
+            found.append({"measure": "call_errors", **edge, "dt": t, "value": failing})
+        t += timedelta(seconds=15)
+    evidence = mesh_walk_rows(
+        MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "front"}, "en"
+    )
+    assert evidence.confirmed is True, evidence.text
+    assert evidence.data["series_name"] == "stock", evidence.text
+    assert "the trouble is on the way into stock" in evidence.text
+    assert evidence.data["by"] == "calls failing on their connection into workload"
