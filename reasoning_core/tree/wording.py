@@ -30,6 +30,8 @@ DETAIL_TITLES: dict[str, str] = {
     "connections": N_("connection slots exhausted"),
     "down": N_("down (not answering)"),
     "hung": N_("not responding (hung)"),
+    "descriptors": N_("file descriptors near the limit"),
+    "threads": N_("threads multiplied"),
 }
 
 _HEADINGS: dict[str, str] = {
