@@ -43,6 +43,24 @@ def rows(
     return out
 
 
+def failing(answering: tuple[str, ...], *, share: float, since: datetime) -> list[dict[str, Any]]:
+    """From `since`, `share` of front's calls to checkout and checkout's calls to stock
+    fail, and so do the answers of the `answering` workloads (the others' stay clean)."""
+    out: list[dict[str, Any]] = []
+    at = START
+    while at <= END:
+        now = share if at >= since else 0.0
+        for workload in ("front", "checkout", "stock"):
+            value = now if workload in answering else 0.0
+            out.append({"measure": "errors", "destination_workload": workload, "dt": at,
+                        "value": value})  # fmt: skip
+        for source, destination in (("front", "checkout"), ("checkout", "stock")):
+            edge = {"source_workload": source, "destination_workload": destination}
+            out.append({"measure": "call_errors", **edge, "dt": at, "value": now})
+        at += timedelta(seconds=15)
+    return out
+
+
 CHAIN = {("a", "b"): 900.0, ("b", "c"): 800.0, ("c", "d"): 700.0, ("d", "e"): 600.0}
 
 
@@ -145,16 +163,7 @@ def test_failures_are_followed_along_the_calls_that_fail_not_one_that_only_slowe
     at = RECENT + timedelta(minutes=3)
     found = rows({}, {("front", "checkout"): 5.5, ("checkout", "cart"): 900.0,
                       ("checkout", "stock"): 5.5}, slow_from=RECENT)  # fmt: skip
-    t = START
-    while t <= END:
-        failing = 0.6 if t >= at else 0.0
-        for workload in ("front", "checkout", "stock"):
-            found.append({"measure": "errors", "destination_workload": workload, "dt": t,
-                          "value": failing})  # fmt: skip
-        for source, destination in (("front", "checkout"), ("checkout", "stock")):
-            edge = {"source_workload": source, "destination_workload": destination}
-            found.append({"measure": "call_errors", **edge, "dt": t, "value": failing})
-        t += timedelta(seconds=15)
+    found += failing(("front", "checkout", "stock"), share=0.6, since=at)
     evidence = mesh_walk_rows(
         MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "front"}, "en"
     )
@@ -224,16 +233,7 @@ def test_calls_failing_on_the_way_into_a_service_that_answers_as_before_are_its_
     connection into stock, not stock's errors."""
     at = RECENT + timedelta(minutes=3)
     found = rows({}, {("front", "checkout"): 5.5, ("checkout", "stock"): 5.5}, slow_from=RECENT)
-    t = START
-    while t <= END:
-        failing = 0.5 if t >= at else 0.0
-        for workload, share in (("front", failing), ("checkout", failing), ("stock", 0.0)):
-            found.append({"measure": "errors", "destination_workload": workload, "dt": t,
-                          "value": share})  # fmt: skip
-        for source, destination in (("front", "checkout"), ("checkout", "stock")):
-            edge = {"source_workload": source, "destination_workload": destination}
-            found.append({"measure": "call_errors", **edge, "dt": t, "value": failing})
-        t += timedelta(seconds=15)
+    found += failing(("front", "checkout"), share=0.5, since=at)  # stock's own: none
     evidence = mesh_walk_rows(
         MeshWalkRule(rule="mesh_walk"), found, WINDOW, {"destination_workload": "front"}, "en"
     )
