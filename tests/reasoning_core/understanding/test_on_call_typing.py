@@ -229,6 +229,7 @@ PAIRS = [
     ("who is eating the cpu on the box?", "кто жрёт процессор на сервере?"),
     ("anything on fire?", "есть сейчас проблемы?"),
     ("is something holding a lock in the database?", "кто-то держит блокировку в базе?"),
+    ("anything suspicious in the system?", "есть что-то подозрительное в системе?"),
 ]
 
 
