@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Evidence
-from reasoning_core.runbooks.rows import Row
+from reasoning_core.runbooks.rows import Row, as_count, as_number
 from reasoning_core.runbooks.rules import IdleClientsRule
 
 _WORDS: dict[str, str] = {
@@ -33,10 +33,6 @@ _WORDS: dict[str, str] = {
 }
 
 
-def _int(value: object) -> int:
-    return int(value) if isinstance(value, int | float) else 0
-
-
 def idle_clients_rows(rule: IdleClientsRule, rows: Sequence[Row], language: str) -> Evidence:
     """The rule's evidence over the `idle_clients` rows (see the module docstring)."""
     if not rows:
@@ -45,16 +41,16 @@ def idle_clients_rows(rule: IdleClientsRule, rows: Sequence[Row], language: str)
             confirmed=False, confidence=rule.refute_confidence, text=text, has_data=True
         )
     top = rows[0]
-    idle, sessions = _int(top.get("idle")), max(_int(top.get("sessions")), 1)
-    seconds = top.get("idle_seconds")
+    idle, sessions = as_count(top.get("idle")), max(as_count(top.get("sessions")), 1)
+    seconds = as_number(top.get("idle_seconds"))
     values = {
         "application": str(top.get("application") or "?"),
         "client": str(top.get("client") or gettext(language, _WORDS["socket"])),
         "role": str(top.get("role") or "?"),
         "idle": idle,
         "sessions": sessions,
-        "seconds": f"{float(seconds):.0f}" if isinstance(seconds, int | float) else "?",
-        "max_connections": _int(top.get("max_connections")) or "?",
+        "seconds": f"{seconds:.0f}" if seconds is not None else "?",
+        "max_connections": as_count(top.get("max_connections")) or "?",
     }
     data = {
         "idle_application": values["application"],

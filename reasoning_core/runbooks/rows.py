@@ -44,6 +44,11 @@ def as_number(value: Any) -> float | None:
     return number if math.isfinite(number) else None
 
 
+def as_count(value: Any) -> int:
+    """A whole count, 0 for NULL and non-numbers (a session query's count columns)."""
+    return int(as_number(value) or 0)
+
+
 def points(rows: Iterable[Row], *, time_column: str, column: str) -> list[Point]:
     """(time, value) of every row where both are readable, sorted by time."""
     out = []

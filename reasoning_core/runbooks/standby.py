@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from reasoning_core.i18n import N_, gettext
 from reasoning_core.models import Evidence
-from reasoning_core.runbooks.rows import Row
+from reasoning_core.runbooks.rows import Row, as_count
 from reasoning_core.runbooks.rules import SyncStandbyRule
 
 _WORDS: dict[str, str] = {
@@ -35,10 +35,6 @@ _WORDS: dict[str, str] = {
 }
 
 
-def _count(value: object) -> int:
-    return int(value) if isinstance(value, int | float) else 0
-
-
 def sync_standby_rows(rule: SyncStandbyRule, rows: Sequence[Row], language: str) -> Evidence:
     """The rule's evidence over the `sync_replication` row (see the module docstring)."""
     if not rows:
@@ -46,8 +42,8 @@ def sync_standby_rows(rule: SyncStandbyRule, rows: Sequence[Row], language: str)
         return Evidence(confirmed=None, confidence=0.0, text=text)
     row = rows[0]
     names = str(row.get("standby_names") or "").strip()
-    standbys, in_sync = _count(row.get("standbys")), _count(row.get("sync_standbys"))
-    waiting = _count(row.get("waiting_commits"))
+    standbys, in_sync = as_count(row.get("standbys")), as_count(row.get("sync_standbys"))
+    waiting = as_count(row.get("waiting_commits"))
     connected = str(row.get("connected") or "") or "—"
     data = {
         "standby_names": names or None,
