@@ -447,6 +447,8 @@ class SystemLab(Lab):
                 str(self.logs / "nginx-error.log"),
             ],
         )
+        # the exporter exits when stub_status does not answer at its start: nginx first
+        self._wait_http("nginx", ports["nginx_status"], "/stub_status")
         if "prometheus-nginx-exporter" not in missing:
             self._spawn(
                 "nginx-exporter",
@@ -457,7 +459,6 @@ class SystemLab(Lab):
                 ],
             )
             jobs["nginx"] = ports["nginx_exporter"]
-        self._wait_http("nginx", ports["nginx_status"], "/stub_status")
         return f"http://127.0.0.1:{ports['nginx']}"
 
     def _catalog(self, dsn: str) -> None:
